@@ -1,0 +1,37 @@
+# frozen_string_literal: true
+
+module Arena
+  # A problem Arena can explain in one line; the CLI prints it and exits 1.
+  class Error < StandardError; end
+
+  # Bad input on the command line; exit status 2.
+  class UsageError < Error; end
+end
+
+require "time"
+require_relative "arena/version"
+require_relative "arena/procfs"
+require_relative "arena/process_group"
+require_relative "arena/machine"
+require_relative "arena/bind"
+require_relative "arena/http_probe"
+require_relative "arena/app_source"
+require_relative "arena/installation"
+require_relative "arena/workloads"
+require_relative "arena/verify"
+require_relative "arena/servers/base"
+require_relative "arena/server_run"
+require_relative "arena/load/engine"
+require_relative "arena/probes/sampler"
+require_relative "arena/results/store"
+require_relative "arena/environment"
+require_relative "arena/plan"
+require_relative "arena/plan_builder"
+require_relative "arena/scenarios/base"
+require_relative "arena/runner"
+require_relative "arena/report/rows"
+require_relative "arena/report/terminal"
+require_relative "arena/cli"
+
+Arena::Servers.load_all
+Arena::Scenarios.load_all

@@ -1,0 +1,126 @@
+# frozen_string_literal: true
+
+# The built-in arena app. Plain Rack, no framework, so that what is measured is
+# the server. Each path is one workload; lib/arena/workloads.rb holds the rule
+# that verifies it before any load.
+
+require "json"
+
+module ArenaApp
+  TEXT = {"content-type" => "text/plain"}.freeze
+
+  module_function
+
+  def call(env)
+    params = query(env["QUERY_STRING"])
+    case env["PATH_INFO"]
+    when "/", "/server" then server(env)
+    when "/pi" then text(pi(int(params, "digits", 5000, 20_000)))
+    when "/sleep" then nap(int(params, "ms", 1000, 60_000))
+    when "/random" then random(env)
+    when "/primes" then text(primes_sum(int(params, "count", 1000, 100_000)).to_s)
+    when "/ip" then text(env["REMOTE_ADDR"].to_s)
+    when "/json" then respond("application/json", JSON.generate(message: "Hello, World!"))
+    when "/body" then text("x" * (1024 * int(params, "kb", 64, 100_000)))
+    when "/upload" then upload(env)
+    when "/stream" then stream(int(params, "chunks", 5, 1000), int(params, "ms", 20, 10_000))
+    else respond("text/plain", "not found\n", status: 404)
+    end
+  end
+
+  # The app states its own length, as Rack 3 expects of an app: a server
+  # should not need middleware to frame a plain response.
+  def text(body) = respond("text/plain", body)
+
+  def respond(type, body, status: 200)
+    [status, {"content-type" => type, "content-length" => body.bytesize.to_s}, [body]]
+  end
+
+  def query(string)
+    string.to_s.split("&").to_h { |pair| pair.split("=", 2) }
+  end
+
+  def int(params, name, default, max)
+    value = Integer(params.fetch(name, default), exception: false) || default
+    value.clamp(0, max)
+  end
+
+  def server(env)
+    lines = {
+      "pid" => Process.pid,
+      "server" => ENV.fetch("ARENA_SERVER", env["SERVER_SOFTWARE"].to_s),
+      "ruby" => RUBY_DESCRIPTION,
+      "rack_env" => ENV["RACK_ENV"].to_s
+    }
+    text(lines.map { |k, v| "#{k}: #{v}\n" }.join)
+  end
+
+  def nap(ms)
+    sleep(ms / 1000.0)
+    text("slept #{ms} ms\n")
+  end
+
+  # The 2013 mix: half /server, a quarter /pi, a quarter /sleep.
+  def random(env)
+    roll = rand(4)
+    return server(env) if roll < 2
+    (roll == 2) ? text(pi(5000)) : nap(1000)
+  end
+
+  # Digits of pi by Machin's formula in integer arithmetic: CPU-bound, no I/O.
+  def pi(digits)
+    unity = 10**(digits + 10)
+    value = 4 * (4 * arccot(5, unity) - arccot(239, unity))
+    s = (value / 10**10).to_s
+    "#{s[0]}.#{s[1..]}"
+  end
+
+  def arccot(x, unity)
+    sum = term = unity / x
+    n = 3
+    sign = -1
+    x2 = x * x
+    until term.zero?
+      term /= x2
+      sum += sign * (term / n)
+      sign = -sign
+      n += 2
+    end
+    sum
+  end
+
+  # Trial division over the primes found so far: CPU-bound and allocating, as
+  # the 2016 comparison's Prime.first(n).sum was.
+  def primes_sum(count)
+    primes = []
+    candidate = 2
+    while primes.size < count
+      primes << candidate if primes.take_while { |p| p * p <= candidate }.none? { |p| (candidate % p).zero? }
+      candidate += 1
+    end
+    primes.sum
+  end
+
+  def upload(env)
+    input = env["rack.input"]
+    size = 0
+    while (chunk = input&.read(16_384))
+      size += chunk.bytesize
+    end
+    text(size.to_s)
+  end
+
+  # A chunked response produced slowly: the body is an enumerable without a
+  # length, so HTTP/1.1 servers send it chunked.
+  def stream(chunks, ms)
+    body = Enumerator.new do |y|
+      chunks.times do |i|
+        sleep(ms / 1000.0) if i.positive?
+        y << "chunk #{i}\n"
+      end
+    end
+    [200, TEXT.dup, body]
+  end
+end
+
+run ArenaApp

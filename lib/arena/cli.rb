@@ -1,0 +1,55 @@
+# frozen_string_literal: true
+
+require "optparse"
+
+module Arena
+  # Dispatches `arena SUBCOMMAND`; each subcommand is an object with one `call`
+  # that returns the exit status. Every failure Arena can explain becomes one
+  # line on stderr, never a stack trace.
+  class CLI
+    COMMANDS = {
+      "run" => "Commands::Run", "servers" => "Commands::Servers", "check" => "Commands::Check"
+    }.freeze
+
+    USAGE = <<~TEXT
+      usage: arena COMMAND [options]
+        run       start each server, verify it, load it, report (arena run --help)
+        servers   list every adapter: installed or not, version, source
+        check     start each server and verify it, without load
+    TEXT
+
+    def initialize(argv, out: $stdout, err: $stderr)
+      @argv = argv.dup
+      @out = out
+      @err = err
+    end
+
+    def run
+      name = @argv.shift
+      return usage(0) if name.nil? || %w[-h --help help].include?(name)
+      if %w[-v --version].include?(name)
+        @out.puts "arena #{VERSION}"
+        return 0
+      end
+      klass = COMMANDS[name] or raise UsageError, "unknown command #{name.inspect} (#{COMMANDS.keys.join(", ")})"
+      require_relative "commands/#{name}"
+      Arena.const_get(klass).new(@argv, out: @out, err: @err).call
+    rescue UsageError, OptionParser::ParseError => e
+      @err.puts "arena: #{e.message}"
+      2
+    rescue Error => e
+      @err.puts "arena: #{e.message}"
+      1
+    rescue Interrupt
+      @err.puts "arena: interrupted"
+      130
+    end
+
+    private
+
+    def usage(status)
+      @out.print USAGE
+      status
+    end
+  end
+end

@@ -1,0 +1,56 @@
+# frozen_string_literal: true
+
+require "fileutils"
+require "tmpdir"
+
+module Arena
+  module Commands
+    # `arena check`: start each server, run the pre-flight verification, stop.
+    class Check
+      def initialize(argv, out:, err:)
+        @argv = argv
+        @out = out
+        @err = err
+      end
+
+      def call
+        builder = PlanBuilder.new
+        OptionParser.new do |parser|
+          parser.banner = "usage: arena check [options]"
+          builder.define(parser, load: false)
+        end.parse!(@argv)
+        builder.options[:workloads] ||= Workloads.builtin.keys unless builder.options[:app]
+        plan = builder.build
+        Dir.mktmpdir("arena-check") do |dir|
+          plan.servers.map { |adapter| check(plan, adapter, dir) }.all? ? 0 : 1
+        end
+      end
+
+      private
+
+      def check(plan, adapter, dir)
+        installation = adapter.class.install(plan.app)
+        return report(adapter.label, false, "not installed (#{installation.why})") unless installation.found
+        server_dir = File.join(dir, adapter.label.gsub(/[^\w.=-]+/, "_"))
+        bind = (plan.bind == "unix") ? Bind.unix(File.join(server_dir, "s.sock")) : Bind.tcp(port: plan.port)
+        server = ServerRun.new(adapter: adapter, app: plan.app, bind: bind, dir: server_dir,
+          machine: plan.machine, ready_timeout: plan.ready_timeout)
+        server.start
+        outcomes = Verify.new(bind: bind).call(plan.workloads)
+        failed = outcomes.reject(&:ok)
+        detail = failed.empty? ? "#{outcomes.size} workloads verified" : failed.map { |o| "#{o.workload}: #{o.problems.join("; ")}" }.join(" | ")
+        report("#{adapter.label} #{installation.version}", failed.empty?, "ready in #{server.boot_s}s, #{detail}")
+      rescue ServerRun::Failed => e
+        report(adapter.label, false, e.message, e.log_tail)
+      ensure
+        server&.stop
+      end
+
+      def report(label, ok, detail, tail = [])
+        @out.puts "#{ok ? "ok    " : "FAILED"} #{label}: #{detail}"
+        tail.each { |line| @out.puts "       | #{line}" }
+        ok
+      end
+    end
+  end
+end

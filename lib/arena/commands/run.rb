@@ -1,0 +1,38 @@
+# frozen_string_literal: true
+
+require "fileutils"
+
+module Arena
+  module Commands
+    # `arena run`: plan, start, verify, load, report.
+    class Run
+      def initialize(argv, out:, err:)
+        @argv = argv
+        @out = out
+        @err = err
+      end
+
+      def call
+        builder = PlanBuilder.new
+        OptionParser.new do |parser|
+          parser.banner = "usage: arena run [options]"
+          builder.define(parser)
+        end.parse!(@argv)
+        raise UsageError, "unexpected argument #{@argv.first.inspect}" unless @argv.empty?
+        plan = builder.build
+        FileUtils.mkdir_p(plan.out_dir)
+        store = Results::Store.new(path: File.join(plan.out_dir, "results.json"),
+          environment: Environment.capture(machine: plan.machine, engine_version: Load::Engine.version),
+          plan: plan.to_h)
+        runner = Runner.new(plan: plan, reporter: Report::Terminal.new(out: @out, err: @err), store: store)
+        begin
+          runner.call
+        ensure
+          FileUtils.cp(store.path, plan.json_path) if plan.json_path
+        end
+        @err.puts "results: #{store.path}"
+        runner.failures.empty? ? 0 : 1
+      end
+    end
+  end
+end

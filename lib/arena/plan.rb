@@ -1,0 +1,41 @@
+# frozen_string_literal: true
+
+module Arena
+  # Everything a run will do, decided before anything starts: frozen values
+  # built from flags. Bad input fails here, before any process is spawned.
+  Plan = Struct.new(:app, :servers, :workloads, :scenarios, :load, :bind, :out_dir, :json_path,
+    :repeat, :port, :ready_timeout, :machine, keyword_init: true) do
+    def to_h
+      {
+        app: app.to_h, servers: servers.map(&:to_h), workloads: workloads.map(&:to_h),
+        scenarios: scenarios, load: load.to_h, bind: bind, repeat: repeat, machine: machine.to_h
+      }
+    end
+  end
+
+  # The load knobs every scenario shares.
+  LoadOptions = Struct.new(:connections, :duration, :warmup, :keep_alive, :reps, :timeout, :threads,
+    keyword_init: true) do
+    # `both` runs keep-alive on and off side by side, as the 2016 comparison did.
+    def keep_alive_modes
+      {"on" => [true], "off" => [false], "both" => [true, false]}.fetch(keep_alive)
+    end
+  end
+
+  module ServerList
+    module_function
+
+    # "puma:workers=2,threads=5 unicorn:workers=3" (spaces or separate flags)
+    def parse(items, machine:)
+      items.flat_map { |item| item.split(/\s+/) }.reject(&:empty?).map do |spec|
+        name, settings = spec.split(":", 2)
+        pairs = settings.to_s.split(",").to_h do |pair|
+          key, value = pair.split("=", 2)
+          raise UsageError, "#{spec}: settings are NAME=VALUE pairs separated by commas" if value.nil? || key.empty?
+          [key, value]
+        end
+        Servers.fetch(name).new(settings: pairs, machine: machine)
+      end
+    end
+  end
+end

@@ -1,0 +1,78 @@
+# frozen_string_literal: true
+
+require "optparse"
+
+module Arena
+  # Flags -> Plan. Shared by `run` and `check`; every value is checked here so
+  # a bad flag fails before any process starts.
+  class PlanBuilder
+    DEFAULTS = {
+      servers: [], workloads: nil, scenarios: ["steady"], connections: 16, duration: 5, warmup: 1,
+      keep_alive: "on", reps: 100, timeout: 10, threads: 1, bind: "tcp", repeat: 1, app: nil,
+      out: nil, json: nil, port: nil, ready_timeout: 30
+    }.freeze
+
+    attr_reader :options
+
+    def initialize(machine: Machine.current)
+      @machine = machine
+      @options = DEFAULTS.dup
+    end
+
+    def define(parser, load: true)
+      parser.on("--app PATH", "a config.ru (run inside the bundle beside it); default: the built-in arena app") { |v| @options[:app] = v }
+      parser.on("--servers LIST", "e.g. 'puma:workers=2,threads=5 unicorn:workers=3'; default: every installed server") { |v| @options[:servers] << v }
+      parser.on("--workload LIST", Array, "built-in workload names, or paths PATH[=STATUS[:BODY]] for --app") { |v| @options[:workloads] = v }
+      parser.on("--bind KIND", %w[tcp unix], "tcp (default) or unix") { |v| @options[:bind] = v }
+      parser.on("--port N", Integer, "TCP port for the server (default: a free one)") { |v| @options[:port] = v }
+      parser.on("--ready-timeout SEC", Float, "how long a server may take to answer (default 30)") { |v| @options[:ready_timeout] = positive(v, "--ready-timeout") }
+      parser.on("--out DIR", "results directory (default ./arena-results/TIMESTAMP)") { |v| @options[:out] = v }
+      return unless load
+      parser.on("--scenario LIST", Array, "steady (default), reps") { |v| @options[:scenarios] = v }
+      parser.on("-c N", Integer, "connections (default 16)") { |v| @options[:connections] = positive(v, "-c") }
+      parser.on("-d SEC", Float, "seconds of load per measurement (default 5)") { |v| @options[:duration] = positive(v, "-d") }
+      parser.on("-w SEC", Float, "warm-up seconds, not counted (default 1)") { |v| @options[:warmup] = v.negative? ? positive(v, "-w") : v }
+      parser.on("-r N", Integer, "repetitions per connection for the reps scenario (default 100)") { |v| @options[:reps] = positive(v, "-r") }
+      parser.on("--keep-alive MODE", %w[on off both], "on (default), off or both") { |v| @options[:keep_alive] = v }
+      parser.on("--timeout SEC", Float, "response timeout (default 10)") { |v| @options[:timeout] = positive(v, "--timeout") }
+      parser.on("--repeat N", Integer, "run each measurement N times, report the median") { |v| @options[:repeat] = positive(v, "--repeat") }
+      parser.on("--json FILE", "also copy the results document to FILE") { |v| @options[:json] = v }
+    end
+
+    def build
+      o = @options
+      app = o[:app] ? AppSource.user(o[:app]) : AppSource.builtin
+      o[:scenarios].each { |name| Scenarios.fetch(name) }
+      Plan.new(
+        app: app, servers: servers(app), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
+        load: LoadOptions.new(connections: o[:connections], duration: o[:duration], warmup: o[:warmup],
+          keep_alive: o[:keep_alive], reps: o[:reps], timeout: o[:timeout], threads: o[:threads]).freeze,
+        bind: o[:bind], out_dir: File.expand_path(o[:out] || default_out), json_path: o[:json], repeat: o[:repeat],
+        port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine
+      ).freeze
+    end
+
+    private
+
+    def servers(app)
+      list = ServerList.parse(@options[:servers], machine: @machine)
+      list = Servers.all.select { |k| k.install(app).found }.map { |k| k.new(machine: @machine) } if list.empty?
+      raise Error, "no server is installed (run `bundle install`, see README)" if list.empty?
+      unsupported = list.reject { |s| s.supports?(:unix) } if @options[:bind] == "unix"
+      raise UsageError, "#{unsupported.map(&:key).join(", ")} cannot listen on a unix socket" if unsupported&.any?
+      list
+    end
+
+    def workloads(app)
+      names = @options[:workloads] || (app.builtin ? Workloads::DEFAULT : ["/"])
+      Workloads.resolve(names, builtin_app: app.builtin)
+    end
+
+    def default_out = File.join("arena-results", Time.now.strftime("%Y%m%d-%H%M%S"))
+
+    def positive(value, flag)
+      raise UsageError, "#{flag} must be greater than zero" unless value.positive?
+      value
+    end
+  end
+end

@@ -1,0 +1,88 @@
+# frozen_string_literal: true
+
+module Arena
+  module Probes
+    # Samples a server's whole process tree on a thread of its own: PSS, RSS and
+    # USS from smaps_rollup, CPU from stat, and the process count. The tree is
+    # re-read on every sample so respawned workers are counted. PSS is the
+    # figure that counts shared copy-on-write pages once; RSS is kept beside it.
+    class Sampler
+      Sample = Struct.new(:t, :procs, :pss_kb, :rss_kb, :uss_kb, :cpu_pct, keyword_init: true)
+
+      def initialize(pids:, interval: 0.2, root: "/proc")
+        @pids = pids
+        @interval = interval
+        @root = root
+        @samples = []
+        @ticks = {}
+      end
+
+      def start
+        @started = Clock.now
+        @last = @started
+        take(first: true)
+        @thread = Thread.new do
+          loop do
+            sleep @interval
+            take
+          end
+        end
+        self
+      end
+
+      def stop
+        @thread&.kill&.join
+        take
+        summary
+      end
+
+      def take(first: false)
+        now = Clock.now
+        pids = @pids.call
+        memory = pids.filter_map { |pid| Procfs.memory(pid, root: @root) }
+        busy = cpu_ticks(pids, first: first)
+        elapsed = now - @last
+        @last = now
+        @samples << Sample.new(
+          t: (now - @started).round(3), procs: pids.size,
+          pss_kb: memory.sum(&:pss_kb), rss_kb: memory.sum(&:rss_kb), uss_kb: memory.sum(&:uss_kb),
+          cpu_pct: (first || elapsed <= 0) ? 0.0 : (100.0 * busy / Procfs::CLK_TCK / elapsed).round(1)
+        )
+      end
+
+      def summary
+        Summary.from(@samples, wall: Clock.now - @started)
+      end
+
+      private
+
+      # CPU used since the last sample, per process; a process seen for the
+      # first time after the start (a respawned worker) counts from zero.
+      def cpu_ticks(pids, first:)
+        pids.sum do |pid|
+          stat = Procfs.stat(pid, root: @root)
+          next 0 unless stat
+          total = stat.utime + stat.stime
+          before = @ticks.fetch(pid) { first ? total : 0 }
+          @ticks[pid] = total
+          [total - before, 0].max
+        end
+      end
+    end
+
+    Summary = Struct.new(:pss_peak_kb, :pss_mean_kb, :rss_peak_kb, :uss_peak_kb, :cpu_pct_mean,
+      :procs_max, :procs_min, :samples, keyword_init: true) do
+      def self.from(samples, wall:)
+        measured = samples.drop(1)
+        measured = samples if measured.empty?
+        cpu = measured.sum { |s| s.cpu_pct * 1.0 } / measured.size
+        new(
+          pss_peak_kb: samples.map(&:pss_kb).max, pss_mean_kb: (samples.sum(&:pss_kb) / samples.size),
+          rss_peak_kb: samples.map(&:rss_kb).max, uss_peak_kb: samples.map(&:uss_kb).max,
+          cpu_pct_mean: cpu.round(1), procs_max: samples.map(&:procs).max, procs_min: samples.map(&:procs).min,
+          samples: samples.map(&:to_h)
+        )
+      end
+    end
+  end
+end

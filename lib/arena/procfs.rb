@@ -1,0 +1,73 @@
+# frozen_string_literal: true
+
+require "etc"
+
+module Arena
+  # Reads the few /proc files Arena needs. Every reader takes the proc root as a
+  # keyword so tests can point it at fixture files instead of the live system.
+  module Procfs
+    Stat = Struct.new(:pid, :comm, :state, :ppid, :pgrp, :utime, :stime, :starttime, keyword_init: true)
+    Memory = Struct.new(:rss_kb, :pss_kb, :uss_kb, keyword_init: true)
+
+    CLK_TCK = Etc.sysconf(Etc::SC_CLK_TCK)
+
+    module_function
+
+    # The comm field may itself hold spaces and parentheses, so split at the last ")".
+    def parse_stat(text)
+      open_at = text.index("(")
+      close_at = text.rindex(")")
+      return nil unless open_at && close_at
+
+      rest = text[(close_at + 2)..].split
+      Stat.new(
+        pid: text[0...open_at].to_i, comm: text[(open_at + 1)...close_at], state: rest[0],
+        ppid: rest[1].to_i, pgrp: rest[2].to_i, utime: rest[11].to_i, stime: rest[12].to_i,
+        starttime: rest[19].to_i
+      )
+    end
+
+    # USS is what only this process holds: its private pages, clean and dirty.
+    def parse_smaps_rollup(text)
+      fields = text.each_line.filter_map { |line| line =~ /\A(\w+):\s+(\d+) kB/ && [$1, $2.to_i] }.to_h
+      Memory.new(
+        rss_kb: fields.fetch("Rss", 0), pss_kb: fields.fetch("Pss", 0),
+        uss_kb: fields.fetch("Private_Clean", 0) + fields.fetch("Private_Dirty", 0)
+      )
+    end
+
+    def stat(pid, root: "/proc")
+      parse_stat(File.read("#{root}/#{pid}/stat"))
+    rescue Errno::ENOENT, Errno::ESRCH, Errno::EACCES
+      nil
+    end
+
+    def memory(pid, root: "/proc")
+      parse_smaps_rollup(File.read("#{root}/#{pid}/smaps_rollup"))
+    rescue Errno::ENOENT, Errno::ESRCH, Errno::EACCES
+      nil
+    end
+
+    def all_stats(root: "/proc")
+      Dir.children(root).filter_map { |entry| entry.match?(/\A\d+\z/) && stat(entry, root: root) }
+    end
+
+    # The tree of a server: every process in its process group, plus descendants
+    # that left the group (setsid daemons such as Passenger's agents), found by
+    # parent links. Re-read on every call so respawned workers are counted.
+    def tree(leader, root: "/proc")
+      stats = all_stats(root: root)
+      members = stats.select { |s| s.pgrp == leader || s.pid == leader }.map(&:pid)
+      children = stats.group_by(&:ppid)
+      queue = members.dup
+      until queue.empty?
+        (children[queue.shift] || []).each do |child|
+          next if members.include?(child.pid)
+          members << child.pid
+          queue << child.pid
+        end
+      end
+      members.sort
+    end
+  end
+end

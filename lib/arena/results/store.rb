@@ -1,0 +1,61 @@
+# frozen_string_literal: true
+
+require "json"
+require "fileutils"
+
+module Arena
+  module Results
+    SCHEMA = "arena-results/1"
+
+    # The run's results file. Every record is written to disk the moment it
+    # exists (a new file renamed over the old one, so a crash or Ctrl-C never
+    # leaves half a document), and nothing already measured is ever lost.
+    class Store
+      attr_reader :path, :document
+
+      def initialize(path:, environment:, plan:)
+        @path = path
+        FileUtils.mkdir_p(File.dirname(path))
+        @document = {
+          "schema" => SCHEMA, "arena_version" => VERSION, "created_at" => Time.now.utc.iso8601,
+          "environment" => environment, "plan" => plan, "servers" => [], "measurements" => [],
+          "complete" => false
+        }
+        flush
+      end
+
+      def add_server(record) = append("servers", record)
+
+      def add_measurement(record) = append("measurements", record)
+
+      def finish(interrupted: false)
+        @document["complete"] = !interrupted
+        @document["interrupted"] = true if interrupted
+        @document["finished_at"] = Time.now.utc.iso8601
+        flush
+      end
+
+      def self.load(path)
+        raise Error, "no results file at #{path}" unless File.file?(path)
+        document = JSON.parse(File.read(path))
+        raise Error, "#{path} is not an Arena results file" unless document.is_a?(Hash) && document["schema"].to_s.start_with?("arena-results/")
+        document
+      rescue JSON::ParserError => e
+        raise Error, "#{path} is not valid JSON (#{e.message[0, 80]})"
+      end
+
+      private
+
+      def append(key, record)
+        @document[key] << JSON.parse(JSON.generate(record))
+        flush
+      end
+
+      def flush
+        tmp = "#{@path}.tmp"
+        File.write(tmp, JSON.pretty_generate(@document))
+        File.rename(tmp, @path)
+      end
+    end
+  end
+end

@@ -1,0 +1,78 @@
+# frozen_string_literal: true
+
+module Arena
+  module Scenarios
+    # What a scenario gets: the running server, the workload, the engine, the
+    # plan's load options, and a directory for its files.
+    Context = Struct.new(:server, :workload, :engine, :load, :dir, :machine, keyword_init: true) do
+      def adapter = server.adapter
+
+      def target = server.bind.target(workload.path)
+
+      # Engine settings for this workload; scenarios change what they need.
+      def settings(**changes)
+        Load::Settings.build(
+          connections: load.connections, duration: load.duration, warmup: load.warmup, timeout: load.timeout,
+          threads: load.threads, method: (workload.method == "GET") ? nil : workload.method,
+          body_file: body_file, expect_status: workload.expect_status, expect_body: workload.expect_body
+        ).with(**changes)
+      end
+
+      def body_file
+        return nil unless workload.body
+        path = File.join(dir, "body-#{workload.name.gsub(/\W/, "_")}")
+        File.write(path, workload.body) unless File.exist?(path)
+        path
+      end
+    end
+
+    # Scenarios turn a Context into measurement records (plain hashes, written
+    # to the results file as they are). `measure` is the one way to run load:
+    # the probes sample the server while the engine runs, and a block may act
+    # on the server meanwhile (crash, restart).
+    class Base
+      class << self
+        attr_reader :key, :description
+
+        def scenario(key, description)
+          @key = key
+          @description = description
+          Scenarios.register(self)
+        end
+      end
+
+      def key = self.class.key
+
+      def measure(ctx, settings, variant: nil, interval: 0.2)
+        sampler = Probes::Sampler.new(pids: -> { ctx.server.pids }, interval: interval).start
+        run = ctx.engine.start(ctx.target, settings)
+        extra = block_given? ? yield(run) : nil
+        result = run.wait
+        probes = sampler.stop
+        record(ctx, result, probes, variant: variant, settings: settings, extra: extra)
+      ensure
+        sampler&.stop if run.nil?
+      end
+
+      def record(ctx, result, probes, variant:, settings:, extra: nil)
+        {
+          "server" => ctx.adapter.label, "workload" => ctx.workload.name, "scenario" => key,
+          "variant" => variant, "engine_argv" => ctx.engine.argv(ctx.target, settings)[1..],
+          "load" => result.raw, "probes" => probes.to_h, "extra" => extra
+        }.compact
+      end
+    end
+
+    REGISTRY = {}
+
+    def self.register(klass) = REGISTRY[klass.key] = klass
+
+    def self.fetch(name)
+      REGISTRY.fetch(name) { raise UsageError, "unknown scenario #{name.inspect} (known: #{REGISTRY.keys.join(", ")})" }
+    end
+
+    def self.load_all
+      Dir[File.join(__dir__, "*.rb")].sort.each { |f| require f unless f.end_with?("/base.rb") }
+    end
+  end
+end

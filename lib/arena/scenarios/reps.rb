@@ -1,0 +1,43 @@
+# frozen_string_literal: true
+
+module Arena
+  module Scenarios
+    # siege -r R -c C: a fixed amount of work, C connections each sending R
+    # requests, reported with siege's own fields so old results can be set
+    # beside new ones.
+    class Reps < Base
+      scenario "reps", "fixed work: -c connections x -r repetitions (siege -r -c)"
+
+      def call(ctx)
+        ctx.load.keep_alive_modes.map do |keep_alive|
+          settings = ctx.settings(keep_alive: keep_alive, duration: nil, warmup: nil, reps: ctx.load.reps)
+          measurement = measure(ctx, settings, variant: keep_alive ? "keep-alive" : "close")
+          measurement.merge("extra" => {"siege" => self.class.siege_report(measurement["load"])})
+        end
+      end
+
+      # siege's report, derived from the engine's document.
+      def self.siege_report(load)
+        completed = load.dig("requests", "completed").to_i
+        failed = load.dig("errors", "total").to_i
+        ok = load.fetch("status", {}).sum { |code, n| code.to_i.between?(200, 399) ? n : 0 }
+        elapsed = load.fetch("duration_s", 0.0).to_f
+        mean_s = load.dig("latency_us", "mean").to_f / 1e6
+        attempts = completed + failed
+        {
+          "transactions" => completed,
+          "availability_pct" => attempts.zero? ? 0.0 : (100.0 * completed / attempts).round(2),
+          "elapsed_s" => elapsed.round(2),
+          "data_transferred_mb" => (load.fetch("bytes_received", 0).to_f / 1_048_576).round(2),
+          "response_time_s" => mean_s.round(4),
+          "transaction_rate" => elapsed.zero? ? 0.0 : (completed / elapsed).round(2),
+          "throughput_mb_s" => elapsed.zero? ? 0.0 : (load.fetch("bytes_received", 0).to_f / 1_048_576 / elapsed).round(2),
+          "concurrency" => elapsed.zero? ? 0.0 : (completed * mean_s / elapsed).round(2),
+          "successful" => ok, "failed" => failed,
+          "longest_s" => (load.dig("latency_us", "max").to_f / 1e6).round(4),
+          "shortest_s" => (load.dig("latency_us", "min").to_f / 1e6).round(4)
+        }
+      end
+    end
+  end
+end

@@ -1,0 +1,17 @@
+# frozen_string_literal: true
+
+module Arena
+  module Scenarios
+    # Closed model: -c connections for -d seconds after a warm-up, with
+    # keep-alive on, off, or both side by side.
+    class Steady < Base
+      scenario "steady", "closed loop, -c connections for -d seconds"
+
+      def call(ctx)
+        ctx.load.keep_alive_modes.map do |keep_alive|
+          measure(ctx, ctx.settings(keep_alive: keep_alive), variant: keep_alive ? "keep-alive" : "close")
+        end
+      end
+    end
+  end
+end

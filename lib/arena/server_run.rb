@@ -1,0 +1,94 @@
+# frozen_string_literal: true
+
+require "fileutils"
+
+module Arena
+  # One server config brought up on one bind: spawn through ProcessGroup, wait
+  # until an HTTP GET is answered, stop and clean up. Failures carry the last
+  # lines of the server's log.
+  class ServerRun
+    class Failed < Error
+      attr_reader :log_tail
+
+      def initialize(message, log_tail: [])
+        super(message)
+        @log_tail = log_tail
+      end
+    end
+
+    attr_reader :adapter, :bind, :dir, :group, :argv, :boot_s
+
+    def initialize(adapter:, app:, bind:, dir:, machine: Machine.current, ready_timeout: nil, probe_path: "/")
+      @adapter = adapter
+      @app = app
+      @bind = bind
+      @dir = dir
+      @machine = machine
+      @ready_timeout = ready_timeout || adapter.ready_timeout
+      @probe_path = probe_path
+    end
+
+    def start
+      FileUtils.mkdir_p(@dir)
+      check_port_free if @bind.tcp?
+      @argv = @adapter.command(app: @app, bind: @bind, dir: @dir)
+      @group = ProcessGroup.new(@argv, env: @adapter.env(app: @app), chdir: @app.dir,
+        log_path: File.join(@dir, "server.log"), cpus: @machine.server_cpus)
+      started = Clock.now
+      @group.start
+      wait_ready
+      @boot_s = (Clock.now - started).round(3)
+      self
+    rescue Failed
+      stop
+      raise
+    end
+
+    def stop
+      @group&.stop
+      File.unlink(@bind.path) if @bind.unix? && File.socket?(@bind.path.to_s)
+    rescue Errno::ENOENT
+      nil
+    end
+
+    def pids = @group.tree
+
+    def to_h
+      {label: @adapter.label, argv: @argv, bind: @bind.to_h, boot_s: @boot_s, cpus: @machine.server_cpus}
+    end
+
+    private
+
+    def check_port_free
+      TCPServer.new(@bind.host, @bind.port).close
+    rescue Errno::EADDRINUSE
+      raise Failed, "#{@adapter.label}: port #{@bind.port} on #{@bind.host} is already in use"
+    end
+
+    def wait_ready
+      probe = HttpProbe.new(@bind, timeout: 2)
+      deadline = Clock.now + @ready_timeout
+      last = nil
+      loop do
+        if (status = @group.exited)
+          raise Failed.new("#{@adapter.label} exited during boot (#{describe(status)})", log_tail: @group.log_tail)
+        end
+        begin
+          probe.get(@probe_path)
+          return
+        rescue HttpProbe::Failure => e
+          last = e.message
+        end
+        if Clock.now > deadline
+          raise Failed.new("#{@adapter.label} not ready after #{@ready_timeout}s (last probe: #{last})", log_tail: @group.log_tail)
+        end
+        sleep 0.05
+      end
+    end
+
+    def describe(status)
+      return "status unknown" unless status.is_a?(Process::Status)
+      status.signaled? ? "killed by signal #{status.termsig}" : "exit status #{status.exitstatus}"
+    end
+  end
+end

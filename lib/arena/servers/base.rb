@@ -1,0 +1,131 @@
+# frozen_string_literal: true
+
+module Arena
+  module Servers
+    # The adapter contract. One subclass per server, in a file of its own under
+    # lib/arena/servers/, registered by `register`. An adapter only knows how to
+    # describe its server: ProcessGroup starts and stops it, Readiness waits for
+    # it, Scenarios drive it.
+    #
+    #   install(app)            -> Installation (found?, version, bundle|system)
+    #   settings                -> {name => default}; a default may be a lambda of Machine
+    #   command(app:, bind:, dir:) -> argv; may write its config file into dir
+    #   env(app:)               -> extra environment for the spawn
+    #   supports?(feature)      -> :unix, :keep_alive, ...
+    #   restart_mechanisms      -> e.g. [:phased, :hot]; [] when it has none
+    #   restart(group, name)    -> trigger a zero-downtime restart; :unsupported otherwise
+    #   kill_worker(group)      -> SIGKILL one worker (or the only process); returns its pid
+    class Base
+      class << self
+        attr_reader :key, :description
+
+        def server(key, description)
+          @key = key
+          @description = description
+          Servers.register(self)
+        end
+
+        def settings = {}
+
+        # Most servers are gems of the same name in the app's bundle.
+        def gem_name = key
+
+        def install(app) = Installation.gem(gem_name, app)
+      end
+
+      attr_reader :settings, :machine
+
+      def initialize(settings: {}, machine: Machine.current)
+        @machine = machine
+        unknown = settings.keys - self.class.settings.keys
+        unless unknown.empty?
+          raise UsageError, "#{key}: unknown setting #{unknown.first.inspect} (known: #{self.class.settings.keys.join(", ")})"
+        end
+        @settings = self.class.settings.to_h do |name, default|
+          value = settings.fetch(name) { default.respond_to?(:call) ? default.call(machine) : default }
+          [name, coerce(name, value, default)]
+        end.freeze
+      end
+
+      def key = self.class.key
+
+      def label
+        return key if settings.empty?
+        "#{key}:#{settings.map { |k, v| "#{k}=#{v}" }.join(",")}"
+      end
+
+      def command(app:, bind:, dir:)
+        raise NotImplementedError, "#{self.class} must build its command line"
+      end
+
+      # A clean environment: what Arena's own `bundle exec` put there must not
+      # leak into the server, which runs inside the app's bundle.
+      def env(app:)
+        {
+          "BUNDLE_GEMFILE" => app.gemfile, "RACK_ENV" => "production", "ARENA_SERVER" => label,
+          "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil,
+          "BUNDLER_VERSION" => nil
+        }
+      end
+
+      def supports?(feature) = %i[unix keep_alive].include?(feature)
+
+      # Worker processes doing the serving; 1 for a single-process server.
+      def workers = settings.fetch("workers", 1)
+
+      def ready_timeout = 30
+
+      def restart_mechanisms = []
+
+      def restart(_group, _mechanism) = :unsupported
+
+      # The default: kill a child of the leader when there is one (a worker),
+      # else the leader itself (a single-process server).
+      def kill_worker(group)
+        victim = worker_pids(group).first || group.pid
+        Process.kill("KILL", victim)
+        victim
+      rescue Errno::ESRCH
+        nil
+      end
+
+      def worker_pids(group)
+        group.tree.select { |pid| Procfs.stat(pid)&.ppid == group.pid }
+      end
+
+      def to_h = {name: key, label: label, settings: settings}
+
+      private
+
+      def bundle_exec(*argv) = ["bundle", "exec", *argv]
+
+      def coerce(name, value, default)
+        sample = default.respond_to?(:call) ? default.call(machine) : default
+        case sample
+        when Integer
+          Integer(value.to_s, exception: false)&.then { |i| i.negative? ? nil : i } ||
+            raise(UsageError, "#{key}: #{name} must be a whole number, not #{value.inspect}")
+        when true, false
+          return value if [true, false].include?(value)
+          %w[true yes 1 on].include?(value.to_s) || (%w[false no 0 off].include?(value.to_s) ? false : raise(UsageError, "#{key}: #{name} must be true or false"))
+        else
+          value.to_s
+        end
+      end
+    end
+
+    REGISTRY = {}
+
+    def self.register(klass) = REGISTRY[klass.key] = klass
+
+    def self.all = REGISTRY.values
+
+    def self.fetch(name)
+      REGISTRY.fetch(name) { raise UsageError, "unknown server #{name.inspect} (known: #{REGISTRY.keys.sort.join(", ")})" }
+    end
+
+    def self.load_all
+      Dir[File.join(__dir__, "*.rb")].sort.each { |f| require f unless f.end_with?("/base.rb") }
+    end
+  end
+end

@@ -1,0 +1,42 @@
+# frozen_string_literal: true
+
+module Arena
+  module Servers
+    # Puma on MRI: threads, and a prefork cluster when workers > 0.
+    class Puma < Base
+      server "puma", "threads, optional prefork cluster (MRI)"
+
+      def self.settings
+        {"workers" => ->(m) { m.default_workers }, "threads" => 5, "preload" => false}
+      end
+
+      def command(app:, bind:, dir:)
+        argv = bundle_exec("puma", "--no-config", "-e", "production", "-t", "#{threads}:#{threads}",
+          "-b", bind_uri(bind), "--pidfile", File.join(dir, "puma.pid"))
+        argv += ["-w", workers.to_s] if cluster?
+        argv << "--preload" if cluster? && settings["preload"]
+        argv << app.rackup
+      end
+
+      def threads = settings["threads"]
+
+      def cluster? = workers.positive?
+
+      def workers = settings["workers"]
+
+      def bind_uri(bind) = bind.tcp? ? "tcp://#{bind.host}:#{bind.port}" : "unix://#{bind.path}"
+
+      # USR1 (phased, worker by worker) only works without preload: a preloaded
+      # app cannot be replaced worker by worker. USR2 re-execs the master.
+      def restart_mechanisms
+        return [:hot] unless cluster?
+        settings["preload"] ? [:hot] : [:phased, :hot]
+      end
+
+      def restart(group, mechanism)
+        return :unsupported unless restart_mechanisms.include?(mechanism)
+        group.signal((mechanism == :phased) ? "USR1" : "USR2")
+      end
+    end
+  end
+end

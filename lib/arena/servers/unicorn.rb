@@ -1,0 +1,78 @@
+# frozen_string_literal: true
+
+module Arena
+  module Servers
+    # Unicorn: a master and N forked workers, one request at a time each. It
+    # closes every connection after the response; that is its design, not an
+    # error, and the engine counts it as a normal close.
+    class Unicorn < Base
+      server "unicorn", "prefork, one request per worker, no keep-alive"
+
+      def self.settings
+        {"workers" => ->(m) { m.default_workers }, "preload" => true, "timeout" => 60}
+      end
+
+      def command(app:, bind:, dir:)
+        config = File.join(dir, "unicorn.conf.rb")
+        File.write(config, <<~RUBY)
+          worker_processes #{workers}
+          listen #{(bind.tcp? ? "#{bind.host}:#{bind.port}" : bind.path).inspect}
+          preload_app #{settings["preload"]}
+          timeout #{settings["timeout"]}
+          pid #{File.join(dir, "unicorn.pid").inspect}
+        RUBY
+        bundle_exec("unicorn", "-E", "production", "-c", config, app.rackup)
+      end
+
+      def supports?(feature) = feature == :unix
+
+      # HUP reloads the config and replaces workers; USR2 then QUIT of the old
+      # master is the zero-downtime binary upgrade.
+      def restart_mechanisms = [:hup, :usr2_quit]
+
+      def restart(group, mechanism)
+        case mechanism
+        when :hup then group.signal("HUP")
+        when :usr2_quit then UpgradeByReexec.new(group, pid_file: File.join(File.dirname(group.log_path), "unicorn.pid")).call
+        else :unsupported
+        end
+      end
+    end
+
+    # USR2 makes the master exec a new master beside itself; once the new one
+    # has its workers, QUIT ends the old one. Shared by Unicorn and Pitchfork-like
+    # servers that keep a pid file.
+    class UpgradeByReexec
+      def initialize(group, pid_file:, timeout: 30)
+        @group = group
+        @pid_file = pid_file
+        @timeout = timeout
+      end
+
+      def call
+        old = @group.pid
+        @group.signal("USR2")
+        deadline = Clock.now + @timeout
+        new_master = nil
+        while Clock.now < deadline
+          new_master = read_pid
+          break if new_master && new_master != old && children_of(new_master).any?
+          sleep 0.05
+        end
+        return :failed unless new_master && new_master != old
+        @group.signal("QUIT")
+        true
+      end
+
+      private
+
+      def read_pid
+        Integer(File.read(@pid_file).strip, exception: false)
+      rescue Errno::ENOENT
+        nil
+      end
+
+      def children_of(pid) = Procfs.all_stats.select { |s| s.ppid == pid }
+    end
+  end
+end

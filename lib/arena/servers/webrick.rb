@@ -1,0 +1,24 @@
+# frozen_string_literal: true
+
+module Arena
+  module Servers
+    # WEBrick through rackup: a thread per connection, the baseline.
+    class Webrick < Base
+      server "webrick", "thread per connection (baseline)"
+
+      def self.install(app)
+        webrick = Installation.gem("webrick", app)
+        return webrick unless webrick.found
+        rackup = Installation.gem("rackup", app)
+        rackup.found ? webrick : rackup
+      end
+
+      def command(app:, bind:, dir:)
+        bundle_exec("rackup", "-s", "webrick", "-E", "production", "-o", bind.host, "-p", bind.port.to_s,
+          "-P", File.join(dir, "webrick.pid"), app.rackup)
+      end
+
+      def supports?(feature) = feature == :keep_alive
+    end
+  end
+end

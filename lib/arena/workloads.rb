@@ -1,0 +1,79 @@
+# frozen_string_literal: true
+
+module Arena
+  # A workload is one request shape and the rule that says a response to it is
+  # right. The engine checks status and a body substring under load; Verify
+  # checks the full rule once before load.
+  Workload = Struct.new(:name, :path, :method, :body, :content_type, :expect_status, :expect_body,
+    :body_rule, :framing, keyword_init: true) do
+    # body_rule: lambda(body, bind) -> nil when right, else what is wrong.
+    def check_body(body, bind)
+      return body_rule.call(body, bind) if body_rule
+      return nil if expect_body.nil? || body.include?(expect_body)
+      "body lacks #{expect_body.inspect}"
+    end
+
+    def to_h
+      {name: name, path: path, method: method, expect_status: expect_status, expect_body: expect_body}
+    end
+  end
+
+  module Workloads
+    PRIMES_1000 = 3_682_913
+    PI_PREFIX = "3.14159265358979323846"
+
+    def self.builtin
+      @builtin ||= [
+        w("server", "/server", expect_body: "pid: "),
+        w("pi", "/pi?digits=5000", expect_body: PI_PREFIX,
+          body_rule: ->(b, _) { (b.start_with?(PI_PREFIX) && b.bytesize == 5002) ? nil : "not 5,000 digits of pi" }),
+        w("sleep", "/sleep?ms=1000", expect_body: "slept 1000 ms"),
+        w("random", "/random", body_rule: ->(b, _) { b.empty? ? "empty body" : nil }),
+        w("primes", "/primes?count=1000", expect_body: PRIMES_1000.to_s,
+          body_rule: ->(b, _) { (b.strip == PRIMES_1000.to_s) ? nil : "sum of the first 1000 primes is #{PRIMES_1000}, got #{b[0, 20].inspect}" }),
+        w("ip", "/ip", body_rule: ->(b, bind) { ip_rule(b, bind) }),
+        w("json", "/json", content_type: %r{\Aapplication/json}, expect_body: "Hello, World!"),
+        w("body", "/body?kb=64", body_rule: ->(b, _) { (b.bytesize == 65_536) ? nil : "expected 65536 bytes, got #{b.bytesize}" }),
+        w("upload", "/upload", method: "POST", body: "u" * 10_240, expect_body: "10240"),
+        w("stream", "/stream?chunks=5&ms=20", framing: :chunked,
+          body_rule: ->(b, _) { (b == (0..4).map { |i| "chunk #{i}\n" }.join) ? nil : "stream body incomplete" })
+      ].to_h { |wl| [wl.name, wl] }.freeze
+    end
+
+    def self.w(name, path, method: "GET", body: nil, content_type: %r{\Atext/plain}, expect_body: nil, body_rule: nil, framing: nil)
+      Workload.new(name: name, path: path, method: method, body: body, content_type: content_type,
+        expect_status: 200, expect_body: expect_body, body_rule: body_rule, framing: framing).freeze
+    end
+
+    # Over TCP without a proxy the app must see the engine's own address; through
+    # a unix socket or a proxy any well-formed address (or none) is right.
+    def self.ip_rule(body, bind)
+      return nil unless bind&.tcp?
+      body.strip.start_with?("127.") ? nil : "REMOTE_ADDR is #{body.strip.inspect}, expected a loopback address"
+    end
+
+    DEFAULT = %w[server json].freeze
+
+    # Names of built-in workloads, or for a user's app, paths written as
+    # PATH[=STATUS[:BODY_SUBSTRING]].
+    def self.resolve(list, builtin_app:)
+      list.map do |item|
+        if builtin_app
+          builtin.fetch(item) { raise UsageError, "unknown workload #{item.inspect} (known: #{builtin.keys.join(", ")})" }
+        else
+          custom(item)
+        end
+      end
+    end
+
+    def self.custom(spec)
+      path, expect = spec.split("=", 2)
+      raise UsageError, "workload #{spec.inspect} must be a path starting with /" unless path.start_with?("/")
+      status, body = expect.to_s.split(":", 2)
+      status = status.to_s.empty? ? 200 : Integer(status, exception: false)
+      raise UsageError, "workload #{spec.inspect}: status must be a number" unless status
+      Workload.new(name: path, path: path, method: "GET", content_type: nil, expect_status: status,
+        expect_body: body).freeze
+    end
+  end
+end
