@@ -37,7 +37,6 @@ module Arena
 
       # The next request, or nil when the peer closed between requests.
       def next_request
-        head_end = nil
         until (head_end = @buffer.index("\r\n\r\n"))
           return nil unless fill
         end
