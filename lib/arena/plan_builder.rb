@@ -7,7 +7,7 @@ module Arena
   # a bad flag fails before any process starts.
   class PlanBuilder
     DEFAULTS = {
-      servers: [], workloads: nil, scenarios: ["steady"], connections: 16, duration: 5, warmup: 1,
+      servers: [].freeze, workloads: nil, scenarios: ["steady"], connections: 16, duration: 5, warmup: 1,
       keep_alive: "on", reps: 100, timeout: 10, threads: 1, bind: "tcp", repeat: 1, app: nil,
       out: nil, json: nil, port: nil, ready_timeout: 30
     }.freeze
@@ -16,7 +16,7 @@ module Arena
 
     def initialize(machine: Machine.current)
       @machine = machine
-      @options = DEFAULTS.dup
+      @options = DEFAULTS.transform_values(&:dup)
     end
 
     def define(parser, load: true)

@@ -21,7 +21,7 @@ module Arena
           i = klass.install(app)
           [klass.key, i.found ? "yes" : "no", i.version || "-", i.found ? i.source : i.why, klass.description]
         end
-        @out.puts Terminal::Table.new(headings: %w[server installed version source/why model], rows: rows)
+        @out.puts ::Terminal::Table.new(headings: %w[server installed version source/why model], rows: rows)
         0
       end
     end

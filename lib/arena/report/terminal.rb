@@ -17,7 +17,7 @@ module Arena
       def render
         rows = Rows.from(@document)
         return "no measurements\n" if rows.empty?
-        table = Terminal::Table.new(headings: HEADINGS, rows: rows.map { |r| cells(r) })
+        table = ::Terminal::Table.new(headings: HEADINGS, rows: rows.map { |r| cells(r) })
         (3..10).each { |i| table.align_column(i, :right) }
         "#{table}\n"
       end

@@ -1,0 +1,71 @@
+# frozen_string_literal: true
+
+module Arena
+  module Servers
+    # Pitchfork: Unicorn's model (a monitor, N workers, one request each, no
+    # keep-alive) plus reforking: a warmed worker becomes the new "mold" and
+    # the other workers are replaced by its forks, so pages warmed by requests
+    # are shared again. The monitor is a child subreaper, so the mold and every
+    # worker are its direct children.
+    class Pitchfork < Base
+      server "pitchfork", "prefork with reforking, one request per worker, no keep-alive"
+
+      # refork_after: "off" (Pitchfork's own default) or request counts per
+      # generation separated by "/", e.g. "50/100/1000" (commas separate
+      # settings on the command line).
+      def self.settings
+        {"workers" => ->(m) { m.default_workers }, "timeout" => 60, "refork_after" => "off"}
+      end
+
+      def command(app:, bind:, dir:)
+        config = File.join(dir, "pitchfork.conf.rb")
+        File.write(config, config_text(bind))
+        bundle_exec("pitchfork", "-E", "production", "-c", config, app.rackup)
+      end
+
+      def config_text(bind)
+        <<~RUBY
+          worker_processes #{workers}
+          listen #{(bind.tcp? ? "#{bind.host}:#{bind.port}" : bind.path).inspect}
+          timeout #{settings["timeout"]}
+          refork_after #{refork_after.inspect}
+        RUBY
+      end
+
+      # Pitchfork's config takes an array of thresholds, or false.
+      def refork_after
+        value = settings["refork_after"]
+        return false if %w[off false no 0].include?(value)
+        counts = value.split("/").map { |n| Integer(n, exception: false) }
+        unless counts.all? { |n| n&.positive? }
+          raise UsageError, "pitchfork: refork_after must be off or counts like 50/100/1000, not #{value.inspect}"
+        end
+        counts
+      end
+
+      def supports?(feature) = feature == :unix
+
+      # USR2 promotes a worker to a new mold and rolls the others over to its
+      # forks: the same code, re-shared memory, no lost connections.
+      def restart_mechanisms = [:refork]
+
+      def restart(group, mechanism)
+        (mechanism == :refork) ? group.signal("USR2") : :unsupported
+      end
+
+      # The mold is a child of the monitor too; killing it is not killing a
+      # worker that serves requests.
+      def worker_pids(group)
+        super.reject { |pid| title(pid).include?("mold") }
+      end
+
+      private
+
+      def title(pid)
+        File.read("/proc/#{pid}/cmdline").tr("\0", " ")
+      rescue Errno::ENOENT, Errno::ESRCH, Errno::EACCES
+        ""
+      end
+    end
+  end
+end

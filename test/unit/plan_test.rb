@@ -1,0 +1,64 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+
+class PlanTest < Minitest::Test
+  MACHINE = Arena::Machine.new(cores: 2).freeze
+
+  def build(*argv)
+    builder = Arena::PlanBuilder.new(machine: MACHINE)
+    OptionParser.new { |p| builder.define(p) }.parse!(argv)
+    builder.build
+  end
+
+  def test_server_list_with_settings
+    plan = build("--servers", "puma:workers=2,threads=5 unicorn:workers=3", "-c", "8", "-d", "2")
+    assert_equal ["puma:workers=2,threads=5,preload=false", "unicorn:workers=3,preload=true,timeout=60"], plan.servers.map(&:label)
+    assert_equal 8, plan.load.connections
+    assert_equal 2.0, plan.load.duration
+    assert plan.frozen?
+  end
+
+  def test_defaults_are_sized_to_the_machine
+    plan = build("--servers", "puma")
+    assert_equal 2, plan.servers.first.settings["workers"]
+    assert_equal 5, plan.servers.first.settings["threads"]
+    assert_equal %w[server json], plan.workloads.map(&:name)
+    assert_equal ["steady"], plan.scenarios
+    assert_equal "1", MACHINE.engine_cpus
+    assert_equal "0", MACHINE.server_cpus
+  end
+
+  def test_keep_alive_both_gives_two_modes
+    assert_equal [true, false], build("--servers", "puma", "--keep-alive", "both").load.keep_alive_modes
+  end
+
+  def test_bad_input_fails_with_a_usage_error
+    {
+      ["--servers", "nginx-unit"] => /unknown server "nginx-unit"/,
+      ["--servers", "puma:threads=many"] => /threads must be a whole number/,
+      ["--servers", "puma:turbo=1"] => /unknown setting "turbo"/,
+      ["--servers", "puma:workers"] => /NAME=VALUE/,
+      ["--servers", "puma", "--workload", "nope"] => /unknown workload "nope"/,
+      ["--servers", "puma", "--scenario", "chaos-monkey"] => /unknown scenario "chaos-monkey"/,
+      ["--servers", "puma", "-c", "0"] => /-c must be greater than zero/,
+      ["--servers", "webrick", "--bind", "unix"] => /webrick cannot listen on a unix socket/,
+      ["--app", "/nonexistent/config.ru"] => /no such rackup file/
+    }.each do |argv, message|
+      error = assert_raises(Arena::UsageError, argv.inspect) { build(*argv) }
+      assert_match message, error.message
+    end
+  end
+
+  def test_user_app_workloads_are_paths_with_expectations
+    Dir.mktmpdir do |dir|
+      File.write(File.join(dir, "config.ru"), "run ->(_) { [200, {}, []] }\n")
+      File.write(File.join(dir, "Gemfile"), "")
+      plan = build("--app", File.join(dir, "config.ru"), "--servers", "puma", "--workload", "/,/health=204,/hi=200:hello")
+      assert_equal [["/", 200, nil], ["/health", 204, nil], ["/hi", 200, "hello"]],
+        plan.workloads.map { |w| [w.path, w.expect_status, w.expect_body] }
+      refute plan.app.builtin
+    end
+  end
+end

@@ -1,0 +1,48 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+
+class ReportTableTest < Minitest::Test
+  def measurement(server, rps, p99, errors: 0, variant: "keep-alive", pss: 51_200)
+    {
+      "server" => server, "workload" => "server", "scenario" => "steady", "variant" => variant,
+      "load" => {
+        "throughput_rps" => rps, "requests" => {"completed" => (rps * 5).round},
+        "errors" => {"total" => errors},
+        "latency_us" => {"p50" => 900, "p99" => p99, "max" => p99 * 3}
+      },
+      "probes" => {"pss_peak_kb" => pss, "rss_peak_kb" => pss * 3, "cpu_pct_mean" => 97.4}
+    }
+  end
+
+  def test_whole_table_with_repeats_folded_into_median_and_range
+    document = {"measurements" => [
+      measurement("puma:workers=2", 20_000.4, 2_500),
+      measurement("puma:workers=2", 22_000, 2_700),
+      measurement("puma:workers=2", 21_000, 2_600),
+      measurement("unicorn:workers=2", 9_876.5, 1_500_000, errors: 3, variant: "close", pss: 2_097_152)
+    ]}
+    assert_equal <<~TABLE, Arena::Report::Table.new(document).render
+      +-------------------+----------+-------------------+------------------------+-------+-------+-------+-----------+----------+-----------+-----+
+      | server            | workload | scenario          | req/s                  | p50   | p99   | max   | errors    | PSS peak | RSS peak  | CPU |
+      +-------------------+----------+-------------------+------------------------+-------+-------+-------+-----------+----------+-----------+-----+
+      | puma:workers=2    | server   | steady keep-alive | 21,000 (20,000-22,000) | 900us | 2.6ms | 8.1ms |         0 | 50.0 MiB | 150.0 MiB | 97% |
+      | unicorn:workers=2 | server   | steady close      |                  9,877 | 900us | 1.50s | 4.50s | 3 (0.01%) | 2.00 GiB |  6.00 GiB | 97% |
+      +-------------------+----------+-------------------+------------------------+-------+-------+-------+-----------+----------+-----------+-----+
+    TABLE
+  end
+
+  def test_siege_report_fields_from_the_engine_document
+    load = {
+      "requests" => {"completed" => 1000}, "errors" => {"total" => 0}, "status" => {"200" => 990, "503" => 10},
+      "duration_s" => 2.0, "bytes_received" => 2_097_152,
+      "latency_us" => {"mean" => 50_000, "max" => 250_000, "min" => 1_000}
+    }
+    assert_equal({
+      "transactions" => 1000, "availability_pct" => 100.0, "elapsed_s" => 2.0, "data_transferred_mb" => 2.0,
+      "response_time_s" => 0.05, "transaction_rate" => 500.0, "throughput_mb_s" => 1.0, "concurrency" => 25.0,
+      "successful" => 990, "failed" => 0, "longest_s" => 0.25, "shortest_s" => 0.001
+    }, Arena::Scenarios::Reps.siege_report(load))
+  end
+end
