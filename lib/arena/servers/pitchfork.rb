@@ -23,19 +23,21 @@ module Arena
         bundle_exec("pitchfork", "-E", "production", "-c", config, app.rackup)
       end
 
+      # No refork_after line means no automatic reforking: Pitchfork 0.18
+      # takes only an array there (`false` alone breaks its workers).
       def config_text(bind)
-        <<~RUBY
+        text = <<~RUBY
           worker_processes #{workers}
           listen #{(bind.tcp? ? "#{bind.host}:#{bind.port}" : bind.path).inspect}
           timeout #{settings["timeout"]}
-          refork_after #{refork_after.inspect}
         RUBY
+        refork_after ? text + "refork_after #{refork_after.inspect}\n" : text
       end
 
-      # Pitchfork's config takes an array of thresholds, or false.
+      # The thresholds per generation, or nil when reforking is left to signals.
       def refork_after
         value = settings["refork_after"]
-        return false if %w[off false no 0].include?(value)
+        return nil if %w[off false no 0].include?(value)
         counts = value.split("/").map { |n| Integer(n, exception: false) }
         unless counts.all? { |n| n&.positive? }
           raise UsageError, "pitchfork: refork_after must be off or counts like 50/100/1000, not #{value.inspect}"
