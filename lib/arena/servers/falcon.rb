@@ -1,0 +1,37 @@
+# frozen_string_literal: true
+
+module Arena
+  module Servers
+    # Falcon: fibers on an event loop, in `count` forked processes (or threads).
+    # Its default bind is https with a self-signed certificate; Arena always
+    # passes an http:// URL.
+    class Falcon < Base
+      server "falcon", "fibers, forked (or threaded) instances"
+
+      MODELS = %w[forked threaded].freeze
+
+      def self.settings
+        {"count" => ->(m) { m.default_workers }, "model" => "forked"}
+      end
+
+      def command(app:, bind:, dir:)
+        model = settings["model"]
+        raise UsageError, "falcon: model must be #{MODELS.join(" or ")}, not #{model.inspect}" unless MODELS.include?(model)
+        bundle_exec("falcon", "serve", "--bind", "http://#{bind.host}:#{bind.port}", "--count", workers.to_s,
+          "--#{model}", "--config", app.rackup)
+      end
+
+      def workers = settings["count"]
+
+      def supports?(feature) = feature == :keep_alive
+
+      # HUP makes the controller start a fresh container of instances and stop
+      # the old one once the new one is ready.
+      def restart_mechanisms = [:hup]
+
+      def restart(group, mechanism)
+        (mechanism == :hup) ? group.signal("HUP") : :unsupported
+      end
+    end
+  end
+end
