@@ -1,0 +1,50 @@
+/* Command line flags. */
+#ifndef ARENA_OPTIONS_H
+#define ARENA_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARENA_VERSION "0.1.0"
+#define MAX_HEADERS 64
+#define MAX_CPUS 1024
+
+/* expect_status values besides a code */
+#define EXPECT_2XX_3XX 0
+#define EXPECT_ANY -1
+
+typedef struct {
+    const char *target;
+    int connections;
+    int threads;
+    double duration_s;       /* 0: none */
+    double warmup_s;
+    uint64_t total;          /* -n, 0: none */
+    uint64_t repetitions;    /* -r, 0: none */
+    double rate;             /* -R, 0: closed model */
+    int pipeline;
+    int keep_alive;
+    const char *headers[MAX_HEADERS];
+    int nheaders;
+    const char *method;
+    const char *body_file;
+    const char *mix_file;
+    double timeout_s;
+    double connect_timeout_s;
+    int json;                /* 1 json, 0 human, -1 decide by isatty */
+    int allow_remote;
+    int expect_status;
+    const char *expect_body;
+    int cpus[MAX_CPUS];
+    int ncpus;
+} options_t;
+
+enum { OPTIONS_RUN = 0, OPTIONS_EXIT = 1, OPTIONS_ERROR = -1 };
+
+/* Fills o from argv. OPTIONS_EXIT: --help or --version was printed. On
+ * OPTIONS_ERROR err holds a one-line reason. */
+int options_parse(options_t *o, int argc, char **argv, char *err, size_t errlen);
+
+void options_usage(void);
+
+#endif

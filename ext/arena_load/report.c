@@ -1,0 +1,152 @@
+#include "report.h"
+
+#include <math.h>
+
+#define SCHEMA "arena-load/1"
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c < 0x20) fprintf(out, "\\u%04x", c);
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+static uint64_t error_total(const uint64_t *errors)
+{
+    uint64_t t = 0;
+    for (int k = 0; k < ERR_KINDS; k++) t += errors[k];
+    return t;
+}
+
+static size_t timeline_length(const report_t *r)
+{
+    size_t n = r->st->nseconds;
+    size_t d = (size_t)ceil(r->duration_s - 1e-9);
+    if (d > MAX_SECONDS) d = MAX_SECONDS;
+    return n > d ? n : d;
+}
+
+void report_json(FILE *out, const report_t *r)
+{
+    const stats_t *st = r->st;
+    const options_t *o = r->o;
+    double rps = r->duration_s > 0 ? (double)st->completed / r->duration_s : 0;
+
+    fprintf(out, "{\"schema\":\"%s\",\"engine_version\":\"%s\",\"target\":", SCHEMA, ARENA_VERSION);
+    json_string(out, r->target->text);
+    fprintf(out, ",\"model\":\"%s\",\"threads\":%d", o->rate > 0 ? "open" : "closed", r->threads);
+    fprintf(out, ",\"connections\":{\"requested\":%d,\"opened\":%llu}", o->connections, (unsigned long long)st->opened);
+    fprintf(out, ",\"pipeline\":%d,\"keep_alive\":%s", o->pipeline, o->keep_alive ? "true" : "false");
+    fprintf(out, ",\"warmup_s\":%.3f,\"duration_s\":%.6f", o->warmup_s, r->duration_s);
+    fprintf(out, ",\"requests\":{\"sent\":%llu,\"completed\":%llu}", (unsigned long long)st->sent,
+            (unsigned long long)st->completed);
+    fprintf(out, ",\"throughput_rps\":%.2f,\"bytes_received\":%llu", rps, (unsigned long long)st->bytes);
+
+    fputs(",\"status\":{", out);
+    int first = 1;
+    for (int i = 0; i < 1000; i++) {
+        if (!st->status[i]) continue;
+        fprintf(out, "%s\"%d\":%llu", first ? "" : ",", i, (unsigned long long)st->status[i]);
+        first = 0;
+    }
+    fputs("},\"errors\":{", out);
+    for (int k = 0; k < ERR_KINDS; k++)
+        fprintf(out, "\"%s\":%llu,", error_names[k], (unsigned long long)st->errors[k]);
+    fprintf(out, "\"total\":%llu}", (unsigned long long)error_total(st->errors));
+
+    const hist_t *h = &st->lat;
+    fprintf(out,
+            ",\"latency_us\":{\"count\":%llu,\"min\":%llu,\"mean\":%.1f,\"stdev\":%.1f,\"max\":%llu,"
+            "\"p50\":%llu,\"p75\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,\"p9999\":%llu}",
+            (unsigned long long)h->total, (unsigned long long)(h->total ? h->min : 0), hist_mean(h), hist_stdev(h),
+            (unsigned long long)h->max, (unsigned long long)hist_percentile(h, 50),
+            (unsigned long long)hist_percentile(h, 75), (unsigned long long)hist_percentile(h, 90),
+            (unsigned long long)hist_percentile(h, 99), (unsigned long long)hist_percentile(h, 99.9),
+            (unsigned long long)hist_percentile(h, 99.99));
+
+    if (o->rate > 0)
+        fprintf(out, ",\"open\":{\"target_rps\":%.2f,\"late\":%llu,\"dropped\":%llu}", o->rate,
+                (unsigned long long)st->late, (unsigned long long)st->dropped);
+    else
+        fputs(",\"open\":null", out);
+
+    fputs(",\"timeline\":[", out);
+    size_t n = timeline_length(r);
+    for (size_t i = 0; i < n; i++) {
+        const second_t *s = i < st->nseconds ? &st->seconds[i] : NULL;
+        uint64_t completed = s ? s->completed : 0;
+        uint64_t errors = s ? error_total(s->errors) : 0;
+        uint64_t p50 = s && s->lat.counts ? hist_percentile(&s->lat, 50) : 0;
+        uint64_t p99 = s && s->lat.counts ? hist_percentile(&s->lat, 99) : 0;
+        fprintf(out, "%s{\"t\":%zu,\"completed\":%llu,\"errors\":%llu,\"p50_us\":%llu,\"p99_us\":%llu,\"error_kinds\":{",
+                i ? "," : "", i, (unsigned long long)completed, (unsigned long long)errors, (unsigned long long)p50,
+                (unsigned long long)p99);
+        int f = 1;
+        for (int k = 0; s && k < ERR_KINDS; k++) {
+            if (!s->errors[k]) continue;
+            fprintf(out, "%s\"%s\":%llu", f ? "" : ",", error_names[k], (unsigned long long)s->errors[k]);
+            f = 0;
+        }
+        fputs("}}", out);
+    }
+    fputs("]}\n", out);
+}
+
+static void human_us(char *buf, size_t len, double us)
+{
+    if (us < 1000) snprintf(buf, len, "%.0fus", us);
+    else if (us < 1e6) snprintf(buf, len, "%.2fms", us / 1000);
+    else snprintf(buf, len, "%.2fs", us / 1e6);
+}
+
+void report_human(FILE *out, const report_t *r)
+{
+    const stats_t *st = r->st;
+    const options_t *o = r->o;
+    const hist_t *h = &st->lat;
+    double rps = r->duration_s > 0 ? (double)st->completed / r->duration_s : 0;
+    char a[32], b[32], c[32], d[32], e[32], f[32], g[32];
+
+    fprintf(out, "arena-load %s: %.2fs %s-model run @ %s\n", ARENA_VERSION, r->duration_s,
+            o->rate > 0 ? "open" : "closed", r->target->text);
+    fprintf(out, "  %d threads, %d connections (%llu opened)%s", r->threads, o->connections,
+            (unsigned long long)st->opened, o->keep_alive ? "" : ", no keep-alive");
+    if (o->pipeline > 1) fprintf(out, ", pipeline %d", o->pipeline);
+    if (o->rate > 0) fprintf(out, ", target %.0f req/s", o->rate);
+    fputc('\n', out);
+    human_us(a, sizeof a, hist_mean(h));
+    human_us(b, sizeof b, hist_stdev(h));
+    human_us(c, sizeof c, (double)h->max);
+    fprintf(out, "  Latency   mean %s  stdev %s  max %s\n", a, b, c);
+    human_us(a, sizeof a, (double)hist_percentile(h, 50));
+    human_us(b, sizeof b, (double)hist_percentile(h, 75));
+    human_us(c, sizeof c, (double)hist_percentile(h, 90));
+    human_us(d, sizeof d, (double)hist_percentile(h, 99));
+    human_us(e, sizeof e, (double)hist_percentile(h, 99.9));
+    human_us(f, sizeof f, (double)hist_percentile(h, 99.99));
+    human_us(g, sizeof g, (double)(h->total ? h->min : 0));
+    fprintf(out, "            min %s  p50 %s  p75 %s  p90 %s  p99 %s  p99.9 %s  p99.99 %s\n", g, a, b, c, d, e, f);
+    fprintf(out, "  %llu requests sent, %llu completed, %.2f MB read\n", (unsigned long long)st->sent,
+            (unsigned long long)st->completed, (double)st->bytes / 1e6);
+    fputs("  Status   ", out);
+    for (int i = 0; i < 1000; i++)
+        if (st->status[i]) fprintf(out, " %d: %llu", i, (unsigned long long)st->status[i]);
+    fputc('\n', out);
+    uint64_t total = error_total(st->errors);
+    if (total) {
+        fprintf(out, "  Errors    %llu:", (unsigned long long)total);
+        for (int k = 0; k < ERR_KINDS; k++)
+            if (st->errors[k]) fprintf(out, " %s %llu", error_names[k], (unsigned long long)st->errors[k]);
+        fputc('\n', out);
+    }
+    if (o->rate > 0)
+        fprintf(out, "  Open      late %llu, dropped %llu\n", (unsigned long long)st->late,
+                (unsigned long long)st->dropped);
+    fprintf(out, "Requests/sec: %.2f\n", rps);
+    fprintf(out, "Transfer/sec: %.2f MB\n", r->duration_s > 0 ? (double)st->bytes / 1e6 / r->duration_s : 0);
+}

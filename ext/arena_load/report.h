@@ -1,0 +1,22 @@
+/* Presents merged results: one JSON document, or a short human summary. */
+#ifndef ARENA_REPORT_H
+#define ARENA_REPORT_H
+
+#include "options.h"
+#include "stats.h"
+#include "url.h"
+
+#include <stdio.h>
+
+typedef struct {
+    const options_t *o;
+    const target_t *target;
+    int threads;
+    double duration_s;
+    const stats_t *st;
+} report_t;
+
+void report_json(FILE *out, const report_t *r);
+void report_human(FILE *out, const report_t *r);
+
+#endif

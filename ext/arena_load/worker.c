@@ -1,0 +1,729 @@
+/* The load loop: non-blocking sockets on one epoll instance per thread.
+ *
+ * Closed model: every connection sends its next request as soon as the
+ * previous response is complete (up to -p in flight), until the budget (-n,
+ * -r) or the duration is spent.
+ *
+ * Open model: requests are due on a constant schedule (intended time of
+ * request k = start + k / rate). A due request goes out on any connection with
+ * room; when there is none it waits (a backlog that is only a counter) and a
+ * closed connection is opened. Latency runs from the intended time, so a
+ * stalled server shows in the percentiles instead of slowing the schedule.
+ *
+ * A connection that fails counts one error of that kind for every request in
+ * flight on it (or one error when none was), is closed and reopened. A server
+ * that closes after a complete response, or with `Connection: close`, is
+ * normal: unanswered pipelined requests are sent again on a new connection.
+ */
+#include "worker.h"
+#include "clock.h"
+#include "parser.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define READ_BUF (64 * 1024)
+#define MAX_EVENTS 256
+#define SCAN_NS (10 * NS_PER_MS)
+#define LATE_NS NS_PER_MS
+#define BACKOFF_MIN_MS 10
+#define BACKOFF_MAX_MS 500
+#define STALL_NS (10 * NS_PER_S)
+
+enum { C_DOWN, C_CONNECTING, C_UP };
+
+typedef struct {
+    uint64_t t;      /* latency origin: send time (closed) or intended time (open) */
+    uint64_t sent;   /* when it was handed to the kernel (for the timeout) */
+    uint32_t req;
+} slot_t;
+
+typedef struct {
+    int fd;
+    uint8_t state;
+    uint8_t want_out;   /* EPOLLOUT registered */
+    uint8_t in_free;    /* on the free stack (open model) */
+    uint8_t parser_set; /* parser prepared for the head request */
+    uint32_t head, count, written;
+    size_t wr_off;
+    uint64_t reps;      /* counted requests sent (-r) */
+    uint64_t served;    /* responses on the current TCP connection */
+    uint64_t issued;    /* requests sent on the current TCP connection */
+    uint64_t since;     /* connect start */
+    uint64_t retry_at;  /* reconnect no earlier than this (0: not waiting) */
+    uint32_t backoff_ms;
+    http_parser parser;
+    slot_t *slots;
+} conn_t;
+
+typedef struct {
+    worker_t *w;
+    run_t *run;
+    const options_t *o;
+    const request_set *rs;
+    stats_t *st;
+    int ep;
+    conn_t *conns;
+    int n;
+    uint32_t depth;
+    char *rbuf;
+    uint64_t now;
+    int open;
+    int stopping;
+    uint64_t stop_at, drain_deadline;
+    uint64_t inflight;
+    uint64_t rng;
+    uint64_t next_scan;
+    uint64_t last_progress;
+    /* closed model */
+    uint64_t budget_left;
+    int has_budget;
+    int reps_done;      /* connections that sent all their -r */
+    /* open model */
+    double interval;
+    uint64_t sched_start;
+    uint64_t issued, max_issue;
+    uint64_t *retry;    /* intended times of requests to send again */
+    uint32_t nretry, retry_cap;
+    uint32_t *free_stack, nfree;
+    uint32_t *down_stack, ndown;
+    uint32_t nconnecting;
+} loop_t;
+
+static void conn_connect(loop_t *L, conn_t *c);
+static void conn_flush(loop_t *L, conn_t *c);
+static void conn_fill(loop_t *L, conn_t *c);
+
+static inline int counted(const loop_t *L, uint64_t t)
+{
+    return t >= L->run->t_count;
+}
+
+static inline slot_t *slot_at(loop_t *L, conn_t *c, uint32_t i)
+{
+    return &c->slots[(c->head + i) % L->depth];
+}
+
+static second_t *second_of(loop_t *L, uint64_t t)
+{
+    uint64_t idx = (t - L->run->t_count) / NS_PER_S;
+    if (L->run->t_end) {
+        /* Responses drained after the end belong to the last second. */
+        uint64_t last = (L->run->t_end - L->run->t_count - 1) / NS_PER_S;
+        if (idx > last) idx = last;
+    }
+    return stats_second(L->st, (size_t)idx);
+}
+
+static void count_error(loop_t *L, int kind, uint64_t origin)
+{
+    if (!counted(L, origin) || !counted(L, L->now)) return;
+    L->st->errors[kind]++;
+    second_t *s = second_of(L, L->now);
+    if (s) s->errors[kind]++;
+}
+
+/* ---- closing and reopening ---- */
+
+static void conn_close(loop_t *L, conn_t *c)
+{
+    if (c->fd >= 0) close(c->fd);
+    if (c->state == C_CONNECTING && L->open) L->nconnecting--;
+    c->fd = -1;
+    c->state = C_DOWN;
+    c->want_out = 0;
+    L->inflight -= c->count;
+    c->count = c->written = c->head = 0;
+    c->wr_off = 0;
+    c->served = c->issued = 0;
+    c->parser_set = 0;
+}
+
+static int closed_has_work(loop_t *L, conn_t *c)
+{
+    if (L->stopping) return 0;
+    if (L->has_budget && L->budget_left == 0 && counted(L, L->now)) return 0;
+    if (L->o->repetitions && c->reps >= L->o->repetitions) return 0;
+    return 1;
+}
+
+/* After a close: reopen now, later (backoff), or leave it for the dispatcher. */
+static void conn_down(loop_t *L, conn_t *c, int backoff)
+{
+    if (backoff) {
+        c->backoff_ms = c->backoff_ms ? c->backoff_ms * 2 : BACKOFF_MIN_MS;
+        if (c->backoff_ms > BACKOFF_MAX_MS) c->backoff_ms = BACKOFF_MAX_MS;
+        c->retry_at = L->now + (uint64_t)c->backoff_ms * NS_PER_MS;
+        return;
+    }
+    if (L->open) {
+        L->down_stack[L->ndown++] = (uint32_t)(c - L->conns);
+        return;
+    }
+    if (closed_has_work(L, c)) conn_connect(L, c);
+}
+
+/* The requests in flight will be sent again: they were never answered
+ * because the server chose to end the connection, which is not an error. */
+static void requeue(loop_t *L, conn_t *c)
+{
+    for (uint32_t i = 0; i < c->count; i++) {
+        slot_t *s = slot_at(L, c, i);
+        if (counted(L, s->t)) L->st->sent--;
+        if (L->open) {
+            if (L->nretry < L->retry_cap) L->retry[L->nretry++] = s->t;
+        } else if (counted(L, s->t)) {
+            if (L->has_budget) L->budget_left++;
+            if (L->o->repetitions && c->reps-- == L->o->repetitions) L->reps_done--;
+        }
+    }
+}
+
+static void conn_fail(loop_t *L, conn_t *c, int kind)
+{
+    if (c->count == 0) {
+        count_error(L, kind, L->now);
+    } else {
+        for (uint32_t i = 0; i < c->count; i++) count_error(L, kind, slot_at(L, c, i)->t);
+    }
+    conn_close(L, c);
+    /* A dead or overloaded server must not make the loop spin. */
+    conn_down(L, c, kind == ERR_CONNECT_REFUSED || kind == ERR_CONNECT_TIMEOUT);
+}
+
+/* The server ended the connection on purpose (or after a complete response). */
+static void conn_end(loop_t *L, conn_t *c)
+{
+    requeue(L, c);
+    conn_close(L, c);
+    conn_down(L, c, 0);
+}
+
+/* ---- connecting ---- */
+
+static void on_connected(loop_t *L, conn_t *c)
+{
+    c->state = C_UP;
+    c->backoff_ms = 0;
+    if (L->open) L->nconnecting--;
+    if (counted(L, L->now)) L->st->opened++;
+    L->last_progress = L->now;
+    if (c->want_out) {
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+        epoll_ctl(L->ep, EPOLL_CTL_MOD, c->fd, &ev);
+        c->want_out = 0;
+    }
+    conn_fill(L, c);
+}
+
+static int connect_error_kind(int err)
+{
+    return err == ETIMEDOUT ? ERR_CONNECT_TIMEOUT : ERR_CONNECT_REFUSED;
+}
+
+static void conn_connect(loop_t *L, conn_t *c)
+{
+    const target_t *t = L->run->target;
+    c->retry_at = 0;
+    int fd = socket(t->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        count_error(L, ERR_CONNECT_REFUSED, L->now);
+        conn_down(L, c, 1);
+        return;
+    }
+    if (t->family != AF_UNIX) {
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    c->fd = fd;
+    c->state = C_CONNECTING;
+    c->since = L->now;
+    if (L->open) L->nconnecting++;
+    http_parser_reset(&c->parser, 0, NULL);
+    int rc = connect(fd, (const struct sockaddr *)&t->addr, t->addrlen);
+    if (rc < 0 && errno != EINPROGRESS) {
+        /* EAGAIN: a unix socket whose backlog is full refuses at once. */
+        conn_fail(L, c, connect_error_kind(errno));
+        return;
+    }
+    struct epoll_event ev = {.events = rc == 0 ? EPOLLIN : EPOLLIN | EPOLLOUT, .data.ptr = c};
+    if (epoll_ctl(L->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        conn_fail(L, c, ERR_CONNECT_REFUSED);
+        return;
+    }
+    c->want_out = rc != 0;
+    if (rc == 0) on_connected(L, c);
+}
+
+/* ---- sending ---- */
+
+static int can_issue_closed(loop_t *L, conn_t *c)
+{
+    if (!closed_has_work(L, c)) return 0;
+    if (!L->o->keep_alive && c->issued > 0) return 0;
+    return 1;
+}
+
+static void push_request(loop_t *L, conn_t *c, uint64_t origin)
+{
+    slot_t *s = slot_at(L, c, c->count);
+    s->t = origin;
+    s->sent = L->now;
+    s->req = request_pick(L->rs, &L->rng);
+    c->count++;
+    c->issued++;
+    L->inflight++;
+    if (counted(L, origin)) L->st->sent++;
+    if (!c->parser_set) {
+        const request_t *r = &L->rs->reqs[slot_at(L, c, 0)->req];
+        http_parser_reset(&c->parser, r->is_head, &r->expect);
+        c->parser_set = 1;
+    }
+}
+
+/* Closed model: top the connection up to the pipeline depth and send. */
+static void conn_fill(loop_t *L, conn_t *c)
+{
+    if (L->open) {
+        if (c->count < L->depth && (L->o->keep_alive || c->issued == 0) && !c->in_free) {
+            c->in_free = 1;
+            L->free_stack[L->nfree++] = (uint32_t)(c - L->conns);
+        }
+        return;
+    }
+    while (c->count < L->depth && can_issue_closed(L, c)) {
+        if (counted(L, L->now)) {
+            if (L->has_budget) L->budget_left--;
+            if (L->o->repetitions && ++c->reps == L->o->repetitions) L->reps_done++;
+        }
+        push_request(L, c, L->now);
+    }
+    if (c->written < c->count) conn_flush(L, c);
+}
+
+static void conn_flush(loop_t *L, conn_t *c)
+{
+    struct iovec iov[64];
+    while (c->written < c->count) {
+        int n = 0;
+        for (uint32_t i = c->written; i < c->count && n < 64; i++, n++) {
+            const request_t *r = &L->rs->reqs[slot_at(L, c, i)->req];
+            size_t off = i == c->written ? c->wr_off : 0;
+            iov[n].iov_base = r->bytes + off;
+            iov[n].iov_len = r->len - off;
+        }
+        struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+        ssize_t w = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+            if (errno == EINTR) continue;
+            /* EPIPE: the server already closed; let the read side tell how. */
+            if (errno == EPIPE) {
+                c->want_out = 0;
+                struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+                epoll_ctl(L->ep, EPOLL_CTL_MOD, c->fd, &ev);
+                return;
+            }
+            conn_fail(L, c, ERR_RESET);
+            return;
+        }
+        size_t left = (size_t)w;
+        while (left > 0 && c->written < c->count) {
+            const request_t *r = &L->rs->reqs[slot_at(L, c, c->written)->req];
+            size_t rest = r->len - c->wr_off;
+            if (left >= rest) {
+                left -= rest;
+                c->written++;
+                c->wr_off = 0;
+            } else {
+                c->wr_off += left;
+                left = 0;
+            }
+        }
+    }
+    int want = c->written < c->count;
+    if (want != c->want_out) {
+        struct epoll_event ev = {.events = want ? EPOLLIN | EPOLLOUT : EPOLLIN, .data.ptr = c};
+        epoll_ctl(L->ep, EPOLL_CTL_MOD, c->fd, &ev);
+        c->want_out = (uint8_t)want;
+    }
+}
+
+/* ---- receiving ---- */
+
+/* A response is complete. Returns 0 when the connection was closed. */
+static int on_response(loop_t *L, conn_t *c)
+{
+    slot_t *s = slot_at(L, c, 0);
+    const request_t *r = &L->rs->reqs[s->req];
+    http_parser *p = &c->parser;
+    if (counted(L, s->t)) {
+        uint64_t lat = L->now > s->t ? (L->now - s->t) / 1000 : 0;
+        stats_t *st = L->st;
+        st->completed++;
+        st->status[p->status]++;
+        hist_record(&st->lat, lat);
+        second_t *sec = second_of(L, L->now);
+        if (sec) stats_second_record(sec, lat);
+        if (!status_ok(r->expect_status, p->status)) count_error(L, ERR_UNEXPECTED_STATUS, s->t);
+        else if (!p->matched) count_error(L, ERR_BODY_MISMATCH, s->t);
+    }
+    L->last_progress = L->now;
+    c->head = (c->head + 1) % L->depth;
+    c->count--;
+    if (c->written > 0) c->written--;
+    else c->wr_off = 0;
+    L->inflight--;
+    c->served++;
+    c->parser_set = 0;
+    if (!p->keep_alive || !L->o->keep_alive) {
+        conn_end(L, c);
+        return 0;
+    }
+    if (c->count) {
+        const request_t *next = &L->rs->reqs[slot_at(L, c, 0)->req];
+        http_parser_reset(p, next->is_head, &next->expect);
+        c->parser_set = 1;
+    }
+    return 1;
+}
+
+/* Bytes arrived. Returns 0 when the connection was closed. */
+static int on_bytes(loop_t *L, conn_t *c, const char *buf, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        if (c->count == 0) {
+            /* Nothing asked: e.g. a 408 on an idle connection. Start afresh. */
+            conn_end(L, c);
+            return 0;
+        }
+        off += http_parser_feed(&c->parser, buf + off, len - off);
+        if (c->parser.state == HP_DONE) {
+            if (!on_response(L, c)) return 0;
+        } else if (c->parser.state == HP_ERROR) {
+            conn_fail(L, c, ERR_PARSE);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void on_eof(loop_t *L, conn_t *c)
+{
+    if (c->count == 0) {
+        conn_end(L, c);
+        return;
+    }
+    if (http_parser_eof(&c->parser)) {
+        on_response(L, c); /* closes: keep_alive is 0 */
+        return;
+    }
+    if (c->parser.nread == 0 && c->served > 0) {
+        /* Closed between responses (e.g. keep-alive limit) before reading
+         * the next request: retry it on a new connection. */
+        conn_end(L, c);
+        return;
+    }
+    conn_fail(L, c, ERR_CLOSED_BEFORE_RESPONSE);
+}
+
+static void on_readable(loop_t *L, conn_t *c)
+{
+    for (;;) {
+        ssize_t n = read(c->fd, L->rbuf, READ_BUF);
+        if (n > 0) {
+            L->now = now_ns();
+            if (counted(L, L->now)) L->st->bytes += (uint64_t)n;
+            if (!on_bytes(L, c, L->rbuf, (size_t)n)) return;
+            if ((size_t)n < READ_BUF) break;
+            continue;
+        }
+        if (n == 0) {
+            L->now = now_ns();
+            on_eof(L, c);
+            return;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+        L->now = now_ns();
+        conn_fail(L, c, ERR_RESET);
+        return;
+    }
+    conn_fill(L, c);
+}
+
+static void on_event(loop_t *L, conn_t *c, uint32_t events)
+{
+    if (c->state == C_CONNECTING) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) err = errno;
+        if (err) {
+            conn_fail(L, c, connect_error_kind(err));
+            return;
+        }
+        if (events & (EPOLLOUT | EPOLLIN | EPOLLHUP)) on_connected(L, c);
+        if (c->state != C_UP || !(events & EPOLLIN)) return;
+    }
+    if (c->state != C_UP) return;
+    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+        on_readable(L, c);
+        if (c->state != C_UP) return;
+    }
+    if ((events & EPOLLOUT) && c->want_out) conn_flush(L, c);
+}
+
+/* ---- open model schedule ---- */
+
+static uint64_t intended(const loop_t *L, uint64_t k)
+{
+    return L->sched_start + (uint64_t)((double)k * L->interval);
+}
+
+/* Requests whose intended time has come (bounded by -n and the duration). */
+static uint64_t due_count(const loop_t *L, uint64_t now)
+{
+    if (now < L->sched_start) return 0;
+    uint64_t due = (uint64_t)((double)(now - L->sched_start) / L->interval) + 1;
+    return due < L->max_issue ? due : L->max_issue;
+}
+
+static void dispatch(loop_t *L)
+{
+    uint64_t due = due_count(L, L->now);
+    while (L->nretry > 0 || L->issued < due) {
+        conn_t *c = NULL;
+        while (L->nfree > 0) {
+            conn_t *f = &L->conns[L->free_stack[L->nfree - 1]];
+            if (f->state == C_UP && f->count < L->depth && (L->o->keep_alive || f->issued == 0)) {
+                c = f;
+                break;
+            }
+            f->in_free = 0;
+            L->nfree--;
+        }
+        if (!c) {
+            uint64_t pending = L->nretry + (due - L->issued);
+            while (L->ndown > 0 && L->nconnecting < pending) {
+                conn_t *d = &L->conns[L->down_stack[--L->ndown]];
+                if (d->state == C_DOWN && !d->retry_at) conn_connect(L, d);
+            }
+            return;
+        }
+        while (c->count < L->depth && (L->nretry > 0 || L->issued < due)) {
+            uint64_t t = L->nretry > 0 ? L->retry[--L->nretry] : intended(L, L->issued++);
+            if (counted(L, t) && L->now - t > LATE_NS && L->now > t) L->st->late++;
+            push_request(L, c, t);
+            if (!L->o->keep_alive) break;
+        }
+        if (c->count >= L->depth || !L->o->keep_alive) {
+            c->in_free = 0;
+            L->nfree--;
+        }
+        conn_flush(L, c);
+    }
+}
+
+/* Requests that were due in the counted phase but never went out. */
+static void count_dropped(loop_t *L)
+{
+    uint64_t due = due_count(L, L->stop_at);
+    for (uint64_t k = L->issued; k < due; k++)
+        if (counted(L, intended(L, k))) L->st->dropped++;
+    for (uint32_t i = 0; i < L->nretry; i++)
+        if (counted(L, L->retry[i])) L->st->dropped++;
+    L->issued = due;
+    L->nretry = 0;
+}
+
+/* ---- timers ---- */
+
+static void scan(loop_t *L)
+{
+    uint64_t now = L->now;
+    for (int i = 0; i < L->n; i++) {
+        conn_t *c = &L->conns[i];
+        if (c->state == C_CONNECTING && now - c->since > L->run->connect_timeout_ns) {
+            conn_fail(L, c, ERR_CONNECT_TIMEOUT);
+        } else if (c->state == C_UP && c->count > 0 && now - slot_at(L, c, 0)->sent > L->run->timeout_ns) {
+            conn_fail(L, c, ERR_TIMEOUT);
+        } else if (c->state == C_DOWN && c->retry_at && now >= c->retry_at) {
+            c->retry_at = 0;
+            if (L->open) L->down_stack[L->ndown++] = (uint32_t)i;
+            else if (closed_has_work(L, c)) conn_connect(L, c);
+        }
+    }
+}
+
+static void begin_stop(loop_t *L, uint64_t at)
+{
+    L->stopping = 1;
+    L->stop_at = at;
+    L->drain_deadline = L->now + L->run->timeout_ns;
+    if (L->open) count_dropped(L);
+    /* Connections waiting to be reopened or idle are not needed any more. */
+    for (int i = 0; i < L->n; i++) {
+        conn_t *c = &L->conns[i];
+        c->retry_at = 0;
+        if (c->state == C_CONNECTING || (c->state == C_UP && c->count == 0)) conn_close(L, c);
+    }
+}
+
+static int wait_events(loop_t *L, struct epoll_event *evs, uint64_t wait_ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(wait_ns / NS_PER_S), .tv_nsec = (long)(wait_ns % NS_PER_S)};
+    static _Thread_local int no_pwait2;
+    if (!no_pwait2) {
+        int n = epoll_pwait2(L->ep, evs, MAX_EVENTS, &ts, NULL);
+        if (n >= 0 || errno != ENOSYS) return n;
+        no_pwait2 = 1;
+    }
+    return epoll_wait(L->ep, evs, MAX_EVENTS, (int)((wait_ns + NS_PER_MS - 1) / NS_PER_MS));
+}
+
+static int loop_init(loop_t *L, worker_t *w)
+{
+    memset(L, 0, sizeof *L);
+    L->w = w;
+    L->run = w->run;
+    L->o = w->run->o;
+    L->rs = w->run->reqs;
+    L->st = &w->stats;
+    L->n = w->nconns;
+    L->depth = (uint32_t)L->o->pipeline;
+    L->open = w->rate > 0;
+    L->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)(w->id + 1) * 0xBF58476D1CE4E5B9ull);
+    L->ep = epoll_create1(EPOLL_CLOEXEC);
+    L->rbuf = malloc(READ_BUF);
+    L->conns = calloc((size_t)L->n, sizeof *L->conns);
+    slot_t *slots = calloc((size_t)L->n * L->depth, sizeof *slots);
+    if (L->ep < 0 || !L->rbuf || !L->conns || !slots) return -1;
+    for (int i = 0; i < L->n; i++) {
+        L->conns[i].fd = -1;
+        L->conns[i].slots = slots + (size_t)i * L->depth;
+    }
+    L->has_budget = w->budget > 0;
+    L->budget_left = w->budget;
+    if (L->open) {
+        L->interval = 1e9 / w->rate;
+        int nthreads = L->o->threads;
+        L->sched_start = L->run->t0 + (uint64_t)(L->interval * w->id / nthreads);
+        L->max_issue = UINT64_MAX;
+        if (L->run->t_end) {
+            /* Only requests intended before the end are scheduled. */
+            uint64_t span = L->run->t_end > L->sched_start ? L->run->t_end - L->sched_start : 0;
+            uint64_t k = (uint64_t)((double)span / L->interval);
+            while (k > 0 && intended(L, k - 1) >= L->run->t_end) k--;
+            while (intended(L, k) < L->run->t_end) k++;
+            L->max_issue = k;
+        }
+        if (w->budget) {
+            uint64_t k0 = 0;
+            while (intended(L, k0) < L->run->t_count) k0++;
+            if (k0 + w->budget < L->max_issue) L->max_issue = k0 + w->budget;
+        }
+        L->retry_cap = L->n * L->depth;
+        L->retry = calloc(L->retry_cap, sizeof *L->retry);
+        L->free_stack = calloc((size_t)L->n, sizeof *L->free_stack);
+        L->down_stack = calloc((size_t)L->n * 2 + 1, sizeof *L->down_stack);
+        if (!L->retry || !L->free_stack || !L->down_stack) return -1;
+    }
+    return 0;
+}
+
+static void loop_free(loop_t *L)
+{
+    for (int i = 0; i < L->n; i++)
+        if (L->conns && L->conns[i].fd >= 0) close(L->conns[i].fd);
+    if (L->conns) free(L->conns[0].slots);
+    free(L->conns);
+    free(L->rbuf);
+    free(L->retry);
+    free(L->free_stack);
+    free(L->down_stack);
+    if (L->ep >= 0) close(L->ep);
+}
+
+static void run_loop(loop_t *L)
+{
+    run_t *run = L->run;
+    struct epoll_event evs[MAX_EVENTS];
+    L->now = now_ns();
+    L->last_progress = L->now;
+    L->next_scan = L->now + SCAN_NS;
+    uint64_t stall_ns = 2 * run->timeout_ns > STALL_NS ? 2 * run->timeout_ns : STALL_NS;
+
+    if (L->open) {
+        for (int i = L->n - 1; i >= 0; i--) L->down_stack[L->ndown++] = (uint32_t)i;
+    } else {
+        for (int i = 0; i < L->n; i++) conn_connect(L, &L->conns[i]);
+    }
+
+    for (;;) {
+        int stop = atomic_load_explicit(&run->stop, memory_order_relaxed);
+        if (!L->stopping) {
+            int budget_spent = !L->open && counted(L, L->now) &&
+                               ((L->has_budget && L->budget_left == 0) ||
+                                (L->o->repetitions && L->reps_done == L->n));
+            int schedule_spent = L->open && L->issued >= L->max_issue && L->nretry == 0;
+            if (stop) begin_stop(L, L->now);
+            else if (run->t_end && L->now >= run->t_end) begin_stop(L, run->t_end);
+            else if (budget_spent || schedule_spent) begin_stop(L, 0);
+            else if (!run->t_end && L->now - L->last_progress > stall_ns) begin_stop(L, L->now);
+        }
+        if (L->stopping && (L->inflight == 0 || L->now >= L->drain_deadline || stop >= 2)) break;
+        if (L->open && !L->stopping) dispatch(L);
+
+        uint64_t wait = L->next_scan > L->now ? L->next_scan - L->now : 0;
+        if (L->open && !L->stopping && L->issued < L->max_issue) {
+            uint64_t next = intended(L, L->issued);
+            uint64_t gap = next > L->now ? next - L->now : 0;
+            /* No free connection: wait for one to come back rather than spin. */
+            if (L->nretry == 0 && gap < wait) wait = gap;
+        }
+        if (run->t_end && !L->stopping && run->t_end > L->now && run->t_end - L->now < wait) wait = run->t_end - L->now;
+        if (L->stopping && L->drain_deadline - L->now < wait) wait = L->drain_deadline - L->now;
+
+        int n = wait_events(L, evs, wait);
+        L->now = now_ns();
+        for (int i = 0; i < n; i++) on_event(L, (conn_t *)evs[i].data.ptr, evs[i].events);
+        if (L->now >= L->next_scan) {
+            scan(L);
+            L->next_scan = L->now + SCAN_NS;
+        }
+    }
+    /* End of the counted phase as this thread saw it: the deadline, the
+     * signal, or (budget runs) the last response. */
+    L->w->finish_ns = L->stop_at ? L->stop_at : L->now;
+    if (L->open && L->stop_at == 0) L->w->finish_ns = L->now;
+}
+
+void *worker_main(void *arg)
+{
+    worker_t *w = arg;
+    loop_t L;
+    if (w->cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(w->cpu, &set);
+        int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+        if (rc != 0) snprintf(w->error, sizeof w->error, "cannot pin thread to CPU %d: %s", w->cpu, strerror(rc));
+    }
+    if (!w->error[0]) {
+        if (loop_init(&L, w) < 0) snprintf(w->error, sizeof w->error, "out of memory or descriptors");
+        else run_loop(&L);
+        loop_free(&L);
+    }
+    atomic_fetch_sub(&w->run->running, 1);
+    return NULL;
+}
