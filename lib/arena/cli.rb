@@ -43,6 +43,11 @@ module Arena
     rescue Interrupt
       @err.puts "arena: interrupted"
       130
+    rescue => e
+      # A bug in Arena: still one line, with where it happened; ARENA_DEBUG=1 shows the trace.
+      raise if ENV["ARENA_DEBUG"] == "1"
+      @err.puts "arena: internal error: #{e.class}: #{e.message} (at #{e.backtrace&.first}); rerun with ARENA_DEBUG=1 for the trace"
+      70
     end
 
     private

@@ -15,7 +15,7 @@ module Arena
 
   # The load knobs every scenario shares.
   LoadOptions = Struct.new(:connections, :duration, :warmup, :keep_alive, :reps, :timeout, :threads,
-    keyword_init: true) do
+    :slo_ms, :step, :max_connections, :max_time, :slow_clients, :slow_mode, keyword_init: true) do
     # `both` runs keep-alive on and off side by side, as the 2016 comparison did.
     def keep_alive_modes
       {"on" => [true], "off" => [false], "both" => [true, false]}.fetch(keep_alive)

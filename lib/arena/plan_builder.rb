@@ -9,7 +9,8 @@ module Arena
     DEFAULTS = {
       servers: [].freeze, workloads: nil, scenarios: ["steady"], connections: 16, duration: 5, warmup: 1,
       keep_alive: "on", reps: 100, timeout: 10, threads: 1, bind: "tcp", repeat: 1, app: nil,
-      out: nil, json: nil, port: nil, ready_timeout: 30
+      out: nil, json: nil, port: nil, ready_timeout: 30, slo_ms: 100, step: 100, max_connections: 1000,
+      max_time: 300, slow_clients: nil, slow_mode: "headers"
     }.freeze
 
     attr_reader :options
@@ -28,7 +29,7 @@ module Arena
       parser.on("--ready-timeout SEC", Float, "how long a server may take to answer (default 30)") { |v| @options[:ready_timeout] = positive(v, "--ready-timeout") }
       parser.on("--out DIR", "results directory (default ./arena-results/TIMESTAMP)") { |v| @options[:out] = v }
       return unless load
-      parser.on("--scenario LIST", Array, "steady (default), reps") { |v| @options[:scenarios] = v }
+      parser.on("--scenario LIST", Array, "steady (default), reps, rate, breakpoint, crash, restart, slow-clients") { |v| @options[:scenarios] = v }
       parser.on("-c N", Integer, "connections (default 16)") { |v| @options[:connections] = positive(v, "-c") }
       parser.on("-d SEC", Float, "seconds of load per measurement (default 5)") { |v| @options[:duration] = positive(v, "-d") }
       parser.on("-w SEC", Float, "warm-up seconds, not counted (default 1)") { |v| @options[:warmup] = v.negative? ? positive(v, "-w") : v }
@@ -37,6 +38,12 @@ module Arena
       parser.on("--timeout SEC", Float, "response timeout (default 10)") { |v| @options[:timeout] = positive(v, "--timeout") }
       parser.on("--repeat N", Integer, "run each measurement N times, report the median") { |v| @options[:repeat] = positive(v, "--repeat") }
       parser.on("--json FILE", "also copy the results document to FILE") { |v| @options[:json] = v }
+      parser.on("--slo MS", Float, "p99 objective for rate and breakpoint (default 100)") { |v| @options[:slo_ms] = within(v, 0.1, 600_000, "--slo") }
+      parser.on("--step N", Integer, "breakpoint: connections added per level (default 100)") { |v| @options[:step] = within(v, 1, 10_000, "--step") }
+      parser.on("--max-connections N", Integer, "breakpoint: highest level tried (default 1000)") { |v| @options[:max_connections] = within(v, 1, 20_000, "--max-connections") }
+      parser.on("--max-time SEC", Float, "breakpoint: time for all levels (default 300)") { |v| @options[:max_time] = positive(v, "--max-time") }
+      parser.on("--slow-clients N", Integer, "slow-clients: how many (default 2 x workers)") { |v| @options[:slow_clients] = within(v, 1, 10_000, "--slow-clients") }
+      parser.on("--slow-mode MODE", SlowClients::MODES, "slow-clients: headers (default), upload or read") { |v| @options[:slow_mode] = v }
     end
 
     def build
@@ -46,7 +53,9 @@ module Arena
       Plan.new(
         app: app, servers: servers(app), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
         load: LoadOptions.new(connections: o[:connections], duration: o[:duration], warmup: o[:warmup],
-          keep_alive: o[:keep_alive], reps: o[:reps], timeout: o[:timeout], threads: o[:threads]).freeze,
+          keep_alive: o[:keep_alive], reps: o[:reps], timeout: o[:timeout], threads: o[:threads],
+          slo_ms: o[:slo_ms], step: o[:step], max_connections: o[:max_connections], max_time: o[:max_time],
+          slow_clients: o[:slow_clients], slow_mode: o[:slow_mode]).freeze,
         bind: o[:bind], out_dir: File.expand_path(o[:out] || default_out), json_path: o[:json], repeat: o[:repeat],
         port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine
       ).freeze
@@ -69,6 +78,11 @@ module Arena
     end
 
     def default_out = File.join("arena-results", Time.now.strftime("%Y%m%d-%H%M%S"))
+
+    def within(value, low, high, flag)
+      raise UsageError, "#{flag} must be between #{low} and #{high}" unless value.between?(low, high)
+      value
+    end
 
     def positive(value, flag)
       raise UsageError, "#{flag} must be greater than zero" unless value.positive?

@@ -50,8 +50,8 @@ module Arena
       return fail_server(label, "#{label}: not installed (#{installation.why})", [], installation) unless installation.found
 
       dir = File.join(@plan.out_dir, "servers", format("%02d-%s", index + 1, label.gsub(/[^\w.=-]+/, "_")))
-      server = ServerRun.new(adapter: adapter, app: @plan.app, bind: bind_for(dir), dir: dir,
-        machine: @plan.machine, ready_timeout: @plan.ready_timeout)
+      bind = bind_for(dir)
+      server = @server = new_server(adapter, bind, dir)
       begin
         server.start
       rescue ServerRun::Failed => e
@@ -65,22 +65,37 @@ module Arena
       end
       @store.add_server(record.merge("status" => "ok"))
       @reporter.server_started(record)
-      good.each { |workload| run_workload(server, workload, engine, dir) }
+      good.each { |workload| run_workload(adapter, workload, engine, dir) }
     ensure
-      server&.stop
+      @server&.stop
+      @server = nil
     end
 
-    def run_workload(server, workload, engine, dir)
+    def new_server(adapter, bind, dir)
+      ServerRun.new(adapter: adapter, app: @plan.app, bind: bind, dir: dir, machine: @plan.machine,
+        ready_timeout: @plan.ready_timeout)
+    end
+
+    # Stops the current server and starts the same config afresh on the same
+    # bind: after a crash or restart scenario, the next one starts clean.
+    def fresh_server
+      old = @server
+      old.stop
+      @server = new_server(old.adapter, old.bind, old.dir).start
+    end
+
+    def run_workload(adapter, workload, engine, dir)
       @plan.scenarios.each do |name|
         scenario = Scenarios.fetch(name).new
-        ctx = Scenarios::Context.new(server: server, workload: workload, engine: engine, load: @plan.load,
-          dir: dir, machine: @plan.machine)
         @plan.repeat.times do |i|
+          ctx = Scenarios::Context.new(server: @server, workload: workload, engine: engine, load: @plan.load,
+            dir: dir, machine: @plan.machine, restarter: -> { fresh_server })
           scenario.call(ctx).each do |measurement|
             measurement = measurement.merge("repeat" => i + 1)
             @store.add_measurement(measurement)
             @reporter.measured(measurement)
           end
+          fresh_server if scenario.disruptive?
         end
       end
     end

@@ -8,7 +8,7 @@ module Arena
   # fails here is reported as failed and never loaded.
   class Verify
     Outcome = Struct.new(:workload, :ok, :problems, keyword_init: true) do
-      def to_h = {workload: workload, ok: ok, problems: problems}
+      def to_h = {"workload" => workload, "ok" => ok, "problems" => problems}
     end
 
     def initialize(bind:, probe: HttpProbe.new(bind, timeout: 10))

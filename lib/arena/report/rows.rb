@@ -12,7 +12,8 @@ module Arena
       module_function
 
       def from(document)
-        groups = document.fetch("measurements", []).group_by do |m|
+        measured = document.fetch("measurements", []).select { |m| m["load"].is_a?(Hash) }
+        groups = measured.group_by do |m|
           m.values_at("server", "workload", "scenario", "variant")
         end
         groups.map do |(server, workload, scenario, variant), runs|

@@ -4,8 +4,13 @@ module Arena
   module Scenarios
     # What a scenario gets: the running server, the workload, the engine, the
     # plan's load options, and a directory for its files.
-    Context = Struct.new(:server, :workload, :engine, :load, :dir, :machine, keyword_init: true) do
+    Context = Struct.new(:server, :workload, :engine, :load, :dir, :machine, :restarter, keyword_init: true) do
       def adapter = server.adapter
+
+      # A fresh server in place of the current one (after a crash or restart).
+      def restart_server
+        self.server = restarter.call
+      end
 
       def target = server.bind.target(workload.path)
 
@@ -29,7 +34,8 @@ module Arena
     # Scenarios turn a Context into measurement records (plain hashes, written
     # to the results file as they are). `measure` is the one way to run load:
     # the probes sample the server while the engine runs, and a block may act
-    # on the server meanwhile (crash, restart).
+    # on the server meanwhile (crash, restart); what it returns (or, for a
+    # thread, what the thread returns) is kept as the record's "extra".
     class Base
       class << self
         attr_reader :key, :description
@@ -43,11 +49,21 @@ module Arena
 
       def key = self.class.key
 
+      # A disruptive scenario leaves the server changed (killed, restarted):
+      # the runner starts a fresh one after it.
+      def disruptive? = false
+
+      def summary_record(ctx, variant, fields)
+        {"server" => ctx.adapter.label, "workload" => ctx.workload.name, "scenario" => key,
+         "variant" => variant, "kind" => "summary"}.merge(fields)
+      end
+
       def measure(ctx, settings, variant: nil, interval: 0.2)
         sampler = Probes::Sampler.new(pids: -> { ctx.server.pids }, interval: interval).start
         run = ctx.engine.start(ctx.target, settings)
         extra = block_given? ? yield(run) : nil
         result = run.wait
+        extra = extra.value if extra.is_a?(Thread)
         probes = sampler.stop
         record(ctx, result, probes, variant: variant, settings: settings, extra: extra)
       ensure

@@ -1,0 +1,70 @@
+# frozen_string_literal: true
+
+require "json"
+require "open3"
+require "tmpdir"
+require "fileutils"
+
+module Arena
+  # Integration tests run the real `arena` executable, as a user would, with
+  # short loads, and then look at its exit status, its stderr and its results
+  # file, and at /proc for anything it left behind.
+  class ArenaCase < Minitest::Test
+    ROOT = File.expand_path("../..", __dir__)
+    EXE = File.join(ROOT, "exe/arena")
+
+    Outcome = Struct.new(:status, :stdout, :stderr, :dir, keyword_init: true) do
+      def results = JSON.parse(File.read(File.join(dir, "results.json")))
+
+      def measurements = results.fetch("measurements")
+
+      def describe = "exit #{status.exitstatus}\nstdout:\n#{stdout}\nstderr:\n#{stderr}"
+    end
+
+    def setup
+      skip "engine binary missing: make -C ext/arena_load" unless File.executable?(File.join(ROOT, "ext/arena_load/arena-load"))
+      @tmp = Dir.mktmpdir("arena-test")
+    end
+
+    def teardown
+      return unless @tmp
+      assert_empty leftovers(@tmp), "processes left behind"
+      FileUtils.rm_rf(@tmp)
+    end
+
+    def arena(*args, timeout: 120)
+      out = File.join(@tmp, "run-#{name}-#{rand(1 << 30)}")
+      args += ["--out", out] if %w[run].include?(args.first)
+      stdout, stderr, status = Timeout.timeout(timeout) { Open3.capture3(EXE, *args, chdir: ROOT) }
+      Outcome.new(status: status, stdout: stdout, stderr: stderr, dir: out)
+    end
+
+    # Any live process whose command line or working directory mentions `marker`.
+    def leftovers(marker)
+      Dir.children("/proc").grep(/\A\d+\z/).filter_map do |pid|
+        cmd = File.read("/proc/#{pid}/cmdline").tr("\0", " ")
+        cwd = begin
+          File.readlink("/proc/#{pid}/cwd")
+        rescue SystemCallError
+          ""
+        end
+        state = File.read("/proc/#{pid}/stat")[/\) (\w)/, 1]
+        "#{pid} #{cmd}" if state != "Z" && (cmd.include?(marker) || cwd.start_with?(marker))
+      rescue SystemCallError
+        nil
+      end
+    end
+
+    # A user's app: a config.ru in a directory with its own locked bundle,
+    # resolved from the gems already installed (no network).
+    def user_app(config_ru, gems: %w[puma rack])
+      dir = File.join(@tmp, "app")
+      FileUtils.mkdir_p(dir)
+      File.write(File.join(dir, "config.ru"), config_ru)
+      File.write(File.join(dir, "Gemfile"), "source \"https://rubygems.org\"\n" + gems.map { |g| "gem #{g.inspect}\n" }.join)
+      _, err, status = Open3.capture3({"BUNDLE_GEMFILE" => File.join(dir, "Gemfile")}, "bundle", "lock", "--local", chdir: dir)
+      raise "bundle lock failed: #{err}" unless status.success?
+      File.join(dir, "config.ru")
+    end
+  end
+end
