@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "fileutils"
+require "tmpdir"
 
 module Arena
   # Carries out a Plan: for each server config, start, verify, run every
@@ -28,10 +29,12 @@ module Arena
       @reporter.planned(@plan, planned_count)
       engine = Load::Engine.new(dir: @engine_dir, machine: @plan.machine)
       @plan.servers.each_with_index { |adapter, i| run_server(adapter, engine, i) }
+      FileUtils.rm_rf(@socket_dir) if @socket_dir
       @store.finish
       @reporter.finished(@store.document, interrupted: false)
       self
     rescue Interrupt
+      FileUtils.rm_rf(@socket_dir) if @socket_dir
       @store.finish(interrupted: true)
       @reporter.finished(@store.document, interrupted: true)
       raise
@@ -100,8 +103,13 @@ module Arena
       end
     end
 
+    # Unix socket paths are limited to 107 bytes, so sockets live in a short
+    # temporary directory of their own, removed at the end of the run.
     def bind_for(dir)
-      return Bind.unix(File.join(dir, "server.sock")) if @plan.bind == "unix"
+      if @plan.bind == "unix"
+        @socket_dir ||= Dir.mktmpdir("arena-")
+        return Bind.unix(File.join(@socket_dir, "#{File.basename(dir)[0, 2]}.sock"))
+      end
       @plan.port ? Bind.tcp(port: @plan.port) : Bind.tcp
     end
 
