@@ -3,9 +3,9 @@
 module Arena
   # The Rack app under test: the built-in arena app running in Arena's own
   # bundle, or a user's config.ru running inside that app's bundle.
-  AppSource = Struct.new(:rackup, :gemfile, :dir, :builtin, keyword_init: true) do
-    ROOT = File.expand_path("../..", __dir__)
+  ROOT = File.expand_path("../..", __dir__)
 
+  AppSource = Struct.new(:rackup, :gemfile, :dir, :builtin, keyword_init: true) do
     def self.builtin
       new(rackup: File.join(ROOT, "lib/arena/app/arena.ru"), gemfile: File.join(ROOT, "Gemfile"),
         dir: ROOT, builtin: true).freeze

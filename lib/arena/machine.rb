@@ -13,7 +13,9 @@ module Arena
 
     def server_cores = pinned? ? cores - 1 : cores
 
-    def server_cpus = pinned? ? ((server_cores == 1) ? "0" : "0-#{cores - 2}") : nil
+    def server_cpus = if pinned?
+                        (server_cores == 1) ? "0" : "0-#{cores - 2}"
+                      end
 
     def engine_cpus = pinned? ? (cores - 1).to_s : nil
 

@@ -12,7 +12,7 @@ module Arena
     PIECE = 4
     PAUSE = 0.1
 
-    def initialize(bind:, count:, mode: "headers", duration:)
+    def initialize(bind:, count:, duration:, mode: "headers")
       raise UsageError, "slow-clients mode must be one of #{MODES.join(", ")}" unless MODES.include?(mode)
       @bind = bind
       @count = count

@@ -33,11 +33,11 @@ module Arena
         clean = levels.reject { |r| broken?(r, ctx.load.slo_ms) }.last
         broke = levels.find { |r| broken?(r, ctx.load.slo_ms) }
         summary_record(ctx, "summary", "step" => ctx.load.step, "slo_ms" => ctx.load.slo_ms,
-         "last_clean_connections" => clean && clean.dig("engine_argv").then { |a| a[a.index("-c") + 1].to_i },
-         "last_clean_rps" => clean&.dig("load", "throughput_rps"),
-         "broke_at_connections" => broke && broke.dig("engine_argv").then { |a| a[a.index("-c") + 1].to_i },
-         "broke_because" => broke && reason(broke, ctx.load.slo_ms),
-         "levels" => levels.size)
+          "last_clean_connections" => clean && clean.dig("engine_argv").then { |a| a[a.index("-c") + 1].to_i },
+          "last_clean_rps" => clean&.dig("load", "throughput_rps"),
+          "broke_at_connections" => broke && broke.dig("engine_argv").then { |a| a[a.index("-c") + 1].to_i },
+          "broke_because" => broke && reason(broke, ctx.load.slo_ms),
+          "levels" => levels.size)
       end
 
       def reason(record, slo_ms)

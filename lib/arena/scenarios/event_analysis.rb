@@ -13,11 +13,12 @@ module Arena
         after = timeline.select { |s| s["t"] >= at.floor }
         baseline = before.empty? ? nil : before.sum { |s| s["completed"] } / before.size.to_f
         back = baseline && after.find { |s| s["t"] > at && s["completed"] >= recovered * baseline }
+        dip = after.map { |s| s["completed"] }.min
         {
           "event_at_s" => at.round(2),
           "baseline_rps" => baseline&.round(1),
-          "dip_rps" => after.map { |s| s["completed"] }.min,
-          "dip_pct" => (baseline && baseline.positive? && after.any?) ? (100.0 * (1 - after.map { |s| s["completed"] }.min / baseline)).round(1) : nil,
+          "dip_rps" => dip,
+          "dip_pct" => (dip && baseline&.positive?) ? (100.0 * (1 - dip / baseline)).round(1) : nil,
           "recovery_s" => back && (back["t"] + 1 - at).round(2),
           "recovered" => !back.nil?,
           "errors_after_event" => after.sum { |s| s["errors"].to_i }
