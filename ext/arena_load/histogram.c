@@ -88,7 +88,7 @@ uint64_t hist_percentile(const hist_t *h, double pct)
     if (pct > 100) pct = 100;
     uint64_t rank = (uint64_t)ceil(pct / 100.0 * (double)h->total);
     if (rank < 1) rank = 1;
-    if (rank > h->total) rank = h->total;
+    if (rank >= h->total) return h->max;
     uint64_t seen = 0;
     for (size_t i = 0; i < h->ncounts; i++) {
         seen += h->counts[i];

@@ -30,7 +30,8 @@ void hist_record(hist_t *h, uint64_t v);
 /* dst and src must have been initialised with the same parameters. */
 void hist_merge(hist_t *dst, const hist_t *src);
 /* Value at percentile pct (0..100]: the middle of the bucket holding the
- * ceil(pct/100 * total)-th smallest value, clamped to [min, max]. 0 if empty. */
+ * ceil(pct/100 * total)-th smallest value, clamped to [min, max]; the
+ * largest rank gives max exactly. 0 if empty. */
 uint64_t hist_percentile(const hist_t *h, double pct);
 double hist_mean(const hist_t *h);
 double hist_stdev(const hist_t *h);

@@ -1,0 +1,94 @@
+/* Feeds a byte stream of responses to the parser in pieces and records what
+ * it saw. Used by the parser tests and the fuzzers: the outcome must not
+ * depend on where the stream is cut. */
+#ifndef ARENA_REPLAY_H
+#define ARENA_REPLAY_H
+
+#include "parser.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define REPLAY_MAX 64
+
+typedef struct {
+    int n;
+    int status[REPLAY_MAX];
+    unsigned long long body[REPLAY_MAX];
+    int keep_alive[REPLAY_MAX];
+    int matched[REPLAY_MAX];
+    int error;
+    size_t error_at;    /* bytes consumed in all when the error was seen */
+    int invariant_broken;
+} replay_result;
+
+/* cuts: sorted offsets where the stream is split (may repeat or be 0/len).
+ * head_mask[i] == 'H': response i answers a HEAD request. */
+static void replay(const char *data, size_t len, const size_t *cuts, size_t ncuts, const char *head_mask,
+                   const body_expect *expect, int eof, replay_result *out)
+{
+    http_parser p;
+    size_t mask_len = head_mask ? strlen(head_mask) : 0;
+    memset(out, 0, sizeof *out);
+    http_parser_reset(&p, mask_len > 0 && head_mask[0] == 'H', expect);
+    size_t pos = 0, total = 0;
+    for (size_t k = 0; k <= ncuts && !out->error; k++) {
+        size_t end = k < ncuts ? cuts[k] : len;
+        if (end > len) end = len;
+        if (end < pos) continue;
+        /* Copy the piece so that ASan sees any read past its end. */
+        size_t plen = end - pos;
+        char *piece = malloc(plen ? plen : 1);
+        memcpy(piece, data + pos, plen);
+        size_t off = 0;
+        while (off < plen) {
+            size_t used = http_parser_feed(&p, piece + off, plen - off);
+            if (used > plen - off) out->invariant_broken = 1;
+            off += used;
+            total += used;
+            if (p.state == HP_DONE) {
+                if (out->n < REPLAY_MAX) {
+                    out->status[out->n] = p.status;
+                    out->body[out->n] = p.body_bytes;
+                    out->keep_alive[out->n] = p.keep_alive;
+                    out->matched[out->n] = p.matched;
+                }
+                out->n++;
+                size_t i = (size_t)out->n;
+                http_parser_reset(&p, i < mask_len && head_mask[i] == 'H', expect);
+            } else if (p.state == HP_ERROR) {
+                out->error = 1;
+                out->error_at = total;
+                break;
+            } else if (used == 0) {
+                out->invariant_broken = 1; /* busy but made no progress */
+                break;
+            }
+        }
+        free(piece);
+        pos = end;
+    }
+    if (!out->error && eof && http_parser_eof(&p)) {
+        if (out->n < REPLAY_MAX) {
+            out->status[out->n] = p.status;
+            out->body[out->n] = p.body_bytes;
+            out->keep_alive[out->n] = p.keep_alive;
+            out->matched[out->n] = p.matched;
+        }
+        out->n++;
+    }
+    if (total > len) out->invariant_broken = 1;
+}
+
+static int replay_equal(const replay_result *a, const replay_result *b)
+{
+    if (a->n != b->n || a->error != b->error || a->error_at != b->error_at) return 0;
+    int n = a->n < REPLAY_MAX ? a->n : REPLAY_MAX;
+    for (int i = 0; i < n; i++)
+        if (a->status[i] != b->status[i] || a->body[i] != b->body[i] || a->keep_alive[i] != b->keep_alive[i] ||
+            a->matched[i] != b->matched[i])
+            return 0;
+    return 1;
+}
+
+#endif
