@@ -83,6 +83,33 @@ module Arena
       end
     end
 
+    def test_pipelined_requests_against_close_after_each_are_sent_again
+      CloseAfterEach.open do |server|
+        run = run_ok(server.target, "-c", 2, "-p", 4, "-n", 100, deadline: 8)
+        assert_equal [100, 100], [run.sent, run.completed], run.describe
+        assert_no_errors(run)
+        assert_equal 100, server.served
+      end
+    end
+
+    def test_keep_alive_limit_close_between_responses_is_not_an_error
+      KeepAlive.open(limit: 3) do |server|
+        run = run_ok(server.target, "-c", 4, "-n", 300, deadline: 8)
+        assert_equal [300, 300], [run.sent, run.completed], run.describe
+        assert_no_errors(run)
+        assert_equal 300, server.total_requests
+        assert_includes 100..110, run.json.dig("connections", "opened"), run.describe
+      end
+    end
+
+    def test_garbage_answers_are_parse_errors
+      Garbage.open do |server|
+        run = run_ok(server.target, "-c", 2, "-n", 10, deadline: 6)
+        assert_equal 0, run.completed, run.describe
+        assert_only_errors(run, "parse" => 10)
+      end
+    end
+
     def test_unix_socket_target
       KeepAlive.open(unix: true) do |server|
         run = run_ok(server.target("/via-unix"), "-c", 4, "-n", 300, deadline: 8)
@@ -99,7 +126,8 @@ module Arena
         assert_no_errors(run)
         assert_equal({"200" => 400}, run.json["status"])
         assert_equal 4, run.json.dig("connections", "opened"), run.describe
-        assert_equal 4, server.accepted
+        # Plus the engine's start-up probe, which connects once and sends nothing.
+        assert_includes 4..5, server.accepted
         assert_equal 400, server.total_requests
         assert_operator run.json["bytes_received"], :>=, 400 * KeepAlive::DEFAULT_BODY.bytesize
       end
@@ -111,7 +139,7 @@ module Arena
         assert_equal 300, run.completed, run.describe
         assert_no_errors(run)
         assert_includes 300..304, run.json.dig("connections", "opened"), run.describe
-        assert_includes 300..304, server.accepted
+        assert_includes 300..305, server.accepted # one more: the start-up probe
       end
     end
   end

@@ -162,6 +162,20 @@ module Arena
         monotonic - @started_at
       end
 
+      # Half-closes, then reads until the peer closes: the final close then
+      # sends FIN, never RST, even if the client had written more (a request
+      # the server chose not to read).
+      def close_politely(socket)
+        socket.close_write
+        deadline = monotonic + 1
+        while monotonic < deadline
+          break unless socket.wait_readable(deadline - monotonic)
+          socket.readpartial(4096)
+        end
+      rescue EOFError, SystemCallError
+        nil
+      end
+
       def response(status: 200, body: "", headers: {})
         lines = ["HTTP/1.1 #{status} #{REASONS.fetch(status, "Status")}"]
         lines << "Content-Type: text/plain"
@@ -177,13 +191,16 @@ module Arena
     # A correct keep-alive server. `/status/NNN` answers with that status; any
     # other path answers 200 with `body`. It counts requests per "METHOD path"
     # and keeps the last request seen per path, so tests can check what the
-    # engine actually sent.
+    # engine actually sent. With `limit:` it closes a connection after that
+    # many responses without announcing it (like a keep-alive request limit):
+    # a request the client already sent on it goes unanswered.
     class KeepAlive < Base
       DEFAULT_BODY = "hello arena"
 
-      def initialize(body: DEFAULT_BODY, **options)
+      def initialize(body: DEFAULT_BODY, limit: nil, **options)
         super(**options)
         @body = body
+        @limit = limit
         @counts = Hash.new(0)
         @last = {}
       end
@@ -204,11 +221,14 @@ module Arena
 
       def serve(socket)
         reader = RequestReader.new(socket)
+        served = 0
         while (request = reader.next_request)
           record(request)
           extra = request.close? ? {"Connection" => "close"} : {}
           socket.write(answer(request, extra))
           break if request.close?
+          served += 1
+          return close_politely(socket) if @limit && served >= @limit
         end
       end
 
@@ -320,10 +340,7 @@ module Arena
         return unless RequestReader.new(socket).next_request
         socket.write(payload)
         @mutex.synchronize { @served += 1 }
-        # Half-close first and drain, so close sends FIN rather than RST even
-        # if the client wrote something more.
-        socket.close_write
-        drain(socket)
+        close_politely(socket)
       end
 
       def payload
@@ -333,15 +350,15 @@ module Arena
           response(body: BODY, headers: {"Connection" => "close"})
         end
       end
+    end
 
-      def drain(socket)
-        deadline = monotonic + 1
-        while monotonic < deadline
-          break unless socket.wait_readable(deadline - monotonic)
-          socket.readpartial(4096)
-        end
-      rescue EOFError, SystemCallError
-        nil
+    # Answers every request with bytes that are not HTTP.
+    class Garbage < Base
+      private
+
+      def serve(socket)
+        reader = RequestReader.new(socket)
+        socket.write("SMTP/1.0 220 hello there\r\n\r\n") while reader.next_request
       end
     end
 
