@@ -11,25 +11,44 @@ module Arena
     # `passenger start` stays in the foreground, but it always launches its
     # watchdog (and the core and app processes under it) with --daemonize: a
     # double fork that would hand them to init, out of reach of the process
-    # tree Arena samples and stops. The command therefore starts with a
-    # two-line wrapper that marks the leader a child subreaper (kept across
-    # exec) before exec'ing passenger: orphans of the tree come back to it.
-    # The wrapper also points TMPDIR at the server's dir, where passenger
-    # start makes its working dir (and leaves it behind when the engine fails
-    # to start).
+    # tree Arena samples and stops. So the leader is a small Ruby supervisor
+    # (SUPERVISOR below) that
+    # - marks itself a child subreaper, so those orphans come back to it, and
+    #   reaps them (a zombie still answers kill(pid, 0), and passenger waits
+    #   for its watchdog's pid to vanish);
+    # - makes a short private directory for passenger's instance registry and
+    #   working dir (their unix sockets would overflow the 108-byte limit
+    #   under a results directory) and removes it once every process is gone;
+    # - forwards TERM/INT to passenger, and on USR1 runs
+    #   `passenger-config restart-app` against that registry.
     class Passenger < Base
       server "passenger", "Passenger Standalone (builtin engine): spawner + app processes"
 
       PROGRAM = "/usr/bin/passenger"
+      CONFIG_PROGRAM = "/usr/bin/passenger-config"
 
-      # ruby -e SUBREAPER TMPDIR COMMAND...: prctl(PR_SET_CHILD_SUBREAPER = 36, 1),
-      # then exec the real command.
-      SUBREAPER = <<~RUBY
+      # ruby -e SUPERVISOR PASSENGER_CONFIG COMMAND...
+      SUPERVISOR = <<~'RUBY'
         require "fiddle"
+        require "tmpdir"
+        require "fileutils"
         prctl = Fiddle::Function.new(Fiddle::Handle::DEFAULT["prctl"], [Fiddle::TYPE_INT] * 5, Fiddle::TYPE_INT)
         abort "prctl(PR_SET_CHILD_SUBREAPER) failed" unless prctl.call(36, 1, 0, 0, 0).zero?
-        ENV["TMPDIR"] = ARGV.shift
-        exec(*ARGV)
+        config = ARGV.shift
+        tmp = Dir.mktmpdir("arena-passenger-")
+        env = {"TMPDIR" => tmp, "PASSENGER_INSTANCE_REGISTRY_DIR" => tmp}
+        child = Process.spawn(env, *ARGV, "--instance-registry-dir", tmp)
+        %w[TERM INT].each { |sig| trap(sig) { Process.kill(sig, child) rescue nil } }
+        trap("USR1") { Process.spawn(env, config, "restart-app", "/", "--ignore-app-not-running") }
+        status = nil
+        loop do
+          pid, st = Process.wait2(-1)
+          status = st if pid == child
+        rescue Errno::ECHILD
+          break
+        end
+        FileUtils.rm_rf(tmp)
+        exit(status&.exitstatus || 1)
       RUBY
 
       def self.install(_app) = Installation.program(PROGRAM, version_argv: ["--version"])
@@ -40,12 +59,11 @@ module Arena
 
       def command(app:, bind:, dir:)
         listen = bind.tcp? ? ["--address", bind.host, "--port", bind.port.to_s] : ["--socket", bind.path]
-        argv = ["ruby", "-e", SUBREAPER, dir, PROGRAM, "start", app.dir, "--engine", "builtin", *listen,
+        argv = ["ruby", "-e", SUPERVISOR, CONFIG_PROGRAM, PROGRAM, "start", app.dir, "--engine", "builtin", *listen,
           "--rackup", app.rackup, "--environment", "production",
           "--max-pool-size", workers.to_s, "--min-instances", workers.to_s,
           "--max-request-queue-size", settings["queue"].to_s,
           "--pid-file", File.join(dir, "passenger.pid"), "--log-file", File.join(dir, "passenger.log"),
-          "--instance-registry-dir", dir,
           "--disable-security-update-check", "--disable-anonymous-telemetry", "--no-friendly-error-pages"]
         # The app processes do not inherit passenger's environment.
         env(app: app).each { |name, value| argv.push("--envvar", "#{name}=#{value}") if value }
@@ -57,21 +75,27 @@ module Arena
 
       def supports?(feature) = %i[unix keep_alive].include?(feature)
 
-      # Touching restart.txt in the restart dir makes Passenger restart the
-      # app's processes on the next request. The open-source edition has no
-      # rolling restart: it is a blocking one, requests wait meanwhile.
-      def restart_mechanisms = [:restart_txt]
+      # `passenger-config restart-app`, run by the supervisor on USR1. The
+      # open-source edition has no rolling restart: it is a blocking one, the
+      # app processes are replaced while requests wait in the queue.
+      def restart_mechanisms = [:restart_app]
 
       def restart(group, mechanism)
-        return :unsupported unless mechanism == :restart_txt
-        FileUtils.touch(File.join(File.dirname(group.log_path), "restart.txt"))
-        true
+        (mechanism == :restart_app) ? group.signal("USR1") : :unsupported
       end
 
       # The app processes ("Passenger RubyApp") are the workers; the
       # preloader, core and watchdog are not.
       def worker_pids(group)
-        group.tree.select { |pid| Procfs.stat(pid)&.comm.to_s.start_with?("Passenger Rub") }
+        group.tree.select { |pid| title(pid).start_with?("Passenger RubyApp") }
+      end
+
+      private
+
+      def title(pid)
+        File.read("/proc/#{pid}/cmdline").tr("\0", " ")
+      rescue Errno::ENOENT, Errno::ESRCH, Errno::EACCES
+        ""
       end
     end
   end
