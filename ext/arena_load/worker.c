@@ -456,6 +456,12 @@ static void on_readable(loop_t *L, conn_t *c)
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) break;
         L->now = now_ns();
+        if (c->served > 0 && c->parser.nread == 0) {
+            /* The server closed after a complete response and the kernel
+             * answered our next request with RST: not an error, retry. */
+            conn_end(L, c);
+            return;
+        }
         conn_fail(L, c, ERR_RESET);
         return;
     }
@@ -663,6 +669,7 @@ static void run_loop(loop_t *L)
     L->next_scan = L->now + SCAN_NS;
     uint64_t stall_ns = 2 * run->timeout_ns > STALL_NS ? 2 * run->timeout_ns : STALL_NS;
 
+    int counting = counted(L, L->now);
     if (L->open) {
         for (int i = L->n - 1; i >= 0; i--) L->down_stack[L->ndown++] = (uint32_t)i;
     } else {
@@ -671,6 +678,11 @@ static void run_loop(loop_t *L)
 
     for (;;) {
         int stop = atomic_load_explicit(&run->stop, memory_order_relaxed);
+        if (!counting && counted(L, L->now)) {
+            /* Connections opened in the warm-up serve the counted phase too. */
+            counting = 1;
+            for (int i = 0; i < L->n; i++) L->st->opened += L->conns[i].state == C_UP;
+        }
         if (!L->stopping) {
             int budget_spent = !L->open && counted(L, L->now) &&
                                ((L->has_budget && L->budget_left == 0) ||
@@ -678,7 +690,9 @@ static void run_loop(loop_t *L)
             int schedule_spent = L->open && L->issued >= L->max_issue && L->nretry == 0;
             if (stop) begin_stop(L, L->now);
             else if (run->t_end && L->now >= run->t_end) begin_stop(L, run->t_end);
-            else if (budget_spent || schedule_spent) begin_stop(L, 0);
+            else if (budget_spent) begin_stop(L, 0);
+            /* The schedule of a timed run covers the whole duration. */
+            else if (schedule_spent) begin_stop(L, run->t_end);
             else if (!run->t_end && L->now - L->last_progress > stall_ns) begin_stop(L, L->now);
         }
         if (L->stopping && (L->inflight == 0 || L->now >= L->drain_deadline || stop >= 2)) break;
@@ -705,7 +719,6 @@ static void run_loop(loop_t *L)
     /* End of the counted phase as this thread saw it: the deadline, the
      * signal, or (budget runs) the last response. */
     L->w->finish_ns = L->stop_at ? L->stop_at : L->now;
-    if (L->open && L->stop_at == 0) L->w->finish_ns = L->now;
 }
 
 void *worker_main(void *arg)
