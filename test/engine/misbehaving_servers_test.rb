@@ -94,10 +94,14 @@ module Arena
 
     def test_keep_alive_limit_close_between_responses_is_not_an_error
       KeepAlive.open(limit: 3) do |server|
+        # One connection: requests 4, 7 and 10 each meet a close and must be
+        # sent again; the 10th is also the last of the budget.
+        run = run_ok(server.target, "-c", 1, "-n", 10, deadline: 6)
+        assert_equal [10, 10], [run.sent, run.completed], run.describe
+        assert_no_errors(run)
         run = run_ok(server.target, "-c", 4, "-n", 300, deadline: 8)
         assert_equal [300, 300], [run.sent, run.completed], run.describe
         assert_no_errors(run)
-        assert_equal 300, server.total_requests
         assert_includes 100..110, run.json.dig("connections", "opened"), run.describe
       end
     end

@@ -191,9 +191,10 @@ module Arena
     # A correct keep-alive server. `/status/NNN` answers with that status; any
     # other path answers 200 with `body`. It counts requests per "METHOD path"
     # and keeps the last request seen per path, so tests can check what the
-    # engine actually sent. With `limit:` it closes a connection after that
-    # many responses without announcing it (like a keep-alive request limit):
-    # a request the client already sent on it goes unanswered.
+    # engine actually sent. With `limit:` it answers that many requests on a
+    # connection, then waits for the next one and closes without answering
+    # it or announcing the close: a keep-alive limit racing the client's next
+    # request, made deterministic. Clients retry such a request.
     class KeepAlive < Base
       DEFAULT_BODY = "hello arena"
 
@@ -228,7 +229,9 @@ module Arena
           socket.write(answer(request, extra))
           break if request.close?
           served += 1
-          return close_politely(socket) if @limit && served >= @limit
+          next unless @limit && served >= @limit
+          return unless reader.next_request
+          return close_politely(socket)
         end
       end
 
