@@ -32,6 +32,7 @@ require_relative "arena/scenarios/base"
 require_relative "arena/scenarios/event_analysis"
 require_relative "arena/runner"
 require_relative "arena/report/rows"
+require_relative "arena/report/findings"
 require_relative "arena/report/terminal"
 require_relative "arena/cli"
 

@@ -80,9 +80,12 @@ module Arena
           pss_peak_kb: samples.map(&:pss_kb).max, pss_mean_kb: (samples.sum(&:pss_kb) / samples.size),
           rss_peak_kb: samples.map(&:rss_kb).max, uss_peak_kb: samples.map(&:uss_kb).max,
           cpu_pct_mean: cpu.round(1), procs_max: samples.map(&:procs).max, procs_min: samples.map(&:procs).min,
-          samples: samples.map(&:to_h)
+          samples: samples.map { |s| s.to_h.transform_keys(&:to_s) }
         )
       end
+
+      # String keys, as the results file has them once written.
+      def to_h = super.transform_keys(&:to_s)
     end
   end
 end

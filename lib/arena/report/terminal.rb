@@ -62,7 +62,8 @@ module Arena
 
       def measured(record)
         load = record["load"]
-        @bar&.increment
+        @bar&.increment if load
+        return say(Findings.line(record)) unless load
         return if @bar
         say format("%s %s %s%s: %s req/s, p99 %s, %d errors", record["server"], record["workload"], record["scenario"],
           record["variant"] ? " #{record["variant"]}" : "", Format.rps(load["throughput_rps"].to_f),
@@ -73,6 +74,7 @@ module Arena
         @bar&.stop
         say "interrupted: the results measured so far are kept" if interrupted
         @out.print Table.new(document).render
+        Findings.lines(document).each { |line| @out.puts line }
       end
 
       private

@@ -11,7 +11,7 @@ module Arena
       def disruptive? = true
 
       def call(ctx)
-        settings = ctx.settings(duration: [ctx.load.duration, 3].max)
+        settings = ctx.settings(duration: [ctx.load.duration, 6].max)
         at = settings.duration / 3.0
         record = measure(ctx, settings, variant: "kill-worker") do
           At.schedule((settings.warmup || 0) + at) do

@@ -28,6 +28,15 @@ module Arena
 
       private
 
+      # A rate counts as served only if the server kept up with it: p99 under
+      # the SLO, no errors, and at most 1% of the scheduled requests dropped
+      # or missing. A server that answered nothing has no p99 to speak of.
+      def sustained?(point, slo_us)
+        target = point["target_rps"].to_f
+        point["achieved_rps"].to_f >= 0.99 * target && point["dropped"].to_i <= 0.01 * target * point["duration_s"].to_f &&
+          point["errors"].to_i.zero? && point["p99_us"].to_i.between?(1, slo_us)
+      end
+
       def summary(ctx, max, points)
         slo_us = ctx.load.slo_ms * 1000
         curve = points.map do |p|
@@ -35,9 +44,9 @@ module Arena
           {"target_rps" => p.dig("extra", "target_rps"), "achieved_rps" => p.dig("load", "throughput_rps"),
            "p50_us" => lat["p50"], "p99_us" => lat["p99"], "p999_us" => lat["p999"],
            "late" => p.dig("load", "open", "late"), "dropped" => p.dig("load", "open", "dropped"),
-           "errors" => p.dig("load", "errors", "total")}
+           "errors" => p.dig("load", "errors", "total"), "duration_s" => p.dig("load", "duration_s")}
         end
-        knee = curve.select { |c| c["p99_us"] && c["p99_us"] <= slo_us && c["errors"].to_i.zero? }.max_by { |c| c["target_rps"] }
+        knee = curve.select { |c| sustained?(c, slo_us) }.max_by { |c| c["target_rps"] }
         summary_record(ctx, "curve", "curve" => curve, "slo_ms" => ctx.load.slo_ms, "closed_max_rps" => max.round(1),
           "knee_rps" => knee&.fetch("target_rps"))
       end

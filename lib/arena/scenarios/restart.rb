@@ -22,7 +22,7 @@ module Arena
       private
 
       def one(ctx, mechanism)
-        settings = ctx.settings(duration: [ctx.load.duration, 3].max)
+        settings = ctx.settings(duration: [ctx.load.duration, 6].max)
         at = settings.duration / 3.0
         record = measure(ctx, settings, variant: mechanism.to_s) do
           At.schedule((settings.warmup || 0) + at) do

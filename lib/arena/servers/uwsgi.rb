@@ -1,0 +1,79 @@
+# frozen_string_literal: true
+
+module Arena
+  module Servers
+    # uWSGI with Debian's rack plugin for Ruby 3.1: a master and N forked
+    # workers, each serving one request at a time. The http11 socket speaks
+    # HTTP/1.1 with keep-alive straight from the workers (no http router
+    # process in between).
+    #
+    # Debian's uWSGI 2.0.21 predates Rack 3: its rack plugin takes the first
+    # element of what Rack::Builder.parse_file returns and refuses anything
+    # but an Array, while Rack 3 returns the app itself. The adapter writes a
+    # small shim into the server's dir (loaded with --rbrequire) that gives
+    # the plugin the Rack 2 shape; the app and Rack are untouched.
+    #
+    # Without --die-on-term, TERM makes uWSGI reload rather than exit, and a
+    # stop would hang until KILL.
+    class Uwsgi < Base
+      server "uwsgi", "master + workers (rack plugin, --http11-socket)"
+
+      PROGRAM = "/usr/bin/uwsgi"
+      PLUGIN = "rack_ruby31"
+      PLUGIN_DIR = "/usr/lib/uwsgi/plugins"
+
+      def self.install(_app)
+        unless File.exist?(File.join(PLUGIN_DIR, "#{PLUGIN}_plugin.so"))
+          return Installation.missing("#{PLUGIN_DIR}/#{PLUGIN}_plugin.so missing (apt-get install uwsgi-plugin-rack-ruby3.1)")
+        end
+        Installation.program(PROGRAM, version_argv: ["--version"])
+      end
+
+      def self.settings
+        {"processes" => ->(m) { m.default_workers }}
+      end
+
+      SHIM = <<~RUBY
+        # Written by Arena for uWSGI 2.0.21's rack plugin (see servers/uwsgi.rb).
+        require "rack"
+        module ArenaUwsgiParseFile
+          def parse_file(*args, **opts)
+            app = super
+            app.is_a?(Array) ? app : [app, {}]
+          end
+        end
+        Rack::Builder.singleton_class.prepend(ArenaUwsgiParseFile)
+      RUBY
+
+      def command(app:, bind:, dir:)
+        shim = File.join(dir, "uwsgi_rack3_shim.rb")
+        File.write(shim, SHIM)
+        [PROGRAM, "--plugin", PLUGIN, "--http11-socket", bind.tcp? ? "#{bind.host}:#{bind.port}" : bind.path,
+          "--master", "--processes", workers.to_s, "--die-on-term", "--need-app",
+          # Load the app through the app's bundle, not the system gems.
+          "--rbrequire", "bundler/setup", "--rbrequire", shim, "--rack", app.rackup, "--chdir", app.dir,
+          "--pidfile", File.join(dir, "uwsgi.pid"), "--touch-chain-reload", touch_file(dir)]
+      end
+
+      def workers = settings["processes"]
+
+      def supports?(feature) = %i[unix keep_alive].include?(feature)
+
+      # Touching the file makes the master replace workers one at a time
+      # (chain reload); HUP is the graceful reload of every worker at once.
+      def restart_mechanisms = [:chain, :hup]
+
+      def restart(group, mechanism)
+        case mechanism
+        when :chain then FileUtils.touch(touch_file(File.dirname(group.log_path)))
+        when :hup then group.signal("HUP")
+        else :unsupported
+        end
+      end
+
+      private
+
+      def touch_file(dir) = File.join(dir, "uwsgi.chain-reload")
+    end
+  end
+end
