@@ -4,11 +4,12 @@ module Arena
   # Everything a run will do, decided before anything starts: frozen values
   # built from flags. Bad input fails here, before any process is spawned.
   Plan = Struct.new(:app, :servers, :workloads, :scenarios, :load, :bind, :out_dir, :json_path,
-    :repeat, :port, :ready_timeout, :machine, keyword_init: true) do
+    :repeat, :port, :ready_timeout, :machine, :front, keyword_init: true) do
     def to_h
       {
         app: app.to_h, servers: servers.map(&:to_h), workloads: workloads.map(&:to_h),
-        scenarios: scenarios, load: load.to_h, bind: bind, repeat: repeat, machine: machine.to_h
+        scenarios: scenarios, load: load.to_h, bind: bind, repeat: repeat, machine: machine.to_h,
+        front: front
       }
     end
   end

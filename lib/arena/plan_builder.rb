@@ -10,7 +10,7 @@ module Arena
       servers: [].freeze, workloads: nil, scenarios: ["steady"], connections: 16, duration: 5, warmup: 1,
       keep_alive: "on", reps: 100, timeout: 10, threads: 1, bind: "tcp", repeat: 1, app: nil,
       out: nil, json: nil, port: nil, ready_timeout: 30, slo_ms: 100, step: 100, max_connections: 1000,
-      max_time: 300, slow_clients: nil, slow_mode: "headers"
+      max_time: 300, slow_clients: nil, slow_mode: "headers", front: nil
     }.freeze
 
     attr_reader :options
@@ -27,6 +27,7 @@ module Arena
       parser.on("--bind KIND", %w[tcp unix], "tcp (default) or unix") { |v| @options[:bind] = v }
       parser.on("--port N", Integer, "TCP port for the server (default: a free one)") { |v| @options[:port] = v }
       parser.on("--ready-timeout SEC", Float, "how long a server may take to answer (default 30)") { |v| @options[:ready_timeout] = positive(v, "--ready-timeout") }
+      parser.on("--front PROXY", %w[nginx], "put a proxy in front of the server: nginx") { |v| @options[:front] = v }
       parser.on("--out DIR", "results directory (default ./arena-results/TIMESTAMP)") { |v| @options[:out] = v }
       return unless load
       parser.on("--scenario LIST", Array, "steady (default), reps, rate, breakpoint, crash, restart, slow-clients") { |v| @options[:scenarios] = v }
@@ -57,11 +58,17 @@ module Arena
           slo_ms: o[:slo_ms], step: o[:step], max_connections: o[:max_connections], max_time: o[:max_time],
           slow_clients: o[:slow_clients], slow_mode: o[:slow_mode]).freeze,
         bind: o[:bind], out_dir: File.expand_path(o[:out] || default_out), json_path: o[:json], repeat: o[:repeat],
-        port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine
+        port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front
       ).freeze
     end
 
     private
+
+    def front
+      return nil unless @options[:front]
+      raise Error, "nginx is not installed (apt-get install nginx-light)" unless Proxy::Nginx.binary
+      @options[:front]
+    end
 
     def servers(app)
       list = ServerList.parse(@options[:servers], machine: @machine)

@@ -60,8 +60,17 @@ module Arena
       rescue ServerRun::Failed => e
         return fail_server(label, e.message, e.log_tail, installation, server)
       end
-      outcomes = Verify.new(bind: server.bind).call(@plan.workloads)
-      record = server_record(adapter, installation, server).merge("verify" => outcomes.map(&:to_h))
+      if @plan.front
+        begin
+          @front = Proxy::Nginx.new(upstreams: [server.bind], dir: File.join(dir, "nginx"), machine: @plan.machine).start
+        rescue Error => e
+          return fail_server(label, "#{label}: nginx in front failed: #{e.message}", [], installation, server)
+        end
+      end
+      entry = @front ? @front.bind : server.bind
+      outcomes = Verify.new(bind: server.bind, probe: HttpProbe.new(entry, timeout: 10)).call(@plan.workloads)
+      record = server_record(adapter, installation, server).merge("verify" => outcomes.map(&:to_h),
+        "topology" => @front ? {"front" => @front.to_h} : {"front" => nil})
       good = @plan.workloads.select { |wl| outcomes.find { |o| o.workload == wl.name }&.ok }
       if good.empty?
         return fail_server(label, "#{label}: failed verification (#{outcomes.flat_map(&:problems).first})", [], installation, server, record)
@@ -70,8 +79,9 @@ module Arena
       @reporter.server_started(record)
       good.each { |workload| run_workload(adapter, workload, engine, dir) }
     ensure
+      @front&.stop
       @server&.stop
-      @server = nil
+      @server = @front = nil
     end
 
     def new_server(adapter, bind, dir)
@@ -92,7 +102,7 @@ module Arena
         scenario = Scenarios.fetch(name).new
         @plan.repeat.times do |i|
           ctx = Scenarios::Context.new(server: @server, workload: workload, engine: engine, load: @plan.load,
-            dir: dir, machine: @plan.machine, restarter: -> { fresh_server })
+            dir: dir, machine: @plan.machine, restarter: -> { fresh_server }, front: @front)
           scenario.call(ctx).each do |measurement|
             measurement = measurement.merge("repeat" => i + 1)
             @store.add_measurement(measurement)

@@ -11,6 +11,8 @@ module Arena
       def to_h = {"workload" => workload, "ok" => ok, "problems" => problems}
     end
 
+    # bind is the server's own (rules such as /ip depend on it); the probe may
+    # go through a proxy in front of it.
     def initialize(bind:, probe: HttpProbe.new(bind, timeout: 10))
       @bind = bind
       @probe = probe

@@ -31,7 +31,7 @@ module Arena
             "#{recovery}, longest #{Format.duration_us(x["longest_us"])}"
         in ["restart", nil]
           "#{who} restart #{m["variant"]}: #{x["failed_requests"]} failed requests, longest #{Format.duration_us(x["longest_us"])}, " \
-            "dip #{x["dip_pct"]}%#{x["serving_after"] ? "" : ", NOT serving after"}"
+            "dip #{x["dip_pct"]}%#{", NOT serving after" unless x["serving_after"]}"
         in ["slow-clients", nil] if x["count"]
           "#{who} slow-clients: with #{x["count"]} slow #{x["mode"]} clients throughput is #{(100 * x["rps_ratio"].to_f).round}% of alone"
         else

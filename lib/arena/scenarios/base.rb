@@ -4,7 +4,7 @@ module Arena
   module Scenarios
     # What a scenario gets: the running server, the workload, the engine, the
     # plan's load options, and a directory for its files.
-    Context = Struct.new(:server, :workload, :engine, :load, :dir, :machine, :restarter, keyword_init: true) do
+    Context = Struct.new(:server, :workload, :engine, :load, :dir, :machine, :restarter, :front, keyword_init: true) do
       def adapter = server.adapter
 
       # A fresh server in place of the current one (after a crash or restart).
@@ -12,7 +12,10 @@ module Arena
         self.server = restarter.call
       end
 
-      def target = server.bind.target(workload.path)
+      # Where clients connect: the proxy when there is one, else the server.
+      def entry = front ? front.bind : server.bind
+
+      def target = entry.target(workload.path)
 
       # Engine settings for this workload; scenarios change what they need.
       def settings(**changes)
@@ -60,14 +63,15 @@ module Arena
 
       def measure(ctx, settings, variant: nil, interval: 0.2)
         sampler = Probes::Sampler.new(pids: -> { ctx.server.pids }, interval: interval).start
+        front = ctx.front && Probes::Sampler.new(pids: -> { ctx.front.pids }, interval: interval).start
         run = ctx.engine.start(ctx.target, settings)
         extra = block_given? ? yield(run) : nil
         result = run.wait
         extra = extra.value if extra.is_a?(Thread)
-        probes = sampler.stop
-        record(ctx, result, probes, variant: variant, settings: settings, extra: extra)
+        record(ctx, result, sampler.stop, variant: variant, settings: settings, extra: extra)
+          .merge(front ? {"front_probes" => front.stop.to_h} : {})
       ensure
-        sampler&.stop if run.nil?
+        [sampler, front].compact.each(&:stop) if run.nil?
       end
 
       def record(ctx, result, probes, variant:, settings:, extra: nil)

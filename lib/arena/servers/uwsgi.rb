@@ -3,9 +3,16 @@
 module Arena
   module Servers
     # uWSGI with Debian's rack plugin for Ruby 3.1: a master and N forked
-    # workers, each serving one request at a time. The http11 socket speaks
-    # HTTP/1.1 with keep-alive straight from the workers (no http router
-    # process in between).
+    # workers, each serving one request at a time, straight on the socket (no
+    # http router process in between).
+    #
+    # socket=http11 (the default) keeps connections alive, but a worker stays
+    # with its connection until the client goes quiet for socket_timeout
+    # seconds, and it ignores a request's "Connection: close" (uWSGI's own
+    # source says so): a client that waits for the close waits socket_timeout.
+    # uWSGI's default there is several seconds, longer than Arena's readiness
+    # probe waits, so Arena sets 1 s and reports it. socket=http closes after
+    # every response, like Unicorn.
     #
     # Debian's uWSGI 2.0.21 predates Rack 3: its rack plugin takes the first
     # element of what Rack::Builder.parse_file returns and refuses anything
@@ -30,7 +37,7 @@ module Arena
       end
 
       def self.settings
-        {"processes" => ->(m) { m.default_workers }}
+        {"processes" => ->(m) { m.default_workers }, "socket" => "http11", "socket_timeout" => 1}
       end
 
       SHIM = <<~RUBY
@@ -48,7 +55,8 @@ module Arena
       def command(app:, bind:, dir:)
         shim = File.join(dir, "uwsgi_rack3_shim.rb")
         File.write(shim, SHIM)
-        [PROGRAM, "--plugin", PLUGIN, "--http11-socket", bind.tcp? ? "#{bind.host}:#{bind.port}" : bind.path,
+        [PROGRAM, "--plugin", PLUGIN, "--#{socket_kind}-socket", bind.tcp? ? "#{bind.host}:#{bind.port}" : bind.path,
+          "--socket-timeout", settings["socket_timeout"].to_s,
           "--master", "--processes", workers.to_s, "--die-on-term", "--need-app",
           # Load the app through the app's bundle, not the system gems.
           "--rbrequire", "bundler/setup", "--rbrequire", shim, "--rack", app.rackup, "--chdir", app.dir,
@@ -57,7 +65,15 @@ module Arena
 
       def workers = settings["processes"]
 
-      def supports?(feature) = %i[unix keep_alive].include?(feature)
+      def socket_kind
+        kind = settings["socket"]
+        raise UsageError, "uwsgi: socket must be http11 or http, not #{kind.inspect}" unless %w[http11 http].include?(kind)
+        kind
+      end
+
+      def supports?(feature)
+        (feature == :unix) || (feature == :keep_alive && socket_kind == "http11")
+      end
 
       # Touching the file makes the master replace workers one at a time
       # (chain reload); HUP is the graceful reload of every worker at once.

@@ -1,0 +1,103 @@
+# frozen_string_literal: true
+
+require "fileutils"
+
+module Arena
+  module Proxy
+    # Debian's nginx in front of the server, from a config Arena writes into the
+    # run directory: loopback only, upstream keep-alive, buffering on (which is
+    # what protects one-request-per-worker servers from slow clients). Its own
+    # processes are measured apart from the app server's.
+    class Nginx
+      PATHS = ["/usr/sbin/nginx", "/usr/bin/nginx"].freeze
+
+      attr_reader :bind, :group, :dir
+
+      def self.binary = PATHS.find { |p| File.executable?(p) }
+
+      def self.version
+        IO.popen([binary, "-v"], err: [:child, :out], &:read).to_s[%r{nginx/([\d.]+)}, 1] if binary
+      end
+
+      def initialize(upstreams:, dir:, machine: Machine.current, bind: Bind.tcp)
+        raise Error, "nginx is not installed (apt-get install nginx-light)" unless self.class.binary
+        @upstreams = upstreams
+        @dir = dir
+        @machine = machine
+        @bind = bind
+      end
+
+      def start(ready_timeout: 10)
+        FileUtils.mkdir_p(File.join(@dir, "temp"))
+        File.write(config_path, config)
+        @group = ProcessGroup.new([self.class.binary, "-p", @dir, "-c", config_path, "-g", "daemon off;"],
+          log_path: File.join(@dir, "nginx.log"), cpus: @machine.server_cpus)
+        @group.start
+        wait_ready(ready_timeout)
+        self
+      end
+
+      def stop = @group&.stop
+
+      def pids = @group ? @group.tree : []
+
+      def config_path = File.join(@dir, "nginx.conf")
+
+      def to_h
+        {"kind" => "nginx", "version" => self.class.version, "bind" => @bind.to_h,
+         "upstreams" => @upstreams.map(&:to_h), "config" => config_path}
+      end
+
+      def config
+        servers = @upstreams.map { |u| "    server #{u.tcp? ? "#{u.host}:#{u.port}" : "unix:#{u.path}"};" }.join("\n")
+        temp = File.join(@dir, "temp")
+        <<~NGINX
+          #{"user root;" if Process.uid.zero?}
+          worker_processes 1;
+          pid #{File.join(@dir, "nginx.pid")};
+          error_log #{File.join(@dir, "nginx-error.log")} warn;
+          events { worker_connections 8192; }
+          http {
+            access_log off;
+            client_body_temp_path #{temp}/body;
+            proxy_temp_path #{temp}/proxy;
+            fastcgi_temp_path #{temp}/fastcgi;
+            uwsgi_temp_path #{temp}/uwsgi;
+            scgi_temp_path #{temp}/scgi;
+            upstream app {
+          #{servers}
+              keepalive 64;
+            }
+            server {
+              listen #{@bind.host}:#{@bind.port};
+              location / {
+                proxy_pass http://app;
+                proxy_http_version 1.1;
+                proxy_set_header Connection "";
+                proxy_set_header Host $host;
+                proxy_set_header X-Forwarded-For $remote_addr;
+                proxy_buffering on;
+                proxy_request_buffering on;
+              }
+            }
+          }
+        NGINX
+      end
+
+      private
+
+      def wait_ready(timeout)
+        deadline = Clock.now + timeout
+        probe = HttpProbe.new(@bind, timeout: 2)
+        loop do
+          raise Error, "nginx exited at start: #{@group.log_tail(3).join(" ")}" if @group.exited
+          probe.get("/")
+          return
+        rescue HttpProbe::Failure
+          raise Error, "nginx not ready after #{timeout}s" if Clock.now > deadline
+          sleep 0.05
+        end
+      end
+    end
+  end
+end
