@@ -77,11 +77,15 @@ module Arena
 
       # Touching the file makes the master replace workers one at a time
       # (chain reload); HUP is the graceful reload of every worker at once.
+      # Without --lazy-apps both fork the new workers from the master, which
+      # loaded the app once: they restart processes, not code.
       def restart_mechanisms = [:chain, :hup]
 
       def restart(group, mechanism)
         case mechanism
-        when :chain then FileUtils.touch(touch_file(File.dirname(group.log_path)))
+        when :chain
+          FileUtils.touch(touch_file(File.dirname(group.log_path)))
+          true
         when :hup then group.signal("HUP")
         else :unsupported
         end
