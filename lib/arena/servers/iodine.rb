@@ -1,0 +1,33 @@
+# frozen_string_literal: true
+
+module Arena
+  module Servers
+    # Iodine: an evented C core (facil.io) calling the Rack app from a pool of
+    # threads, in one or more forked workers under a master that respawns them.
+    class Iodine < Base
+      server "iodine", "evented C core, threads in forked workers"
+
+      def self.settings
+        {"workers" => ->(m) { m.default_workers }, "threads" => 4}
+      end
+
+      # A unix socket is "-b PATH" with port 0.
+      def command(app:, bind:, dir:)
+        listen = bind.tcp? ? ["-b", bind.host, "-p", bind.port.to_s] : ["-b", bind.path, "-p", "0"]
+        bundle_exec("iodine", *listen, "-w", workers.to_s, "-t", settings["threads"].to_s, app.rackup)
+      end
+
+      def workers = settings["workers"]
+
+      # SIGUSR1 makes the master stop and re-fork all its workers at once (a
+      # hot restart of the processes; the app loaded in the master is not
+      # reloaded). It is not zero-downtime: requests sent meanwhile fail.
+      def restart_mechanisms = (workers > 0) ? [:hot] : []
+
+      def restart(group, mechanism)
+        return :unsupported unless restart_mechanisms.include?(mechanism)
+        group.signal("USR1")
+      end
+    end
+  end
+end
