@@ -16,6 +16,7 @@ module Arena
         assert_equal 20, run.sent, run.describe
         assert_equal 0, run.completed, run.describe
         assert_only_errors(run, "reset" => 20)
+        assert_equal 20, run.json["timeline"].sum { |second| second["errors"] }, run.describe
       end
     end
 
