@@ -44,6 +44,30 @@ module Arena
       assert_one_line_error(run, 1)
     end
 
+    # A listener whose accept queue is full drops new SYNs: the engine's
+    # first connect cannot finish and it gives up after --connect-timeout.
+    def test_connect_timeout_at_start
+      listener = Socket.new(:INET, :STREAM)
+      listener.bind(Addrinfo.tcp("127.0.0.1", 0))
+      listener.listen(0)
+      address = listener.local_address
+      fillers = Array.new(3) do
+        socket = Socket.new(:INET, :STREAM)
+        begin
+          socket.connect_nonblock(address)
+        rescue IO::WaitWritable
+          nil
+        end
+        socket
+      end
+      run = run_engine("http://127.0.0.1:#{address.ip_port}/", "-c", 2, "-d", 1, "--connect-timeout", 0.3, deadline: 4)
+      assert_one_line_error(run, 1)
+      assert_in_delta 0.3, run.elapsed, 0.5, run.describe
+    ensure
+      fillers&.each(&:close)
+      listener&.close
+    end
+
     def test_nothing_listening_on_unix_socket
       Dir.mktmpdir("arena-engine") do |dir|
         run = run_engine("unix:#{File.join(dir, "absent.sock")}:/", "-c", 2, "-d", 1, deadline: 4)
