@@ -28,7 +28,7 @@ module Arena
       CONFIG_PROGRAM = "/usr/bin/passenger-config"
 
       # ruby -e SUPERVISOR PASSENGER_CONFIG COMMAND...
-      SUPERVISOR = <<~'RUBY'
+      SUPERVISOR = <<~RUBY
         require "fiddle"
         require "tmpdir"
         require "fileutils"

@@ -1,0 +1,104 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+require "tmpdir"
+
+# Command lines of the adapters, for a fixed machine, bind and dir. Starting
+# them for real is `arena check` and the integration tests.
+class AdaptersTest < Minitest::Test
+  MACHINE = Arena::Machine.new(cores: 2).freeze
+  APP = Arena::AppSource.builtin
+  RU = APP.rackup
+  TCP = Arena::Bind.new(kind: :tcp, host: "127.0.0.1", port: 9292).freeze
+
+  def setup
+    @dir = Dir.mktmpdir("adapters-test")
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir)
+  end
+
+  def adapter(spec) = Arena::ServerList.parse([spec], machine: MACHINE).first
+
+  def argv(spec, bind: TCP) = adapter(spec).command(app: APP, bind: bind, dir: @dir)
+
+  def unix = Arena::Bind.unix(File.join(@dir, "s.sock"))
+
+  def test_pitchfork_writes_its_config_and_reforks_only_when_asked
+    assert_equal ["bundle", "exec", "pitchfork", "-E", "production", "-c", "#{@dir}/pitchfork.conf.rb", RU], argv("pitchfork")
+    assert_equal <<~RUBY, File.read("#{@dir}/pitchfork.conf.rb")
+      worker_processes 2
+      listen "127.0.0.1:9292"
+      timeout 60
+    RUBY
+    argv("pitchfork:workers=3,refork_after=50/100", bind: unix)
+    assert_includes File.read("#{@dir}/pitchfork.conf.rb"), "listen #{unix.path.inspect}\n"
+    assert_includes File.read("#{@dir}/pitchfork.conf.rb"), "refork_after [50, 100]\n"
+    assert_raises(Arena::UsageError) { argv("pitchfork:refork_after=soon") }
+    assert_equal [:refork], adapter("pitchfork").restart_mechanisms
+  end
+
+  def test_falcon_binds_http_with_a_count
+    assert_equal ["bundle", "exec", "falcon", "serve", "--bind", "http://127.0.0.1:9292", "--count", "2", "--forked",
+      "--config", RU], argv("falcon")
+    assert_includes argv("falcon:count=4,model=threaded"), "--threaded"
+    assert_raises(Arena::UsageError) { argv("falcon:model=hybrid") }
+    refute adapter("falcon").supports?(:unix)
+  end
+
+  def test_thin_single_instance_on_port_or_socket
+    assert_equal ["bundle", "exec", "thin", "start", "-R", RU, "-e", "production", "-a", "127.0.0.1", "-p", "9292",
+      "-P", "#{@dir}/thin.pid", "--tag", "thin:servers=1,threaded=false"], argv("thin")
+    sock = argv("thin:threaded=true", bind: unix)
+    assert_equal ["-S", unix.path], sock[8, 2]
+    assert_equal "--threaded", sock.last
+    error = assert_raises(Arena::UsageError) { adapter("thin:servers=2") }
+    assert_equal "thin:servers>1 needs --front nginx", error.message
+    assert_empty adapter("thin").restart_mechanisms
+  end
+
+  def test_passenger_sets_pool_queue_and_turbocaching_explicitly
+    a = adapter("passenger")
+    assert_equal "passenger:pool=2,queue=100,turbocaching=false", a.label
+    cmd = a.command(app: APP, bind: TCP, dir: @dir)
+    assert_equal ["ruby", "-e", Arena::Servers::Passenger::SUPERVISOR, "/usr/bin/passenger-config", "/usr/bin/passenger",
+      "start", APP.dir, "--engine", "builtin", "--address", "127.0.0.1", "--port", "9292", "--rackup", RU,
+      "--environment", "production", "--max-pool-size", "2", "--min-instances", "2", "--max-request-queue-size", "100",
+      "--pid-file", "#{@dir}/passenger.pid", "--log-file", "#{@dir}/passenger.log",
+      "--disable-security-update-check", "--disable-anonymous-telemetry", "--no-friendly-error-pages"], cmd[0, 30]
+    assert_equal ["--envvar", "BUNDLE_GEMFILE=#{APP.gemfile}", "--envvar", "RACK_ENV=production",
+      "--envvar", "ARENA_SERVER=#{a.label}", "--disable-turbocaching"], cmd[30..]
+    refute_includes argv("passenger:turbocaching=true"), "--disable-turbocaching"
+    assert_equal ["--socket", unix.path], argv("passenger:pool=4,queue=10", bind: unix)[9, 2]
+    refute_includes cmd, "--daemonize"
+  end
+
+  def test_uwsgi_loads_the_app_through_the_bundle_with_the_rack3_shim
+    shim = "#{@dir}/uwsgi_rack3_shim.rb"
+    assert_equal ["/usr/bin/uwsgi", "--plugin", "rack_ruby31", "--http11-socket", "127.0.0.1:9292", "--socket-timeout", "1",
+      "--master", "--processes", "2", "--die-on-term", "--need-app", "--rbrequire", "bundler/setup", "--rbrequire", shim,
+      "--rack", RU, "--chdir", APP.dir, "--pidfile", "#{@dir}/uwsgi.pid", "--touch-chain-reload", "#{@dir}/uwsgi.chain-reload"],
+      argv("uwsgi")
+    assert_includes File.read(shim), "Rack::Builder.singleton_class.prepend"
+    assert_equal ["--http-socket", unix.path], argv("uwsgi:socket=http", bind: unix)[3, 2]
+    refute adapter("uwsgi:socket=http").supports?(:keep_alive)
+    assert_raises(Arena::UsageError) { argv("uwsgi:socket=fastcgi") }
+    assert_equal [:chain, :hup], adapter("uwsgi").restart_mechanisms
+  end
+
+  def test_iodine_workers_threads_and_unix_as_port_zero
+    assert_equal ["bundle", "exec", "iodine", "-b", "127.0.0.1", "-p", "9292", "-w", "2", "-t", "4", RU], argv("iodine")
+    assert_equal ["-b", unix.path, "-p", "0"], argv("iodine", bind: unix)[3, 4]
+    assert_equal [:hot], adapter("iodine").restart_mechanisms
+  end
+
+  def test_agoo_binds_a_url_and_serves_no_static_files
+    assert_equal ["bundle", "exec", "agoo", "-b", "http://127.0.0.1:9292", "-w", "2", "-t", "4", "-d", "#{@dir}/agoo-public",
+      "--no-log-colorize", RU], argv("agoo")
+    assert File.directory?("#{@dir}/agoo-public")
+    assert_equal "unix://#{unix.path}", argv("agoo:workers=1", bind: unix)[4]
+    assert_empty adapter("agoo").restart_mechanisms
+  end
+end
