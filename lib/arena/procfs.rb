@@ -55,8 +55,9 @@ module Arena
     # The tree of a server: every process in its process group, plus descendants
     # that left the group (setsid daemons such as Passenger's agents), found by
     # parent links. Re-read on every call so respawned workers are counted.
+    # Zombies (killed, not yet reaped) are not part of a serving tree.
     def tree(leader, root: "/proc")
-      stats = all_stats(root: root)
+      stats = all_stats(root: root).reject { |s| s.state == "Z" }
       members = stats.select { |s| s.pgrp == leader || s.pid == leader }.map(&:pid)
       children = stats.group_by(&:ppid)
       queue = members.dup

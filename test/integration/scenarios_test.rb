@@ -1,0 +1,96 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require_relative "../support/arena_case"
+require "timeout"
+
+# Each scenario against real servers, with short loads, asserting the
+# behaviour the scenario exists to show.
+class ScenariosTest < Arena::ArenaCase
+  def run_ok(*args)
+    outcome = arena("run", *args)
+    assert outcome.status.success?, outcome.describe
+    outcome
+  end
+
+  def find(outcome, scenario, variant = nil)
+    outcome.measurements.find { |m| m["scenario"] == scenario && (variant.nil? || m["variant"] == variant) } ||
+      flunk("no #{scenario} #{variant} in #{outcome.measurements.map { |m| [m["scenario"], m["variant"]] }}")
+  end
+
+  def test_killing_a_puma_cluster_worker_yields_a_respawn_and_a_recovery_time
+    outcome = run_ok("--servers", "puma:workers=2,threads=2", "--scenario", "crash", "--workload", "json", "-c", "4", "-d", "4", "-w", "0.3")
+    crash = find(outcome, "crash")["extra"]
+    assert_equal "replaced", crash["outcome"], crash.inspect
+    assert crash["recovered"], crash.inspect
+    assert_operator crash["recovery_s"], :<=, 4
+    assert_match(/crash: worker \d+ killed at .*replaced/, outcome.stdout)
+  end
+
+  def test_killing_webricks_only_process_is_reported_as_no_recovery
+    outcome = run_ok("--servers", "webrick", "--scenario", "crash", "--workload", "server", "-c", "2", "-d", "3", "-w", "0.3")
+    crash = find(outcome, "crash")["extra"]
+    assert_equal "died", crash["outcome"], crash.inspect
+    refute crash["recovered"]
+    assert_operator find(outcome, "crash").dig("load", "errors", "connect_refused"), :>, 0
+  end
+
+  # One Unicorn worker, two slow clients holding it: directly it starves;
+  # behind nginx, which buffers whole requests, it keeps its throughput.
+  def test_unicorn_starves_behind_slow_clients_directly_and_recovers_behind_nginx
+    args = ["--servers", "unicorn:workers=1", "--scenario", "slow-clients", "--workload", "server", "-c", "4", "-d", "1.5", "-w", "0.3"]
+    direct = find(run_ok(*args), "slow-clients", "with 2 slow headers")["extra"]
+    proxied = find(run_ok(*args, "--front", "nginx"), "slow-clients", "with 2 slow headers")
+    assert_operator direct["rps_ratio"], :<, 0.2, direct.inspect
+    assert_operator proxied.dig("extra", "rps_ratio"), :>, 0.7, proxied["extra"].inspect
+    assert_operator proxied.dig("front_probes", "procs_max"), :>=, 2, "nginx measured apart"
+  end
+
+  # A server that freezes 300 ms once a second: the open model, which times
+  # requests from their intended start, must see the freeze in its p99; the
+  # closed model at the knee of a few connections hides most of it.
+  def test_open_model_p99_of_a_stalling_server_exceeds_the_closed_p99
+    app = user_app(<<~RUBY)
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      run lambda { |env|
+        phase = (Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) % 1.0
+        sleep(1.0 - phase) if phase > 0.7
+        [200, {"content-type" => "text/plain", "content-length" => "2"}, ["ok"]]
+      }
+    RUBY
+    outcome = run_ok("--app", app, "--servers", "puma:workers=0,threads=1", "--scenario", "rate", "-c", "2", "-d", "2", "-w", "0.2")
+    closed = find(outcome, "rate", "closed-max").dig("load", "latency_us", "p99")
+    open = find(outcome, "rate", "50%").dig("load", "latency_us", "p99")
+    assert_operator open, :>, closed, "open p99 #{open} us vs closed p99 #{closed} us"
+    assert_operator open, :>, 100_000
+    assert find(outcome, "rate", "curve").key?("knee_rps")
+  end
+
+  def test_restart_reports_failed_requests_per_mechanism_and_unsupported
+    outcome = run_ok("--servers", "puma:workers=2,threads=2 webrick", "--scenario", "restart", "--workload", "json", "-c", "4", "-d", "3", "-w", "0.3")
+    %w[phased hot].each do |mechanism|
+      m = find(outcome, "restart", mechanism)
+      assert_equal m.dig("load", "errors", "total"), m.dig("extra", "failed_requests")
+      assert m.dig("extra", "serving_after"), "#{mechanism}: serving after the restart"
+      assert_match(/restart #{mechanism}: #{m.dig("extra", "failed_requests")} failed requests/, outcome.stdout)
+    end
+    assert_match(/webrick has no zero-downtime restart/, find(outcome, "restart", "none")["unsupported"])
+  end
+
+  def test_breakpoint_stops_at_the_first_level_with_errors_or_slo_breach
+    outcome = run_ok("--servers", "puma:workers=0,threads=1", "--scenario", "breakpoint", "--workload", "sleep", "--step", "2", "--max-connections", "8", "--slo", "1500", "-d", "1.5", "-w", "0.2", "--timeout", "5")
+    summary = find(outcome, "breakpoint", "summary")
+    # One thread serving 1 s sleeps: two connections already queue past 1.5 s.
+    assert_equal 2, summary["broke_at_connections"], summary.inspect
+    assert_nil summary["last_clean_connections"]
+  end
+
+  def test_scenario_bad_input
+    out = arena("run", "--servers", "puma", "--scenario", "chaos")
+    assert_equal 2, out.status.exitstatus
+    assert_match(/unknown scenario "chaos"/, out.stderr)
+    out = arena("run", "--servers", "puma", "--slo", "0")
+    assert_equal 2, out.status.exitstatus
+    assert_match(/--slo must be between/, out.stderr)
+  end
+end
