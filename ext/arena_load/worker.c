@@ -456,9 +456,10 @@ static void on_readable(loop_t *L, conn_t *c)
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) break;
         L->now = now_ns();
-        if (c->served > 0 && c->parser.nread == 0) {
-            /* The server closed after a complete response and the kernel
-             * answered our next request with RST: not an error, retry. */
+        if (c->count == 0 || (c->served > 0 && c->parser.nread == 0)) {
+            /* An idle connection was reset, or the server closed after a
+             * complete response and its kernel answered our next request
+             * with RST: not an error, retry. */
             conn_end(L, c);
             return;
         }
