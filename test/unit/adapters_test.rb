@@ -101,4 +101,12 @@ class AdaptersTest < Minitest::Test
     assert_equal "unix://#{unix.path}", argv("agoo:workers=1", bind: unix)[4]
     assert_empty adapter("agoo").restart_mechanisms
   end
+
+  def test_puma_jruby_runs_outside_the_mri_bundle
+    a = adapter("puma-jruby")
+    assert_equal ["/usr/bin/jruby", "-S", "puma", "--no-config", "-e", "production", "-t", "8:8", "-b", "tcp://127.0.0.1:9292",
+      "--pidfile", "#{@dir}/puma.pid", RU], a.command(app: APP, bind: TCP, dir: @dir)
+    assert_equal({"BUNDLE_GEMFILE" => nil, "GEM_HOME" => nil, "GEM_PATH" => nil}, a.env(app: APP).slice("BUNDLE_GEMFILE", "GEM_HOME", "GEM_PATH"))
+    assert_equal [:hot], a.restart_mechanisms
+  end
 end

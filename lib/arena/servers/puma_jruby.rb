@@ -1,0 +1,64 @@
+# frozen_string_literal: true
+
+module Arena
+  module Servers
+    # Puma on JRuby: real parallel threads, no cluster (no fork on the JVM).
+    # It needs JRuby and a Java build of Puma installed into JRuby's own gems
+    # (`jruby -S gem install puma --platform java`): the app's Gemfile.lock is
+    # resolved for MRI, so this server runs outside the app's bundle, with
+    # whatever rack JRuby has (Puma's own builder when none).
+    class PumaJruby < Base
+      server "puma-jruby", "Puma on JRuby: threads, no cluster"
+
+      JRUBY = "/usr/bin/jruby"
+      # One JRuby start (seconds) answers both questions.
+      PROBE = 'print RUBY_VERSION, " ", JRUBY_VERSION, " ", ' \
+        '(Gem::Specification.find_all_by_name("puma").select { |s| s.platform.to_s == "java" }.map(&:version).max)'
+
+      def self.settings
+        {"threads" => ->(m) { 4 * m.default_workers }}
+      end
+
+      def self.install(app)
+        return Installation.missing("#{JRUBY} not installed (apt-get install jruby)") unless File.executable?(JRUBY)
+        ruby, jruby, puma = probe
+        return Installation.missing("#{JRUBY} did not answer") unless jruby
+        return Installation.missing("no Java build of puma under JRuby #{jruby} (jruby -S gem install puma --platform java)") unless puma
+        # The built-in app is written for Ruby >= 3.0 (endless methods).
+        if app.builtin && Gem::Version.new(ruby) < Gem::Version.new("3.0")
+          return Installation.missing("JRuby #{jruby} speaks Ruby #{ruby}; the built-in app needs Ruby >= 3.0 (JRuby 9.4+), puma #{puma}-java is there")
+        end
+        Installation.new(found: true, version: "#{puma} (JRuby #{jruby})", source: "system", path: JRUBY).freeze
+      end
+
+      def self.probe
+        @probe ||= IO.popen({"RUBYOPT" => nil, "BUNDLE_GEMFILE" => nil}, [JRUBY, "-e", PROBE], err: File::NULL, &:read).to_s.split
+      rescue SystemCallError
+        @probe = []
+      end
+
+      def command(app:, bind:, dir:)
+        uri = bind.tcp? ? "tcp://#{bind.host}:#{bind.port}" : "unix://#{bind.path}"
+        threads = settings["threads"]
+        [JRUBY, "-S", "puma", "--no-config", "-e", "production", "-t", "#{threads}:#{threads}", "-b", uri,
+          "--pidfile", File.join(dir, "puma.pid"), app.rackup]
+      end
+
+      # Outside the app's bundle: JRuby's own gems, not the MRI lockfile.
+      def env(app:) = super.merge("BUNDLE_GEMFILE" => nil, "GEM_HOME" => nil, "GEM_PATH" => nil)
+
+      def workers = 1
+
+      # JRuby's JVM needs seconds to boot and more to warm up.
+      def ready_timeout = 60
+
+      # USR2 re-execs Puma in place (a hot restart); phased restarts need a
+      # cluster, which JRuby cannot fork.
+      def restart_mechanisms = [:hot]
+
+      def restart(group, mechanism)
+        (mechanism == :hot) ? group.signal("USR2") : :unsupported
+      end
+    end
+  end
+end
