@@ -29,6 +29,8 @@ require_relative "arena/results/store"
 require_relative "arena/environment"
 require_relative "arena/plan"
 require_relative "arena/plan_builder"
+require_relative "arena/presets"
+require_relative "arena/preset_summary"
 require_relative "arena/scenarios/base"
 require_relative "arena/scenarios/event_analysis"
 require_relative "arena/runner"
@@ -39,3 +41,4 @@ require_relative "arena/cli"
 
 Arena::Servers.load_all
 Arena::Scenarios.load_all
+Arena::Presets.load_all

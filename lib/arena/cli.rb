@@ -8,7 +8,8 @@ module Arena
   # line on stderr, never a stack trace.
   class CLI
     COMMANDS = {
-      "run" => "Commands::Run", "servers" => "Commands::Servers", "check" => "Commands::Check"
+      "run" => "Commands::Run", "servers" => "Commands::Servers", "check" => "Commands::Check",
+      "presets" => "Commands::Presets"
     }.freeze
 
     USAGE = <<~TEXT
@@ -16,6 +17,9 @@ module Arena
         run       start each server, verify it, load it, report (arena run --help)
         servers   list every adapter: installed or not, version, source
         check     start each server and verify it, without load
+        report    render a run again: terminal table, DIR/report.md, DIR/report.html (arena report DIR)
+        compare   what changed between two runs, with noise marked (arena compare A B)
+        presets   the published comparisons `arena run --preset NAME` re-runs
     TEXT
 
     def initialize(argv, out: $stdout, err: $stderr)

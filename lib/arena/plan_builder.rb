@@ -4,20 +4,23 @@ require "optparse"
 
 module Arena
   # Flags -> Plan. Shared by `run` and `check`; every value is checked here so
-  # a bad flag fails before any process starts.
+  # a bad flag fails before any process starts. A preset (--preset) supplies
+  # defaults between DEFAULTS and the flags, so `@options` holds only what the
+  # flags said and `build` merges the three.
   class PlanBuilder
     DEFAULTS = {
       servers: [].freeze, workloads: nil, scenarios: ["steady"], connections: 16, duration: 5, warmup: 1,
       keep_alive: "on", reps: 100, timeout: 10, threads: 1, bind: "tcp", repeat: 1, app: nil,
       out: nil, json: nil, port: nil, ready_timeout: 30, slo_ms: 100, step: 100, max_connections: 1000,
-      max_time: 300, slow_clients: nil, slow_mode: "headers", front: nil
+      max_time: 300, slow_clients: nil, slow_mode: "headers", front: nil, requests: 1000, levels: nil
     }.freeze
 
-    attr_reader :options
+    attr_reader :options, :notes
 
     def initialize(machine: Machine.current)
       @machine = machine
-      @options = DEFAULTS.transform_values(&:dup)
+      @options = {servers: []}
+      @notes = []
     end
 
     def define(parser, load: true)
@@ -30,11 +33,15 @@ module Arena
       parser.on("--front PROXY", %w[nginx], "put a proxy in front of the server: nginx") { |v| @options[:front] = v }
       parser.on("--out DIR", "results directory (default ./arena-results/TIMESTAMP)") { |v| @options[:out] = v }
       return unless load
-      parser.on("--scenario LIST", Array, "steady (default), reps, rate, breakpoint, crash, restart, slow-clients") { |v| @options[:scenarios] = v }
+      parser.on("--preset NAME", "re-run a published comparison (arena presets lists them)") { |v| @preset = Presets.fetch(v) }
+      parser.on("--scale F", Float, "with --preset: 1 = the original size; default: a few minutes") { |v| @scale = scale(v) }
+      parser.on("--scenario LIST", Array, "steady (default), reps, count, rate, breakpoint, crash, restart, slow-clients") { |v| @options[:scenarios] = v }
       parser.on("-c N", Integer, "connections (default 16)") { |v| @options[:connections] = positive(v, "-c") }
       parser.on("-d SEC", Float, "seconds of load per measurement (default 5)") { |v| @options[:duration] = positive(v, "-d") }
       parser.on("-w SEC", Float, "warm-up seconds, not counted (default 1)") { |v| @options[:warmup] = v.negative? ? positive(v, "-w") : v }
       parser.on("-r N", Integer, "repetitions per connection for the reps scenario (default 100)") { |v| @options[:reps] = positive(v, "-r") }
+      parser.on("-n N", Integer, "total requests for the count scenario (default 1000)") { |v| @options[:requests] = positive(v, "-n") }
+      parser.on("--levels LIST", Array, "count, reps: run at each of these connection counts (default -c)") { |v| @options[:levels] = levels(v) }
       parser.on("--keep-alive MODE", %w[on off both], "on (default), off or both") { |v| @options[:keep_alive] = v }
       parser.on("--timeout SEC", Float, "response timeout (default 10)") { |v| @options[:timeout] = positive(v, "--timeout") }
       parser.on("--repeat N", Integer, "run each measurement N times, report the median") { |v| @options[:repeat] = positive(v, "--repeat") }
@@ -48,7 +55,8 @@ module Arena
     end
 
     def build
-      o = @options
+      raise UsageError, "--scale needs --preset" if @scale && !@preset
+      o = effective_options
       app = o[:app] ? AppSource.user(o[:app]) : AppSource.builtin
       o[:scenarios].each { |name| Scenarios.fetch(name) }
       Plan.new(
@@ -56,21 +64,34 @@ module Arena
         load: LoadOptions.new(connections: o[:connections], duration: o[:duration], warmup: o[:warmup],
           keep_alive: o[:keep_alive], reps: o[:reps], timeout: o[:timeout], threads: o[:threads],
           slo_ms: o[:slo_ms], step: o[:step], max_connections: o[:max_connections], max_time: o[:max_time],
-          slow_clients: o[:slow_clients], slow_mode: o[:slow_mode]).freeze,
+          slow_clients: o[:slow_clients], slow_mode: o[:slow_mode], requests: o[:requests],
+          levels: o[:levels]&.dup&.freeze).freeze,
         bind: o[:bind], out_dir: File.expand_path(o[:out] || default_out), json_path: o[:json], repeat: o[:repeat],
-        port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front
+        port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front(o),
+        preset: @preset&.to_h(preset_scale)&.merge("skipped" => @notes)
       ).freeze
     end
 
     private
 
-    def front
-      return nil unless @options[:front]
+    # DEFAULTS, then the preset at its scale, then whatever a flag set.
+    def effective_options
+      given = @options.reject { |_, v| v.nil? || v == [] }
+      return DEFAULTS.merge(given) unless @preset
+      preset = @preset.options_at(preset_scale).merge(scenarios: @preset.scenarios, app: @preset.app_path)
+      DEFAULTS.merge(preset).merge(given)
+    end
+
+    def preset_scale = @scale || @preset.default_scale
+
+    def front(o)
+      return nil unless o[:front]
       raise Error, "nginx is not installed (apt-get install nginx-light)" unless Proxy::Nginx.binary
-      @options[:front]
+      o[:front]
     end
 
     def servers(app)
+      return preset_servers(app) if @preset && @options[:servers].empty?
       list = ServerList.parse(@options[:servers], machine: @machine)
       list = Servers.all.select { |k| k.install(app).found }.map { |k| k.new(machine: @machine) } if list.empty?
       raise Error, "no server is installed (run `bundle install`, see README)" if list.empty?
@@ -79,12 +100,32 @@ module Arena
       list
     end
 
+    # A preset's servers that are not installed are skipped with a note
+    # instead of failing the run: the rest of the comparison still stands.
+    def preset_servers(app)
+      if @preset.app_gem && !Installation.gem(@preset.app_gem, app).found
+        raise Error, "#{@preset.name}: skipped, #{@preset.app_gem} is not installed: #{@preset.setup}"
+      end
+      list, @notes = Presets.servers(@preset, app: app, machine: @machine)
+      raise Error, "#{@preset.name}: none of its servers is installed (#{@notes.join("; ")})" if list.empty?
+      list
+    end
+
     def workloads(app)
-      names = @options[:workloads] || (app.builtin ? Workloads::DEFAULT : ["/"])
-      Workloads.resolve(names, builtin_app: app.builtin)
+      names = @options[:workloads] || @preset&.workloads || (app.builtin ? Workloads::DEFAULT : ["/"])
+      names.map { |name| name.is_a?(Workload) ? name : Workloads.resolve([name], builtin_app: app.builtin).first }
     end
 
     def default_out = File.join("arena-results", Time.now.strftime("%Y%m%d-%H%M%S"))
+
+    def scale(value)
+      raise UsageError, "--scale must be greater than 0 and at most 1" unless value.positive? && value <= 1
+      value
+    end
+
+    def levels(list)
+      list.map { |v| Integer(v, exception: false)&.then { |i| within(i, 1, 20_000, "--levels") } || raise(UsageError, "--levels takes whole numbers") }
+    end
 
     def within(value, low, high, flag)
       raise UsageError, "#{flag} must be between #{low} and #{high}" unless value.between?(low, high)

@@ -20,6 +20,7 @@ module Arena
         end.parse!(@argv)
         raise UsageError, "unexpected argument #{@argv.first.inspect}" unless @argv.empty?
         plan = builder.build
+        announce(plan.preset) if plan.preset
         FileUtils.mkdir_p(plan.out_dir)
         store = Results::Store.new(path: File.join(plan.out_dir, "results.json"),
           environment: Environment.capture(machine: plan.machine, engine_version: Load::Engine.version),
@@ -30,8 +31,16 @@ module Arena
         ensure
           FileUtils.cp(store.path, plan.json_path) if plan.json_path
         end
+        @out.print PresetSummary.new(store.document).render if plan.preset
         @err.puts "results: #{store.path}"
         runner.failures.empty? ? 0 : 1
+      end
+
+      private
+
+      def announce(preset)
+        @err.puts "preset #{preset["name"]} at scale #{preset["scale"]} (seed #{preset["seed"]})"
+        preset["skipped"].each { |note| @err.puts "  #{note}" }
       end
     end
   end

@@ -8,10 +8,15 @@ module Arena
     class Reps < Base
       scenario "reps", "fixed work: -c connections x -r repetitions (siege -r -c)"
 
+      # With --levels it runs once per concurrency (siege -c 5, then -c 25).
       def call(ctx)
-        ctx.load.keep_alive_modes.map do |keep_alive|
-          settings = ctx.settings(keep_alive: keep_alive, duration: nil, warmup: nil, reps: ctx.load.reps)
-          measurement = measure(ctx, settings, variant: keep_alive ? "keep-alive" : "close")
+        levels = ctx.load.levels || [ctx.load.connections]
+        levels.product(ctx.load.keep_alive_modes).map do |connections, keep_alive|
+          settings = ctx.settings(connections: connections, keep_alive: keep_alive, duration: nil, warmup: nil,
+            reps: ctx.load.reps)
+          variant = keep_alive ? "keep-alive" : "close"
+          variant = "c=#{connections} #{variant}" if ctx.load.levels
+          measurement = measure(ctx, settings, variant: variant)
           measurement.merge("extra" => {"siege" => self.class.siege_report(measurement["load"])})
         end
       end

@@ -1,0 +1,54 @@
+# frozen_string_literal: true
+
+module Arena
+  module Commands
+    # `arena presets`: each published comparison Arena can re-run, its source,
+    # and what it runs at its default scale.
+    class Presets
+      def initialize(argv, out:, err:)
+        @argv = argv
+        @out = out
+        @err = err
+      end
+
+      def call
+        OptionParser.new { |parser| parser.banner = "usage: arena presets" }.parse!(@argv)
+        Arena::Presets.all.each { |preset| @out.puts describe(preset), "" }
+        @out.puts "run one: arena run --preset NAME [--scale F]   (--scale 1 = the original size)"
+        0
+      end
+
+      private
+
+      def describe(preset)
+        o = preset.options_at(preset.default_scale)
+        workloads = preset.workloads.map { |w| w.is_a?(Workload) ? "#{w.name} (#{w.path})" : w }
+        lines = [
+          "#{preset.name}  (seed #{preset.seed})",
+          "  published: #{preset.method}",
+          "  found:     #{preset.finding}",
+          "  servers:   #{preset.servers.join(" ")}",
+          "  app:       #{preset.app || "built-in"}; workloads: #{workloads.join(", ")}",
+          "  runs:      #{preset.scenarios.join(", ")}#{" behind #{o[:front]}" if o[:front]}; " \
+            "at scale #{preset.default_scale} (default): #{counts(o)}",
+          "             at scale 1: #{counts(preset.options_at(1))}"
+        ]
+        lines << "  needs:     #{preset.setup}" if preset.setup
+        lines.join("\n")
+      end
+
+      FLAGS = {connections: "-c", levels: "--levels", reps: "-r", requests: "-n", duration: "-d", warmup: "-w",
+               keep_alive: "--keep-alive", repeat: "--repeat", step: "--step", max_connections: "--max-connections",
+               max_time: "--max-time", slo_ms: "--slo", timeout: "--timeout"}.freeze
+
+      def counts(options)
+        FLAGS.filter_map do |key, flag|
+          value = options[key] or next
+          value = value.join(",") if value.is_a?(Array)
+          value = value.to_i if value.is_a?(Float) && value == value.to_i
+          "#{flag} #{value}"
+        end.join(" ")
+      end
+    end
+  end
+end

@@ -1,0 +1,71 @@
+# frozen_string_literal: true
+
+module Arena
+  # Presets re-run the published comparisons of ../shared/seeds on today's
+  # servers. A preset is data only: where it comes from, what it runs, and
+  # which of its numbers shrink under --scale. PlanBuilder takes a preset's
+  # options as defaults beneath the flags, so any flag still wins.
+  module Presets
+    # name, seed (file under shared/seeds), method and finding (one line each:
+    # what was published), servers (specs as for --servers), unavailable
+    # ({server => why} for servers the seed ran that Arena has no adapter
+    # for), app (a config.ru under the repository, nil for the built-in
+    # app), workloads (names, paths, or Workload values), scenarios, options
+    # (PlanBuilder options at the original size), shrink ({option => floor}:
+    # what --scale multiplies; an Integer floor rounds to a count, a Float
+    # floor keeps seconds), default_scale (so the preset takes a few minutes
+    # on a 2-core machine), app_gem and setup (the gem the app cannot run
+    # without, and how to install it).
+    Preset = Struct.new(:name, :seed, :method, :finding, :servers, :unavailable, :app, :workloads,
+      :scenarios, :options, :shrink, :default_scale, :app_gem, :setup, keyword_init: true) do
+      # The PlanBuilder options of this preset at `scale` (1 = the original).
+      def options_at(scale)
+        shrunk = shrink.to_h do |key, floor|
+          value = options.fetch(key) * scale
+          [key, floor.is_a?(Integer) ? [value.round, floor].max : [value.round(2), floor].max]
+        end
+        options.merge(shrunk)
+      end
+
+      def app_path = app && File.join(ROOT, app)
+
+      def to_h(scale)
+        {"name" => name, "seed" => seed, "scale" => scale, "default_scale" => default_scale,
+         "method" => method, "finding" => finding}
+      end
+    end
+
+    REGISTRY = {}
+
+    def self.define(**fields) = REGISTRY[fields.fetch(:name)] = Preset.new(**fields).freeze
+
+    def self.all = REGISTRY.values
+
+    def self.fetch(name)
+      REGISTRY.fetch(name) { raise UsageError, "unknown preset #{name.inspect} (known: #{REGISTRY.keys.join(", ")})" }
+    end
+
+    def self.load_all
+      Dir[File.join(__dir__, "presets", "*.rb")].sort.each { |f| require f }
+    end
+
+    # The preset's servers that can run here, and one note for each that
+    # cannot: the adapter's own installation reason, or why Arena has none.
+    def self.servers(preset, app:, machine:)
+      notes = []
+      adapters = preset.servers.filter_map do |spec|
+        name = spec.split(":", 2).first
+        unless Servers::REGISTRY.key?(name)
+          notes << "#{name}: skipped, #{preset.unavailable.fetch(name, "Arena has no adapter for it")}"
+          next
+        end
+        adapter = ServerList.parse([spec], machine: machine).first
+        installation = adapter.class.install(app)
+        next adapter if installation.found
+        notes << "#{adapter.label}: skipped, not installed (#{installation.why})"
+        nil
+      end
+      [adapters, notes]
+    end
+  end
+end

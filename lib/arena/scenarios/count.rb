@@ -1,0 +1,39 @@
+# frozen_string_literal: true
+
+module Arena
+  module Scenarios
+    # ab -n N -c C: a fixed total of requests shared by C connections, at each
+    # concurrency of --levels (or -c), reported with ab's own figures (median
+    # and the percentile table) so a 2015 result can be set beside a new one.
+    # No warm-up: ab has none, and the first requests are part of what it saw.
+    class Count < Base
+      scenario "count", "fixed total: -n requests over -c connections (ab -n -c), at each --levels concurrency"
+
+      def call(ctx)
+        levels = ctx.load.levels || [ctx.load.connections]
+        levels.product(ctx.load.keep_alive_modes).map do |connections, keep_alive|
+          settings = ctx.settings(connections: connections, keep_alive: keep_alive, duration: nil, warmup: nil,
+            requests: ctx.load.requests)
+          measurement = measure(ctx, settings, variant: "c=#{connections} #{keep_alive ? "keep-alive" : "close"}")
+          measurement.merge("extra" => {"ab" => self.class.ab_report(measurement["load"], connections)})
+        end
+      end
+
+      # ab's summary, derived from the engine's document (times in ms, as ab prints them).
+      def self.ab_report(load, connections)
+        completed = load.dig("requests", "completed").to_i
+        elapsed = load.fetch("duration_s", 0.0).to_f
+        ms = ->(name) { (load.dig("latency_us", name).to_f / 1000).round(2) }
+        {
+          "concurrency" => connections, "complete_requests" => completed,
+          "failed_requests" => load.dig("errors", "total").to_i,
+          "time_taken_s" => elapsed.round(3),
+          "requests_per_second" => elapsed.zero? ? 0.0 : (completed / elapsed).round(2),
+          "time_per_request_ms" => ms.call("mean"),
+          "median_ms" => ms.call("p50"), "p75_ms" => ms.call("p75"), "p90_ms" => ms.call("p90"),
+          "p99_ms" => ms.call("p99"), "longest_ms" => ms.call("max")
+        }
+      end
+    end
+  end
+end
