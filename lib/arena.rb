@@ -37,6 +37,7 @@ require_relative "arena/runner"
 require_relative "arena/report/rows"
 require_relative "arena/report/findings"
 require_relative "arena/report/terminal"
+require_relative "arena/report"
 require_relative "arena/cli"
 
 Arena::Servers.load_all

@@ -9,7 +9,7 @@ module Arena
   class CLI
     COMMANDS = {
       "run" => "Commands::Run", "servers" => "Commands::Servers", "check" => "Commands::Check",
-      "presets" => "Commands::Presets"
+      "presets" => "Commands::Presets", "report" => "Commands::Report", "compare" => "Commands::Compare"
     }.freeze
 
     USAGE = <<~TEXT

@@ -25,7 +25,7 @@ module Arena
         store = Results::Store.new(path: File.join(plan.out_dir, "results.json"),
           environment: Environment.capture(machine: plan.machine, engine_version: Load::Engine.version),
           plan: plan.to_h)
-        runner = Runner.new(plan: plan, reporter: Report::Terminal.new(out: @out, err: @err), store: store)
+        runner = Runner.new(plan: plan, reporter: Report::Fanout.new(Report::Terminal.new(out: @out, err: @err), Report::Files.new(dir: plan.out_dir, err: @err)), store: store)
         begin
           runner.call
         ensure

@@ -1,0 +1,18 @@
+# frozen_string_literal: true
+
+# The report renderers beyond the terminal table: Markdown, one
+# self-contained HTML page with SVG charts, recommendations, compare, and the
+# reporters that write the files at the end of a run.
+require_relative "report/source"
+require_relative "report/facts"
+require_relative "report/svg"
+require_relative "report/svg/bars"
+require_relative "report/svg/lines"
+require_relative "report/charts"
+require_relative "report/event_charts"
+require_relative "report/timeline_charts"
+require_relative "report/recommend"
+require_relative "report/markdown"
+require_relative "report/html"
+require_relative "report/compare"
+require_relative "report/files"

@@ -1,0 +1,62 @@
+# frozen_string_literal: true
+
+require "erb"
+
+module Arena
+  module Report
+    # report.html: one self-contained page (inline CSS, charts as inline SVG,
+    # no script, nothing fetched) a team lead can open offline and read in a
+    # minute: the recommendations first, then the evidence.
+    class Html
+      TEMPLATE = File.join(__dir__, "html.erb")
+
+      include ERB::Util
+
+      def initialize(document, notes: [])
+        @document = document
+        @notes = notes
+      end
+
+      def render
+        charts = Charts.new(@document)
+        colors = ->(server) { charts.color(server) }
+        @sections = charts.sections + EventCharts.new(@document, colors: colors).sections
+        @timelines = TimelineCharts.new(@document, colors: colors).sections
+        @recommendations = Recommend.new(@document).call
+        @summary = Rows.from(@document)
+        @table = Table.new(@document)
+        @findings = Findings.lines(@document)
+        ERB.new(File.read(TEMPLATE), trim_mode: "-").result(binding)
+      end
+
+      private
+
+      def title
+        servers = @document.fetch("servers", []).map { |s| s["label"].to_s.split(":").first }.uniq
+        "Arena report: #{servers.empty? ? "no servers" : servers.join(", ")}"
+      end
+
+      def environment = Facts.environment(@document["environment"] || {})
+
+      def load_line = Facts.load(@document["plan"])
+
+      def run_line = Facts.run_line(@document)
+
+      def servers = @document.fetch("servers", [])
+
+      def command(server) = Facts.command(server["command"])
+
+      def status(server) = Facts.server_status(server)
+
+      def table_html(headings, rows, numeric_from: 1)
+        head = headings.map { |h| "<th>#{h(h)}</th>" }.join
+        body = rows.map do |row|
+          "<tr>" + row.each_with_index.map { |c, i| %(<td#{' class="num"' if i >= numeric_from && numeric?(c)}>#{h(c)}</td>) }.join + "</tr>"
+        end.join("\n")
+        %(<div class="scroll"><table><thead><tr>#{head}</tr></thead><tbody>#{body}</tbody></table></div>)
+      end
+
+      def numeric?(cell) = cell.is_a?(Numeric) || cell.to_s.match?(/\A[\d,.\s()%-]+(us|ms|s|MiB|GiB)?[\d,.\s()%-]*\z/)
+    end
+  end
+end

@@ -1,0 +1,72 @@
+# frozen_string_literal: true
+
+module Arena
+  module Report
+    # report.md: for a pull request or a README. Pure: document in, text out.
+    class Markdown
+      RIGHT = (3..10).freeze
+
+      def initialize(document, notes: [])
+        @document = document
+        @notes = notes
+      end
+
+      def render
+        [header, environment, servers, results, findings, recommendations].compact.join("\n")
+      end
+
+      private
+
+      def header
+        lines = ["# Arena report", "", "#{Facts.run_line(@document)}.", ""]
+        @notes.each { |n| lines.push("> Note: #{n}.", "") }
+        lines.join("\n")
+      end
+
+      def environment
+        rows = Facts.environment(@document["environment"] || {})
+        ["## Environment", "", table(["", ""], rows), "", "Load: #{Facts.load(@document["plan"])}.", ""].join("\n")
+      end
+
+      def servers
+        list = @document.fetch("servers", [])
+        return nil if list.empty?
+        rows = list.map do |s|
+          [s["label"], s["version"] || "?", s["source"] || "?", Facts.server_status(s), "`#{Facts.command(s["command"])}`"]
+        end
+        ["## Servers", "", table(%w[server version source status command], rows), ""].join("\n")
+      end
+
+      def results
+        rows = Rows.from(@document)
+        return "## Results\n\nNo measurements.\n" if rows.empty?
+        cells = Table.new(@document)
+        body = table(Table::HEADINGS, rows.map { |r| cells.cells(r) }, right: RIGHT)
+        ["## Results", "", "Medians over repeats, with the min-max range when repeated.", "", body, ""].join("\n")
+      end
+
+      def findings
+        lines = Findings.lines(@document)
+        return nil if lines.empty?
+        ["## Findings", "", *lines.map { |l| "- #{l}" }, ""].join("\n")
+      end
+
+      def recommendations
+        rows = Recommend.new(@document).call.map do |r|
+          why = r.pick ? r.because : "#{r.because}: run `#{r.run}`"
+          why += " (then: `#{r.run}`)" if r.pick && r.run&.start_with?("arena run")
+          [r.use_case, r.pick || "-", why]
+        end
+        ["## Recommendations", "", "Derived from this run's numbers only; a different machine or app may rank differently.", "",
+          table(["use case", "pick", "why"], rows), ""].join("\n")
+      end
+
+      def table(headings, rows, right: [])
+        align = headings.each_index.map { |i| right.include?(i) ? "--:" : "---" }
+        [line(headings), "|#{align.join("|")}|", *rows.map { |r| line(r) }].join("\n")
+      end
+
+      def line(cells) = "| #{cells.map { |c| c.to_s.gsub("|", "\\|").tr("\n", " ") }.join(" | ")} |"
+    end
+  end
+end
