@@ -57,7 +57,8 @@ module Arena
       def figures(row)
         spread = (row.runs > 1) ? " (#{Format.rps(row.rps_min)}–#{Format.rps(row.rps_max)} over #{row.runs} runs)" : ""
         errors = row.errors.positive? ? ", #{row.errors} errors" : ""
-        "#{Format.rps(row.rps)} req/s#{spread}, p99 #{Format.duration_us(row.p99_us)}, CPU #{row.cpu_pct.round}%#{errors}"
+        cpu = row.cpu_pct.positive? ? ", CPU #{row.cpu_pct.round}%" : ""
+        "#{Format.rps(row.rps)} req/s#{spread}, p99 #{Format.duration_us(row.p99_us)}#{cpu}#{errors}"
       end
 
       def overlap?(a, b) = a.runs > 1 && b.runs > 1 && a.rps_min <= b.rps_max

@@ -55,7 +55,11 @@ module Arena
         end
       end
 
-      def memory_kb(kb) = (kb.to_i >= 1024 * 1024) ? format("%.2f GiB", kb / 1048576.0) : format("%.1f MiB", kb.to_i / 1024.0)
+      # No process tree measures 0 kB: zero means not sampled (an older results file).
+      def memory_kb(kb)
+        return "-" if kb.to_i.zero?
+        (kb.to_i >= 1024 * 1024) ? format("%.2f GiB", kb / 1048576.0) : format("%.1f MiB", kb.to_i / 1024.0)
+      end
 
       def rps_spread(row)
         return rps(row.rps) if row.runs < 2

@@ -1,0 +1,77 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+
+# report.md of a real run (test/fixtures/results/steady: three servers, two
+# workloads, two repeats), compared as a whole.
+class ReportMarkdownTest < Minitest::Test
+  FIXTURE = File.expand_path("../fixtures/results/steady", __dir__)
+
+  def test_whole_markdown_of_a_repeated_steady_run
+    source = Arena::Report::Source.open(FIXTURE)
+    assert_equal <<~MD, Arena::Report::Markdown.new(source.document, notes: source.notes).render
+      # Arena report
+
+      Arena 0.1.0, started 2026-11-22T01:13:08Z, complete.
+
+      ## Environment
+
+      |  |  |
+      |---|---|
+      | CPU | AMD EPYC, 2 cores |
+      | memory | 23.54 GiB |
+      | kernel | 6.18.44-fc-v657 |
+      | OS | Debian GNU/Linux 12 (bookworm) |
+      | Ruby | ruby 3.1.2p20 (2022-04-12 revision 4491bb740a) [x86_64-linux-gnu] |
+      | YJIT | available, off for the servers |
+      | load engine | arena-load 0.1.0 |
+      | pinning | servers on CPU 0, load engine on CPU 1 |
+
+      Load: 8 connections; 2.0 s after a 0.5 s warm-up; keep-alive on; repeated 2 times; scenarios steady; p99 SLO 100 ms; bind tcp.
+
+      ## Servers
+
+      | server | version | source | status | command |
+      |---|---|---|---|---|
+      | puma:workers=2,threads=2,preload=false | 8.0.2 | bundle | ok | `bundle exec puma --no-config -e production -t 2:2 -b tcp://127.0.0.1:45913 --pidfile /tmp/rep/a/servers/01-puma_workers=2_threads=2_preload=false/puma.pid -w 2 /work/main/lib/arena/app/arena.ru` |
+      | unicorn:workers=2,preload=true,timeout=60 | 6.1.0 | bundle | ok | `bundle exec unicorn -E production -c /tmp/rep/a/servers/02-unicorn_workers=2_preload=true_timeout=60/unicorn.conf.rb /work/main/lib/arena/app/arena.ru` |
+      | falcon:count=2,model=forked | 0.51.1 | bundle | ok | `bundle exec falcon serve --bind http://127.0.0.1:42741 --count 2 --forked --config /work/main/lib/arena/app/arena.ru` |
+
+      ## Results
+
+      Medians over repeats, with the min-max range when repeated.
+
+      | server | workload | scenario | req/s | p50 | p99 | max | errors | PSS peak | RSS peak | CPU |
+      |---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|
+      | puma:workers=2,threads=2,preload=false | server | steady keep-alive | 5,651 (4,363-6,938) | 537us | 11.8ms | 373.4ms | 0 | 56.7 MiB | 95.3 MiB | 38% |
+      | puma:workers=2,threads=2,preload=false | primes | steady keep-alive | 102 (73.5-130) | 75.5ms | 204.9ms | 374.7ms | 0 | 111.1 MiB | 149.3 MiB | 73% |
+      | unicorn:workers=2,preload=true,timeout=60 | server | steady keep-alive | 1,592 (299-2,886) | 434us | 170.7ms | 325.4ms | 0 | 54.6 MiB | 87.6 MiB | 9% |
+      | unicorn:workers=2,preload=true,timeout=60 | primes | steady keep-alive | 38.8 (34.5-43.0) | 207.7ms | 498.1ms | 751.8ms | 0 | 87.3 MiB | 119.9 MiB | 25% |
+      | falcon:count=2,model=forked | server | steady keep-alive | 3,982 (3,831-4,133) | 369us | 14.2ms | 47.6ms | 0 | 50.8 MiB | 99.2 MiB | 31% |
+      | falcon:count=2,model=forked | primes | steady keep-alive | 65.5 (65.0-66.0) | 117.4ms | 179.1ms | 183.3ms | 0 | 77.4 MiB | 125.2 MiB | 49% |
+
+      ## Recommendations
+
+      Derived from this run's numbers only; a different machine or app may rank differently.
+
+      | use case | pick | why |
+      |---|---|---|
+      | fast request/response API | puma:workers=2,threads=2,preload=false | 5,651 req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38% on server; next falcon:count=2,model=forked 3,982 req/s (3,831–4,133 over 2 runs), p99 14.2ms, CPU 31% (1.42x) |
+      | waiting on I/O or long requests | - | not measured in this run: run `arena run --workload sleep --scenario steady,rate` |
+      | CPU-bound work | puma:workers=2,threads=2,preload=false | 102 req/s (73.5–130 over 2 runs), p99 204.9ms, CPU 73% on primes; next falcon:count=2,model=forked 65.5 req/s (65.0–66.0 over 2 runs), p99 179.1ms, CPU 49% (1.55x) |
+      | limited memory or many small apps | falcon:count=2,model=forked | PSS peak 77.4 MiB (RSS 125.2 MiB) on primes with 2 workers; next unicorn:workers=2,preload=true,timeout=60 87.3 MiB with 2 workers |
+      | surviving crashes and deploys | - | not measured in this run: run `arena run --scenario crash,restart` |
+      | slow clients without a proxy | - | not measured in this run: run `arena run --scenario slow-clients` |
+    MD
+  end
+
+  def test_notes_and_a_run_without_measurements
+    document = {"schema" => "arena-results/1", "arena_version" => "0.1.0", "created_at" => "2025-01-01T00:00:00Z",
+                "interrupted" => true, "measurements" => [], "servers" => []}
+    markdown = Arena::Report::Markdown.new(document, notes: ["the run was interrupted"]).render
+    assert_includes markdown, "Arena 0.1.0, started 2025-01-01T00:00:00Z, interrupted.\n\n> Note: the run was interrupted.\n"
+    assert_includes markdown, "## Results\n\nNo measurements.\n"
+    assert_includes markdown, "| fast request/response API | - | not measured in this run: run `arena run --workload server` |"
+  end
+end
