@@ -108,6 +108,20 @@ static inline int counted(const loop_t *L, uint64_t t)
     return t >= L->run->t_count;
 }
 
+/* Does a response or an error that happens now, for a request started at
+ * `origin`, belong to the results? In a closed-model run with a duration, an
+ * event counts when it happens inside the counted phase, whenever its request
+ * went out (as wrk counts): a slow request begun in the warm-up that fails
+ * during the phase is a failure of the phase, and the per-second timeline
+ * shows completions when they happen. In the open model, latency is owed
+ * from the intended start, so a request belongs to the phase it was due in;
+ * a run bounded by -n or -r counts the requests it sent, so totals are exact. */
+static inline int counts_event(const loop_t *L, uint64_t origin)
+{
+    if (L->open || !L->run->t_end) return counted(L, origin) && counted(L, L->now);
+    return counted(L, L->now) && L->now <= L->run->t_end;
+}
+
 static inline slot_t *slot_at(loop_t *L, conn_t *c, uint32_t i)
 {
     return &c->slots[(c->head + i) % L->depth];
@@ -126,7 +140,7 @@ static second_t *second_of(loop_t *L, uint64_t t)
 
 static void count_error(loop_t *L, int kind, uint64_t origin)
 {
-    if (!counted(L, origin) || !counted(L, L->now)) return;
+    if (!counts_event(L, origin)) return;
     L->st->errors[kind]++;
     second_t *s = second_of(L, L->now);
     if (s) s->errors[kind]++;
@@ -366,7 +380,7 @@ static int on_response(loop_t *L, conn_t *c)
     slot_t *s = slot_at(L, c, 0);
     const request_t *r = &L->rs->reqs[s->req];
     http_parser *p = &c->parser;
-    if (counted(L, s->t)) {
+    if (L->open || !L->run->t_end ? counted(L, s->t) : counts_event(L, s->t)) {
         uint64_t lat = L->now > s->t ? (L->now - s->t) / 1000 : 0;
         stats_t *st = L->st;
         st->completed++;
