@@ -34,7 +34,7 @@ class RecommendTest < Minitest::Test
   def test_sleep_workload_answers_the_io_case
     io = recommend("steady-again")["waiting on I/O or long requests"]
     assert_equal FALCON, io.pick
-    assert_match(/\A8\.0 req\/s \(8\.0–8\.0 over 2 runs\), p99 1\.14s, CPU 0% on sleep; next #{Regexp.escape(PUMA)} 4\.0 req\/s/, io.because)
+    assert_match(/\A8\.0 req\/s \(8\.0–8\.0 over 2 runs\), p99 1\.14s, CPU 0% on sleep; next #{Regexp.escape(PUMA)} 4\.0 req\/s/o, io.because)
   end
 
   def test_scenario_run_ranks_resilience_and_slow_clients

@@ -4,7 +4,7 @@ module Arena
   module Report
     # One section of the HTML report: a heading, its charts (SVG markup) and
     # the table of the figures drawn, so every number can also be read.
-    Section = Struct.new(:id, :title, :note, :charts, :headings, :rows, keyword_init: true)
+    Section = Struct.new(:id, :title, :nav, :note, :charts, :headings, :rows, keyword_init: true)
 
     # The closed-model sections: throughput, latency percentiles, memory, slow
     # clients. Figures come from Rows so the page agrees with the tables.

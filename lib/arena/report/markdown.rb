@@ -4,7 +4,7 @@ module Arena
   module Report
     # report.md: for a pull request or a README. Pure: document in, text out.
     class Markdown
-      RIGHT = (3..10).freeze
+      RIGHT = (3..10)
 
       def initialize(document, notes: [])
         @document = document

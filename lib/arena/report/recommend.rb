@@ -73,8 +73,7 @@ module Arena
         (server, best), (other, next_best) = peaks
         because = "PSS peak #{Format.memory_kb(best.pss_peak_kb)} (RSS #{Format.memory_kb(best.rss_peak_kb)}) on #{best.workload}#{workers(server)}"
         because += "; next #{other} #{Format.memory_kb(next_best.pss_peak_kb)}#{workers(other)}" if other
-        Recommendation.new(use_case: "limited memory or many small apps", pick: server, because: because,
-          run: "fewer workers cut PSS roughly in proportion: compare settings, e.g. --servers \"puma:workers=1 puma:workers=2\"")
+        Recommendation.new(use_case: "limited memory or many small apps", pick: server, because: because)
       end
 
       def workers(label)
@@ -108,7 +107,7 @@ module Arena
       # then the shorter longest wait during the best restart.
       def resilience_score(crash, restarts)
         best = best_restart(restarts)
-        broken = (crash && crash.dig("extra", "outcome") != "replaced" ? 1 : 0) + (best&.dig("extra", "serving_after") ? 0 : 1)
+        broken = ((crash && crash.dig("extra", "outcome") != "replaced") ? 1 : 0) + (best&.dig("extra", "serving_after") ? 0 : 1)
         failed = crash.to_h.dig("extra", "errors_after_event").to_i + best.to_h.dig("extra", "failed_requests").to_i
         [broken, failed, best.to_h.dig("extra", "longest_us").to_i]
       end
@@ -139,7 +138,7 @@ module Arena
           "(#{Format.rps(best.dig("extra", "rps_alone").to_f)} → #{Format.rps(best.dig("load", "throughput_rps").to_f)} req/s)"
         because += "; #{worst["server"]} kept #{share(worst)}" unless worst.equal?(best)
         Recommendation.new(use_case: use_case, pick: best["server"], because: because,
-          run: "one-request-per-worker servers belong behind a buffering proxy: compare with --front nginx")
+          run: "arena run --scenario slow-clients --front nginx")
       end
 
       def share(m) = "#{(100 * m.dig("extra", "rps_ratio").to_f).round}%"

@@ -28,7 +28,7 @@ module Arena
       end
 
       def text(x, y, content, anchor: "start", size: nil, weight: nil, fill: "#222", rotate: nil)
-        attrs = +%(x="#{n(x)}" y="#{n(y)}" text-anchor="#{anchor}" fill="#{fill}")
+        attrs = %(x="#{n(x)}" y="#{n(y)}" text-anchor="#{anchor}" fill="#{fill}")
         attrs << %( font-size="#{size}") if size
         attrs << %( font-weight="#{weight}") if weight
         attrs << %( transform="rotate(#{rotate} #{n(x)} #{n(y)})") if rotate
@@ -84,7 +84,11 @@ module Arena
         def initialize(lo, hi, from, to, log: false)
           @log = log
           @lo = log ? [lo, 1e-9].max : lo
-          @hi = (hi > @lo) ? hi : @lo + (log ? @lo * 9 : 1)
+          @hi = if hi > @lo
+            hi
+          else
+            @lo + (log ? @lo * 9 : 1)
+          end
           @from = from
           @to = to
         end
@@ -122,7 +126,7 @@ module Arena
       def log_ticks(lo, hi)
         decades = (Math.log10(lo).floor..Math.log10(hi).ceil).map { |k| 10.0**k }
         steps = (Math.log10(hi) - Math.log10(lo) <= 2.5) ? [1, 2, 5] : [1]
-        decades.flat_map { |d| steps.map { |m| d * m } }.select { |t| t >= lo * 0.999 && t <= hi * 1.001 }
+        decades.flat_map { |d| steps.map { |m| d * m } }.select { |t| t.between?(lo * 0.999, hi * 1.001) }
       end
 
       # The bounds of a log axis: the 1-2-5 steps just around the data.

@@ -21,7 +21,7 @@ module Arena
           timeline = m.dig("load", "timeline")
           procs = processes(m)
           Section.new(id: "timeline-#{i + 1}", title: "#{m["scenario"].capitalize} #{m["variant"]}: #{m["server"]} · #{m["workload"]}",
-            note: Findings.line(m), charts: panels(m, timeline, procs),
+            nav: "#{m["scenario"]} #{m["variant"]} (#{m["server"].split(":").first})", note: Findings.line(m), charts: panels(m, timeline, procs),
             headings: ["second", "completed", "errors", "p50", "p99", "processes"],
             rows: timeline.map do |s|
               [s["t"], s["completed"], s["errors"], Format.duration_us(s["p50_us"]), Format.duration_us(s["p99_us"]),

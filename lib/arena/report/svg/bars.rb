@@ -25,7 +25,7 @@ module Arena
         end
 
         def render
-          left = [[@categories.map { |c| c.to_s.size }.max.to_i * 6.7 + 20, 120].max, 420].min
+          left = (@categories.map { |c| c.to_s.size }.max.to_i * 6.7 + 20).clamp(120, 420)
           legend, legend_h = legend_markup(left)
           top = 16 + legend_h
           group_h = @series.size * (BAR + 4) + GAP
@@ -73,7 +73,7 @@ module Arena
           colour = s[:color] || @colors[ci]
           opacity = s[:opacity] || 1
           x0 = scale.call(0)
-          out = +%(<rect x="#{Svg.n(x0)}" y="#{Svg.n(y)}" width="#{Svg.n([scale.call(value) - x0, 1].max)}" height="#{BAR}" ) +
+          out = %(<rect class="bar" x="#{Svg.n(x0)}" y="#{Svg.n(y)}" width="#{Svg.n([scale.call(value) - x0, 1].max)}" height="#{BAR}" ) +
             %(fill="#{colour}" fill-opacity="#{opacity}"><title>#{Svg.esc("#{@categories[ci]} #{s[:name]}: #{@format.call(value)}")}</title></rect>)
           lo = s[:mins]&.at(ci)
           hi = s[:maxs]&.at(ci)

@@ -98,11 +98,11 @@ module Arena
           label = Svg.esc(series[:name])
           out = segments.reject(&:empty?).map do |seg|
             d = seg.each_with_index.map { |(x, y), i| "#{i.zero? ? "M" : "L"}#{Svg.n(sx.call(x))},#{Svg.n(sy.call(y))}" }.join(" ")
-            %(<path d="#{d}" fill="none" stroke="#{colour}" stroke-width="2.2" stroke-linejoin="round"><title>#{label}</title></path>)
+            %(<path class="series" d="#{d}" fill="none" stroke="#{colour}" stroke-width="2.2" stroke-linejoin="round"><title>#{label}</title></path>)
           end
           series[:points].each do |x, y|
             next if y.nil?
-            out << %(<circle cx="#{Svg.n(sx.call(x))}" cy="#{Svg.n(sy.call(y))}" r="3" fill="#{colour}"><title>#{label}: #{Svg.esc(@formats[0].call(x))}, #{Svg.esc(@formats[1].call(y))}</title></circle>)
+            out << %(<circle class="point" cx="#{Svg.n(sx.call(x))}" cy="#{Svg.n(sy.call(y))}" r="3" fill="#{colour}"><title>#{label}: #{Svg.esc(@formats[0].call(x))}, #{Svg.esc(@formats[1].call(y))}</title></circle>)
           end
           out.join
         end

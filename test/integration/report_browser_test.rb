@@ -1,0 +1,98 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+require "fileutils"
+require "open3"
+require "tmpdir"
+
+# report.html opened by a real browser (Debian's headless Chromium): no
+# console errors, every chart laid out with visible marks, and a screenshot
+# kept in test/artifacts for a person to look at.
+class ReportBrowserTest < Minitest::Test
+  FIXTURES = File.expand_path("../fixtures/results", __dir__)
+  ARTIFACTS = File.expand_path("../artifacts", __dir__)
+  FLAGS = %w[--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update
+    --disable-sync --no-first-run --hide-scrollbars --enable-logging=stderr --v=0].freeze
+
+  # The page has no script; the test's own copy gets one that measures each
+  # chart as the browser laid it out and leaves the figures in the DOM.
+  PROBE = <<~JS
+    <script>
+      const charts = [...document.querySelectorAll("svg.chart")].map((svg) => {
+        const marks = [...svg.querySelectorAll(".bar, .series, .point")];
+        const area = marks.reduce((sum, m) => { const b = m.getBBox(); return sum + b.width * b.height + b.width + b.height; }, 0);
+        const box = svg.getBoundingClientRect();
+        return [marks.length, Math.round(area), Math.round(box.width), Math.round(box.height)].join(":");
+      });
+      document.body.setAttribute("data-probe", charts.join(" "));
+    </script>
+  JS
+
+  def setup
+    @browser = %w[chromium chromium-browser].find { |name| ENV["PATH"].split(":").any? { |d| File.executable?(File.join(d, name)) } }
+    skip "chromium is not installed (apt-get install chromium, or script/setup)" unless @browser
+    @dir = Dir.mktmpdir("arena-browser-")
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir) if @dir
+  end
+
+  def test_steady_run_report_in_a_browser
+    check("steady", screenshot: "report.png", charts: 5)
+  end
+
+  def test_scenario_run_report_in_a_browser
+    check("scenarios", screenshot: "report-scenarios.png", charts: 28)
+  end
+
+  private
+
+  def check(fixture, screenshot:, charts:)
+    run_dir = File.join(@dir, fixture)
+    FileUtils.cp_r(File.join(FIXTURES, fixture), run_dir)
+    assert_equal 0, Arena::CLI.new(["report", run_dir, "--format", "html"], out: StringIO.new, err: StringIO.new).run
+    html = File.read(File.join(run_dir, "report.html"))
+    assert_equal charts, html.scan("<svg").size
+
+    probe = File.join(run_dir, "probe.html")
+    File.write(probe, html.sub("</body>", "#{PROBE}</body>"))
+    dom, log = chromium("--dump-dom", "file://#{probe}")
+    console = log.lines.grep(/CONSOLE|Uncaught|Failed to load/)
+    assert_empty console, "console errors in #{fixture}/report.html"
+    figures = dom[/data-probe="([^"]*)"/, 1]
+    refute_nil figures, "the probe did not run:\n#{log.lines.last(5).join}"
+    laid_out = figures.split
+    assert_equal charts, laid_out.size
+    laid_out.each_with_index do |figure, i|
+      marks, area, width, height = figure.split(":").map(&:to_i)
+      assert marks.positive? && area.positive?, "chart #{i + 1} of #{fixture} has no visible marks (#{figure})"
+      assert width > 300 && height > 100, "chart #{i + 1} of #{fixture} is not laid out (#{figure})"
+    end
+
+    FileUtils.mkdir_p(ARTIFACTS)
+    path = File.join(ARTIFACTS, screenshot)
+    FileUtils.rm_f(path)
+    chromium("--screenshot=#{path}", "--window-size=1280,2400", "file://#{File.join(run_dir, "report.html")}")
+    assert File.size?(path).to_i > 20_000, "no screenshot at #{path}"
+  end
+
+  # Chromium in its own process group with a fresh profile, stopped by group
+  # if it outlives the deadline.
+  def chromium(*args, timeout: 90)
+    profile = Dir.mktmpdir("profile-", @dir)
+    argv = [@browser, *FLAGS, "--user-data-dir=#{profile}", *args]
+    Open3.popen3(*argv, pgroup: true) do |stdin, stdout, stderr, wait|
+      stdin.close
+      out = Thread.new { stdout.read }
+      err = Thread.new { stderr.read }
+      unless wait.join(timeout)
+        Process.kill("KILL", -wait.pid)
+        wait.join
+        flunk "chromium did not finish within #{timeout}s"
+      end
+      [out.value, err.value]
+    end
+  end
+end
