@@ -69,6 +69,18 @@ module Arena
 
     def parse(raw) = self.class.parse(raw)
 
+    def complete?(buffer)
+      head, separator, rest = buffer.partition("\r\n\r\n")
+      return false if separator.empty?
+      if head =~ /^content-length:\s*(\d+)/i
+        rest.bytesize >= $1.to_i
+      elsif head.match?(/^transfer-encoding:.*chunked/i)
+        rest.match?(/(\A|\r\n)0(;[^\r]*)?\r\n(.*\r\n)*\r\n\z/m)
+      else
+        false
+      end
+    end
+
     def read_all(socket)
       buffer = +""
       deadline = Clock.now + @timeout
@@ -77,7 +89,11 @@ module Arena
         raise Failure, "no complete response within #{@timeout}s" if left <= 0 || !socket.wait_readable(left)
         chunk = socket.read_nonblock(65_536, exception: false)
         break if chunk.nil?
-        buffer << chunk unless chunk == :wait_readable
+        next if chunk == :wait_readable
+        buffer << chunk
+        # Some servers (uWSGI) keep the connection open despite
+        # "Connection: close": stop once the response is whole.
+        break if complete?(buffer)
       end
       raise Failure, "connection closed without a response" if buffer.empty?
       buffer

@@ -57,17 +57,16 @@ module Arena
       false
     end
 
+    # TERM goes to the leader first: a master stops its own workers in order
+    # (Passenger's parts race each other if all are told at once). Whatever
+    # is left after half the grace gets TERM itself, then KILL at the end.
     def stop(grace: 10)
       return unless @pid
       survivors = tree
-      signal_group("TERM")
-      deadline = Clock.now + grace
-      while Clock.now < deadline
-        exited
-        survivors = survivors.select { |p| Procfs.stat(p) && Procfs.stat(p).state != "Z" }
-        break if survivors.empty? && !alive?
-        sleep 0.02
-      end
+      kill_quietly("TERM", @pid)
+      survivors = await(survivors, grace / 2.0)
+      signal_group("TERM") unless survivors.empty?
+      survivors = await(survivors + tree, grace / 2.0)
       signal_group("KILL")
       survivors.each { |p| kill_quietly("KILL", p) }
       wait(timeout: 2)
@@ -82,6 +81,18 @@ module Arena
     end
 
     private
+
+    # Waits until none of `pids` is alive (zombies count as gone); returns
+    # those still alive at the deadline.
+    def await(pids, seconds)
+      deadline = Clock.now + seconds
+      loop do
+        exited
+        pids = pids.uniq.select { |p| Procfs.stat(p)&.state.then { |state| state && state != "Z" } }
+        return pids if pids.empty? || Clock.now >= deadline
+        sleep 0.02
+      end
+    end
 
     def signal_group(sig)
       kill_quietly(sig, -@pid)

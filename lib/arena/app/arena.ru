@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 # The built-in arena app. Plain Rack, no framework, so that what is measured is
-# the server. Each path is one workload; lib/arena/workloads.rb holds the rule
+# the server. Written in Ruby 2.6 syntax so that JRuby 9.3 runs it too. Each path is one workload; lib/arena/workloads.rb holds the rule
 # that verifies it before any load.
 
 require "json"
@@ -30,7 +30,9 @@ module ArenaApp
 
   # The app states its own length, as Rack 3 expects of an app: a server
   # should not need middleware to frame a plain response.
-  def text(body) = respond("text/plain", body)
+  def text(body)
+    respond("text/plain", body)
+  end
 
   def respond(type, body, status: 200)
     [status, {"content-type" => type, "content-length" => body.bytesize.to_s}, [body]]

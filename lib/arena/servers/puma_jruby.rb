@@ -21,13 +21,9 @@ module Arena
 
       def self.install(app)
         return Installation.missing("#{JRUBY} not installed (apt-get install jruby)") unless File.executable?(JRUBY)
-        ruby, jruby, puma = probe
+        _ruby, jruby, puma = probe
         return Installation.missing("#{JRUBY} did not answer") unless jruby
         return Installation.missing("no Java build of puma under JRuby #{jruby} (jruby -S gem install puma --platform java)") unless puma
-        # The built-in app is written for Ruby >= 3.0 (endless methods).
-        if app.builtin && Gem::Version.new(ruby) < Gem::Version.new("3.0")
-          return Installation.missing("JRuby #{jruby} speaks Ruby #{ruby}; the built-in app needs Ruby >= 3.0 (JRuby 9.4+), puma #{puma}-java is there")
-        end
         Installation.new(found: true, version: "#{puma} (JRuby #{jruby})", source: "system", path: JRUBY).freeze
       end
 
