@@ -40,7 +40,8 @@ void report_json(FILE *out, const report_t *r)
     fprintf(out, "{\"schema\":\"%s\",\"engine_version\":\"%s\",\"target\":", SCHEMA, ARENA_VERSION);
     json_string(out, r->target->text);
     fprintf(out, ",\"model\":\"%s\",\"threads\":%d", o->rate > 0 ? "open" : "closed", r->threads);
-    fprintf(out, ",\"connections\":{\"requested\":%d,\"opened\":%llu}", o->connections, (unsigned long long)st->opened);
+    fprintf(out, ",\"connections\":{\"requested\":%d,\"opened\":%llu,\"resent\":%llu}", o->connections,
+            (unsigned long long)st->opened, (unsigned long long)st->resent);
     fprintf(out, ",\"pipeline\":%d,\"keep_alive\":%s", o->pipeline, o->keep_alive ? "true" : "false");
     fprintf(out, ",\"warmup_s\":%.3f,\"duration_s\":%.6f", o->warmup_s, r->duration_s);
     fprintf(out, ",\"requests\":{\"sent\":%llu,\"completed\":%llu}", (unsigned long long)st->sent,

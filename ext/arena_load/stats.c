@@ -52,6 +52,7 @@ int stats_merge(stats_t *dst, const stats_t *src)
     dst->completed += src->completed;
     dst->bytes += src->bytes;
     dst->opened += src->opened;
+    dst->resent += src->resent;
     dst->late += src->late;
     dst->dropped += src->dropped;
     for (int k = 0; k < ERR_KINDS; k++) dst->errors[k] += src->errors[k];

@@ -35,6 +35,7 @@ typedef struct {
 
 typedef struct {
     uint64_t sent, completed, bytes, opened, late, dropped;
+    uint64_t resent; /* requests sent again after the server closed between responses */
     uint64_t errors[ERR_KINDS];
     uint64_t status[1000];
     hist_t lat;

@@ -192,6 +192,9 @@ static void requeue(loop_t *L, conn_t *c)
 {
     for (uint32_t i = 0; i < c->count; i++) {
         slot_t *s = slot_at(L, c, i);
+        /* Not an error, but never invisible: a server that drops every
+         * second request on a connection shows up here. */
+        if (counted(L, L->now)) L->st->resent++;
         if (counted(L, s->t)) L->st->sent--;
         if (L->open) {
             if (L->nretry < L->retry_cap) L->retry[L->nretry++] = s->t;
