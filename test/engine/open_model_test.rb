@@ -52,9 +52,11 @@ module Arena
         assert_equal "closed", closed.json["model"]
         assert_equal "open", open.json["model"]
 
-        assert_operator closed.completed, :>=, 1000, "closed loop too slow for the argument:\n#{closed.describe}"
+        # Three ~500 ms requests stay under 1% only with at least 300 others;
+        # ask for twice that. On a quiet box the closed rate is 800-900/s.
+        assert_operator closed.completed, :>=, 600, "closed loop too slow for the argument:\n#{closed.describe}"
         ratio = closed.json["throughput_rps"] / open.json["throughput_rps"]
-        assert_includes 0.4..2.5, ratio.round(2), "mean rates not comparable:\n#{closed.describe}\n#{open.describe}"
+        assert_includes 0.3..3.0, ratio.round(2), "mean rates not comparable:\n#{closed.describe}\n#{open.describe}"
 
         assert_operator closed.latency["max"], :>=, 250_000, "closed run never met a freeze:\n#{closed.describe}"
         assert_operator closed.latency["p99"], :<, 250_000, "closed p99:\n#{closed.describe}"
