@@ -138,6 +138,16 @@ module Arena
       end
     end
 
+    # 100 KB bodies span several reads; every byte is counted once.
+    def test_large_bodies_are_read_whole
+      KeepAlive.open(body: "x" * 100_000) do |server|
+        run = run_ok(server.target, "-c", 2, "-n", 20, "--expect-body", "xxxx", deadline: 6)
+        assert_equal 20, run.completed, run.describe
+        assert_no_errors(run)
+        assert_equal 20 * server.response_size, run.json["bytes_received"], run.describe
+      end
+    end
+
     def test_no_keep_alive_against_a_keep_alive_server
       KeepAlive.open do |server|
         run = run_ok(server.target, "-c", 4, "-n", 300, "--no-keep-alive", deadline: 8)

@@ -218,6 +218,11 @@ module Arena
         counts.values.sum
       end
 
+      # Bytes on the wire for one keep-alive answer to an ordinary path.
+      def response_size
+        response(body: @body).bytesize
+      end
+
       private
 
       def serve(socket)
