@@ -61,8 +61,16 @@ module Arena
         end
         adapter = ServerList.parse([spec], machine: machine).first
         installation = adapter.class.install(app)
-        next adapter if installation.found
-        notes << "#{adapter.label}: skipped, not installed (#{installation.why})"
+        if !installation.found
+          notes << "#{adapter.label}: skipped, not installed (#{installation.why})"
+        elsif preset.app_gem && adapter.env(app: app).key?("BUNDLE_GEMFILE") && adapter.env(app: app)["BUNDLE_GEMFILE"].nil?
+          # An adapter that clears BUNDLE_GEMFILE runs outside the app's
+          # bundle (Puma on JRuby, from JRuby's own gems), so the app's gems
+          # are not there for it.
+          notes << "#{adapter.label}: skipped, it runs outside the app's bundle, where #{preset.app_gem} is not installed"
+        else
+          next adapter
+        end
         nil
       end
       [adapters, notes]

@@ -16,7 +16,7 @@ module Arena
     finding: "keep-alive: Puma (MRI) 26,858 req/s, Passenger 10,036, Unicorn 548; without keep-alive all ~548 req/s; " \
       "RAM peak Passenger ~138 MB < Unicorn ~183 < Puma ~280",
     servers: %w[puma:workers=8,threads=32,preload=true passenger:pool=6 unicorn:workers=8 puma-jruby:threads=32],
-    unavailable: {"puma-jruby" => "Puma on JRuby cannot be had here: no JRuby and no Puma build with its Java extension"},
+    unavailable: {},
     workloads: %w[primes],
     scenarios: %w[steady],
     options: {connections: 100, duration: 30.0, warmup: 1.0, keep_alive: "both", repeat: 3, timeout: 30.0},

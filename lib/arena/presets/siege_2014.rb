@@ -15,8 +15,7 @@ module Arena
       "verdict: Puma is the best choice",
     servers: %w[unicorn:workers=5 puma:workers=5,threads=32 puma:workers=0,threads=32 puma-jruby:threads=32 torquebox],
     unavailable: {
-      "puma-jruby" => "Puma on JRuby cannot be had here: no JRuby and no Puma build with its Java extension",
-      "torquebox" => "TorqueBox cannot be had: it ended in 2017 and ran only on JRuby 1.7/9.1, none of which is here"
+      "torquebox" => "TorqueBox cannot be had: the project stopped releasing in 2017, its servers target JRuby 1.7/9.1 (not this machine's JRuby 9.3), and Arena has no adapter for it"
     },
     app: "presets/siege-2014/config.ru",
     workloads: ["/=200:Gem in a Box"],
