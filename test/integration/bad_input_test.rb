@@ -61,3 +61,23 @@ class BadInputTest < Arena::ArenaCase
     assert_empty outcome.measurements
   end
 end
+
+class InterruptTest < Arena::ArenaCase
+  # Ctrl-C reaches Arena alone (the engine and the servers have process groups
+  # of their own): it must stop them all and keep what was measured.
+  def test_interrupt_keeps_results_and_leaves_nothing_behind
+    out = File.join(@tmp, "interrupted")
+    pid = Process.spawn(EXE, "run", "--servers", "puma:workers=0 unicorn:workers=1", "--workload", "json", "-c", "2",
+      "-d", "2", "-w", "0.2", "--out", out, chdir: ROOT, out: File::NULL, err: File.join(@tmp, "err"))
+    results = File.join(out, "results.json")
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 60
+    sleep 0.1 until (File.exist?(results) && JSON.parse(File.read(results))["measurements"].size == 1) || Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+    Process.kill("INT", pid)
+    _, status = Process.wait2(pid)
+    assert_equal 130, status.exitstatus, File.read(File.join(@tmp, "err"))
+    doc = JSON.parse(File.read(results))
+    assert doc["interrupted"]
+    assert_equal 1, doc["measurements"].size
+    assert_match(/interrupted/, File.read(File.join(@tmp, "err")))
+  end
+end

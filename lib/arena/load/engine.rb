@@ -100,6 +100,9 @@ module Arena
       # Ends the run early; the engine still prints what it measured.
       def interrupt = @group.signal("INT")
 
+      # Ends the run and discards it (Arena itself is stopping).
+      def abort = @group.stop(grace: 1)
+
       def wait
         status = @group.wait(timeout: @limit)
         if status.nil?

@@ -68,10 +68,15 @@ module Arena
         extra = block_given? ? yield(run) : nil
         result = run.wait
         extra = extra.value if extra.is_a?(Thread)
-        record(ctx, result, sampler.stop, variant: variant, settings: settings, extra: extra)
+        done = record(ctx, result, sampler.stop, variant: variant, settings: settings, extra: extra)
           .merge(front ? {"front_probes" => front.stop.to_h} : {})
       ensure
-        [sampler, front].compact.each(&:stop) if run.nil?
+        # Interrupted (Ctrl-C) or failed: the engine lives in its own process
+        # group, so it must be stopped here, and the samplers with it.
+        unless done
+          run&.abort
+          [sampler, front].compact.each(&:stop)
+        end
       end
 
       def record(ctx, result, probes, variant:, settings:, extra: nil)
