@@ -97,6 +97,8 @@ module Arena
       raise Error, "no server is installed (run `bundle install`, see README)" if list.empty?
       unsupported = list.reject { |s| s.supports?(:unix) } if @options[:bind] == "unix"
       raise UsageError, "#{unsupported.map(&:key).join(", ")} cannot listen on a unix socket" if unsupported&.any?
+      clustered = list.find { |s| s.ports > 1 }
+      raise UsageError, "#{clustered.label} listens on several ports: it needs --front nginx" if clustered && !@options[:front]
       list
     end
 

@@ -62,7 +62,8 @@ module Arena
       end
       if @plan.front
         begin
-          @front = Proxy::Nginx.new(upstreams: [server.bind], dir: File.join(dir, "nginx"), machine: @plan.machine).start
+          @front = Proxy::Nginx.new(upstreams: adapter.upstreams(server.bind), dir: File.join(dir, "nginx"),
+            machine: @plan.machine).start
         rescue Error => e
           return fail_server(label, "#{label}: nginx in front failed: #{e.message}", [], installation, server)
         end

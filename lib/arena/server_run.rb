@@ -30,7 +30,7 @@ module Arena
 
     def start
       FileUtils.mkdir_p(@dir)
-      check_port_free if @bind.tcp?
+      @adapter.upstreams(@bind).select(&:tcp?).each { |b| check_port_free(b) }
       @argv = @adapter.command(app: @app, bind: @bind, dir: @dir)
       @group = ProcessGroup.new(@argv, env: @adapter.env(app: @app), chdir: @app.dir,
         log_path: File.join(@dir, "server.log"), cpus: @machine.server_cpus)
@@ -46,9 +46,11 @@ module Arena
 
     def stop
       @group&.stop
-      File.unlink(@bind.path) if @bind.unix? && File.socket?(@bind.path.to_s)
-    rescue Errno::ENOENT
-      nil
+      @adapter.upstreams(@bind).select(&:unix?).each do |b|
+        File.unlink(b.path) if File.socket?(b.path)
+      rescue Errno::ENOENT
+        nil
+      end
     end
 
     def pids = @group.tree
@@ -59,15 +61,20 @@ module Arena
 
     private
 
-    def check_port_free
-      TCPServer.new(@bind.host, @bind.port).close
+    def check_port_free(bind)
+      TCPServer.new(bind.host, bind.port).close
     rescue Errno::EADDRINUSE
-      raise Failed, "#{@adapter.label}: port #{@bind.port} on #{@bind.host} is already in use"
+      raise Failed, "#{@adapter.label}: port #{bind.port} on #{bind.host} is already in use"
     end
 
+    # Every address must answer (each port of a cluster), not just the first.
     def wait_ready
-      probe = HttpProbe.new(@bind, timeout: 2)
       deadline = Clock.now + @ready_timeout
+      @adapter.upstreams(@bind).each { |bind| wait_answer(bind, deadline) }
+    end
+
+    def wait_answer(bind, deadline)
+      probe = HttpProbe.new(bind, timeout: 2)
       last = nil
       loop do
         if (status = @group.exited)

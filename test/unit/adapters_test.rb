@@ -50,13 +50,30 @@ class AdaptersTest < Minitest::Test
 
   def test_thin_single_instance_on_port_or_socket
     assert_equal ["bundle", "exec", "thin", "start", "-R", RU, "-e", "production", "-a", "127.0.0.1", "-p", "9292",
-      "-P", "#{@dir}/thin.pid", "--tag", "thin:servers=1,threaded=false"], argv("thin")
+      "-P", "#{@dir}/thin.0.pid", "--tag", "thin:servers=1,threaded=false"], argv("thin")
     sock = argv("thin:threaded=true", bind: unix)
     assert_equal ["-S", unix.path], sock[8, 2]
     assert_equal "--threaded", sock.last
-    error = assert_raises(Arena::UsageError) { adapter("thin:servers=2") }
-    assert_equal "thin:servers>1 needs --front nginx", error.message
     assert_empty adapter("thin").restart_mechanisms
+  end
+
+  # N foreground Thins under one parent, on N distinct ports, for nginx to
+  # spread the load over; the plan refuses a cluster without a proxy.
+  def test_thin_cluster_is_n_instances_on_n_ports
+    thin = adapter("thin:servers=3")
+    cmd = thin.command(app: APP, bind: TCP, dir: @dir)
+    assert_equal ["ruby", Arena::Servers::Thin::SPAWN_ALL], cmd[0, 2]
+    instances = JSON.parse(cmd[2])
+    assert_equal 3, instances.size
+    ports = instances.map { |i| i[i.index("-p") + 1] }
+    assert_equal "9292", ports.first
+    assert_equal 3, ports.uniq.size
+    assert_equal ports, thin.upstreams(TCP).map { |b| b.port.to_s }
+    sockets = thin.upstreams(unix).map(&:path)
+    assert_equal [unix.path, unix.path.sub(".sock", ".1.sock"), unix.path.sub(".sock", ".2.sock")], sockets
+    builder = Arena::PlanBuilder.new(machine: MACHINE)
+    OptionParser.new { |p| builder.define(p) }.parse!(["--servers", "thin:servers=2"])
+    assert_match(/needs --front nginx/, assert_raises(Arena::UsageError) { builder.build }.message)
   end
 
   def test_passenger_sets_pool_queue_and_turbocaching_explicitly

@@ -12,6 +12,7 @@ module Arena
     #   command(app:, bind:, dir:) -> argv; may write its config file into dir
     #   env(app:)               -> extra environment for the spawn
     #   supports?(feature)      -> :unix, :keep_alive, ...
+    #   upstreams(bind)         -> every bind it listens on ([bind] but for clusters of ports)
     #   restart_mechanisms      -> e.g. [:phased, :hot]; [] when it has none
     #   restart(group, name)    -> trigger a zero-downtime restart; :unsupported otherwise
     #   kill_worker(group)      -> SIGKILL one worker (or the only process); returns its pid
@@ -69,6 +70,12 @@ module Arena
       end
 
       def supports?(feature) = %i[unix keep_alive].include?(feature)
+
+      # Every address the server listens on. More than one (a Thin cluster)
+      # needs a proxy in front to spread the load.
+      def upstreams(bind) = [bind]
+
+      def ports = 1
 
       # Worker processes doing the serving; 1 for a single-process server.
       def workers = settings.fetch("workers", 1)

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require "json"
+
 module Arena
   module Servers
     # Thin: one EventMachine process. The app runs on the reactor thread
@@ -7,10 +9,10 @@ module Arena
     # by default one slow request holds up every other connection.
     #
     # `thin -s N` is not a cluster behind one socket: it starts N independent
-    # servers on ports P..P+N-1 (or sockets path.0..path.N-1), and something
-    # must spread the load over them. Arena's answer is nginx round-robin in
-    # front (lib/arena/proxy/nginx.rb, a separate issue); until that exists,
-    # servers > 1 is refused rather than benchmarking only the first port.
+    # (daemonized) servers on N ports, and something must spread the load over
+    # them. Arena starts N foreground Thins itself (lib/arena/support/spawn_all.rb),
+    # each on its own port or socket, and requires nginx round-robin in front
+    # (`--front nginx`) rather than benchmarking only the first port.
     class Thin < Base
       server "thin", "evented (EventMachine), one process per port"
 
@@ -18,16 +20,33 @@ module Arena
         {"servers" => 1, "threaded" => false}
       end
 
+      SPAWN_ALL = File.expand_path("../support/spawn_all.rb", __dir__)
+
       def initialize(**)
         super
-        raise UsageError, "thin:servers>1 needs --front nginx" if settings["servers"] > 1
         raise UsageError, "thin: servers must be at least 1" if settings["servers"].zero?
       end
 
       def command(app:, bind:, dir:)
+        instances = upstreams(bind).each_with_index.map { |b, i| instance(app, b, File.join(dir, "thin.#{i}.pid")) }
+        return instances.first if instances.size == 1
+        ["ruby", SPAWN_ALL, JSON.generate(instances)]
+      end
+
+      # The first instance takes the bind Arena chose; the others get free
+      # ports (or sibling socket paths), fixed once per adapter.
+      def upstreams(bind)
+        return @upstreams if @upstreams&.first == bind
+        @upstreams = [bind] + (1...ports).map do |i|
+          bind.tcp? ? Bind.tcp(host: bind.host) : Bind.unix(bind.path.sub(/(\.sock)?\z/, ".#{i}.sock"))
+        end
+      end
+
+      def ports = settings["servers"]
+
+      def instance(app, bind, pid_file)
         listen = bind.tcp? ? ["-a", bind.host, "-p", bind.port.to_s] : ["-S", bind.path]
-        argv = bundle_exec("thin", "start", "-R", app.rackup, "-e", "production", *listen,
-          "-P", File.join(dir, "thin.pid"), "--tag", label)
+        argv = bundle_exec("thin", "start", "-R", app.rackup, "-e", "production", *listen, "-P", pid_file, "--tag", label)
         argv << "--threaded" if settings["threaded"]
         argv
       end
