@@ -79,6 +79,7 @@ typedef struct {
     uint64_t now;
     int open;
     int stopping;
+    int budget_stop;    /* stopping only because -n/-r (or an -n schedule) is spent */
     uint64_t stop_at, drain_deadline;
     uint64_t inflight;
     uint64_t rng;
@@ -190,11 +191,18 @@ static void conn_down(loop_t *L, conn_t *c, int backoff)
  * because the server chose to end the connection, which is not an error. */
 static void requeue(loop_t *L, conn_t *c)
 {
+    /* A count-bounded run that stopped because its last request went out
+     * has work again: resume, or these requests would never be sent (the
+     * loop stops anew once they are). Bounded: every requeue follows a
+     * complete response on that connection, which uses up budget for good.
+     * A stop by signal, deadline or stall is final: these are dropped, so
+     * not counted as sent again either. */
+    if (c->count && L->budget_stop) L->stopping = L->budget_stop = 0;
     for (uint32_t i = 0; i < c->count; i++) {
         slot_t *s = slot_at(L, c, i);
         /* Not an error, but never invisible: a server that drops every
          * second request on a connection shows up here. */
-        if (counted(L, L->now)) L->st->resent++;
+        if (counted(L, L->now) && !L->stopping) L->st->resent++;
         if (counted(L, s->t)) L->st->sent--;
         if (L->open) {
             if (L->nretry < L->retry_cap) L->retry[L->nretry++] = s->t;
@@ -589,12 +597,14 @@ static void scan(loop_t *L)
     }
 }
 
-static void begin_stop(loop_t *L, uint64_t at)
+static void begin_stop(loop_t *L, uint64_t at, int budget)
 {
     L->stopping = 1;
+    L->budget_stop = budget;
     L->stop_at = at;
     L->drain_deadline = L->now + L->run->timeout_ns;
-    if (L->open) count_dropped(L);
+    /* A spent schedule has nothing left to drop (and a requeue may resume it). */
+    if (L->open && !budget) count_dropped(L);
     /* Connections waiting to be reopened or idle are not needed any more. */
     for (int i = 0; i < L->n; i++) {
         conn_t *c = &L->conns[i];
@@ -706,12 +716,22 @@ static void run_loop(loop_t *L)
                                ((L->has_budget && L->budget_left == 0) ||
                                 (L->o->repetitions && L->reps_done == L->n));
             int schedule_spent = L->open && L->issued >= L->max_issue && L->nretry == 0;
-            if (stop) begin_stop(L, L->now);
-            else if (run->t_end && L->now >= run->t_end) begin_stop(L, run->t_end);
-            else if (budget_spent) begin_stop(L, 0);
+            if (stop) begin_stop(L, L->now, 0);
+            else if (run->t_end && L->now >= run->t_end) begin_stop(L, run->t_end, 0);
+            else if (budget_spent) begin_stop(L, 0, 1);
             /* The schedule of a timed run covers the whole duration. */
-            else if (schedule_spent) begin_stop(L, run->t_end);
-            else if (!run->t_end && L->now - L->last_progress > stall_ns) begin_stop(L, L->now);
+            else if (schedule_spent) begin_stop(L, run->t_end, 1);
+            else if (!run->t_end && L->now - L->last_progress > stall_ns) begin_stop(L, L->now, 0);
+        } else if (stop) {
+            /* A signal while draining makes the stop final. */
+            L->budget_stop = 0;
+        }
+        if (L->stopping && L->inflight > 0 && L->now >= L->drain_deadline && stop < 2) {
+            /* Nothing is sent while stopping, so every request still in
+             * flight went out at least --timeout ago: count it as a timeout
+             * here, or it would leave the run uncounted between two scans. */
+            for (int i = 0; i < L->n; i++)
+                if (L->conns[i].state == C_UP && L->conns[i].count > 0) conn_fail(L, &L->conns[i], ERR_TIMEOUT);
         }
         if (L->stopping && (L->inflight == 0 || L->now >= L->drain_deadline || stop >= 2)) break;
         if (L->open && !L->stopping) dispatch(L);
