@@ -35,19 +35,13 @@ module Arena
       end
     end
 
-    REGISTRY = {}
+    extend Registry
 
-    def self.define(**fields) = REGISTRY[fields.fetch(:name)] = Preset.new(**fields).freeze
+    def self.kind = "preset"
 
-    def self.all = REGISTRY.values
+    def self.define(**fields) = registry[fields.fetch(:name)] = Preset.new(**fields).freeze
 
-    def self.fetch(name)
-      REGISTRY.fetch(name) { raise UsageError, "unknown preset #{name.inspect} (known: #{REGISTRY.keys.join(", ")})" }
-    end
-
-    def self.load_all
-      Dir[File.join(__dir__, "presets", "*.rb")].sort.each { |f| require f }
-    end
+    def self.load_all = super(File.join(__dir__, "presets"))
 
     # The preset's servers that can run here, and one note for each that
     # cannot: the adapter's own installation reason, or why Arena has none.
@@ -55,7 +49,7 @@ module Arena
       notes = []
       adapters = preset.servers.filter_map do |spec|
         name = spec.split(":", 2).first
-        unless Servers::REGISTRY.key?(name)
+        unless Servers.registry.key?(name)
           notes << "#{name}: skipped, #{preset.unavailable.fetch(name, "Arena has no adapter for it")}"
           next
         end

@@ -1,18 +1,14 @@
 # frozen_string_literal: true
 
+require_relative "base"
+
 require "fileutils"
 require "tmpdir"
 
 module Arena
   module Commands
     # `arena check`: start each server, run the pre-flight verification, stop.
-    class Check
-      def initialize(argv, out:, err:)
-        @argv = argv
-        @out = out
-        @err = err
-      end
-
+    class Check < Base
       def call
         builder = PlanBuilder.new
         OptionParser.new do |parser|

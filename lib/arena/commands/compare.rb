@@ -1,14 +1,14 @@
 # frozen_string_literal: true
 
+require_relative "base"
+
 module Arena
   module Commands
     # `arena compare A B`: what changed between two runs, and whether the
     # change is larger than the runs' own noise.
-    class Compare
-      def initialize(argv, out:, err:)
-        @argv = argv
-        @out = out
-        @err = err
+    class Compare < Base
+      def initialize(...)
+        super
         @noise = Arena::Report::Compare::DEFAULT_NOISE
       end
 

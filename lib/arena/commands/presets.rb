@@ -1,16 +1,12 @@
 # frozen_string_literal: true
 
+require_relative "base"
+
 module Arena
   module Commands
     # `arena presets`: each published comparison Arena can re-run, its source,
     # and what it runs at its default scale.
-    class Presets
-      def initialize(argv, out:, err:)
-        @argv = argv
-        @out = out
-        @err = err
-      end
-
+    class Presets < Base
       def call
         OptionParser.new { |parser| parser.banner = "usage: arena presets" }.parse!(@argv)
         Arena::Presets.all.each { |preset| @out.puts describe(preset), "" }

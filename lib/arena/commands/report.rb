@@ -1,16 +1,16 @@
 # frozen_string_literal: true
 
+require_relative "base"
+
 module Arena
   module Commands
     # `arena report DIR`: renders a finished (or interrupted) run again:
     # the summary table on the terminal, DIR/report.md, DIR/report.html.
-    class Report
+    class Report < Base
       FORMATS = %w[terminal md html].freeze
 
-      def initialize(argv, out:, err:)
-        @argv = argv
-        @out = out
-        @err = err
+      def initialize(...)
+        super
         @formats = FORMATS
       end
 

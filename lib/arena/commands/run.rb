@@ -1,17 +1,13 @@
 # frozen_string_literal: true
 
+require_relative "base"
+
 require "fileutils"
 
 module Arena
   module Commands
     # `arena run`: plan, start, verify, load, report.
-    class Run
-      def initialize(argv, out:, err:)
-        @argv = argv
-        @out = out
-        @err = err
-      end
-
+    class Run < Base
       def call
         builder = PlanBuilder.new
         OptionParser.new do |parser|

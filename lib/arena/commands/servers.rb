@@ -1,15 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "base"
+
 module Arena
   module Commands
     # `arena servers`: every adapter, installed or not, version and source.
-    class Servers
-      def initialize(argv, out:, err:)
-        @argv = argv
-        @out = out
-        @err = err
-      end
-
+    class Servers < Base
       def call
         app_path = nil
         OptionParser.new do |parser|

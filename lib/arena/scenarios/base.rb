@@ -40,15 +40,9 @@ module Arena
     # on the server meanwhile (crash, restart); what it returns (or, for a
     # thread, what the thread returns) is kept as the record's "extra".
     class Base
-      class << self
-        attr_reader :key, :description
+      extend Registry::Member
 
-        def scenario(key, description)
-          @key = key
-          @description = description
-          Scenarios.register(self)
-        end
-      end
+      def self.scenario(key, description) = declare(key, description, into: Scenarios)
 
       def key = self.class.key
 
@@ -88,16 +82,10 @@ module Arena
       end
     end
 
-    REGISTRY = {}
+    extend Registry
 
-    def self.register(klass) = REGISTRY[klass.key] = klass
+    def self.kind = "scenario"
 
-    def self.fetch(name)
-      REGISTRY.fetch(name) { raise UsageError, "unknown scenario #{name.inspect} (known: #{REGISTRY.keys.join(", ")})" }
-    end
-
-    def self.load_all
-      Dir[File.join(__dir__, "*.rb")].sort.each { |f| require f unless f.end_with?("/base.rb") }
-    end
+    def self.load_all = super(__dir__)
   end
 end

@@ -17,14 +17,10 @@ module Arena
     #   restart(group, name)    -> trigger a zero-downtime restart; :unsupported otherwise
     #   kill_worker(group)      -> SIGKILL one worker (or the only process); returns its pid
     class Base
-      class << self
-        attr_reader :key, :description
+      extend Registry::Member
 
-        def server(key, description)
-          @key = key
-          @description = description
-          Servers.register(self)
-        end
+      class << self
+        def server(key, description) = declare(key, description, into: Servers)
 
         def settings = {}
 
@@ -121,18 +117,10 @@ module Arena
       end
     end
 
-    REGISTRY = {}
+    extend Registry
 
-    def self.register(klass) = REGISTRY[klass.key] = klass
+    def self.kind = "server"
 
-    def self.all = REGISTRY.values
-
-    def self.fetch(name)
-      REGISTRY.fetch(name) { raise UsageError, "unknown server #{name.inspect} (known: #{REGISTRY.keys.sort.join(", ")})" }
-    end
-
-    def self.load_all
-      Dir[File.join(__dir__, "*.rb")].sort.each { |f| require f unless f.end_with?("/base.rb") }
-    end
+    def self.load_all = super(__dir__)
   end
 end
