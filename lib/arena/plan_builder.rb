@@ -60,7 +60,7 @@ module Arena
       app = o[:app] ? AppSource.user(o[:app]) : AppSource.builtin
       o[:scenarios].each { |name| Scenarios.fetch(name) }
       Plan.new(
-        app: app, servers: servers(app), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
+        app: app, servers: servers(app, o), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
         load: LoadOptions.new(connections: o[:connections], duration: o[:duration], warmup: o[:warmup],
           keep_alive: o[:keep_alive], reps: o[:reps], timeout: o[:timeout], threads: o[:threads],
           slo_ms: o[:slo_ms], step: o[:step], max_connections: o[:max_connections], max_time: o[:max_time],
@@ -90,15 +90,20 @@ module Arena
       o[:front]
     end
 
-    def servers(app)
-      return preset_servers(app) if @preset && @options[:servers].empty?
-      list = ServerList.parse(@options[:servers], machine: @machine)
+    # The flags' servers, else the preset's, else every installed one; then
+    # what the plan's bind and front allow (a preset may set either).
+    def servers(app, o)
+      list = if @preset && @options[:servers].empty?
+        preset_servers(app)
+      else
+        ServerList.parse(@options[:servers], machine: @machine)
+      end
       list = Servers.all.select { |k| k.install(app).found }.map { |k| k.new(machine: @machine) } if list.empty?
       raise Error, "no server is installed (run `bundle install`, see README)" if list.empty?
-      unsupported = list.reject { |s| s.supports?(:unix) } if @options[:bind] == "unix"
+      unsupported = list.reject { |s| s.supports?(:unix) } if o[:bind] == "unix"
       raise UsageError, "#{unsupported.map(&:key).join(", ")} cannot listen on a unix socket" if unsupported&.any?
       clustered = list.find { |s| s.ports > 1 }
-      raise UsageError, "#{clustered.label} listens on several ports: it needs --front nginx" if clustered && !@options[:front]
+      raise UsageError, "#{clustered.label} listens on several ports: it needs --front nginx" if clustered && !o[:front]
       list
     end
 

@@ -23,7 +23,7 @@ class PresetsTest < Minitest::Test
   def test_arena_2013_is_siege_reps_behind_nginx_and_scales_connections_and_repetitions
     plan = build("--preset", "arena-2013", "--scale", "0.1")
     assert_equal installed(["unicorn:workers=4,preload=true,timeout=60", "puma:workers=2,threads=16,preload=false",
-      "thin:servers=1,threaded=false", "passenger:pool=6,queue=100,turbocaching=false"], plan), plan.servers.map(&:label)
+      "thin:servers=4,threaded=false", "passenger:pool=6,queue=100,turbocaching=false"], plan), plan.servers.map(&:label)
     assert_equal %w[server pi sleep random], plan.workloads.map(&:name)
     assert_equal ["reps"], plan.scenarios
     assert_equal "nginx", plan.front
@@ -58,7 +58,7 @@ class PresetsTest < Minitest::Test
 
   def test_breakpoint_nginx_steps_by_100_behind_nginx_with_a_body_check
     plan = build("--preset", "breakpoint-nginx", "--scale", "0.1")
-    assert_equal installed(["unicorn:workers=4,preload=true,timeout=60", "thin:servers=1,threaded=false",
+    assert_equal installed(["unicorn:workers=4,preload=true,timeout=60", "thin:servers=4,threaded=false",
       "passenger:pool=4,queue=100,turbocaching=false"], plan), plan.servers.map(&:label)
     assert_equal ["breakpoint"], plan.scenarios
     assert_equal "nginx", plan.front

@@ -15,7 +15,7 @@ module Arena
       "Passenger 3/4, Unicorn, Thin, Puma (2 workers) on MRI 2.0, 2-vCPU VMs behind nginx",
     finding: "Unicorn was the only one to finish every /sleep request (Thin finished 66, Puma under 25%); " \
       "only Unicorn and Thin finished /pi; Puma also failed /random; Passenger 4 finished everything",
-    servers: %w[unicorn:workers=4 puma:workers=2,threads=16 thin passenger:pool=6],
+    servers: %w[unicorn:workers=4 puma:workers=2,threads=16 thin:servers=4 passenger:pool=6],
     unavailable: {},
     workloads: %w[server pi sleep random],
     scenarios: %w[reps],

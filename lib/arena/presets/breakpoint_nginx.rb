@@ -5,9 +5,8 @@ module Arena
   # concurrent clients looping 10 times, asserting the body holds the client
   # address; N rises by 100 until errors appear. Only errors broke a level,
   # so the SLO is set out of reach and the timeout long. Unicorn had 4
-  # workers and Passenger 4 instances; the seed's 4 Thin sockets need nginx
-  # round-robin over several upstreams, which Arena's front does not do yet,
-  # so Thin runs as one process. Through nginx the app sees nginx's address,
+  # workers and Passenger 4 instances; the seed's 4 Thin sockets run as a
+  # Thin cluster of 4 ports behind nginx round-robin. Through nginx the app sees nginx's address,
   # which on loopback is the client's own: the body must contain it.
   Presets.define(
     name: "breakpoint-nginx",
@@ -15,7 +14,7 @@ module Arena
     method: "JMeter ramp to N concurrent x 10 loops on a REMOTE_ADDR echo app behind nginx, body asserted; " \
       "N raised by 100 until errors; last error-free throughput and N",
     finding: "Unicorn 2,451 req/s @ 1,500; Thin 2,102 req/s @ 900; Passenger 1,549 req/s @ 400",
-    servers: %w[unicorn:workers=4 thin passenger:pool=4],
+    servers: %w[unicorn:workers=4 thin:servers=4 passenger:pool=4],
     unavailable: {},
     workloads: [Workloads.builtin.fetch("ip").dup.tap { |w| w.expect_body = "127.0.0.1" }.freeze],
     scenarios: %w[breakpoint],

@@ -49,7 +49,12 @@ module Arena
       end
 
       def config
-        servers = @upstreams.map { |u| "    server #{u.tcp? ? "#{u.host}:#{u.port}" : "unix:#{u.path}"};" }.join("\n")
+        # max_fails=0: a kept-alive upstream connection the server closed just
+        # as nginx reused it (Thin does at its persistent-connection limit) is
+        # retried on the next upstream; nginx's default would instead take that
+        # upstream out for 10 s, and after a few such races every upstream,
+        # answering 502 for what is nginx's own circuit breaker.
+        servers = @upstreams.map { |u| "    server #{u.tcp? ? "#{u.host}:#{u.port}" : "unix:#{u.path}"} max_fails=0;" }.join("\n")
         temp = File.join(@dir, "temp")
         <<~NGINX
           #{"user root;" if Process.uid.zero?}
