@@ -43,8 +43,10 @@ module Arena
     private
 
     def planned_count
-      per_scenario = @plan.load.keep_alive_modes.size
-      @plan.servers.size * @plan.workloads.size * @plan.scenarios.size * per_scenario * @plan.repeat
+      per_server = @plan.servers.map do |adapter|
+        @plan.scenarios.sum { |name| Scenarios.fetch(name).new.planned(@plan.load, adapter) }
+      end
+      per_server.sum * @plan.workloads.size * @plan.repeat
     end
 
     def run_server(adapter, engine, index)

@@ -34,6 +34,14 @@ class PlanTest < Minitest::Test
     assert_equal [true, false], build("--servers", "puma", "--keep-alive", "both").load.keep_alive_modes
   end
 
+  def test_each_scenario_says_how_many_measurements_it_makes
+    plan = build("--servers", "puma:workers=2 webrick", "--keep-alive", "both", "--step", "100", "--max-connections", "350")
+    puma, webrick = plan.servers
+    planned = ->(name, adapter) { Arena::Scenarios.fetch(name).new.planned(plan.load, adapter) }
+    assert_equal [2, 9, 3, 1, 2, 2], %w[steady rate breakpoint crash restart slow-clients].map { |n| planned.call(n, puma) }
+    assert_equal 0, planned.call("restart", webrick), "no mechanism, no measurement"
+  end
+
   def test_bad_input_fails_with_a_usage_error
     {
       ["--servers", "nginx-unit"] => /unknown server "nginx-unit"/,

@@ -50,6 +50,10 @@ module Arena
       # the runner starts a fresh one after it.
       def disruptive? = false
 
+      # How many measurements a call will make (an upper bound where the
+      # scenario stops early): the progress bar's share of the run.
+      def planned(load, _adapter) = load.keep_alive_modes.size
+
       def summary_record(ctx, variant, fields)
         {"server" => ctx.adapter.label, "workload" => ctx.workload.name, "scenario" => key,
          "variant" => variant, "kind" => "summary"}.merge(fields)

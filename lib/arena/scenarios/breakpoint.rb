@@ -9,6 +9,8 @@ module Arena
     class Breakpoint < Base
       scenario "breakpoint", "raise concurrency by --step until errors or p99 > SLO; last clean level"
 
+      def planned(load, _adapter) = [load.max_connections / load.step, 1].max
+
       def call(ctx)
         step = ctx.load.step
         deadline = Clock.now + ctx.load.max_time

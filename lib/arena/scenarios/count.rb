@@ -9,6 +9,8 @@ module Arena
     class Count < Base
       scenario "count", "fixed total: -n requests over -c connections (ab -n -c), at each --levels concurrency"
 
+      def planned(load, _adapter) = (load.levels || [load.connections]).size * load.keep_alive_modes.size
+
       def call(ctx)
         levels = ctx.load.levels || [ctx.load.connections]
         levels.product(ctx.load.keep_alive_modes).map do |connections, keep_alive|

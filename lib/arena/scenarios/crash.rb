@@ -10,6 +10,8 @@ module Arena
 
       def disruptive? = true
 
+      def planned(_load, _adapter) = 1
+
       def call(ctx)
         settings = ctx.settings(duration: [ctx.load.duration, 6].max)
         at = settings.duration / 3.0

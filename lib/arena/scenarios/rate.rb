@@ -11,6 +11,8 @@ module Arena
 
       FRACTIONS = [0.1, 0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.2].freeze
 
+      def planned(_load, _adapter) = FRACTIONS.size + 1
+
       def call(ctx)
         closed = measure(ctx, ctx.settings, variant: "closed-max")
         max = closed.dig("load", "throughput_rps").to_f

@@ -10,6 +10,8 @@ module Arena
 
       def disruptive? = true
 
+      def planned(_load, adapter) = adapter.restart_mechanisms.size
+
       def call(ctx)
         mechanisms = ctx.adapter.restart_mechanisms
         return [unsupported(ctx)] if mechanisms.empty?

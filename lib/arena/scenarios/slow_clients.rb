@@ -8,6 +8,8 @@ module Arena
     class SlowClientsScenario < Base
       scenario "slow-clients", "steady load with and without N slow connections (headers, upload or read)"
 
+      def planned(_load, _adapter) = 2
+
       def call(ctx)
         count = ctx.load.slow_clients || 2 * ctx.adapter.workers
         alone = measure(ctx, ctx.settings, variant: "alone")
