@@ -80,6 +80,7 @@ typedef struct {
     int open;
     int stopping;
     int budget_stop;    /* stopping only because -n/-r (or an -n schedule) is spent */
+    int abandon;        /* closed -d run at its deadline: in-flight requests are left, not timed out */
     uint64_t stop_at, drain_deadline;
     uint64_t inflight;
     uint64_t rng;
@@ -603,6 +604,13 @@ static void begin_stop(loop_t *L, uint64_t at, int budget)
     L->budget_stop = budget;
     L->stop_at = at;
     L->drain_deadline = L->now + L->run->timeout_ns;
+    /* A closed-model run that ends at its deadline counts nothing after it
+     * (counts_event), so in-flight requests are not waited for: a server that
+     * never answers them would only hold the run open for the timeout. */
+    if (!L->open && L->run->t_end && at == L->run->t_end && !budget) {
+        L->drain_deadline = L->now;
+        L->abandon = 1;
+    }
     /* A spent schedule has nothing left to drop (and a requeue may resume it). */
     if (L->open && !budget) count_dropped(L);
     /* Connections waiting to be reopened or idle are not needed any more. */
@@ -726,7 +734,7 @@ static void run_loop(loop_t *L)
             /* A signal while draining makes the stop final. */
             L->budget_stop = 0;
         }
-        if (L->stopping && L->inflight > 0 && L->now >= L->drain_deadline && stop < 2) {
+        if (L->stopping && L->inflight > 0 && L->now >= L->drain_deadline && stop < 2 && !L->abandon) {
             /* Nothing is sent while stopping, so every request still in
              * flight went out at least --timeout ago: count it as a timeout
              * here, or it would leave the run uncounted between two scans. */
