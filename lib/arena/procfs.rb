@@ -36,6 +36,13 @@ module Arena
       )
     end
 
+    # The command line as the process shows it (servers retitle their workers).
+    def cmdline(pid, root: "/proc")
+      File.read("#{root}/#{pid}/cmdline").tr("\0", " ")
+    rescue Errno::ENOENT, Errno::ESRCH, Errno::EACCES
+      ""
+    end
+
     def stat(pid, root: "/proc")
       parse_stat(File.read("#{root}/#{pid}/stat"))
     rescue Errno::ENOENT, Errno::ESRCH, Errno::EACCES

@@ -54,6 +54,16 @@ module Arena
       # scenario stops early): the progress bar's share of the run.
       def planned(load, _adapter) = load.keep_alive_modes.size
 
+      # Fixed-work scenarios (reps, count) run once per --levels concurrency
+      # (or -c alone) and per keep-alive mode.
+      module Levels
+        def planned(load, _adapter) = levels(load).size * load.keep_alive_modes.size
+
+        def levels(load) = load.levels || [load.connections]
+
+        def each_level(ctx, &block) = levels(ctx.load).product(ctx.load.keep_alive_modes).map(&block)
+      end
+
       def summary_record(ctx, variant, fields)
         {"server" => ctx.adapter.label, "workload" => ctx.workload.name, "scenario" => key,
          "variant" => variant, "kind" => "summary"}.merge(fields)

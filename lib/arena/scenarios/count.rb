@@ -9,11 +9,10 @@ module Arena
     class Count < Base
       scenario "count", "fixed total: -n requests over -c connections (ab -n -c), at each --levels concurrency"
 
-      def planned(load, _adapter) = (load.levels || [load.connections]).size * load.keep_alive_modes.size
+      include Levels
 
       def call(ctx)
-        levels = ctx.load.levels || [ctx.load.connections]
-        levels.product(ctx.load.keep_alive_modes).map do |connections, keep_alive|
+        each_level(ctx) do |connections, keep_alive|
           settings = ctx.settings(connections: connections, keep_alive: keep_alive, duration: nil, warmup: nil,
             requests: ctx.load.requests)
           measurement = measure(ctx, settings, variant: "c=#{connections} #{keep_alive ? "keep-alive" : "close"}")

@@ -9,11 +9,10 @@ module Arena
       scenario "reps", "fixed work: -c connections x -r repetitions (siege -r -c)"
 
       # With --levels it runs once per concurrency (siege -c 5, then -c 25).
-      def planned(load, _adapter) = (load.levels || [load.connections]).size * load.keep_alive_modes.size
+      include Levels
 
       def call(ctx)
-        levels = ctx.load.levels || [ctx.load.connections]
-        levels.product(ctx.load.keep_alive_modes).map do |connections, keep_alive|
+        each_level(ctx) do |connections, keep_alive|
           settings = ctx.settings(connections: connections, keep_alive: keep_alive, duration: nil, warmup: nil,
             reps: ctx.load.reps)
           variant = keep_alive ? "keep-alive" : "close"

@@ -87,15 +87,7 @@ module Arena
       # The app processes ("Passenger RubyApp") are the workers; the
       # preloader, core and watchdog are not.
       def worker_pids(group)
-        group.tree.select { |pid| title(pid).start_with?("Passenger RubyApp") }
-      end
-
-      private
-
-      def title(pid)
-        File.read("/proc/#{pid}/cmdline").tr("\0", " ")
-      rescue Errno::ENOENT, Errno::ESRCH, Errno::EACCES
-        ""
+        group.tree.select { |pid| Procfs.cmdline(pid).start_with?("Passenger RubyApp") }
       end
     end
   end

@@ -58,15 +58,7 @@ module Arena
       # The mold is a child of the monitor too; killing it is not killing a
       # worker that serves requests.
       def worker_pids(group)
-        super.reject { |pid| title(pid).include?("mold") }
-      end
-
-      private
-
-      def title(pid)
-        File.read("/proc/#{pid}/cmdline").tr("\0", " ")
-      rescue Errno::ENOENT, Errno::ESRCH, Errno::EACCES
-        ""
+        super.reject { |pid| Procfs.cmdline(pid).include?("mold") }
       end
     end
   end
