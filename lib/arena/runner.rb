@@ -29,15 +29,15 @@ module Arena
       @reporter.planned(@plan, planned_count)
       engine = Load::Engine.new(dir: @engine_dir, machine: @plan.machine)
       @plan.servers.each_with_index { |adapter, i| run_server(adapter, engine, i) }
-      FileUtils.rm_rf(@socket_dir) if @socket_dir
       @store.finish
       @reporter.finished(@store.document, interrupted: false)
       self
     rescue Interrupt
-      FileUtils.rm_rf(@socket_dir) if @socket_dir
       @store.finish(interrupted: true)
       @reporter.finished(@store.document, interrupted: true)
       raise
+    ensure
+      FileUtils.rm_rf(@socket_dir) if @socket_dir
     end
 
     private
