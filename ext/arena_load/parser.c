@@ -170,6 +170,17 @@ static int hexval(int c)
     return -1;
 }
 
+/* Body bytes of a known length (Content-Length, or one chunk): takes what
+ * this read holds of it, at most what is left. */
+static size_t take_body(http_parser *p, const char *buf, size_t avail)
+{
+    size_t n = avail < p->length ? avail : (size_t)p->length;
+    match_body(p, buf, n);
+    p->body_bytes += n;
+    p->length -= n;
+    return n;
+}
+
 size_t http_parser_feed(http_parser *p, const char *buf, size_t len)
 {
     size_t i = 0;
@@ -278,16 +289,10 @@ size_t http_parser_feed(http_parser *p, const char *buf, size_t len)
             if (p->state == HP_DONE) goto out;
             break;
 
-        case S_BODY_LENGTH: {
-            size_t n = len - i;
-            if (n > p->length) n = (size_t)p->length;
-            match_body(p, buf + i, n);
-            p->body_bytes += n;
-            p->length -= n;
-            i += n;
+        case S_BODY_LENGTH:
+            i += take_body(p, buf + i, len - i);
             if (p->length == 0) { finish(p); goto out; }
             break;
-        }
         case S_BODY_EOF:
             match_body(p, buf + i, len - i);
             p->body_bytes += len - i;
@@ -331,16 +336,10 @@ size_t http_parser_feed(http_parser *p, const char *buf, size_t len)
                 p->st = S_CHUNK_DATA;
             }
             break;
-        case S_CHUNK_DATA: {
-            size_t n = len - i;
-            if (n > p->length) n = (size_t)p->length;
-            match_body(p, buf + i, n);
-            p->body_bytes += n;
-            p->length -= n;
-            i += n;
+        case S_CHUNK_DATA:
+            i += take_body(p, buf + i, len - i);
             if (p->length == 0) p->st = S_CHUNK_DATA_CR;
             break;
-        }
         case S_CHUNK_DATA_CR:
             if (c == '\r') { i++; p->st = S_CHUNK_DATA_LF; break; }
             if (c == '\n') { p->st = S_CHUNK_DATA_LF; break; }
