@@ -24,6 +24,18 @@ typedef struct {
 
 /* cuts: sorted offsets where the stream is split (may repeat or be 0/len).
  * head_mask[i] == 'H': response i answers a HEAD request. */
+/* One finished response, kept (up to REPLAY_MAX) and counted. */
+static void replay_record(replay_result *out, const http_parser *p)
+{
+    if (out->n < REPLAY_MAX) {
+        out->status[out->n] = p->status;
+        out->body[out->n] = p->body_bytes;
+        out->keep_alive[out->n] = p->keep_alive;
+        out->matched[out->n] = p->matched;
+    }
+    out->n++;
+}
+
 static void replay(const char *data, size_t len, const size_t *cuts, size_t ncuts, const char *head_mask,
                    const body_expect *expect, int eof, replay_result *out)
 {
@@ -47,13 +59,7 @@ static void replay(const char *data, size_t len, const size_t *cuts, size_t ncut
             off += used;
             total += used;
             if (p.state == HP_DONE) {
-                if (out->n < REPLAY_MAX) {
-                    out->status[out->n] = p.status;
-                    out->body[out->n] = p.body_bytes;
-                    out->keep_alive[out->n] = p.keep_alive;
-                    out->matched[out->n] = p.matched;
-                }
-                out->n++;
+                replay_record(out, &p);
                 size_t i = (size_t)out->n;
                 http_parser_reset(&p, i < mask_len && head_mask[i] == 'H', expect);
             } else if (p.state == HP_ERROR) {
@@ -69,13 +75,7 @@ static void replay(const char *data, size_t len, const size_t *cuts, size_t ncut
         pos = end;
     }
     if (!out->error && eof && http_parser_eof(&p)) {
-        if (out->n < REPLAY_MAX) {
-            out->status[out->n] = p.status;
-            out->body[out->n] = p.body_bytes;
-            out->keep_alive[out->n] = p.keep_alive;
-            out->matched[out->n] = p.matched;
-        }
-        out->n++;
+        replay_record(out, &p);
     }
     if (total > len) out->invariant_broken = 1;
 }
