@@ -5,6 +5,11 @@ require "minitest/autorun"
 
 module Arena
   module TestHelp
+    # A Plan from command-line flags, on a fixed 2-core machine.
+    def self.plan(*argv, machine: Arena::Machine.new(cores: 2))
+      Arena::PlanBuilder.new(machine: machine).parse(argv, banner: "test").build
+    end
+
     def self.engine_path
       File.expand_path("../ext/arena_load/arena-load", __dir__)
     end

@@ -54,6 +54,15 @@ module Arena
       parser.on("--slow-mode MODE", SlowClients::MODES, "slow-clients: headers (default), upload or read") { |v| @options[:slow_mode] = v }
     end
 
+    # The command's flags into this builder; what is left of argv stays there.
+    def parse(argv, banner:, load: true)
+      OptionParser.new do |parser|
+        parser.banner = banner
+        define(parser, load: load)
+      end.parse!(argv)
+      self
+    end
+
     def build
       raise UsageError, "--scale needs --preset" if @scale && !@preset
       o = effective_options

@@ -71,9 +71,8 @@ class AdaptersTest < Minitest::Test
     assert_equal ports, thin.upstreams(TCP).map { |b| b.port.to_s }
     sockets = thin.upstreams(unix).map(&:path)
     assert_equal [unix.path, unix.path.sub(".sock", ".1.sock"), unix.path.sub(".sock", ".2.sock")], sockets
-    builder = Arena::PlanBuilder.new(machine: MACHINE)
-    OptionParser.new { |p| builder.define(p) }.parse!(["--servers", "thin:servers=2"])
-    assert_match(/needs --front nginx/, assert_raises(Arena::UsageError) { builder.build }.message)
+    error = assert_raises(Arena::UsageError) { Arena::TestHelp.plan("--servers", "thin:servers=2", machine: MACHINE) }
+    assert_match(/needs --front nginx/, error.message)
   end
 
   def test_passenger_sets_pool_queue_and_turbocaching_explicitly

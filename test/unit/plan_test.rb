@@ -6,11 +6,7 @@ require "arena"
 class PlanTest < Minitest::Test
   MACHINE = Arena::Machine.new(cores: 2).freeze
 
-  def build(*argv)
-    builder = Arena::PlanBuilder.new(machine: MACHINE)
-    OptionParser.new { |p| builder.define(p) }.parse!(argv)
-    builder.build
-  end
+  def build(*argv) = Arena::TestHelp.plan(*argv, machine: MACHINE)
 
   def test_server_list_with_settings
     plan = build("--servers", "puma:workers=2,threads=5 unicorn:workers=3", "-c", "8", "-d", "2")

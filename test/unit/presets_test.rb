@@ -9,11 +9,7 @@ require "arena"
 class PresetsTest < Minitest::Test
   MACHINE = Arena::Machine.new(cores: 2).freeze
 
-  def build(*argv)
-    builder = Arena::PlanBuilder.new(machine: MACHINE)
-    OptionParser.new { |p| builder.define(p) }.parse!(argv)
-    builder.build
-  end
+  def build(*argv) = Arena::TestHelp.plan(*argv, machine: MACHINE)
 
   def installed(labels, plan)
     skipped = plan.preset["skipped"].map { |note| note.split(":", 2).first }

@@ -10,11 +10,7 @@ module Arena
     # `arena check`: start each server, run the pre-flight verification, stop.
     class Check < Base
       def call
-        builder = PlanBuilder.new
-        OptionParser.new do |parser|
-          parser.banner = "usage: arena check [options]"
-          builder.define(parser, load: false)
-        end.parse!(@argv)
+        builder = PlanBuilder.new.parse(@argv, banner: "usage: arena check [options]", load: false)
         builder.options[:workloads] ||= Workloads.builtin.keys unless builder.options[:app]
         plan = builder.build
         Dir.mktmpdir("arena-check") do |dir|

@@ -9,11 +9,7 @@ module Arena
     # `arena run`: plan, start, verify, load, report.
     class Run < Base
       def call
-        builder = PlanBuilder.new
-        OptionParser.new do |parser|
-          parser.banner = "usage: arena run [options]"
-          builder.define(parser)
-        end.parse!(@argv)
+        builder = PlanBuilder.new.parse(@argv, banner: "usage: arena run [options]")
         raise UsageError, "unexpected argument #{@argv.first.inspect}" unless @argv.empty?
         plan = builder.build
         announce(plan.preset) if plan.preset
