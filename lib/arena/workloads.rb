@@ -30,7 +30,10 @@ module Arena
         w("sleep", "/sleep?ms=1000", expect_body: "slept 1000 ms"),
         w("random", "/random", body_rule: ->(b, _) { b.empty? ? "empty body" : nil }),
         w("primes", "/primes?count=1000", expect_body: PRIMES_1000.to_s,
-          body_rule: ->(b, _) { (b.strip == PRIMES_1000.to_s) ? nil : "sum of the first 1000 primes is #{PRIMES_1000}, got #{b[0, 20].inspect}" }),
+          body_rule: ->(b, _) { primes_rule(b) }),
+        # The same sum by trial division in Ruby: the CPU-heavy request (about 50x /primes).
+        w("trial", "/trial?count=1000", expect_body: PRIMES_1000.to_s,
+          body_rule: ->(b, _) { primes_rule(b) }),
         w("ip", "/ip", body_rule: ->(b, bind) { ip_rule(b, bind) }),
         w("json", "/json", content_type: %r{\Aapplication/json}, expect_body: "Hello, World!"),
         w("body", "/body?kb=64", body_rule: ->(b, _) { (b.bytesize == 65_536) ? nil : "expected 65536 bytes, got #{b.bytesize}" }),
@@ -43,6 +46,10 @@ module Arena
     def self.w(name, path, method: "GET", body: nil, content_type: %r{\Atext/plain}, expect_body: nil, body_rule: nil, framing: nil)
       Workload.new(name: name, path: path, method: method, body: body, content_type: content_type,
         expect_status: 200, expect_body: expect_body, body_rule: body_rule, framing: framing).freeze
+    end
+
+    def self.primes_rule(body)
+      (body.strip == PRIMES_1000.to_s) ? nil : "sum of the first 1000 primes is #{PRIMES_1000}, got #{body[0, 20].inspect}"
     end
 
     # Over TCP without a proxy the app must see the engine's own address; through

@@ -45,7 +45,7 @@ class PresetsTest < Minitest::Test
     plan = build("--preset", "ab-2015", "--scale", "0.1")
     assert_equal ["puma:workers=2,threads=1,preload=false", "puma:workers=2,threads=2,preload=false",
       "puma:workers=2,threads=16,preload=false", "unicorn:workers=2,preload=true,timeout=60"], plan.servers.map(&:label)
-    assert_equal [["primes", "/primes?count=1000"], ["wait", "/sleep?ms=50"]], plan.workloads.map { |w| [w.name, w.path] }
+    assert_equal [["trial", "/trial?count=1000"], ["wait", "/sleep?ms=50"]], plan.workloads.map { |w| [w.name, w.path] }
     assert_equal ["count"], plan.scenarios
     assert_equal [10, [10, 25, 50], [false]], [plan.load.requests, plan.load.levels, plan.load.keep_alive_modes]
     assert_equal 100, build("--preset", "ab-2015", "--scale", "1").load.requests
