@@ -36,7 +36,12 @@ module Arena
     class Engine
       class Failed < Error; end
 
-      DEFAULT_PATH = File.expand_path("../../../ext/arena_load/arena-load", __dir__)
+      # The checkout's build; else where `gem install` put it (ext/arena_load/extconf.rb):
+      # RubyGems copies it into the gem's lib/ and its extension directory.
+      DEFAULT_PATH = [
+        File.expand_path("../../../ext/arena_load/arena-load", __dir__), File.expand_path("../../arena-load", __dir__),
+        Gem.loaded_specs["rack-arena"]&.then { |spec| File.join(spec.extension_dir, "arena-load") }
+      ].compact.find { |path| File.executable?(path) } || File.expand_path("../../../ext/arena_load/arena-load", __dir__)
 
       def self.path = ENV.fetch("ARENA_LOAD", DEFAULT_PATH)
 
