@@ -39,6 +39,9 @@ void options_usage(void)
         "      --json             one JSON document (default when stdout is not a terminal)\n"
         "      --human            a human summary (default on a terminal)\n"
         "      --allow-remote     allow addresses outside 127.0.0.0/8 and ::1\n"
+        "      --histograms       add the encoded latency histograms (whole run, per second)\n"
+        "      --wait-go          print 'ready' on stderr, start on a line 'go' on stdin\n"
+        "      --merge FILE...    merge engine JSON documents (written with --histograms)\n"
         "      --version, -h, --help\n"
         "Durations accept a suffix: ms, s, m, h (e.g. 500ms, 2m).\n",
         stdout);
@@ -223,6 +226,8 @@ int options_parse(options_t *o, int argc, char **argv, char *err, size_t errlen)
         if (!strcmp(a, "--human")) { o->json = 0; continue; }
         if (!strcmp(a, "--no-keep-alive")) { o->keep_alive = 0; continue; }
         if (!strcmp(a, "--allow-remote")) { o->allow_remote = 1; continue; }
+        if (!strcmp(a, "--histograms")) { o->histograms = 1; continue; }
+        if (!strcmp(a, "--wait-go")) { o->wait_go = 1; continue; }
 
         char name[32];
         const char *value = NULL;

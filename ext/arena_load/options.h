@@ -33,6 +33,8 @@ typedef struct {
     double connect_timeout_s;
     int json;                /* 1 json, 0 human, -1 decide by isatty */
     int allow_remote;
+    int histograms;          /* --histograms: encoded histograms in the JSON (hcodec.h) */
+    int wait_go;             /* --wait-go: start on a 'go' line on stdin */
     int expect_status;
     const char *expect_body;
     int cpus[MAX_CPUS];

@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "hcodec.h"
+
 #include <math.h>
 
 #define SCHEMA "arena-load/1"
@@ -69,6 +71,10 @@ void report_json(FILE *out, const report_t *r)
             (unsigned long long)hist_percentile(h, 75), (unsigned long long)hist_percentile(h, 90),
             (unsigned long long)hist_percentile(h, 99), (unsigned long long)hist_percentile(h, 99.9),
             (unsigned long long)hist_percentile(h, 99.99));
+    if (o->histograms) {
+        fputs(",\"latency_histogram\":", out);
+        hcodec_write_json(out, h);
+    }
 
     if (o->rate > 0)
         fprintf(out, ",\"open\":{\"target_rps\":%.2f,\"late\":%llu,\"dropped\":%llu}", o->rate,
@@ -93,7 +99,13 @@ void report_json(FILE *out, const report_t *r)
             fprintf(out, "%s\"%s\":%llu", f ? "" : ",", error_names[k], (unsigned long long)s->errors[k]);
             f = 0;
         }
-        fputs("}}", out);
+        fputc('}', out);
+        if (o->histograms) {
+            fputs(",\"histogram\":", out);
+            if (s && s->lat.counts) hcodec_write_json(out, &s->lat);
+            else fputs("null", out);
+        }
+        fputc('}', out);
     }
     fputs("]}\n", out);
 }
