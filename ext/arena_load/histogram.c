@@ -62,8 +62,9 @@ void hist_clear(hist_t *h)
 
 void hist_record(hist_t *h, uint64_t v)
 {
-    if (v > h->highest) v = h->highest;
-    h->counts[index_of(h, v)]++;
+    /* Only the bucket is clamped: min, max, mean and stdev stay exact for
+     * values beyond the highest (a 300 s stall is not reported as 100 s). */
+    h->counts[index_of(h, v > h->highest ? h->highest : v)]++;
     h->total++;
     if (v < h->min) h->min = v;
     if (v > h->max) h->max = v;
@@ -86,7 +87,11 @@ uint64_t hist_percentile(const hist_t *h, double pct)
 {
     if (h->total == 0) return 0;
     if (pct > 100) pct = 100;
-    uint64_t rank = (uint64_t)ceil(pct / 100.0 * (double)h->total);
+    if (pct < 0) pct = 0;
+    /* The rank in integers (parts per million): ceil(99.9 / 100 * 1000) in
+     * floating point is 1000, not 999, because 0.999 is not exact. */
+    unsigned __int128 ppm = (unsigned __int128)llround(pct * 10000.0);
+    uint64_t rank = (uint64_t)((ppm * h->total + 999999) / 1000000);
     if (rank < 1) rank = 1;
     if (rank >= h->total) return h->max;
     uint64_t seen = 0;

@@ -13,7 +13,7 @@
 
 typedef struct {
     int sub_bits;
-    uint64_t highest;     /* larger values are recorded as this */
+    uint64_t highest;     /* larger values go in the last bucket (min/max/sum stay exact) */
     size_t ncounts;
     uint64_t *counts;
     uint64_t total;
@@ -29,9 +29,10 @@ void hist_clear(hist_t *h);
 void hist_record(hist_t *h, uint64_t v);
 /* dst and src must have been initialised with the same parameters. */
 void hist_merge(hist_t *dst, const hist_t *src);
-/* Value at percentile pct (0..100]: the middle of the bucket holding the
- * ceil(pct/100 * total)-th smallest value, clamped to [min, max]; the
- * largest rank gives max exactly. 0 if empty. */
+/* Value at percentile pct (0..100, to 1e-4): the middle of the bucket holding
+ * the rank-th smallest value, rank = ceil(pct * 10^4 * total / 10^6) in
+ * integers, clamped to [min, max]; the largest rank gives max exactly. 0 if
+ * empty. */
 uint64_t hist_percentile(const hist_t *h, double pct);
 double hist_mean(const hist_t *h);
 double hist_stdev(const hist_t *h);

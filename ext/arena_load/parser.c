@@ -4,7 +4,7 @@
 
 enum {
     S_PROTO, S_MAJOR, S_DOT, S_MINOR, S_SP, S_STATUS, S_AFTER_STATUS, S_REASON,
-    S_LINE_START, S_NAME, S_VALUE_WS, S_VALUE, S_SKIP_LINE, S_HEADERS_LF,
+    S_LINE_START, S_NAME, S_VALUE_WS, S_VALUE, S_VALUE_LF, S_SKIP_LINE, S_HEADERS_LF,
     S_BODY_LENGTH, S_BODY_EOF,
     S_CHUNK_SIZE, S_CHUNK_EXT, S_CHUNK_SIZE_LF, S_CHUNK_DATA, S_CHUNK_DATA_CR, S_CHUNK_DATA_LF,
     S_TRAILER_START, S_TRAILER_SKIP, S_TRAILER_LF,
@@ -77,17 +77,48 @@ static int lower(int c)
     return (c >= 'A' && c <= 'Z') ? c + 32 : c;
 }
 
-/* Does the comma separated list in val contain token? */
-static int has_token(const char *val, size_t n, const char *token)
+/* Transfer-Encoding and Connection values are comma separated lists. They
+ * are read one character at a time, never stored (a value may be of any
+ * length): each list element is kept only while it can still be one of the
+ * short tokens that matter. tok_skip: 0 in the token, 1 the token ended at
+ * white space, 2 in its parameters (after ';'), 3 not a token of interest. */
+static int tok_is(const http_parser *p, const char *token)
 {
-    size_t t = strlen(token);
-    for (size_t i = 0; i + t <= n; i++) {
-        if (memcmp(val + i, token, t) != 0) continue;
-        int start_ok = i == 0 || val[i - 1] == ',' || val[i - 1] == ' ' || val[i - 1] == '\t';
-        int end_ok = i + t == n || val[i + t] == ',' || val[i + t] == ' ' || val[i + t] == '\t' || val[i + t] == ';';
-        if (start_ok && end_ok) return 1;
+    size_t n = strlen(token);
+    return p->tok_skip != 3 && p->tok_len == n && memcmp(p->tok, token, n) == 0;
+}
+
+static void end_element(http_parser *p)
+{
+    if (p->tok_len || p->tok_skip == 3) {
+        if (p->hdr == HDR_TRANSFER_ENCODING) {
+            /* Only the final coding decides the framing; "identity" (from
+             * RFC 2616) is no coding at all. */
+            if (!tok_is(p, "identity")) p->te_last = tok_is(p, "chunked");
+        } else {
+            if (tok_is(p, "close")) p->conn_close = 1;
+            if (tok_is(p, "keep-alive")) p->conn_keep_alive = 1;
+        }
     }
-    return 0;
+    p->tok_len = 0;
+    p->tok_skip = 0;
+}
+
+static void list_char(http_parser *p, int c)
+{
+    if (c == ',') {
+        end_element(p);
+    } else if (p->tok_skip >= 2) {
+        /* parameters or an uninteresting element: ignored up to the next ',' */
+    } else if (c == ' ' || c == '\t') {
+        if (p->tok_len) p->tok_skip = 1;
+    } else if (c == ';') {
+        p->tok_skip = 2;
+    } else if (p->tok_skip == 1 || p->tok_len >= sizeof p->tok) {
+        p->tok_skip = 3;
+    } else {
+        p->tok[p->tok_len++] = (char)lower(c);
+    }
 }
 
 static int header_kind(const http_parser *p)
@@ -109,12 +140,16 @@ static int end_header(http_parser *p)
         p->length = p->num;
         break;
     case HDR_TRANSFER_ENCODING:
-        /* A bare "identity" is harmless; chunked must be the final coding. */
-        if (has_token(p->val, p->val_len, "chunked")) p->chunked = 1;
+        end_element(p);
+        /* Several Transfer-Encoding lines form one list: the last coding of
+         * the last line is the final one. */
+        if (p->te_last >= 0) {
+            p->te_seen = 1;
+            p->chunked = p->te_last;
+        }
         break;
     case HDR_CONNECTION:
-        if (has_token(p->val, p->val_len, "close")) p->conn_close = 1;
-        if (has_token(p->val, p->val_len, "keep-alive")) p->conn_keep_alive = 1;
+        end_element(p);
         break;
     }
     return 1;
@@ -147,6 +182,14 @@ static void end_headers(http_parser *p)
         p->num = 0;
         p->idx = 0;
         p->header_bytes = 0;
+        return;
+    }
+    if (p->te_seen) {
+        /* A transfer coding other than a final chunked (e.g. "chunked, gzip"):
+         * the body runs until the close, whatever Content-Length says
+         * (RFC 9112 6.3). */
+        p->conn_close = 1;
+        p->st = S_BODY_EOF;
         return;
     }
     if (p->has_length) {
@@ -249,7 +292,9 @@ size_t http_parser_feed(http_parser *p, const char *buf, size_t len)
                 p->st = S_VALUE_WS;
                 p->idx = 0;
                 p->num = 0;
-                p->val_len = 0;
+                p->tok_len = 0;
+                p->tok_skip = 0;
+                p->te_last = -1;
                 p->value_ended = 0;
                 if (p->hdr == HDR_OTHER) p->st = S_SKIP_LINE;
                 break;
@@ -271,16 +316,27 @@ size_t http_parser_feed(http_parser *p, const char *buf, size_t len)
                 break;
             }
             i++;
-            if (c == '\r') break;
+            if (c == '\r') {
+                /* Only as the end of the line: a CR inside a value (which
+                 * could hide digits of a Content-Length) is malformed. */
+                p->st = S_VALUE_LF;
+                break;
+            }
             if (p->hdr == HDR_CONTENT_LENGTH) {
                 if (c == ' ' || c == '\t') { p->value_ended = 1; break; }
                 if (c < '0' || c > '9' || p->value_ended) { fail(p, "bad Content-Length"); goto out; }
                 if (p->num > (MAX_CHUNK / 10)) { fail(p, "Content-Length too large"); goto out; }
                 p->num = p->num * 10 + (uint64_t)(c - '0');
                 p->idx++;
-            } else if (p->val_len < sizeof p->val) {
-                p->val[p->val_len++] = (char)lower(c);
+            } else {
+                list_char(p, c);
             }
+            break;
+        case S_VALUE_LF:
+            if (c != '\n') { fail(p, "CR inside a header value"); goto out; }
+            i++;
+            if (!end_header(p)) goto out;
+            p->st = S_LINE_START;
             break;
         case S_HEADERS_LF:
             if (c != '\n') { fail(p, "expected LF after CR"); goto out; }

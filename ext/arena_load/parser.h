@@ -42,12 +42,16 @@ typedef struct {
     int idx;
     int hdr;            /* header being read (HDR_*) */
     int chunked, has_length, conn_close, conn_keep_alive, value_ended;
+    int te_seen;        /* a Transfer-Encoding header was given */
+    int te_last;        /* last coding of this Transfer-Encoding line: -1 none, 1 chunked, 0 other */
+    uint8_t tok_len;    /* token being read in a Transfer-Encoding or Connection value */
+    uint8_t tok_skip;   /* rest of this list element is not a token of interest */
+    char tok[12];       /* long enough for "keep-alive"; longer tokens are not of interest */
     uint64_t length;    /* Content-Length, or remaining bytes of body/chunk */
     uint64_t num;       /* number being accumulated */
     uint32_t header_bytes;
-    uint8_t name_len, val_len;
+    uint8_t name_len;
     char name[24];
-    char val[64];
     const body_expect *expect;
     uint32_t match_pos;
 } http_parser;

@@ -24,7 +24,9 @@ static int cmp_u64(const void *a, const void *b)
 
 static uint64_t exact_percentile(const uint64_t *sorted, size_t n, double pct)
 {
-    size_t rank = (size_t)ceil(pct / 100.0 * (double)n);
+    /* pct has at most two decimals here: count in ten-thousandths. */
+    uint64_t per10k = (uint64_t)(pct * 100 + 0.5);
+    size_t rank = (size_t)((per10k * n + 9999) / 10000);
     if (rank < 1) rank = 1;
     return sorted[rank - 1];
 }
@@ -87,7 +89,8 @@ static void check_edges(void)
     hist_record(&h, 0);
     CHECK(hist_percentile(&h, 100) == 0 && h.min == 0, "zero recorded");
     hist_record(&h, 500000000000ull);
-    CHECK(h.max == 100000000ull && hist_percentile(&h, 100) == 100000000ull, "clamped at the highest value");
+    CHECK(h.max == 500000000000ull && hist_percentile(&h, 100) == 500000000000ull, "max beyond the highest is exact");
+    CHECK(hist_mean(&h) == 250000000000.0, "mean beyond the highest is exact (%f)", hist_mean(&h));
     hist_clear(&h);
     for (uint64_t v = 1; v < 2048; v++) hist_record(&h, v);
     CHECK(hist_percentile(&h, 50) == 1024, "small values are exact (%llu)", (unsigned long long)hist_percentile(&h, 50));
@@ -95,8 +98,40 @@ static void check_edges(void)
     hist_free(&h);
 }
 
+/* Ranks at totals that are multiples of 1000, where floating-point ceil of
+ * 0.999 * n gives one too many. Values 1..n recorded once each (exact below
+ * 2048), so the p-th percentile is its rank itself; expected ranks are
+ * written out, not computed. */
+static void check_ranks(void)
+{
+    static const struct {
+        uint64_t n;
+        double pct;
+        uint64_t want;
+    } cases[] = {
+        {1000, 99.9, 999}, {2000, 99.9, 1998}, {1000, 99, 990}, {1000, 50, 500}, {1000, 99.99, 1000},
+        {1000, 100, 1000}, {1001, 99.9, 1000}, {1999, 99.9, 1998}, {100, 99, 99}, {10, 90, 9}, {3, 50, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hist_t h;
+        hist_init(&h, 11, 100000000ull);
+        for (uint64_t v = 1; v <= cases[i].n; v++) hist_record(&h, v);
+        uint64_t got = hist_percentile(&h, cases[i].pct);
+        CHECK(got == cases[i].want, "n %llu p%g: got %llu, want %llu", (unsigned long long)cases[i].n, cases[i].pct,
+              (unsigned long long)got, (unsigned long long)cases[i].want);
+        hist_free(&h);
+    }
+    /* 10,000 samples: p99.99 is rank 9999, not the max. */
+    hist_t h;
+    hist_init(&h, 11, 100000000ull);
+    for (uint64_t v = 1; v <= 10000; v++) hist_record(&h, v < 2000 ? v : 2000 + v / 100);
+    CHECK(hist_percentile(&h, 99.99) < h.max, "p99.99 of 10000 is below the max");
+    hist_free(&h);
+}
+
 int main(void)
 {
+    check_ranks();
     size_t n = 1000000;
     uint64_t *v = malloc(n * sizeof *v);
 
