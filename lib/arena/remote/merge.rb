@@ -1,0 +1,70 @@
+# frozen_string_literal: true
+
+require_relative "histogram"
+
+module Arena
+  module Remote
+    # Several loaders' engine documents into one, as if one engine had made
+    # every request: counts summed, latency from the exact merge of their
+    # histograms (never an average of percentiles), the timeline summed second
+    # by second with each second's percentiles from its merged histogram. The
+    # loaders started on one "go" line, so their second t is the same second.
+    module Merge
+      module_function
+
+      # raws: the engines' JSON documents (written with --histograms), in loader order.
+      def call(raws, hosts: nil)
+        raise Error, "nothing to merge" if raws.empty?
+        whole = Histogram.merge(raws.map { |r| histogram(r["latency_histogram"], "latency_histogram") })
+        duration = raws.map { |r| r.fetch("duration_s", 0.0) }.max
+        completed = raws.sum { |r| r.dig("requests", "completed").to_i }
+        raws.first.merge(
+          "target" => raws.first["target"], "threads" => raws.sum { |r| r["threads"].to_i },
+          "connections" => sum_hashes(raws.map { |r| r["connections"] }),
+          "duration_s" => duration, "requests" => sum_hashes(raws.map { |r| r["requests"] }),
+          "throughput_rps" => duration.positive? ? (completed / duration).round(2) : 0.0,
+          "bytes_received" => raws.sum { |r| r["bytes_received"].to_i },
+          "status" => sum_hashes(raws.map { |r| r["status"] || {} }),
+          "errors" => sum_hashes(raws.map { |r| r["errors"] || {} }),
+          "latency_us" => whole.latency_us, "latency_histogram" => whole.to_h,
+          "open" => merge_open(raws), "timeline" => timeline(raws),
+          "loaders" => raws.each_with_index.map { |r, i| loader_summary(r, hosts&.at(i)) }
+        )
+      end
+
+      def histogram(hash, where)
+        raise Error, "loader document has no #{where} (engine without --histograms?)" if hash.nil?
+        Histogram.decode(hash)
+      end
+
+      def sum_hashes(hashes)
+        hashes.compact.reduce({}) { |acc, h| acc.merge(h) { |_, a, b| (a.is_a?(Numeric) && b.is_a?(Numeric)) ? a + b : a } }
+      end
+
+      def merge_open(raws)
+        opens = raws.map { |r| r["open"] }.compact
+        return nil if opens.empty?
+        {"target_rps" => opens.sum { |o| o["target_rps"].to_f }.round(2), "late" => opens.sum { |o| o["late"].to_i },
+         "dropped" => opens.sum { |o| o["dropped"].to_i }}
+      end
+
+      def timeline(raws)
+        length = raws.map { |r| (r["timeline"] || []).size }.max
+        Array.new(length) do |t|
+          seconds = raws.filter_map { |r| r["timeline"][t] }
+          hist = Histogram.merge(seconds.filter_map { |s| s["histogram"] && Histogram.decode(s["histogram"]) })
+          {"t" => t, "completed" => seconds.sum { |s| s["completed"].to_i }, "errors" => seconds.sum { |s| s["errors"].to_i },
+           "p50_us" => hist&.percentile(50) || 0, "p99_us" => hist&.percentile(99) || 0,
+           "error_kinds" => sum_hashes(seconds.map { |s| s["error_kinds"] || {} }),
+           "histogram" => hist&.to_h}
+        end
+      end
+
+      def loader_summary(raw, host)
+        {"host" => host, "connections" => raw.dig("connections", "requested"),
+         "completed" => raw.dig("requests", "completed"), "errors" => raw.dig("errors", "total"),
+         "throughput_rps" => raw["throughput_rps"], "p99_us" => raw.dig("latency_us", "p99")}.compact
+      end
+    end
+  end
+end
