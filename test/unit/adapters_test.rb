@@ -36,7 +36,7 @@ class AdaptersTest < Minitest::Test
     argv("pitchfork:workers=3,refork_after=50/100", bind: unix)
     assert_includes File.read("#{@dir}/pitchfork.conf.rb"), "listen #{unix.path.inspect}\n"
     assert_includes File.read("#{@dir}/pitchfork.conf.rb"), "refork_after [50, 100]\n"
-    assert_raises(Arena::UsageError) { argv("pitchfork:refork_after=soon") }
+    assert_raises(Arena::UsageError) { adapter("pitchfork:refork_after=soon") }
     assert_equal [:refork], adapter("pitchfork").restart_mechanisms
   end
 
@@ -44,7 +44,7 @@ class AdaptersTest < Minitest::Test
     assert_equal ["bundle", "exec", "falcon", "serve", "--bind", "http://127.0.0.1:9292", "--count", "2", "--forked",
       "--config", RU], argv("falcon")
     assert_includes argv("falcon:count=4,model=threaded"), "--threaded"
-    assert_raises(Arena::UsageError) { argv("falcon:model=hybrid") }
+    assert_raises(Arena::UsageError) { adapter("falcon:model=hybrid") }
     refute adapter("falcon").supports?(:unix)
   end
 
@@ -91,17 +91,71 @@ class AdaptersTest < Minitest::Test
     refute_includes cmd, "--daemonize"
   end
 
-  def test_uwsgi_loads_the_app_through_the_bundle_with_the_rack3_shim
+  # The default is the HTTP router with keep-alive in front of the workers,
+  # as uWSGI's docs recommend for clients talking to uWSGI directly.
+  def test_uwsgi_defaults_to_the_http_router_with_keep_alive
     shim = "#{@dir}/uwsgi_rack3_shim.rb"
-    assert_equal ["/usr/bin/uwsgi", "--plugin", "rack_ruby31", "--http11-socket", "127.0.0.1:9292", "--socket-timeout", "1",
-      "--master", "--processes", "2", "--die-on-term", "--need-app", "--rbrequire", "bundler/setup", "--rbrequire", shim,
-      "--rack", RU, "--chdir", APP.dir, "--pidfile", "#{@dir}/uwsgi.pid", "--touch-chain-reload", "#{@dir}/uwsgi.chain-reload"],
-      argv("uwsgi")
+    assert_equal ["/usr/bin/uwsgi", "--plugin", "http,rack_ruby31", "--http", "127.0.0.1:9292", "--http-keepalive",
+      "--http-auto-chunked", "--master", "--processes", "2", "--die-on-term", "--need-app", "--auto-procname",
+      "--rb-gc-freq", "1", "--rbrequire", "bundler/setup", "--rbrequire", shim, "--rack", RU, "--chdir", APP.dir,
+      "--pidfile", "#{@dir}/uwsgi.pid", "--touch-chain-reload", "#{@dir}/uwsgi.chain-reload"], argv("uwsgi")
+    assert_equal "uwsgi:processes=2,mode=http,socket_timeout=1,gc_freq=1", adapter("uwsgi").label
     assert_includes File.read(shim), "Rack::Builder.singleton_class.prepend"
-    assert_equal ["--http-socket", unix.path], argv("uwsgi:socket=http", bind: unix)[3, 2]
-    refute adapter("uwsgi:socket=http").supports?(:keep_alive)
-    assert_raises(Arena::UsageError) { argv("uwsgi:socket=fastcgi") }
+    assert_equal ["--http", unix.path], argv("uwsgi", bind: unix)[3, 2]
+    assert adapter("uwsgi").supports?(:keep_alive)
     assert_equal [:chain, :hup], adapter("uwsgi").restart_mechanisms
+  end
+
+  def test_uwsgi_socket_modes_stay_as_named_settings
+    assert_equal ["--plugin", "rack_ruby31", "--http11-socket", "127.0.0.1:9292", "--socket-timeout", "3"],
+      argv("uwsgi:mode=http11-socket,socket_timeout=3")[1, 6]
+    assert_equal ["--http-socket", unix.path], argv("uwsgi:mode=http-socket", bind: unix)[3, 2]
+    assert adapter("uwsgi:mode=http11-socket").supports?(:keep_alive)
+    refute adapter("uwsgi:mode=http-socket").supports?(:keep_alive)
+    assert_includes argv("uwsgi:gc_freq=50").each_cons(2).to_a, ["--rb-gc-freq", "50"]
+  end
+
+  # The shim's framing (evaluated in a module of its own, so this process's
+  # Rack::Builder stays as it is) frames what uWSGI would send unframed: an
+  # Array body gets its length, a streamed one chunks.
+  def test_uwsgi_shim_frames_responses_without_content_length
+    assert_includes File.read(argv("uwsgi")[argv("uwsgi").index("bundler/setup") + 2]), Arena::Servers::Uwsgi::FRAMING
+    namespace = Module.new
+    namespace.module_eval(Arena::Servers::Uwsgi::FRAMING, "uwsgi framing")
+    framing_class = namespace.const_get(:ArenaUwsgiFraming)
+    app = ->(env) { (env["PATH_INFO"] == "/a") ? [200, {}, ["ab", "cd"]] : [200, {}, %w[x yz].each] }
+    framing = framing_class.new(app)
+    http11 = {"SERVER_PROTOCOL" => "HTTP/1.1", "REQUEST_METHOD" => "GET"}
+    _, headers, body = framing.call(http11.merge("PATH_INFO" => "/a"))
+    assert_equal ["4", %w[ab cd]], [headers["content-length"], body]
+    _, headers, body = framing.call(http11.merge("PATH_INFO" => "/s"))
+    assert_equal "chunked", headers["transfer-encoding"]
+    assert_equal "1\r\nx\r\n2\r\nyz\r\n0\r\n\r\n", body.enum_for(:each).to_a.join
+    kept = framing_class.new(->(_) { [200, {"Content-Length" => "1"}, ["x"]] }).call(http11)
+    assert_equal({"Content-Length" => "1"}, kept[1])
+    assert_equal({}, framing_class.new(->(_) { [204, {}, []] }).call(http11)[1])
+  end
+
+  # Every setting is checked when the plan is built: one line naming the
+  # server, the setting, what it may be and what it was.
+  def test_settings_are_validated_at_planning
+    {
+      "falcon:model=hybrid" => 'falcon: model must be forked or threaded, not "hybrid"',
+      "uwsgi:mode=fastcgi" => 'uwsgi: mode must be one of http, http11-socket, http-socket, not "fastcgi"',
+      "uwsgi:socket=fastcgi" => 'uwsgi: unknown setting "socket" (known: processes, mode, socket_timeout, gc_freq)',
+      "pitchfork:refork_after=soon" => 'pitchfork: refork_after must be off or request counts like 50/100/1000, not "soon"',
+      "pitchfork:refork_after=50/0" => 'pitchfork: refork_after must be off or request counts like 50/100/1000, not "50/0"',
+      "thin:servers=0" => "thin: servers must be at least 1, not 0",
+      "puma:threads=0" => "puma: threads must be at least 1, not 0",
+      "unicorn:workers=two" => 'unicorn: workers must be a whole number, not "two"',
+      "unicorn:preload=maybe" => 'unicorn: preload must be true or false, not "maybe"',
+      "passenger:pool=0" => "passenger: pool must be at least 1, not 0"
+    }.each do |spec, message|
+      error = assert_raises(Arena::UsageError, spec) { Arena::TestHelp.plan("--servers", spec, machine: MACHINE) }
+      assert_equal message, error.message
+    end
+    assert_equal [50, 100], adapter("pitchfork:refork_after=50/100").refork_after
+    assert_equal 0, adapter("puma:workers=0").workers
   end
 
   def test_iodine_workers_threads_and_unix_as_port_zero

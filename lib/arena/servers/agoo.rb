@@ -20,6 +20,8 @@ module Arena
         {"workers" => ->(m) { m.default_workers }, "threads" => 4}
       end
 
+      def self.allowed = {"workers" => 1.., "threads" => 1..}
+
       # Agoo serves static files from its root (default: the working dir,
       # here the app's dir) for any path the app does not match; an empty
       # dir keeps every request on the app.

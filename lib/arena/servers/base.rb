@@ -9,6 +9,8 @@ module Arena
     #
     #   install(app)            -> Installation (found?, version, bundle|system)
     #   settings                -> {name => default}; a default may be a lambda of Machine
+    #   allowed                 -> {name => values}: an Array of choices, a Range, or a
+    #                              Pattern; checked when the plan is built
     #   command(app:, bind:, dir:) -> argv; may write its config file into dir
     #   env(app:)               -> extra environment for the spawn
     #   supports?(feature)      -> :unix, :keep_alive, ...
@@ -16,6 +18,14 @@ module Arena
     #   restart_mechanisms      -> e.g. [:phased, :hot]; [] when it has none
     #   restart(group, name)    -> trigger a zero-downtime restart; :unsupported otherwise
     #   kill_worker(group)      -> SIGKILL one worker (or the only process); returns its pid
+    # A setting's allowed text: a regular expression, and the words for it
+    # in an error message. Answers include? like an Array or a Range.
+    Pattern = Struct.new(:regexp, :words) do
+      def include?(value) = regexp.match?(value.to_s)
+
+      def to_s = words
+    end
+
     class Base
       extend Registry::Member
 
@@ -23,6 +33,11 @@ module Arena
         def server(key, description) = declare(key, description, into: Servers)
 
         def settings = {}
+
+        # What each setting may be, beyond its type (whole number, true/false,
+        # text): checked in `new`, so a bad value fails when the plan is built,
+        # in one line, before anything starts.
+        def allowed = {}
 
         # Most servers are gems of the same name in the app's bundle.
         def gem_name = key
@@ -104,15 +119,35 @@ module Arena
 
       def coerce(name, value, default)
         sample = default.respond_to?(:call) ? default.call(machine) : default
+        check_allowed(name, typed(name, value, sample))
+      end
+
+      def typed(name, value, sample)
         case sample
         when Integer
           Integer(value.to_s, exception: false)&.then { |i| i.negative? ? nil : i } ||
             raise(UsageError, "#{key}: #{name} must be a whole number, not #{value.inspect}")
         when true, false
           return value if [true, false].include?(value)
-          %w[true yes 1 on].include?(value.to_s) || (%w[false no 0 off].include?(value.to_s) ? false : raise(UsageError, "#{key}: #{name} must be true or false"))
+          return true if %w[true yes 1 on].include?(value.to_s)
+          return false if %w[false no 0 off].include?(value.to_s)
+          raise UsageError, "#{key}: #{name} must be true or false, not #{value.inspect}"
         else
           value.to_s
+        end
+      end
+
+      def check_allowed(name, value)
+        rule = self.class.allowed[name]
+        return value if rule.nil? || rule.include?(value)
+        raise UsageError, "#{key}: #{name} must be #{describe_rule(rule)}, not #{value.inspect}"
+      end
+
+      def describe_rule(rule)
+        case rule
+        when Array then (rule.size == 2) ? rule.join(" or ") : "one of #{rule.join(", ")}"
+        when Range then rule.end ? "#{rule.begin} to #{rule.end}" : "at least #{rule.begin}"
+        else rule.to_s
         end
       end
     end

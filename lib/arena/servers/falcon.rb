@@ -8,15 +8,16 @@ module Arena
     class Falcon < Base
       server "falcon", "fibers, forked (or threaded) instances"
 
-      MODELS = %w[forked threaded].freeze
-
       def self.settings
         {"count" => ->(m) { m.default_workers }, "model" => "forked"}
       end
 
+      # `falcon serve` has --forked and --threaded; its hybrid model exists
+      # only in a falcon.rb service file, which Arena does not write.
+      def self.allowed = {"count" => 1.., "model" => %w[forked threaded]}
+
       def command(app:, bind:, dir:)
         model = settings["model"]
-        raise UsageError, "falcon: model must be #{MODELS.join(" or ")}, not #{model.inspect}" unless MODELS.include?(model)
         bundle_exec("falcon", "serve", "--bind", "http://#{bind.host}:#{bind.port}", "--count", workers.to_s,
           "--#{model}", "--config", app.rackup)
       end

@@ -57,6 +57,8 @@ module Arena
         {"pool" => ->(m) { m.default_workers }, "queue" => 100, "turbocaching" => false}
       end
 
+      def self.allowed = {"pool" => 1..}
+
       def command(app:, bind:, dir:)
         listen = bind.tcp? ? ["--address", bind.host, "--port", bind.port.to_s] : ["--socket", bind.path]
         argv = ["ruby", "-e", SUPERVISOR, CONFIG_PROGRAM, PROGRAM, "start", app.dir, "--engine", "builtin", *listen,

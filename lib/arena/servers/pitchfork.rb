@@ -17,6 +17,11 @@ module Arena
         {"workers" => ->(m) { m.default_workers }, "timeout" => 60, "refork_after" => "off"}
       end
 
+      def self.allowed
+        {"workers" => 1.., "timeout" => 1..,
+         "refork_after" => Pattern.new(%r{\A(off|[1-9]\d*(/[1-9]\d*)*)\z}, "off or request counts like 50/100/1000")}
+      end
+
       def command(app:, bind:, dir:)
         config = File.join(dir, "pitchfork.conf.rb")
         File.write(config, config_text(bind))
@@ -37,12 +42,7 @@ module Arena
       # The thresholds per generation, or nil when reforking is left to signals.
       def refork_after
         value = settings["refork_after"]
-        return nil if %w[off false no 0].include?(value)
-        counts = value.split("/").map { |n| Integer(n, exception: false) }
-        unless counts.all? { |n| n&.positive? }
-          raise UsageError, "pitchfork: refork_after must be off or counts like 50/100/1000, not #{value.inspect}"
-        end
-        counts
+        (value == "off") ? nil : value.split("/").map { |n| Integer(n) }
       end
 
       def supports?(feature) = feature == :unix

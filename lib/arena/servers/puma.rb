@@ -10,6 +10,9 @@ module Arena
         {"workers" => ->(m) { m.default_workers }, "threads" => 5, "preload" => false}
       end
 
+      # workers=0 is Puma's single mode (no cluster).
+      def self.allowed = {"threads" => 1..}
+
       def command(app:, bind:, dir:)
         argv = bundle_exec("puma", "--no-config", "-e", "production", "-t", "#{threads}:#{threads}",
           "-b", bind_uri(bind), "--pidfile", File.join(dir, "puma.pid"))

@@ -19,6 +19,8 @@ module Arena
         {"threads" => ->(m) { 4 * m.default_workers }}
       end
 
+      def self.allowed = {"threads" => 1..}
+
       def self.install(app)
         return Installation.missing("#{JRUBY} not installed (apt-get install jruby)") unless File.executable?(JRUBY)
         _ruby, jruby, puma = probe

@@ -20,12 +20,9 @@ module Arena
         {"servers" => 1, "threaded" => false}
       end
 
-      SPAWN_ALL = File.expand_path("../support/spawn_all.rb", __dir__)
+      def self.allowed = {"servers" => 1..}
 
-      def initialize(**)
-        super
-        raise UsageError, "thin: servers must be at least 1" if settings["servers"].zero?
-      end
+      SPAWN_ALL = File.expand_path("../support/spawn_all.rb", __dir__)
 
       def command(app:, bind:, dir:)
         instances = upstreams(bind).each_with_index.map { |b, i| instance(app, b, File.join(dir, "thin.#{i}.pid")) }

@@ -12,6 +12,8 @@ module Arena
         {"workers" => ->(m) { m.default_workers }, "preload" => true, "timeout" => 60}
       end
 
+      def self.allowed = {"workers" => 1.., "timeout" => 1..}
+
       def command(app:, bind:, dir:)
         config = File.join(dir, "unicorn.conf.rb")
         File.write(config, <<~RUBY)

@@ -3,50 +3,126 @@
 module Arena
   module Servers
     # uWSGI with Debian's rack plugin for Ruby 3.1: a master and N forked
-    # workers, each serving one request at a time, straight on the socket (no
-    # http router process in between).
+    # workers, each serving one request at a time.
     #
-    # socket=http11 (the default) keeps connections alive, but a worker stays
-    # with its connection until the client goes quiet for socket_timeout
-    # seconds, and it ignores a request's "Connection: close" (uWSGI's own
-    # source says so): a client that waits for the close waits socket_timeout.
-    # uWSGI's default there is several seconds, longer than Arena's readiness
-    # probe waits, so Arena sets 1 s and reports it. socket=http closes after
-    # every response, like Unicorn.
+    # mode=http (the default) is the deployment uWSGI's docs recommend when
+    # clients talk to uWSGI directly ("Things to know": use --http to expose
+    # uWSGI, --http-socket only behind a proxy; the Rack quickstart runs
+    # `--http :8080 --rack app.ru --master --processes N`). The HTTP router, a
+    # process of its own, holds the clients' connections, with keep-alive
+    # (--http-keepalive), and hands each request to a free worker over the
+    # uwsgi protocol. --http-auto-chunked makes it chunk a response that has
+    # no Content-Length on a kept-alive connection; on one the client asked
+    # to close it sends such a body close-delimited without saying
+    # "Connection: close", which is why the shim below frames it anyway.
     #
-    # Debian's uWSGI 2.0.21 predates Rack 3: its rack plugin takes the first
-    # element of what Rack::Builder.parse_file returns and refuses anything
-    # but an Array, while Rack 3 returns the app itself. The adapter writes a
-    # small shim into the server's dir (loaded with --rbrequire) that gives
-    # the plugin the Rack 2 shape; the app and Rack are untouched.
+    # mode=http11-socket and mode=http-socket put HTTP on the workers
+    # themselves (for use behind a proxy). With http11-socket a worker stays
+    # with its keep-alive connection until the client goes quiet for
+    # socket_timeout seconds, so with more connections than workers the rest
+    # wait (about 100-190 req/s on /server at c=16 here): the trap the 2013
+    # comparison fell into. http-socket closes after every response.
+    #
+    # Debian's uWSGI 2.0.21 predates Rack 3, twice:
+    # - its rack plugin takes the first element of what
+    #   Rack::Builder.parse_file returns and refuses anything but an Array,
+    #   while Rack 3 returns the app itself;
+    # - on its HTTP sockets it sends the app's headers as they are, adding
+    #   neither Content-Length nor chunking, and keeps the connection open:
+    #   a response without Content-Length has no end. Rack 3 leaves that
+    #   framing to the server (Puma adds it).
+    # The adapter writes a small shim into the server's dir (loaded with
+    # --rbrequire) that gives the plugin the Rack 2 shape and frames such
+    # responses as a Rack 3 server does: Content-Length for an Array body,
+    # chunked for a streamed one (the router passes a chunked response on
+    # as it is). The app and Rack are untouched.
+    #
+    # The plugin runs Ruby's GC after every request by default; its docs say
+    # this "may hurt your performance" and leave the frequency to the user
+    # (rb-gc-freq, there is "no one-value-fits-all"). gc_freq keeps uWSGI's
+    # own default (1) unless set.
     #
     # Without --die-on-term, TERM makes uWSGI reload rather than exit, and a
     # stop would hang until KILL.
     class Uwsgi < Base
-      server "uwsgi", "master + workers (rack plugin, --http11-socket)"
+      server "uwsgi", "master + workers behind uWSGI's HTTP router (rack plugin)"
 
       PROGRAM = "/usr/bin/uwsgi"
       PLUGIN = "rack_ruby31"
       PLUGIN_DIR = "/usr/lib/uwsgi/plugins"
+      MODES = %w[http http11-socket http-socket].freeze
 
       def self.install(_app)
-        unless File.exist?(File.join(PLUGIN_DIR, "#{PLUGIN}_plugin.so"))
-          return Installation.missing("#{PLUGIN_DIR}/#{PLUGIN}_plugin.so missing (apt-get install uwsgi-plugin-rack-ruby3.1)")
+        %w[http rack_ruby31].each do |plugin|
+          next if File.exist?(File.join(PLUGIN_DIR, "#{plugin}_plugin.so"))
+          return Installation.missing("#{PLUGIN_DIR}/#{plugin}_plugin.so missing (apt-get install uwsgi-core uwsgi-plugin-rack-ruby3.1)")
         end
         Installation.program(PROGRAM, version_argv: ["--version"])
       end
 
       def self.settings
-        {"processes" => ->(m) { m.default_workers }, "socket" => "http11", "socket_timeout" => 1}
+        {"processes" => ->(m) { m.default_workers }, "mode" => "http", "socket_timeout" => 1, "gc_freq" => 1}
       end
+
+      def self.allowed = {"processes" => 1.., "mode" => MODES, "socket_timeout" => 1.., "gc_freq" => 1..}
+
+      # What a Rack 3 server does for a response without Content-Length:
+      # count an Array body, chunk any other one for an HTTP/1.1 client.
+      FRAMING = <<~RUBY
+        class ArenaUwsgiFraming
+          NO_BODY = [204, 304].freeze
+
+          def initialize(app)
+            @app = app
+          end
+
+          def call(env)
+            status, headers, body = @app.call(env)
+            return [status, headers, body] if framed?(status, headers, env)
+            if body.respond_to?(:to_ary)
+              parts = body.to_ary
+              headers["content-length"] = parts.sum(&:bytesize).to_s
+              body.close if body.respond_to?(:close) && !parts.equal?(body)
+              [status, headers, parts]
+            elsif env["SERVER_PROTOCOL"] == "HTTP/1.1"
+              headers["transfer-encoding"] = "chunked"
+              [status, headers, Chunked.new(body)]
+            else
+              [status, headers, body]
+            end
+          end
+
+          private
+
+          def framed?(status, headers, env)
+            status.to_i < 200 || NO_BODY.include?(status.to_i) || env["REQUEST_METHOD"] == "HEAD" ||
+              headers.any? { |k, _| %w[content-length transfer-encoding].include?(k.to_s.downcase) }
+          end
+
+          class Chunked
+            def initialize(body)
+              @body = body
+            end
+
+            def each
+              @body.each { |part| yield "\#{part.bytesize.to_s(16)}\\r\\n\#{part}\\r\\n" unless part.empty? }
+              yield "0\\r\\n\\r\\n"
+            end
+
+            def close = @body.respond_to?(:close) && @body.close
+          end
+        end
+      RUBY
 
       SHIM = <<~RUBY
         # Written by Arena for uWSGI 2.0.21's rack plugin (see servers/uwsgi.rb).
         require "rack"
+        #{FRAMING}
         module ArenaUwsgiParseFile
           def parse_file(*args, **opts)
             app = super
-            app.is_a?(Array) ? app : [app, {}]
+            app = app.first if app.is_a?(Array)
+            [ArenaUwsgiFraming.new(app), {}]
           end
         end
         Rack::Builder.singleton_class.prepend(ArenaUwsgiParseFile)
@@ -55,9 +131,10 @@ module Arena
       def command(app:, bind:, dir:)
         shim = File.join(dir, "uwsgi_rack3_shim.rb")
         File.write(shim, SHIM)
-        [PROGRAM, "--plugin", PLUGIN, "--#{socket_kind}-socket", bind.tcp? ? "#{bind.host}:#{bind.port}" : bind.path,
-          "--socket-timeout", settings["socket_timeout"].to_s,
-          "--master", "--processes", workers.to_s, "--die-on-term", "--need-app",
+        address = bind.tcp? ? "#{bind.host}:#{bind.port}" : bind.path
+        [PROGRAM, "--plugin", router? ? "http,#{PLUGIN}" : PLUGIN, *listen(address),
+          "--master", "--processes", workers.to_s, "--die-on-term", "--need-app", "--auto-procname",
+          "--rb-gc-freq", settings["gc_freq"].to_s,
           # Load the app through the app's bundle, not the system gems.
           "--rbrequire", "bundler/setup", "--rbrequire", shim, "--rack", app.rackup, "--chdir", app.dir,
           "--pidfile", File.join(dir, "uwsgi.pid"), "--touch-chain-reload", touch_file(dir)]
@@ -65,14 +142,10 @@ module Arena
 
       def workers = settings["processes"]
 
-      def socket_kind
-        kind = settings["socket"]
-        raise UsageError, "uwsgi: socket must be http11 or http, not #{kind.inspect}" unless %w[http11 http].include?(kind)
-        kind
-      end
+      def router? = settings["mode"] == "http"
 
       def supports?(feature)
-        (feature == :unix) || (feature == :keep_alive && socket_kind == "http11")
+        (feature == :unix) || (feature == :keep_alive && settings["mode"] != "http-socket")
       end
 
       # Touching the file makes the master replace workers one at a time
@@ -91,7 +164,20 @@ module Arena
         end
       end
 
+      # --auto-procname names each process; the HTTP router is a child of
+      # the master too, but it serves no requests itself.
+      def worker_pids(group)
+        super.select { |pid| Procfs.cmdline(pid).start_with?("uWSGI worker") }
+      end
+
       private
+
+      def listen(address)
+        case settings["mode"]
+        when "http" then ["--http", address, "--http-keepalive", "--http-auto-chunked"]
+        else ["--#{settings["mode"]}", address, "--socket-timeout", settings["socket_timeout"].to_s]
+        end
+      end
 
       def touch_file(dir) = File.join(dir, "uwsgi.chain-reload")
     end
