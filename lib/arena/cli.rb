@@ -9,7 +9,8 @@ module Arena
   class CLI
     COMMANDS = {
       "run" => "Commands::Run", "servers" => "Commands::Servers", "check" => "Commands::Check",
-      "presets" => "Commands::Presets", "report" => "Commands::Report", "compare" => "Commands::Compare"
+      "presets" => "Commands::Presets", "report" => "Commands::Report", "compare" => "Commands::Compare",
+      "agent" => "Commands::Agent"
     }.freeze
 
     USAGE = <<~TEXT
@@ -20,6 +21,7 @@ module Arena
         report    render a run again: terminal table, DIR/report.md, DIR/report.html (arena report DIR)
         compare   what changed between two runs, with noise marked (arena compare A B)
         presets   the published comparisons `arena run --preset NAME` re-runs
+        agent     the remote side of --server-host/--loader-hosts (started by Arena over SSH)
     TEXT
 
     def initialize(argv, out: $stdout, err: $stderr)
