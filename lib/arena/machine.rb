@@ -6,10 +6,24 @@ module Arena
   # The cores Arena hands out. With more than one core the engine gets the last
   # one to itself and the server the rest, so the loader never steals the
   # server's CPU (and the pinning is recorded with every result).
-  Machine = Struct.new(:cores, keyword_init: true) do
-    def self.current = new(cores: Etc.nprocessors).freeze
+  #
+  # `--cpus shared` lifts the pinning: the server and the engine both run on
+  # every core, as the published comparisons ran their servers (2 to 4 cores,
+  # the loader beside them). A server that needs more than one core to show
+  # its finding (workers against none) gets them, and the loader competes
+  # with it; the engine's CPU share is measured with every result.
+  Machine = Struct.new(:cores, :shared, keyword_init: true) do
+    def self.current = new(cores: Etc.nprocessors, shared: false).freeze
 
-    def pinned? = cores > 1
+    # The same machine with the cores handed out as MODE says.
+    def with_cpus(mode)
+      raise UsageError, "--cpus must be one of #{Machine::MODES.join(", ")}" unless Machine::MODES.include?(mode)
+      self.class.new(cores: cores, shared: mode == "shared").freeze
+    end
+
+    def cpus_mode = shared ? "shared" : "pinned"
+
+    def pinned? = cores > 1 && !shared
 
     def server_cores = pinned? ? cores - 1 : cores
 
@@ -23,6 +37,9 @@ module Arena
     # so a prefork server can overlap one slow request with another.
     def default_workers = [server_cores, 2].max
 
-    def to_h = {cores: cores, server_cpus: server_cpus, engine_cpus: engine_cpus}
+    def to_h = {cores: cores, cpus: cpus_mode, server_cpus: server_cpus, engine_cpus: engine_cpus}
   end
+
+  # How --cpus hands out the cores.
+  Machine::MODES = %w[pinned shared].freeze
 end
