@@ -76,6 +76,6 @@ class CompareTest < Minitest::Test
   def test_compare_needs_two_runs
     err = StringIO.new
     assert_equal 2, Arena::CLI.new(["compare", FIXTURES], out: StringIO.new, err: err).run
-    assert_equal "arena: usage: arena compare A B (two run directories or results files)\n", err.string
+    assert_equal "arena: #{Arena::Commands::Compare::USAGE}\n", err.string
   end
 end

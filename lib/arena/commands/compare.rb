@@ -1,28 +1,74 @@
 # frozen_string_literal: true
 
 require_relative "base"
+require_relative "../gate"
+require_relative "../gate/report"
 
 module Arena
   module Commands
-    # `arena compare A B`: what changed between two runs, and whether the
-    # change is larger than the runs' own noise.
+    # `arena compare A B [--fail-on SPEC]`: what changed between two runs, and
+    # whether the change is larger than the runs' own noise. With --fail-on it
+    # is a CI gate: exit 1 when a change is beyond its threshold and beyond the
+    # spread, 0 otherwise, 2 for bad input (so a broken input never reads as
+    # a regression, nor as a pass).
     class Compare < Base
+      USAGE = "usage: arena compare A B [--fail-on 'good_rps:-5%,p99:+10%'] [--markdown FILE] (two run directories or results files)"
+
       def initialize(...)
         super
         @noise = Arena::Report::Compare::DEFAULT_NOISE
       end
 
       def call
-        OptionParser.new do |parser|
-          parser.banner = "usage: arena compare A B (two run directories or results files)"
-          parser.on("--noise PCT", Float, "band used where neither run has repeats (default 5)") { |pct| @noise = pct / 100.0 }
-        end.parse!(@argv)
-        raise UsageError, "usage: arena compare A B (two run directories or results files)" unless @argv.size == 2
-        a, b = @argv.map { |target| Arena::Report::Source.open(target) }
-        [a, b].each { |s| s.notes.each { |note| @err.puts "arena: note: #{note}" } }
+        options.parse!(@argv)
+        raise UsageError, USAGE unless @argv.size == 2
+        thresholds = Gate::Threshold.parse_list(@fail_on) if @fail_on
+        a, b = sources
+        compare = Arena::Report::Compare.new(a.document, b.document, default_noise: @noise)
         @out.puts "A: #{a.path}", "B: #{b.path}"
-        @out.print Arena::Report::Compare.new(a.document, b.document, default_noise: @noise).render
-        0
+        @out.print compare.render
+        return 0 unless thresholds
+        gate(compare, thresholds)
+      end
+
+      private
+
+      def options
+        OptionParser.new do |parser|
+          parser.banner = USAGE
+          parser.on("--noise PCT", Float, "band used where a run has too few repeats (default 5)") { |pct| @noise = noise(pct) }
+          parser.on("--fail-on SPEC", "gate: METRIC:±N% items, e.g. 'good_rps:-5%,p99:+10%,pss:+10%'") { |spec| @fail_on = spec }
+          parser.on("--markdown FILE", "gate: also write the verdict as Markdown for a pull-request comment") { |path| @markdown = path }
+        end
+      end
+
+      def noise(pct)
+        raise UsageError, "--noise must be between 0 and 100" unless pct.between?(0, 100)
+        pct / 100.0
+      end
+
+      # An unreadable run is bad input: exit 2, never 1 (which means "regressed").
+      def sources
+        list = @argv.map { |target| Arena::Report::Source.open(target) }
+        list.each { |s| s.notes.each { |note| @err.puts "arena: note: #{note}" } }
+        list
+      rescue UsageError
+        raise
+      rescue Error => e
+        raise UsageError, e.message
+      end
+
+      def gate(compare, thresholds)
+        raise UsageError, "the two runs have no measurement in common: nothing to gate on" if compare.pairs.empty?
+        gate = Gate.new(compare: compare, thresholds: thresholds, default_band: @noise)
+        @out.print Gate::Text.new(gate).render
+        markdown = Gate::Markdown.new(gate, base: @argv[0], head: @argv[1]).render
+        File.write(@markdown, markdown) if @markdown
+        summary = ENV["GITHUB_STEP_SUMMARY"]
+        File.open(summary, "a") { |io| io.write(markdown, "\n") } if summary && !summary.empty?
+        gate.failed? ? 1 : 0
+      rescue SystemCallError => e
+        raise UsageError, "cannot write the gate's Markdown: #{e.message}"
       end
     end
   end

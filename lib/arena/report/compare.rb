@@ -10,14 +10,48 @@ module Arena
     # median, of either run) is marked as noise. Where neither run repeated a
     # measurement there is no spread to measure, so a stated default band is
     # used instead and the row says so.
+    #
+    # A server whose settings differ between the runs (`puma:threads=8` in A,
+    # `puma:threads=4` in B) is still paired when it is the only config of
+    # that server on both sides: a config change is what a comparison is for.
     class Compare
       DEFAULT_NOISE = 0.05
-      METRICS = {
-        "req/s" => ->(m) { m.dig("load", "throughput_rps")&.to_f },
-        "p99" => ->(m) { m.dig("load", "latency_us", "p99")&.to_f },
-        "PSS" => ->(m) { m.dig("probes", "pss_peak_kb")&.to_f }
+
+      # Every figure a comparison or a gate reads from a measurement, in one
+      # place. `good_rps` falls back to all completed responses per second for
+      # results written before goodput was recorded.
+      READERS = {
+        "good_rps" => ->(m) { (m.dig("summary", "good_rps") || m.dig("load", "good", "rps") || m.dig("load", "throughput_rps"))&.to_f },
+        "rps" => ->(m) { m.dig("load", "throughput_rps")&.to_f },
+        "p50" => ->(m) { latency(m, "p50") },
+        "p90" => ->(m) { latency(m, "p90") },
+        "p99" => ->(m) { latency(m, "p99") },
+        "p999" => ->(m) { latency(m, "p999") },
+        "pss" => ->(m) { m.dig("probes", "pss_peak_kb")&.to_f },
+        "rss" => ->(m) { m.dig("probes", "rss_peak_kb")&.to_f },
+        "errors" => ->(m) { m.dig("load", "errors", "total")&.to_f }
       }.freeze
-      FORMATS = {"req/s" => ->(v) { Format.rps(v) }, "p99" => ->(v) { Format.duration_us(v) }, "PSS" => ->(v) { Format.memory_kb(v) }}.freeze
+      TABLE = {"req/s" => "good_rps", "p99" => "p99", "PSS" => "pss"}.freeze
+      FORMATS = {
+        "good_rps" => ->(v) { Format.rps(v) }, "rps" => ->(v) { Format.rps(v) }, "pss" => ->(v) { Format.memory_kb(v) },
+        "rss" => ->(v) { Format.memory_kb(v) }, "errors" => ->(v) { v.round.to_s }
+      }.freeze
+
+      # Latency of good responses where the run recorded them apart.
+      def self.latency(m, name)
+        (m.dig("load", "good", "latency_us", name) || m.dig("load", "latency_us", name))&.to_f
+      end
+
+      # The min-max range of repeated values relative to their median.
+      def self.spread(values)
+        median = Rows.median(values)
+        median.positive? ? (values.max - values.min) / median : 0.0
+      end
+
+      def self.format(metric, value)
+        return "-" if value.nil?
+        FORMATS.fetch(metric) { ->(v) { Format.duration_us(v) } }.call(value)
+      end
 
       # One metric of one row: medians, the change and the band it is judged by.
       Change = Struct.new(:metric, :a, :b, :delta, :band, :measured, keyword_init: true) do
@@ -26,19 +60,24 @@ module Arena
 
       Row = Struct.new(:key, :changes, keyword_init: true)
 
-      attr_reader :only_a, :only_b
+      # One row's measurements on both sides. `label` names the server config,
+      # "A -> B" when it changed between the runs.
+      Pair = Struct.new(:label, :workload, :scenario, :variant, :a, :b, keyword_init: true) do
+        def key = [label, workload, scenario, variant]
+
+        def values(metric, side) = self[side].filter_map(&READERS.fetch(metric))
+      end
+
+      attr_reader :only_a, :only_b, :pairs
 
       def initialize(a, b, default_noise: DEFAULT_NOISE)
-        @a = groups(a)
-        @b = groups(b)
         @default_noise = default_noise
-        @only_a = @a.keys - @b.keys
-        @only_b = @b.keys - @a.keys
+        match(groups(a), groups(b))
       end
 
       def rows
-        (@a.keys & @b.keys).map do |key|
-          Row.new(key: key, changes: METRICS.map { |name, read| change(name, @a[key].filter_map(&read), @b[key].filter_map(&read)) })
+        @pairs.map do |pair|
+          Row.new(key: pair.key, changes: TABLE.map { |name, metric| change(name, pair.values(metric, :a), pair.values(metric, :b)) })
         end
       end
 
@@ -48,7 +87,7 @@ module Arena
         if list.empty?
           out << "no measurement in common\n"
         else
-          headings = ["server", "workload", "scenario", *METRICS.keys.flat_map { |m| ["#{m} A -> B", "change"] }]
+          headings = ["server", "workload", "scenario", *TABLE.keys.flat_map { |m| ["#{m} A -> B", "change"] }]
           table = ::Terminal::Table.new(headings: headings, rows: list.map { |r| cells(r) })
           (3...headings.size).each { |i| table.align_column(i, :right) }
           out << "#{table}\n"
@@ -67,17 +106,37 @@ module Arena
           .group_by { |m| m.values_at("server", "workload", "scenario", "variant") }
       end
 
+      # Same label on both sides first; then, per server name × workload ×
+      # scenario × variant, the one config left on each side.
+      def match(a, b)
+        @pairs = (a.keys & b.keys).map { |k| pair(k[0], k, a[k], b[k]) }
+        rest_a = a.keys - b.keys
+        rest_b = b.keys - a.keys
+        by_name = ->(keys) { keys.group_by { |k| [server_name(k[0]), *k[1..]] } }
+        left_a = by_name.call(rest_a)
+        left_b = by_name.call(rest_b)
+        (left_a.keys & left_b.keys).each do |name_key|
+          next unless left_a[name_key].size == 1 && left_b[name_key].size == 1
+          ka = left_a[name_key].first
+          kb = left_b[name_key].first
+          @pairs << pair("#{ka[0]} -> #{kb[0]}", ka, a[ka], b[kb])
+          rest_a.delete(ka)
+          rest_b.delete(kb)
+        end
+        @only_a = rest_a
+        @only_b = rest_b
+      end
+
+      def pair(label, key, a, b) = Pair.new(label: label, workload: key[1], scenario: key[2], variant: key[3], a: a, b: b)
+
+      def server_name(label) = label.to_s.split(":", 2).first
+
       def change(metric, a, b)
         ma = a.empty? ? nil : Rows.median(a)
         mb = b.empty? ? nil : Rows.median(b)
         delta = (ma && mb && ma.positive?) ? (mb - ma) / ma : nil
-        spreads = [a, b].select { |v| v.size > 1 }.map { |v| spread(v) }
+        spreads = [a, b].select { |v| v.size > 1 }.map { |v| Compare.spread(v) }
         Change.new(metric: metric, a: ma, b: mb, delta: delta, band: spreads.max || @default_noise, measured: spreads.any?)
-      end
-
-      def spread(values)
-        median = Rows.median(values)
-        median.positive? ? (values.max - values.min) / median : 0.0
       end
 
       def cells(row)
@@ -86,8 +145,8 @@ module Arena
       end
 
       def values(c)
-        format = FORMATS.fetch(c.metric)
-        "#{c.a ? format.call(c.a) : "-"} -> #{c.b ? format.call(c.b) : "-"}"
+        metric = TABLE.fetch(c.metric)
+        "#{Compare.format(metric, c.a)} -> #{Compare.format(metric, c.b)}"
       end
 
       def verdict(c)

@@ -1,0 +1,138 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+require "arena/gate"
+require "arena/gate/report"
+
+# `arena compare --fail-on` on real runs (test/fixtures/results/gate-*), each
+# side repeated 3 times, 16 connections on the built-in app:
+# - gate-puma-threads-16 -> gate-puma-threads-8: single-mode Puma's threads
+#   halved; /sleep (1 s) can serve only 8 of the 16 connections at a time.
+# - gate-cluster-threads-8 -> gate-cluster-threads-4: two workers, threads
+#   halved; Puma spread the connections unevenly over the workers, so the
+#   repeats of the first run range from 10 to 15 req/s on /sleep.
+class GateTest < Minitest::Test
+  FIXTURES = File.expand_path("../fixtures/results", __dir__)
+  SPEC = "good_rps:-5%,p99:+10%,pss:+10%"
+
+  def fixture(name) = File.join(FIXTURES, name)
+
+  def compare(*args, env: {})
+    out = StringIO.new
+    err = StringIO.new
+    saved = env.to_h { |k, _| [k, ENV[k]] }
+    env.each { |k, v| ENV[k] = v }
+    status = Arena::CLI.new(["compare", *args], out: out, err: err).run
+    [status, out.string, err.string]
+  ensure
+    saved&.each { |k, v| ENV[k] = v }
+  end
+
+  def gate(a, b, spec, default_band: 0.05)
+    docs = [a, b].map { |name| Arena::Report::Source.open(fixture(name)).document }
+    Arena::Gate.new(compare: Arena::Report::Compare.new(*docs), thresholds: Arena::Gate::Threshold.parse_list(spec), default_band: default_band)
+  end
+
+  def test_a_regression_beyond_threshold_and_spread_exits_1
+    status, out, = compare(fixture("gate-puma-threads-16"), fixture("gate-puma-threads-8"), "--fail-on", SPEC)
+    assert_equal 1, status, out
+    label = "puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false"
+    assert_includes out, "  FAIL #{label} sleep steady keep-alive: good_rps 16.0 -> 8.0 (-50.0%; threshold -5.0%, spread ±0.0%)\n"
+    assert_includes out, "  FAIL #{label} sleep steady keep-alive: p99 1.00s -> 2.00s (+99.5%; threshold +10.0%, spread ±0.2%)\n"
+    assert_includes out, "gate: failed: 2 changes beyond threshold and spread\n"
+  end
+
+  def test_the_same_change_inside_the_spread_exits_0
+    g = gate("gate-cluster-threads-8", "gate-cluster-threads-4", "good_rps:-5%")
+    sleep = g.checks.find { |c| c.pair.workload == "sleep" }
+    assert_in_delta(-0.273, sleep.delta, 0.001) # beyond the -5% threshold...
+    assert_in_delta 0.455, sleep.band, 0.001 # ...but inside the first run's 10-15 req/s
+    assert_equal :noise, sleep.verdict
+    status, out, = compare(fixture("gate-cluster-threads-8"), fixture("gate-cluster-threads-4"), "--fail-on", "good_rps:-5%")
+    assert_equal 0, status, out
+    assert_includes out, "gate: passed (2 checks, none beyond threshold and spread)\n"
+  end
+
+  def test_a_run_compared_with_itself_exits_0
+    status, out, = compare(fixture("gate-puma-threads-8"), fixture("gate-puma-threads-8"), "--fail-on", SPEC)
+    assert_equal 0, status, out
+    assert_includes out, "gate: passed (6 checks, none beyond threshold and spread)\n"
+  end
+
+  def test_markdown_for_a_pull_request
+    expected = <<~MD
+      ### Arena benchmark gate: failed
+
+      2 changes are beyond both their thresholds and the run-to-run spread.
+
+      | verdict | server | workload | scenario | metric | base | head | change | threshold | spread | runs |
+      |---|---|---|---|---|---|---|---|---|---|---|
+      | **fail** | puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false | sleep | steady keep-alive | good_rps | 16.0 | 8.0 | -50.0% | -5.0% | ±0.0% | 3/3 |
+      | **fail** | puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false | sleep | steady keep-alive | p99 | 1.00s | 2.00s | +99.5% | +10.0% | ±0.2% | 3/3 |
+      | ok | puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false | sleep | steady keep-alive | pss | 22.3 MiB | 21.8 MiB | -2.0% | +10.0% | ±4.2% | 3/3 |
+      | ok | puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false | server | steady keep-alive | good_rps | 5,794 | 5,944 | +2.6% | -5.0% | ±26.2% | 3/3 |
+      | ok | puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false | server | steady keep-alive | p99 | 11.2ms | 8.1ms | -27.5% | +10.0% | ±19.8% | 3/3 |
+      | ok | puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false | server | steady keep-alive | pss | 33.6 MiB | 31.8 MiB | -5.2% | +10.0% | ±5.5% | 3/3 |
+
+      Base: `base`; head: `head`. Thresholds: `good_rps:-5.0%`, `p99:+10.0%`, `pss:+10.0%`.
+
+      A change fails only when it is beyond its threshold in the bad direction and beyond the spread: the min-max range of the repeats relative to their median, the larger of the two runs, measured when both sides ran with `--repeat 3` or more.
+    MD
+    assert_equal expected, Arena::Gate::Markdown.new(gate("gate-puma-threads-16", "gate-puma-threads-8", SPEC), base: "base", head: "head").render
+  end
+
+  def test_markdown_is_written_and_appended_to_the_step_summary
+    Dir.mktmpdir do |dir|
+      summary = File.join(dir, "summary.md")
+      File.write(summary, "earlier step\n")
+      comment = File.join(dir, "comment.md")
+      status, = compare(fixture("gate-puma-threads-16"), fixture("gate-puma-threads-8"), "--fail-on", SPEC, "--markdown", comment,
+        env: {"GITHUB_STEP_SUMMARY" => summary})
+      assert_equal 1, status
+      assert_equal "earlier step\n#{File.read(comment)}\n", File.read(summary)
+      assert File.read(comment).start_with?("### Arena benchmark gate: failed\n")
+    end
+  end
+
+  def test_with_fewer_than_three_repeats_the_default_band_is_used_and_said
+    status, out, = compare(fixture("steady"), fixture("steady-again"), "--fail-on", "good_rps:-5%", "--noise", "50")
+    assert_equal 0, status, out # -31.6% and -20.2% are inside a ±50% band
+    assert_includes out, "gate: fewer than 3 repeats on a side for 6 rows: judged against the default band ±50.0% (run both sides with --repeat 3 or more)\n"
+    status, out, = compare(fixture("steady"), fixture("steady-again"), "--fail-on", "good_rps:-5%")
+    assert_equal 1, status, out
+    assert_includes out, "FAIL unicorn:workers=2,preload=true,timeout=60 primes steady keep-alive: good_rps 38.8 -> 26.5 (-31.6%; threshold -5.0%, spread ±5.0%*)\n"
+  end
+
+  def test_bad_input_exits_2_with_one_line
+    a = fixture("gate-puma-threads-16")
+    b = fixture("gate-puma-threads-8")
+    {
+      ["--fail-on", "goodput:-5%"] => /\Aarena: --fail-on: unknown metric "goodput" \(known: good_rps, rps, p50/,
+      ["--fail-on", "p99:10%"] => /\Aarena: --fail-on "p99:10%": write the limit with its sign, e\.g\. p99:-5% \(fail on a drop\) or p99:\+10% \(fail on a rise\)\n\z/,
+      ["--fail-on", "p99:+0%"] => /\Aarena: --fail-on "p99:\+0%": the limit must be greater than 0%\n\z/,
+      ["--fail-on", "p99:+5%,p99:+9%"] => /\Aarena: --fail-on names p99 twice\n\z/,
+      ["--fail-on", ""] => /\Aarena: --fail-on needs METRIC:±N% items/
+    }.each do |args, message|
+      status, _, err = compare(a, b, *args)
+      assert_equal 2, status, args.inspect
+      assert_match message, err
+      assert_equal 1, err.lines.size
+    end
+    status, _, err = compare(a, fixture("no-such-run"), "--fail-on", SPEC)
+    assert_equal [2, 1], [status, err.lines.size], err
+    status, _, err = compare(a, fixture("malformed"), "--fail-on", SPEC)
+    assert_equal [2, 1], [status, err.lines.size], err
+  end
+
+  def test_runs_with_nothing_in_common_are_bad_input_for_a_gate
+    Dir.mktmpdir do |dir|
+      doc = JSON.parse(File.read(File.join(fixture("gate-puma-threads-8"), "results.json")))
+      doc["measurements"].each { |m| m["server"] = "falcon:count=1" }
+      File.write(File.join(dir, "results.json"), JSON.generate(doc))
+      status, _, err = compare(fixture("gate-puma-threads-16"), dir, "--fail-on", SPEC)
+      assert_equal 2, status
+      assert_equal "arena: the two runs have no measurement in common: nothing to gate on\n", err
+    end
+  end
+end
