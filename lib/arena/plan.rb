@@ -1,25 +1,17 @@
 # frozen_string_literal: true
 
 module Arena
-  # Everything a run will do, decided before anything starts: frozen values
-  # built from flags. Bad input fails here, before any process is spawned.
+  # Everything a run will do, decided before anything starts, built from
+  # flags (over arena.yml, over a preset, over defaults) and frozen with its
+  # lists. Bad input fails here, before any process is spawned.
   Plan = Struct.new(:app, :servers, :workloads, :scenarios, :load, :bind, :out_dir, :json_path,
-    :repeat, :port, :ready_timeout, :machine, :front, :preset, keyword_init: true) do
+    :repeat, :port, :ready_timeout, :machine, :front, :preset, :headers, :env, keyword_init: true) do
     def to_h
       {
         app: app.to_h, servers: servers.map(&:to_h), workloads: workloads.map(&:to_h),
         scenarios: scenarios, load: load.to_h, bind: bind, repeat: repeat, machine: machine.to_h,
-        front: front
-      }.merge(preset ? {preset: preset} : {})
-    end
-  end
-
-  # The load knobs every scenario shares.
-  LoadOptions = Struct.new(:connections, :duration, :warmup, :keep_alive, :reps, :timeout, :threads,
-    :slo_ms, :step, :max_connections, :max_time, :slow_clients, :slow_mode, :requests, :levels, keyword_init: true) do
-    # `both` runs keep-alive on and off side by side, as the 2016 comparison did.
-    def keep_alive_modes
-      {"on" => [true], "off" => [false], "both" => [true, false]}.fetch(keep_alive)
+        front: front, headers: headers, env: env
+      }.compact.merge(preset ? {preset: preset} : {})
     end
   end
 

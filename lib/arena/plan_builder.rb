@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "optparse"
+require_relative "remote/options"
 
 module Arena
   # Flags -> Plan. Shared by `run` and `check`; every value is checked here so
@@ -9,18 +10,17 @@ module Arena
   # flags said and `build` merges the three.
   class PlanBuilder
     DEFAULTS = {
-      servers: [].freeze, workloads: nil, scenarios: ["steady"], connections: 16, duration: 5, warmup: 1,
-      keep_alive: "on", reps: 100, timeout: 10, threads: 1, bind: "tcp", repeat: 1, app: nil,
-      out: nil, json: nil, port: nil, ready_timeout: 30, slo_ms: 100, step: 100, max_connections: 1000,
-      max_time: 300, slow_clients: nil, slow_mode: "headers", front: nil, requests: 1000, levels: nil
-    }.freeze
+      servers: [].freeze, workloads: nil, scenarios: ["steady"], bind: "tcp", repeat: 1, app: nil,
+      out: nil, json: nil, port: nil, ready_timeout: 30, front: nil
+    }.merge(Load.defaults).freeze
 
-    attr_reader :options, :notes
+    attr_reader :options, :notes, :remote
 
     def initialize(machine: Machine.current)
       @machine = machine
       @options = {servers: []}
       @notes = []
+      @remote = Remote::Options.new # --server-host, --loader-hosts (docs/distributed.md)
     end
 
     def define(parser, load: true)
@@ -32,27 +32,19 @@ module Arena
       parser.on("--ready-timeout SEC", Float, "how long a server may take to answer (default 30)") { |v| @options[:ready_timeout] = positive(v, "--ready-timeout") }
       parser.on("--front PROXY", %w[nginx], "put a proxy in front of the server: nginx") { |v| @options[:front] = v }
       parser.on("--cpus MODE", Machine::MODES, "pinned (default): the engine on the last core, the server on the rest; shared: both on every core") { |v| @machine = @machine.with_cpus(v) }
+      parser.on("--config FILE", "an arena.yml to use (default: ./arena.yml when there is one)") { |v| @config = ConfigFile.load(v) }
       parser.on("--out DIR", "results directory (default ./arena-results/TIMESTAMP)") { |v| @options[:out] = v }
       return unless load
+      @remote.define(parser)
       parser.on("--preset NAME", "re-run a published comparison (arena presets lists them)") { |v| @preset = Presets.fetch(v) }
       parser.on("--scale F", Float, "with --preset: 1 = the original size; default: a few minutes") { |v| @scale = scale(v) }
-      parser.on("--scenario LIST", Array, "steady (default), reps, count, rate, breakpoint, crash, restart, slow-clients") { |v| @options[:scenarios] = v }
-      parser.on("-c N", Integer, "connections (default 16)") { |v| @options[:connections] = positive(v, "-c") }
-      parser.on("-d SEC", Float, "seconds of load per measurement (default 5)") { |v| @options[:duration] = positive(v, "-d") }
-      parser.on("-w SEC", Float, "warm-up seconds, not counted (default 1)") { |v| @options[:warmup] = v.negative? ? positive(v, "-w") : v }
-      parser.on("-r N", Integer, "repetitions per connection for the reps scenario (default 100)") { |v| @options[:reps] = positive(v, "-r") }
-      parser.on("-n N", Integer, "total requests for the count scenario (default 1000)") { |v| @options[:requests] = positive(v, "-n") }
-      parser.on("--levels LIST", Array, "count, reps: run at each of these connection counts (default -c)") { |v| @options[:levels] = levels(v) }
-      parser.on("--keep-alive MODE", %w[on off both], "on (default), off or both") { |v| @options[:keep_alive] = v }
-      parser.on("--timeout SEC", Float, "response timeout (default 10)") { |v| @options[:timeout] = positive(v, "--timeout") }
+      parser.on("--scenario LIST", Array, "#{Scenarios.registry.keys.join(", ")} (default steady)") { |v| @options[:scenarios] = v }
       parser.on("--repeat N", Integer, "run each measurement N times, report the median") { |v| @options[:repeat] = positive(v, "--repeat") }
       parser.on("--json FILE", "also copy the results document to FILE") { |v| @options[:json] = v }
-      parser.on("--slo MS", Float, "p99 objective for rate and breakpoint (default 100)") { |v| @options[:slo_ms] = within(v, 0.1, 600_000, "--slo") }
-      parser.on("--step N", Integer, "breakpoint: connections added per level (default 100)") { |v| @options[:step] = within(v, 1, 10_000, "--step") }
-      parser.on("--max-connections N", Integer, "breakpoint: highest level tried (default 1000)") { |v| @options[:max_connections] = within(v, 1, 20_000, "--max-connections") }
-      parser.on("--max-time SEC", Float, "breakpoint: time for all levels (default 300)") { |v| @options[:max_time] = positive(v, "--max-time") }
-      parser.on("--slow-clients N", Integer, "slow-clients: how many (default 2 x workers)") { |v| @options[:slow_clients] = within(v, 1, 10_000, "--slow-clients") }
-      parser.on("--slow-mode MODE", SlowClients::MODES, "slow-clients: headers (default), upload or read") { |v| @options[:slow_mode] = v }
+      # Every load setting from its one declaration (lib/arena/load/settings.rb).
+      Load::TABLE.each do |setting|
+        parser.on(setting.flag, String, "#{setting.help}#{default_text(setting.default)}") { |v| @options[setting.name] = setting.cast(v) }
+      end
     end
 
     # The command's flags into this builder; what is left of argv stays there.
@@ -66,19 +58,17 @@ module Arena
 
     def build
       raise UsageError, "--scale needs --preset" if @scale && !@preset
+      @options = (@config || ConfigFile.discover)&.under(@options) || @options # arena.yml: over the preset, under the flags
       o = effective_options
       app = o[:app] ? AppSource.user(o[:app]) : AppSource.builtin
       o[:scenarios].each { |name| Scenarios.fetch(name) }
       Plan.new(
         app: app, servers: servers(app, o), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
-        load: LoadOptions.new(connections: o[:connections], duration: o[:duration], warmup: o[:warmup],
-          keep_alive: o[:keep_alive], reps: o[:reps], timeout: o[:timeout], threads: o[:threads],
-          slo_ms: o[:slo_ms], step: o[:step], max_connections: o[:max_connections], max_time: o[:max_time],
-          slow_clients: o[:slow_clients], slow_mode: o[:slow_mode], requests: o[:requests],
-          levels: o[:levels]&.dup&.freeze).freeze,
+        load: LoadOptions.new(**Load::TABLE.to_h { |s| [s.name, o[s.name].is_a?(Array) ? o[s.name].dup.freeze : o[s.name]] }).freeze,
         bind: o[:bind], out_dir: File.expand_path(o[:out] || default_out), json_path: o[:json], repeat: o[:repeat],
         port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front(o),
-        preset: @preset&.to_h(preset_scale)&.merge("skipped" => @notes)
+        preset: @preset&.to_h(preset_scale)&.merge("skipped" => @notes),
+        headers: (o[:headers] || {}).dup.freeze, env: (o[:env] || {}).dup.freeze
       ).freeze
     end
 
@@ -133,19 +123,15 @@ module Arena
       names.map { |name| name.is_a?(Workload) ? name : Workloads.resolve([name], builtin_app: app.builtin).first }
     end
 
+    def default_text(value)
+      return "" if value.nil?
+      " (default #{(value.is_a?(Float) && value == value.to_i) ? value.to_i : value})"
+    end
+
     def default_out = File.join("arena-results", Time.now.strftime("%Y%m%d-%H%M%S"))
 
     def scale(value)
       raise UsageError, "--scale must be greater than 0 and at most 1" unless value.positive? && value <= 1
-      value
-    end
-
-    def levels(list)
-      list.map { |v| Integer(v, exception: false)&.then { |i| within(i, 1, 20_000, "--levels") } || raise(UsageError, "--levels takes whole numbers") }
-    end
-
-    def within(value, low, high, flag)
-      raise UsageError, "#{flag} must be between #{low} and #{high}" unless value.between?(low, high)
       value
     end
 

@@ -14,16 +14,15 @@ module Arena
     end
 
     def render
-      measured = @document.fetch("measurements", []).select { |m| m["load"].is_a?(Hash) }
-      groups = measured.group_by { |m| m.values_at("server", "workload", "scenario", "variant") }
+      groups = @document.measured.group_by { |m| [m.server, m.workload, m.scenario, m.variant] }
       [siege(groups), ab(groups), best_of(groups)].compact.join
     end
 
     private
 
     def siege(groups)
-      rows = groups.filter_map do |(server, workload, scenario, variant), runs|
-        s = runs.first.dig("extra", "siege") or next
+      rows = groups.filter_map do |(server, workload, _, variant), runs|
+        s = runs.first.extra["siege"] or next
         [server, workload, variant, s["transactions"], "#{s["availability_pct"]}%", s["elapsed_s"],
           s["response_time_s"], s["transaction_rate"], s["concurrency"], s["failed"], s["longest_s"], s["shortest_s"]]
       end
@@ -32,7 +31,7 @@ module Arena
 
     def ab(groups)
       rows = groups.filter_map do |(server, workload, _, variant), runs|
-        a = runs.first.dig("extra", "ab") or next
+        a = runs.first.extra["ab"] or next
         [server, workload, variant, a["complete_requests"], a["failed_requests"], a["requests_per_second"],
           a["median_ms"], a["p99_ms"], a["longest_ms"]]
       end
@@ -42,14 +41,14 @@ module Arena
     def best_of(groups)
       rows = groups.filter_map do |(server, workload, scenario, variant), runs|
         next if runs.size < 2 || scenario != "steady"
-        best = runs.max_by { |m| m.dig("load", "throughput_rps").to_f }
-        rps = runs.map { |m| m.dig("load", "throughput_rps").to_f }
-        lat = best.dig("load", "latency_us")
+        best = runs.max_by(&:good_rps)
+        rps = runs.map(&:good_rps)
+        lat = best.load.latency
         [server, workload, variant, runs.size, rps.max.round(1), Report::Rows.median(rps).round(1),
-          "#{(lat["mean"] / 1000.0).round(2)}/#{(lat["stdev"] / 1000.0).round(2)}/#{(lat["max"] / 1000.0).round(2)}",
-          Report::Format.memory_kb(runs.map { |m| m.dig("probes", "pss_peak_kb").to_i }.max)]
+          "#{(lat.mean.to_f / 1000.0).round(2)}/#{(lat.stdev.to_f / 1000.0).round(2)}/#{(lat.max.to_f / 1000.0).round(2)}",
+          Report::Format.memory_kb(runs.map { |m| m.probes&.pss_peak_kb.to_i }.max)]
       end
-      table("best of N (the best run's latency, ms)", ["server", "workload", "variant", "runs", "best req/s", "median req/s", "avg/stdev/max", "PSS peak"], rows)
+      table("best of N (good req/s; the best run's latency, ms)", ["server", "workload", "variant", "runs", "best req/s", "median req/s", "avg/stdev/max", "PSS peak"], rows)
     end
 
     def table(title, headings, rows)

@@ -3,13 +3,23 @@
 # The report renderers beyond the terminal table: Markdown, one
 # self-contained HTML page with SVG charts, recommendations, compare, and the
 # reporters that write the files at the end of a run.
+module Arena
+  module Report
+    # Report formats, one class each, found by name (`arena report --format`).
+    module Formats
+      extend Registry
+
+      def self.kind = "report format"
+    end
+  end
+end
+
 require_relative "report/source"
 require_relative "report/facts"
 require_relative "report/svg"
 require_relative "report/svg/bars"
 require_relative "report/svg/lines"
 require_relative "report/charts"
-require_relative "report/event_charts"
 require_relative "report/timeline_charts"
 require_relative "report/recommend"
 require_relative "report/markdown"

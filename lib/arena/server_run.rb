@@ -18,7 +18,9 @@ module Arena
 
     attr_reader :adapter, :bind, :dir, :group, :argv, :boot_s
 
-    def initialize(adapter:, app:, bind:, dir:, machine: Machine.current, ready_timeout: nil, probe_path: "/")
+    # env: the user's --env, over the adapter's own environment.
+    def initialize(adapter:, app:, bind:, dir:, machine: Machine.current, ready_timeout: nil, probe_path: "/", env: {})
+      @env = env
       @adapter = adapter
       @app = app
       @bind = bind
@@ -28,20 +30,24 @@ module Arena
       @probe_path = probe_path
     end
 
+    # Whatever ends a start early (a failed boot, Ctrl-C, TERM, a bug) stops
+    # what it spawned: the group is held from before the spawn.
     def start
+      started_ok = false
       FileUtils.mkdir_p(@dir)
-      @adapter.upstreams(@bind).select(&:tcp?).each { |b| check_port_free(b) }
+      deadline = Clock.now + PORT_WAIT
+      @adapter.upstreams(@bind).select(&:tcp?).each { |b| wait_port_free(b, deadline) }
       @argv = @adapter.command(app: @app, bind: @bind, dir: @dir)
-      @group = ProcessGroup.new(@argv, env: @adapter.env(app: @app), chdir: @app.dir,
+      @group = ProcessGroup.new(@argv, env: @adapter.env(app: @app).merge(@env), chdir: @app.dir,
         log_path: File.join(@dir, "server.log"), cpus: @machine.server_cpus)
       started = Clock.now
       @group.start
       wait_ready
       @boot_s = (Clock.now - started).round(3)
+      started_ok = true
       self
-    rescue Failed
-      stop
-      raise
+    ensure
+      stop unless started_ok
     end
 
     def stop
@@ -55,16 +61,35 @@ module Arena
 
     def pids = @group.tree
 
+    # The same config, to start afresh after a crash or restart scenario: on
+    # a new port unless the user pinned one. A server that closes
+    # connections itself leaves them in TIME_WAIT on its port for a minute,
+    # and one whose listener lacks SO_REUSEADDR (Agoo) cannot bind that port
+    # again meanwhile. A unix socket path is reused (stop removes it).
+    def successor(keep_port: false)
+      bind = (@bind.tcp? && !keep_port) ? Bind.tcp(host: @bind.host) : @bind
+      ServerRun.new(adapter: @adapter, app: @app, bind: bind, dir: @dir, machine: @machine,
+        ready_timeout: @ready_timeout, probe_path: @probe_path)
+    end
+
     def to_h
       {label: @adapter.label, argv: @argv, bind: @bind.to_h, boot_s: @boot_s, cpus: @machine.server_cpus}
     end
 
     private
 
-    def check_port_free(bind)
-      TCPServer.new(bind.host, bind.port).close
-    rescue Errno::EADDRINUSE
-      raise Failed, "#{@adapter.label}: port #{bind.port} on #{bind.host} is already in use"
+    # A fresh start on the port of a server just stopped (after a crash or
+    # restart scenario) waits for the old listener to be gone; a port some
+    # other program holds is reported once the wait is over.
+    PORT_WAIT = 5
+
+    def wait_port_free(bind, deadline)
+      loop do
+        return TCPServer.new(bind.host, bind.port).close
+      rescue Errno::EADDRINUSE
+        raise Failed, "#{@adapter.label}: port #{bind.port} on #{bind.host} is already in use" if Clock.now > deadline
+        sleep 0.05
+      end
     end
 
     # Every address must answer (each port of a cluster), not just the first.

@@ -34,7 +34,8 @@ class PlanTest < Minitest::Test
     plan = build("--servers", "puma:workers=2 webrick", "--keep-alive", "both", "--step", "100", "--max-connections", "350")
     puma, webrick = plan.servers
     planned = ->(name, adapter) { Arena::Scenarios.fetch(name).new.planned(plan.load, adapter) }
-    assert_equal [2, 9, 3, 1, 2, 2], %w[steady rate breakpoint crash restart slow-clients].map { |n| planned.call(n, puma) }
+    # breakpoint: 1, 2, 4, ..., 64 below the step, then 100, 200, 300
+    assert_equal [2, 9, 10, 1, 2, 2], %w[steady rate breakpoint crash restart slow-clients].map { |n| planned.call(n, puma) }
     assert_equal 0, planned.call("restart", webrick), "no mechanism, no measurement"
   end
 
@@ -46,9 +47,11 @@ class PlanTest < Minitest::Test
       ["--servers", "puma:workers"] => /NAME=VALUE/,
       ["--servers", "puma", "--workload", "nope"] => /unknown workload "nope"/,
       ["--servers", "puma", "--scenario", "chaos-monkey"] => /unknown scenario "chaos-monkey"/,
-      ["--servers", "puma", "-c", "0"] => /-c must be greater than zero/,
+      ["--servers", "puma", "-c", "0"] => /-c must be between 1 and 20000/,
+      ["--servers", "puma", "-d", "soon"] => /-d must be a number/,
+      ["--servers", "puma", "--keep-alive", "maybe"] => /--keep-alive must be one of on, off, both/,
       ["--servers", "webrick", "--bind", "unix"] => /webrick cannot listen on a unix socket/,
-      ["--app", "/nonexistent/config.ru"] => /no such rackup file/
+      ["--app", "/nonexistent/config.ru"] => /no such app or rackup file/
     }.each do |argv, message|
       error = assert_raises(Arena::UsageError, argv.inspect) { build(*argv) }
       assert_match message, error.message

@@ -119,7 +119,7 @@ class PresetsTest < Minitest::Test
   def test_count_scenario_reports_like_ab
     load = {"requests" => {"completed" => 100}, "errors" => {"total" => 0}, "duration_s" => 0.8,
             "latency_us" => {"mean" => 75_000, "p50" => 70_000, "p75" => 80_000, "p90" => 90_000, "p99" => 150_000, "max" => 160_000}}
-    report = Arena::Scenarios::Count.ab_report(load, 10)
+    report = Arena::Scenarios::Count.ab_report(Arena::Results::LoadFigures.from_h(load), 10)
     assert_equal({"concurrency" => 10, "complete_requests" => 100, "failed_requests" => 0, "time_taken_s" => 0.8,
                   "requests_per_second" => 125.0, "time_per_request_ms" => 75.0, "median_ms" => 70.0, "p75_ms" => 80.0,
                   "p90_ms" => 90.0, "p99_ms" => 150.0, "longest_ms" => 160.0}, report)

@@ -34,7 +34,7 @@ class ReportFilesTest < Minitest::Test
   def test_files_written_when_an_interrupted_run_finishes
     Dir.mktmpdir do |dir|
       err = StringIO.new
-      document = JSON.parse(File.read(FIXTURE))
+      document = Arena::Results::Document.load(FIXTURE)
       Arena::Report::Files.new(dir: dir, err: err).finished(document, interrupted: true)
       assert_equal "report: #{dir}/report.md\nreport: #{dir}/report.html\n", err.string
       assert_includes File.read(File.join(dir, "report.md")), "> Note: the run was interrupted"

@@ -10,7 +10,7 @@ class ReportMarkdownTest < Minitest::Test
 
   def test_whole_markdown_of_a_repeated_steady_run
     source = Arena::Report::Source.open(FIXTURE)
-    assert_equal <<~MD, Arena::Report::Markdown.new(source.document, notes: source.notes).render
+    assert_equal <<~MD, Arena::Report::Markdown.new(source.view, notes: source.notes).render
       # Arena report
 
       Arena 0.1.0, started 2026-11-22T01:13:08Z, complete.
@@ -40,16 +40,20 @@ class ReportMarkdownTest < Minitest::Test
 
       ## Results
 
-      Medians over repeats, with the min-max range when repeated.
+      Good req/s counts only responses that passed the checks; latency is of good responses. Medians over repeats, with the min-max range when repeated; "!" marks errors over 1%.
 
-      | server | workload | scenario | req/s | p50 | p99 | max | errors | PSS peak | RSS peak | CPU |
+      | server | workload | scenario | good req/s | errors | p50 | p99 | max | PSS peak | RSS peak | CPU |
       |---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|
-      | puma:workers=2,threads=2,preload=false | server | steady keep-alive | 5,651 (4,363-6,938) | 537us | 11.8ms | 373.4ms | 0 | 56.7 MiB | 95.3 MiB | 38% |
-      | puma:workers=2,threads=2,preload=false | primes | steady keep-alive | 102 (73.5-130) | 75.5ms | 204.9ms | 374.7ms | 0 | 111.1 MiB | 149.3 MiB | 73% |
-      | unicorn:workers=2,preload=true,timeout=60 | server | steady keep-alive | 1,592 (299-2,886) | 434us | 170.7ms | 325.4ms | 0 | 54.6 MiB | 87.6 MiB | 9% |
-      | unicorn:workers=2,preload=true,timeout=60 | primes | steady keep-alive | 38.8 (34.5-43.0) | 207.7ms | 498.1ms | 751.8ms | 0 | 87.3 MiB | 119.9 MiB | 25% |
-      | falcon:count=2,model=forked | server | steady keep-alive | 3,982 (3,831-4,133) | 369us | 14.2ms | 47.6ms | 0 | 50.8 MiB | 99.2 MiB | 31% |
-      | falcon:count=2,model=forked | primes | steady keep-alive | 65.5 (65.0-66.0) | 117.4ms | 179.1ms | 183.3ms | 0 | 77.4 MiB | 125.2 MiB | 49% |
+      | puma:workers=2,threads=2,preload=false | server | steady keep-alive | 5,651 (4,363-6,938) | 0 | 537us | 11.8ms | 373.4ms | 56.7 MiB | 95.3 MiB | 38% |
+      | puma:workers=2,threads=2,preload=false | primes | steady keep-alive | 102 (73.5-130) | 0 | 75.5ms | 204.9ms | 374.7ms | 111.1 MiB | 149.3 MiB | 73% |
+      | unicorn:workers=2,preload=true,timeout=60 | server | steady keep-alive | 1,592 (299-2,886) | 0 | 434us | 170.7ms | 325.4ms | 54.6 MiB | 87.6 MiB | 9% |
+      | unicorn:workers=2,preload=true,timeout=60 | primes | steady keep-alive | 38.8 (34.5-43.0) | 0 | 207.7ms | n=69 too small | 751.8ms | 87.3 MiB | 119.9 MiB | 25% |
+      | falcon:count=2,model=forked | server | steady keep-alive | 3,982 (3,831-4,133) | 0 | 369us | 14.2ms | 47.6ms | 50.8 MiB | 99.2 MiB | 31% |
+      | falcon:count=2,model=forked | primes | steady keep-alive | 65.5 (65.0-66.0) | 0 | 117.4ms | 179.1ms | 183.3ms | 77.4 MiB | 125.2 MiB | 49% |
+
+      ## Findings
+
+      - unicorn:workers=2,preload=true,timeout=60 primes steady keep-alive: fewer than 100 good responses: no p99 is shown
 
       ## Recommendations
 
@@ -57,10 +61,10 @@ class ReportMarkdownTest < Minitest::Test
 
       | use case | pick | why |
       |---|---|---|
-      | fast request/response API | puma:workers=2,threads=2,preload=false | 5,651 req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38% on server; next falcon:count=2,model=forked 3,982 req/s (3,831–4,133 over 2 runs), p99 14.2ms, CPU 31% (1.42x) |
+      | fast request/response API | puma:workers=2,threads=2,preload=false | 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38% on server; runner-up falcon:count=2,model=forked 3,982 good req/s (3,831–4,133 over 2 runs), p99 14.2ms, CPU 31%: 1.42x the goodput |
       | waiting on I/O or long requests | - | not measured in this run: run `arena run --workload sleep --scenario steady,rate` |
-      | CPU-bound work | puma:workers=2,threads=2,preload=false | 102 req/s (73.5–130 over 2 runs), p99 204.9ms, CPU 73% on primes; next falcon:count=2,model=forked 65.5 req/s (65.0–66.0 over 2 runs), p99 179.1ms, CPU 49% (1.55x) |
-      | limited memory or many small apps | falcon:count=2,model=forked | PSS peak 77.4 MiB (RSS 125.2 MiB) on primes with 2 workers; next unicorn:workers=2,preload=true,timeout=60 87.3 MiB with 2 workers |
+      | CPU-bound work | puma:workers=2,threads=2,preload=false | 102 good req/s (73.5–130 over 2 runs), p99 204.9ms, CPU 73% on primes; runner-up falcon:count=2,model=forked 65.5 good req/s (65.0–66.0 over 2 runs), p99 179.1ms, CPU 49%: 1.55x the goodput |
+      | limited memory or many small apps | falcon:count=2,model=forked | PSS peak 50.8 MiB (RSS 99.2 MiB) at 3,982 good req/s on server with 2 workers, among the servers within 50% of the best goodput (5,651 req/s); runner-up puma:workers=2,threads=2,preload=false 56.7 MiB with 2 workers at 5,651 req/s: 1.12x the memory; 1 smaller-serving server(s) left out |
       | surviving crashes and deploys | - | not measured in this run: run `arena run --scenario crash,restart` |
       | slow clients without a proxy | - | not measured in this run: run `arena run --scenario slow-clients` |
     MD
@@ -69,7 +73,7 @@ class ReportMarkdownTest < Minitest::Test
   def test_notes_and_a_run_without_measurements
     document = {"schema" => "arena-results/1", "arena_version" => "0.1.0", "created_at" => "2025-01-01T00:00:00Z",
                 "interrupted" => true, "measurements" => [], "servers" => []}
-    markdown = Arena::Report::Markdown.new(document, notes: ["the run was interrupted"]).render
+    markdown = Arena::Report::Markdown.new(Arena::Results::Document.from_h(document), notes: ["the run was interrupted"]).render
     assert_includes markdown, "Arena 0.1.0, started 2025-01-01T00:00:00Z, interrupted.\n\n> Note: the run was interrupted.\n"
     assert_includes markdown, "## Results\n\nNo measurements.\n"
     assert_includes markdown, "| fast request/response API | - | not measured in this run: run `arena run --workload server` |"

@@ -10,7 +10,7 @@ class ReportTableTest < Minitest::Test
       "load" => {
         "throughput_rps" => rps, "requests" => {"completed" => (rps * 5).round},
         "errors" => {"total" => errors},
-        "latency_us" => {"p50" => 900, "p99" => p99, "max" => p99 * 3}
+        "latency_us" => {"count" => (rps * 5).round, "p50" => 900, "p99" => p99, "max" => p99 * 3}
       },
       "probes" => {"pss_peak_kb" => pss, "rss_peak_kb" => pss * 3, "cpu_pct_mean" => 97.4}
     }
@@ -23,14 +23,35 @@ class ReportTableTest < Minitest::Test
       measurement("puma:workers=2", 21_000, 2_600),
       measurement("unicorn:workers=2", 9_876.5, 1_500_000, errors: 3, variant: "close", pss: 2_097_152)
     ]}
-    assert_equal <<~TABLE, Arena::Report::Table.new(document).render
-      +-------------------+----------+-------------------+------------------------+-------+-------+-------+-----------+----------+-----------+-----+
-      | server            | workload | scenario          | req/s                  | p50   | p99   | max   | errors    | PSS peak | RSS peak  | CPU |
-      +-------------------+----------+-------------------+------------------------+-------+-------+-------+-----------+----------+-----------+-----+
-      | puma:workers=2    | server   | steady keep-alive | 21,000 (20,000-22,000) | 900us | 2.6ms | 8.1ms |         0 | 50.0 MiB | 150.0 MiB | 97% |
-      | unicorn:workers=2 | server   | steady close      |                  9,877 | 900us | 1.50s | 4.50s | 3 (0.01%) | 2.00 GiB |  6.00 GiB | 97% |
-      +-------------------+----------+-------------------+------------------------+-------+-------+-------+-----------+----------+-----------+-----+
+    assert_equal <<~TABLE, Arena::Report::Table.new(Arena::Results::Document.from_h(document)).render
+      +-------------------+----------+-------------------+------------------------+--------+-------+-------+-------+----------+-----------+-----+
+      | server            | workload | scenario          | good req/s             | errors | p50   | p99   | max   | PSS peak | RSS peak  | CPU |
+      +-------------------+----------+-------------------+------------------------+--------+-------+-------+-------+----------+-----------+-----+
+      | puma:workers=2    | server   | steady keep-alive | 21,000 (20,000-22,000) |      0 | 900us | 2.6ms | 8.1ms | 50.0 MiB | 150.0 MiB | 97% |
+      | unicorn:workers=2 | server   | steady close      |                  9,877 | <0.01% | 900us | 1.50s | 4.50s | 2.00 GiB |  6.00 GiB | 97% |
+      +-------------------+----------+-------------------+------------------------+--------+-------+-------+-------+----------+-----------+-----+
     TABLE
+  end
+
+  # A dead server behind a proxy answers fast 502s: they are errors, not
+  # throughput, and a row with more than 1% of them is marked.
+  def test_errors_are_not_throughput_and_mark_the_row
+    m = measurement("thin", 30_000, 900)
+    m["load"]["requests"]["completed"] = 150_000
+    m["load"]["errors"] = {"total" => 70_000, "unexpected_status" => 70_000}
+    m["load"]["status"] = {"200" => 80_000, "502" => 70_000}
+    row = Arena::Report::Rows.from(Arena::Results::Document.from_h({"measurements" => [m]})).first
+    assert_in_delta 16_000, row.rps, 0.5
+    assert_in_delta 46.667, row.error_pct, 0.01
+    cells = Arena::Report::Table.new(Arena::Results::Document.from_h({"measurements" => [m]})).cells(row)
+    assert_equal ["16,000 !", "46.67%"], cells[3, 2]
+  end
+
+  def test_p99_needs_a_hundred_samples
+    m = measurement("webrick", 10, 900)
+    m["load"]["latency_us"]["count"] = 42
+    row = Arena::Report::Rows.from(Arena::Results::Document.from_h({"measurements" => [m]})).first
+    assert_equal "n=42 too small", Arena::Report::Table.new(nil).cells(row)[6]
   end
 
   def test_siege_report_fields_from_the_engine_document
@@ -43,6 +64,6 @@ class ReportTableTest < Minitest::Test
       "transactions" => 1000, "availability_pct" => 100.0, "elapsed_s" => 2.0, "data_transferred_mb" => 2.0,
       "response_time_s" => 0.05, "transaction_rate" => 500.0, "throughput_mb_s" => 1.0, "concurrency" => 25.0,
       "successful" => 990, "failed" => 0, "longest_s" => 0.25, "shortest_s" => 0.001
-    }, Arena::Scenarios::Reps.siege_report(load))
+    }, Arena::Scenarios::Reps.siege_report(Arena::Results::LoadFigures.from_h(load)))
   end
 end

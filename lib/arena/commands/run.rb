@@ -3,6 +3,7 @@
 require_relative "base"
 
 require "fileutils"
+require_relative "../remote/session"
 
 module Arena
   module Commands
@@ -12,18 +13,23 @@ module Arena
         builder = PlanBuilder.new.parse(@argv, banner: "usage: arena run [options]")
         raise UsageError, "unexpected argument #{@argv.first.inspect}" unless @argv.empty?
         plan = builder.build
+        builder.remote.check(plan)
+        # Servers on another host (docs/distributed.md): its agent starts them, the engine may load its address.
+        remote = Remote::Session.new(options: builder.remote, plan: plan, err: @err).open if builder.remote.any?
         announce(plan.preset) if plan.preset
         FileUtils.mkdir_p(plan.out_dir)
+        environment = Environment.capture(machine: plan.machine, engine_version: Load::Engine.version)
         store = Results::Store.new(path: File.join(plan.out_dir, "results.json"),
-          environment: Environment.capture(machine: plan.machine, engine_version: Load::Engine.version),
-          plan: plan.to_h)
-        runner = Runner.new(plan: plan, reporter: Report::Fanout.new(Report::Terminal.new(out: @out, err: @err), Report::Files.new(dir: plan.out_dir, err: @err)), store: store)
+          environment: remote ? remote.environment(environment) : environment, plan: plan.to_h)
+        runner = Runner.new(plan: plan, reporter: Report::Fanout.new(Report::Terminal.new(out: @out, err: @err), Report::Files.new(dir: plan.out_dir, err: @err)), store: store,
+          **(remote ? {engine: remote.engine, starter: remote.starter} : {}))
         begin
           runner.call
         ensure
+          remote&.close
           FileUtils.cp(store.path, plan.json_path) if plan.json_path
         end
-        @out.print PresetSummary.new(store.document).render if plan.preset
+        @out.print PresetSummary.new(store.view).render if plan.preset
         @err.puts "results: #{store.path}"
         runner.failures.empty? ? 0 : 1
       end

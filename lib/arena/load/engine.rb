@@ -4,35 +4,9 @@ require "json"
 
 module Arena
   module Load
-    # What one engine run is asked to do. nil means "the engine's default".
-    Settings = Struct.new(:connections, :threads, :duration, :warmup, :requests, :reps, :rate,
-      :keep_alive, :timeout, :method, :body_file, :expect_status, :expect_body, :headers, :pipeline,
-      keyword_init: true) do
-      def self.build(**kw) = new(keep_alive: true, threads: 1, timeout: 10, **kw).freeze
-
-      def with(**changes) = self.class.new(**to_h, **changes).freeze
-    end
-
-    # The engine's JSON document, kept whole in `raw` (it goes into the results
-    # file as it is) with readers for what Arena itself looks at.
-    Result = Struct.new(:raw, keyword_init: true) do
-      def throughput = raw.fetch("throughput_rps", 0.0)
-
-      def completed = raw.dig("requests", "completed").to_i
-
-      def errors = raw.fetch("errors", {})
-
-      def error_total = errors.fetch("total") { errors.values.sum }
-
-      def latency_us(name) = raw.dig("latency_us", name)
-
-      def timeline = raw.fetch("timeline", [])
-
-      def duration_s = raw.fetch("duration_s", 0.0)
-    end
-
     # Spawns `arena-load` (ext/arena_load) with an argument array and parses its
-    # JSON. The engine is pinned to its own core; its stderr goes to a log.
+    # JSON once, at this boundary, into Results::LoadFigures (its schema
+    # checked). The engine is pinned to its own core; its stderr goes to a log.
     class Engine
       class Failed < Error; end
 
@@ -59,14 +33,15 @@ module Arena
         @count = 0
       end
 
+      # The table's engine rows as they are, then what a run sets itself.
+      RUN_FLAGS = {requests: "-n", reps: "-r", rate: "-R", method: "-m", body_file: "--body", pipeline: "-p",
+                   expect_status: "--expect-status", expect_body: "--expect-body", timeline_ms: "--timeline-ms"}.freeze
+
       def argv(target, s)
-        args = [@path, "--json", "-c", s.connections.to_s, "-t", s.threads.to_s]
+        args = [@path, "--json"]
         args += ["--cpus", @machine.engine_cpus] if @machine.engine_cpus
-        {"-d" => s.duration, "-w" => s.warmup, "-n" => s.requests, "-r" => s.reps, "-R" => s.rate,
-         "--timeout" => s.timeout, "-m" => s.method, "--body" => s.body_file, "-p" => s.pipeline,
-         "--expect-status" => s.expect_status, "--expect-body" => s.expect_body}.each do |flag, value|
-          args += [flag, value.to_s] unless value.nil?
-        end
+        flags = TABLE.select(&:engine).to_h { |row| [row.engine, s[row.name]] }.merge(RUN_FLAGS.to_h { |name, flag| [flag, s[name]] })
+        flags.each { |flag, value| args += [flag, number(value)] unless value.nil? }
         (s.headers || []).each { |h| args += ["-H", h] }
         args << "--no-keep-alive" unless s.keep_alive
         args << target
@@ -82,9 +57,10 @@ module Arena
         Run.new(group, out, limit: time_limit(settings))
       end
 
-      def run(target, settings) = start(target, settings).wait
-
       private
+
+      # 5.0 is "5" on the command line, as a person would write it.
+      def number(value) = (value.is_a?(Float) && value == value.to_i) ? value.to_i.to_s : value.to_s
 
       # The engine bounds itself; this is the backstop if it ever does not.
       def time_limit(s)
@@ -100,10 +76,8 @@ module Arena
         @limit = limit
       end
 
-      def pid = @group.pid
-
-      # Ends the run early; the engine still prints what it measured.
-      def interrupt = @group.signal("INT")
+      # The engine's processes, for sampling its own CPU.
+      def pids = @group.tree
 
       # Ends the run and discards it (Arena itself is stopping).
       def abort = @group.stop(grace: 1)
@@ -123,9 +97,11 @@ module Arena
       def parse(status)
         text = File.read(@out)
         raise Engine::Failed, "load engine: #{@group.log_tail(1).first || "no output (#{status.inspect})"}" if text.strip.empty?
-        Result.new(raw: JSON.parse(text)).freeze
+        Results::LoadFigures.from_engine(JSON.parse(text))
       rescue JSON::ParserError => e
         raise Engine::Failed, "load engine printed invalid JSON: #{e.message[0, 120]}"
+      rescue Error => e
+        raise Engine::Failed, e.message
       end
     end
   end

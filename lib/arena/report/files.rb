@@ -4,13 +4,12 @@ require "fileutils"
 
 module Arena
   module Report
-    # The report files of a run directory: report.md and report.html. As a
-    # reporter (the protocol in runner.rb) it writes them when the run ends,
-    # interrupted or not; `arena report` calls `write` directly.
+    # The report files of a run directory, one per registered format
+    # (Report::Formats: report.md, report.html). As a reporter (the protocol
+    # in runner.rb) it writes them when the run ends, interrupted or not;
+    # `arena report` calls `write` directly.
     class Files
-      FORMATS = {"md" => "report.md", "html" => "report.html"}.freeze
-
-      def initialize(dir:, formats: FORMATS.keys, err: $stderr)
+      def initialize(dir:, formats: Formats.registry.keys, err: $stderr)
         @dir = dir
         @formats = formats
         @err = err
@@ -32,19 +31,11 @@ module Arena
       # Returns the paths written.
       def write(document, notes: [])
         FileUtils.mkdir_p(@dir)
-        @formats.map do |format|
-          path = File.join(@dir, FORMATS.fetch(format))
-          File.write(path, render(format, document, notes))
+        @formats.map do |key|
+          format = Formats.fetch(key)
+          path = File.join(@dir, format.description)
+          File.write(path, format.new(document, notes: notes).render)
           path
-        end
-      end
-
-      private
-
-      def render(format, document, notes)
-        case format
-        when "md" then Markdown.new(document, notes: notes).render
-        when "html" then Html.new(document, notes: notes).render
         end
       end
     end

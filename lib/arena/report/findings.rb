@@ -2,40 +2,32 @@
 
 module Arena
   module Report
-    # One plain sentence per scenario outcome that a table row cannot carry:
-    # a knee, a break point, a crash's recovery, a restart's cost, slow
-    # clients' toll, an unsupported mechanism.
+    # One plain sentence per scenario outcome that a table row cannot carry,
+    # worded by the scenario that made it (its `finding`), plus the marks a
+    # sceptic needs: too many errors, a loader at its limit, a server that
+    # did not settle, too few samples for p99.
     module Findings
+      FLAG_WORDS = {
+        "errors" => "errors over 1%: its throughput counts good responses only, and it is never picked",
+        "loader-bound" => "the load engine's core was over 85% busy: the loader, not the server, may be the limit",
+        "did-not-settle" => "the server was still busy from the measurement before when this one began",
+        "few-samples" => "fewer than 100 good responses: no p99 is shown"
+      }.freeze
+
       module_function
 
-      def lines(document)
-        document.fetch("measurements", []).filter_map { |m| line(m) }
-      end
+      def lines(document) = document.measurements.filter_map { |m| line(m) } + flag_lines(document)
 
       def line(m)
-        who = "#{m["server"]} #{m["workload"]}"
-        x = m["extra"] || {}
-        case [m["scenario"], m["kind"]]
-        in ["rate", "summary"]
-          knee = m["knee_rps"] ? "#{Format.rps(m["knee_rps"])} req/s" : "none (p99 over the SLO at every rate)"
-          "#{who} rate: knee at #{knee} with p99 <= #{m["slo_ms"]} ms (closed maximum #{Format.rps(m["closed_max_rps"])} req/s)"
-        in ["breakpoint", "summary"]
-          clean = m["last_clean_connections"] ? "last clean at #{m["last_clean_connections"]} connections (#{Format.rps(m["last_clean_rps"])} req/s)" : "no clean level"
-          broke = m["broke_at_connections"] ? "; broke at #{m["broke_at_connections"]}: #{m["broke_because"]}" : "; did not break within the bounds"
-          "#{who} breakpoint: #{clean}#{broke}"
-        in ["restart", "summary"]
-          "#{who} restart: unsupported (#{m["unsupported"]})"
-        in ["crash", nil]
-          recovery = x["recovered"] ? "back to 90% in #{x["recovery_s"]}s" : "throughput not back to 90%"
-          "#{who} crash: worker #{x["victim"]} killed at #{x["event_at_s"]}s, #{x["outcome"]}, #{x["errors_after_event"]} errors, " \
-            "#{recovery}, longest #{Format.duration_us(x["longest_us"])}"
-        in ["restart", nil]
-          "#{who} restart #{m["variant"]}: #{x["failed_requests"]} failed requests, longest #{Format.duration_us(x["longest_us"])}, " \
-            "dip #{x["dip_pct"]}%#{", NOT serving after" unless x["serving_after"]}"
-        in ["slow-clients", nil] if x["count"]
-          "#{who} slow-clients: with #{x["count"]} slow #{x["mode"]} clients throughput is #{(100 * x["rps_ratio"].to_f).round}% of alone"
-        else
-          nil
+        scenario = Scenarios.registry[m.scenario]
+        scenario&.finding(m)
+      end
+
+      def flag_lines(document)
+        document.measured.flat_map { |m| m.flags.map { |f| [f, m] } }.group_by(&:first).filter_map do |flag, pairs|
+          words = FLAG_WORDS[flag] or next
+          who = pairs.map { |_, m| "#{m.server} #{m.workload} #{m.label}" }.uniq
+          "#{who.first(4).join("; ")}#{" and #{who.size - 4} more" if who.size > 4}: #{words}"
         end
       end
     end

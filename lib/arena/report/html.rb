@@ -8,6 +8,10 @@ module Arena
     # no script, nothing fetched) a team lead can open offline and read in a
     # minute: the recommendations first, then the evidence.
     class Html
+      extend Registry::Member
+
+      declare "html", "report.html", into: Formats
+
       TEMPLATE = File.join(__dir__, "html.erb")
 
       include ERB::Util
@@ -20,8 +24,9 @@ module Arena
       def render
         charts = Charts.new(@document)
         colors = ->(server) { charts.color(server) }
-        @sections = charts.sections + EventCharts.new(@document, colors: colors).sections
-        @timelines = TimelineCharts.new(@document, colors: colors).sections
+        own = Scenarios.all.flat_map { |scenario| scenario.sections(@document, colors: colors) }
+        @sections = charts.sections + own.reject(&:panels?)
+        @timelines = own.select(&:panels?)
         @recommendations = Recommend.new(@document).call
         @summary = Rows.from(@document)
         @table = Table.new(@document)
@@ -32,21 +37,21 @@ module Arena
       private
 
       def title
-        servers = @document.fetch("servers", []).map { |s| s["label"].to_s.split(":").first }.uniq
+        servers = @document.servers.map(&:name).uniq
         "Arena report: #{servers.empty? ? "no servers" : servers.join(", ")}"
       end
 
-      def environment = Facts.environment(@document["environment"] || {})
+      def environment = Facts.environment(@document.environment)
 
-      def load_line = Facts.load(@document["plan"])
+      def load_line = Facts.load(@document.plan)
 
       def run_line = Facts.run_line(@document)
 
-      def servers = @document.fetch("servers", [])
+      def servers = @document.servers
 
-      def command(server) = Facts.command(server["command"])
+      def command(server) = Facts.command(server.command)
 
-      def status(server) = Facts.server_status(server)
+      def status(server) = server.state
 
       def table_html(headings, rows, numeric_from: 1)
         head = headings.map { |h| "<th>#{h(h)}</th>" }.join

@@ -4,6 +4,10 @@ module Arena
   module Report
     # report.md: for a pull request or a README. Pure: document in, text out.
     class Markdown
+      extend Registry::Member
+
+      declare "md", "report.md", into: Formats
+
       RIGHT = (3..10)
 
       def initialize(document, notes: [])
@@ -24,15 +28,15 @@ module Arena
       end
 
       def environment
-        rows = Facts.environment(@document["environment"] || {})
-        ["## Environment", "", table(["", ""], rows), "", "Load: #{Facts.load(@document["plan"])}.", ""].join("\n")
+        rows = Facts.environment(@document.environment)
+        ["## Environment", "", table(["", ""], rows), "", "Load: #{Facts.load(@document.plan)}.", ""].join("\n")
       end
 
       def servers
-        list = @document.fetch("servers", [])
+        list = @document.servers
         return nil if list.empty?
         rows = list.map do |s|
-          [s["label"], s["version"] || "?", s["source"] || "?", Facts.server_status(s), "`#{Facts.command(s["command"])}`"]
+          [s.label, s.version || "?", s.source || "?", s.state, "`#{Facts.command(s.command)}`"]
         end
         ["## Servers", "", table(%w[server version source status command], rows), ""].join("\n")
       end
@@ -42,7 +46,8 @@ module Arena
         return "## Results\n\nNo measurements.\n" if rows.empty?
         cells = Table.new(@document)
         body = table(Table::HEADINGS, rows.map { |r| cells.cells(r) }, right: RIGHT)
-        ["## Results", "", "Medians over repeats, with the min-max range when repeated.", "", body, ""].join("\n")
+        ["## Results", "", "Good req/s counts only responses that passed the checks; latency is of good responses. " \
+          "Medians over repeats, with the min-max range when repeated; \"!\" marks errors over 1%.", "", body, ""].join("\n")
       end
 
       def findings

@@ -5,30 +5,37 @@ module Arena
     # Turns the measurements of a results document into one row per
     # server × workload × scenario × variant. Repeats are folded into the
     # median with their min and max, so every renderer shows the same figures.
+    # Throughput is goodput (responses that passed the checks); latency is of
+    # good responses; `samples` is how many the percentiles rest on.
     module Rows
       Row = Struct.new(:server, :workload, :scenario, :variant, :runs, :rps, :rps_min, :rps_max,
-        :p50_us, :p99_us, :max_us, :errors, :requests, :pss_peak_kb, :rss_peak_kb, :cpu_pct, keyword_init: true)
+        :p50_us, :p99_us, :max_us, :errors, :error_pct, :requests, :samples, :pss_peak_kb, :rss_peak_kb, :cpu_pct,
+        :flags, keyword_init: true) do
+        def label = variant ? "#{scenario} #{variant}" : scenario
+
+        def erroneous? = flags.include?("errors")
+      end
 
       module_function
 
       def from(document)
-        measured = document.fetch("measurements", []).select { |m| m["load"].is_a?(Hash) }
-        groups = measured.group_by do |m|
-          m.values_at("server", "workload", "scenario", "variant")
-        end
+        groups = document.measured.group_by { |m| [m.server, m.workload, m.scenario, m.variant] }
         groups.map do |(server, workload, scenario, variant), runs|
-          rps = runs.map { |m| m.dig("load", "throughput_rps").to_f }
+          rps = runs.map(&:good_rps)
+          errors = runs.sum { |m| m.load.errors }
+          good = runs.sum { |m| m.load.good }
           Row.new(
             server: server, workload: workload, scenario: scenario, variant: variant, runs: runs.size,
             rps: median(rps), rps_min: rps.min, rps_max: rps.max,
-            p50_us: median(runs.map { |m| m.dig("load", "latency_us", "p50").to_f }),
-            p99_us: median(runs.map { |m| m.dig("load", "latency_us", "p99").to_f }),
-            max_us: runs.map { |m| m.dig("load", "latency_us", "max").to_f }.max,
-            errors: runs.sum { |m| m.dig("load", "errors", "total").to_i },
-            requests: runs.sum { |m| m.dig("load", "requests", "completed").to_i },
-            pss_peak_kb: runs.map { |m| m.dig("probes", "pss_peak_kb").to_i }.max,
-            rss_peak_kb: runs.map { |m| m.dig("probes", "rss_peak_kb").to_i }.max,
-            cpu_pct: median(runs.map { |m| m.dig("probes", "cpu_pct_mean").to_f })
+            p50_us: median(runs.map { |m| m.load.latency.p50.to_f }),
+            p99_us: median(runs.map { |m| m.load.latency.p99.to_f }),
+            max_us: runs.map { |m| m.load.latency.max.to_f }.max,
+            errors: errors, error_pct: (good + errors).zero? ? 0.0 : (100.0 * errors / (good + errors)).round(3),
+            requests: good, samples: runs.map { |m| m.load.latency.n }.min,
+            pss_peak_kb: runs.map { |m| m.probes&.pss_peak_kb.to_i }.max,
+            rss_peak_kb: runs.map { |m| m.probes&.rss_peak_kb.to_i }.max,
+            cpu_pct: median(runs.map { |m| m.probes&.cpu_pct.to_f }),
+            flags: runs.flat_map(&:flags).uniq.freeze
           )
         end
       end
@@ -55,6 +62,12 @@ module Arena
         end
       end
 
+      # A percentile only where n supports it (p99 needs 100 samples).
+      def percentile_us(us, n, name)
+        return duration_us(us) if n.nil? || n >= Results::PERCENTILE_MIN_SAMPLES.fetch(name, 1)
+        "n=#{n} too small"
+      end
+
       # No process tree measures 0 kB: zero means not sampled (an older results file).
       def memory_kb(kb)
         return "-" if kb.to_i.zero?
@@ -64,6 +77,11 @@ module Arena
       def rps_spread(row)
         return rps(row.rps) if row.runs < 2
         "#{rps(row.rps)} (#{rps(row.rps_min)}-#{rps(row.rps_max)})"
+      end
+
+      def error_pct(pct)
+        return "0" if pct.zero?
+        (pct < 0.01) ? "<0.01%" : format("%.2f%%", pct)
       end
     end
   end

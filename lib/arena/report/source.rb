@@ -2,11 +2,10 @@
 
 module Arena
   module Report
-    # A run directory (or its results file) read for reporting. A file of
-    # another schema version is still shown, with a one-line note: a report of
-    # what it holds beats no report. What cannot be read is one clear Error.
+    # A run directory (or its results file) opened for reporting: `view` is
+    # the Results::Document (values); `document` the raw hash as read.
     class Source
-      attr_reader :dir, :path, :document, :notes
+      attr_reader :dir, :path, :document, :view
 
       def self.open(target)
         path = File.directory?(target) ? File.join(target, "results.json") : target
@@ -16,28 +15,11 @@ module Arena
       def initialize(path:, document:)
         @path = path
         @dir = File.dirname(path)
-        @notes = []
-        @document = normalize(document)
+        @view = Results::Document.from_h(document, path: path)
+        @document = document
       end
 
-      private
-
-      def normalize(document)
-        schema = document["schema"]
-        if schema != Results::SCHEMA
-          @notes << "#{path} is schema #{schema}; this Arena writes #{Results::SCHEMA}: showing what it holds"
-        end
-        measurements = document.fetch("measurements", [])
-        raise Error, "#{path}: \"measurements\" is not a list" unless measurements.is_a?(Array)
-        servers = document.fetch("servers", [])
-        raise Error, "#{path}: \"servers\" is not a list" unless servers.is_a?(Array)
-        @notes << "the run was interrupted: these are the measurements made before it stopped" if document["interrupted"]
-        document.merge(
-          "measurements" => measurements.select { |m| m.is_a?(Hash) && m["server"] },
-          "servers" => servers.select { |s| s.is_a?(Hash) },
-          "environment" => document["environment"].is_a?(Hash) ? document["environment"] : {}
-        )
-      end
+      def notes = @view.notes
     end
   end
 end

@@ -8,7 +8,7 @@ module Arena
     # The summary table, from a results document. Pure: takes the document,
     # returns text, so it is tested against whole rendered tables.
     class Table
-      HEADINGS = ["server", "workload", "scenario", "req/s", "p50", "p99", "max", "errors", "PSS peak", "RSS peak", "CPU"].freeze
+      HEADINGS = ["server", "workload", "scenario", "good req/s", "errors", "p50", "p99", "max", "PSS peak", "RSS peak", "CPU"].freeze
 
       def initialize(document)
         @document = document
@@ -22,16 +22,11 @@ module Arena
         "#{table}\n"
       end
 
+      # Throughput is goodput; a row with errors over 1% is marked "!".
       def cells(r)
-        scenario = r.variant ? "#{r.scenario} #{r.variant}" : r.scenario
-        [r.server, r.workload, scenario, Format.rps_spread(r), Format.duration_us(r.p50_us), Format.duration_us(r.p99_us),
-          Format.duration_us(r.max_us), errors(r), Format.memory_kb(r.pss_peak_kb), Format.memory_kb(r.rss_peak_kb),
-          "#{r.cpu_pct.round}%"]
-      end
-
-      def errors(r)
-        return "0" if r.errors.zero?
-        format("%d (%.2f%%)", r.errors, 100.0 * r.errors / [r.requests + r.errors, 1].max)
+        [r.server, r.workload, r.label, "#{Format.rps_spread(r)}#{" !" if r.erroneous?}", Format.error_pct(r.error_pct),
+          Format.duration_us(r.p50_us), Format.percentile_us(r.p99_us, r.samples, :p99), Format.duration_us(r.max_us),
+          Format.memory_kb(r.pss_peak_kb), Format.memory_kb(r.rss_peak_kb), "#{r.cpu_pct.round}%"]
       end
     end
 
@@ -50,9 +45,9 @@ module Arena
         @bar = ProgressBar.create(total: [total, 1].max, output: @err, format: "%t |%B| %c/%C %e", title: "arena")
       end
 
-      def server_started(record)
-        say "#{record["label"]} #{record["version"]} ready in #{record["boot_s"]}s; verified " +
-          record["verify"].map { |v| "#{v["workload"]} #{v["ok"] ? "ok" : "FAILED (#{v["problems"].join("; ")})"}" }.join(", ")
+      def server_started(server)
+        say "#{server.label} #{server.version} ready in #{server.boot_s}s; verified " +
+          server.verify.map { |v| "#{v.workload} #{v.ok ? "ok" : "FAILED (#{v.problems.join("; ")})"}" }.join(", ")
       end
 
       def server_failed(label, message, log_tail)
@@ -60,14 +55,13 @@ module Arena
         log_tail.each { |line| say "  | #{line}" }
       end
 
-      def measured(record)
-        load = record["load"]
-        @bar&.increment if load
-        return say(Findings.line(record)) unless load
+      def measured(m)
+        @bar&.increment if m.measured?
+        return (line = Findings.line(m)) && say(line) unless m.measured?
         return if @bar
-        say format("%s %s %s%s: %s req/s, p99 %s, %d errors", record["server"], record["workload"], record["scenario"],
-          record["variant"] ? " #{record["variant"]}" : "", Format.rps(load["throughput_rps"].to_f),
-          Format.duration_us(load.dig("latency_us", "p99")), load.dig("errors", "total").to_i)
+        say format("%s %s %s: %s good req/s, p99 %s, %s errors%s", m.server, m.workload, m.label, Format.rps(m.good_rps),
+          Format.percentile_us(m.load.latency.p99, m.load.latency.n, :p99), Format.error_pct(m.load.error_pct),
+          m.flags.empty? ? "" : " [#{m.flags.join(", ")}]")
       end
 
       def finished(document, interrupted:)

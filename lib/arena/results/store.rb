@@ -7,7 +7,8 @@ module Arena
   module Results
     SCHEMA = "arena-results/1"
 
-    # The run's results file. Every record is written to disk the moment it
+    # The run's results file, and the only place (with measurement.rb and
+    # document.rb beside it) where its JSON keys are written and read. Every record is written to disk the moment it
     # exists (a new file renamed over the old one, so a crash or Ctrl-C never
     # leaves half a document), and nothing already measured is ever lost.
     class Store
@@ -26,7 +27,10 @@ module Arena
 
       def add_server(record) = append("servers", record)
 
-      def add_measurement(record) = append("measurements", record)
+      def add_measurement(measurement) = append("measurements", measurement.to_record)
+
+      # The document so far, as values (what reporters read).
+      def view = Document.from_h(@document, path: @path)
 
       def finish(interrupted: false)
         @document["complete"] = !interrupted
@@ -41,7 +45,7 @@ module Arena
         raise Error, "#{path} is not an Arena results file" unless document.is_a?(Hash) && document["schema"].to_s.start_with?("arena-results/")
         document
       rescue JSON::ParserError => e
-        raise Error, "#{path} is not valid JSON (#{e.message[0, 80]})"
+        raise Error, "#{path} is not valid JSON (#{e.message[0, 80].tr("\n", " ").strip})"
       end
 
       private

@@ -3,13 +3,15 @@
 module Arena
   module Scenarios
     # What a scenario gets: the running server, the workload, the engine, the
-    # plan's load options, and a directory for its files.
-    Context = Struct.new(:server, :workload, :engine, :load, :dir, :machine, :restarter, :front, keyword_init: true) do
+    # plan's load options, a directory for its files, and the server starter
+    # that replaces the server after a crash or restart (`restart_server`).
+    Context = Struct.new(:server, :workload, :engine, :load, :dir, :machine, :starter, :front, :headers, :settle_limit,
+      :baselines, keyword_init: true) do
       def adapter = server.adapter
 
       # A fresh server in place of the current one (after a crash or restart).
       def restart_server
-        self.server = restarter.call
+        self.server = starter.restart(server)
       end
 
       # Where clients connect: the proxy when there is one, else the server.
@@ -20,9 +22,9 @@ module Arena
       # Engine settings for this workload; scenarios change what they need.
       def settings(**changes)
         Load::Settings.build(
-          connections: load.connections, duration: load.duration, warmup: load.warmup, timeout: load.timeout,
-          threads: load.threads, method: (workload.method == "GET") ? nil : workload.method,
-          body_file: body_file, expect_status: workload.expect_status, expect_body: workload.expect_body
+          **load.engine_settings, method: (workload.method == "GET") ? nil : workload.method,
+          body_file: body_file, expect_status: workload.expect_status, expect_body: workload.expect_body,
+          headers: headers.map { |k, v| "#{k}: #{v}" }
         ).with(**changes)
       end
 
@@ -32,17 +34,43 @@ module Arena
         File.write(path, workload.body) unless File.exist?(path)
         path
       end
+
+      def settle = Settle.new(pids: -> { server.pids }, probe: HttpProbe.new(entry, timeout: 30), workload: workload,
+        headers: headers, limit: settle_limit)
+
+      # The workload's unloaded latency on this server, measured once.
+      def baseline = (baselines[[adapter.label, workload.name]] ||= settle.baseline)
+
+      # The p99 objective: the one given, else relative to the workload's
+      # unloaded latency, so a 1 s /sleep is not judged by a 100 ms rule.
+      def slo_ms
+        return load.slo_ms if load.slo_ms
+        unloaded = baseline&.p99_us.to_f / 1000
+        [100.0, (3 * unloaded).ceil(1)].max
+      end
     end
 
-    # Scenarios turn a Context into measurement records (plain hashes, written
-    # to the results file as they are). `measure` is the one way to run load:
-    # the probes sample the server while the engine runs, and a block may act
-    # on the server meanwhile (crash, restart); what it returns (or, for a
-    # thread, what the thread returns) is kept as the record's "extra".
+    # Scenarios turn a Context into Results::Measurement values, which the
+    # runner writes to the results file as they come. `measure` is the one way
+    # to run load: it waits for the server to settle, the probes sample the
+    # server (and the engine's own CPU) while the engine runs, and a block may
+    # act on the server meanwhile (crash, restart); what it returns (or, for a
+    # thread, what the thread returns) is kept as the measurement's extra.
+    #
+    # A scenario also owns how it is shown: `finding(m)` (one sentence, or
+    # nil), `sections(document, colors:)` (report sections with charts), and
+    # `throughput_basis?` (its rows are plain closed-model throughput, which
+    # recommendations compare).
     class Base
       extend Registry::Member
 
       def self.scenario(key, description) = declare(key, description, into: Scenarios)
+
+      def self.throughput_basis? = false
+
+      def self.finding(_measurement) = nil
+
+      def self.sections(_document, colors:) = []
 
       def key = self.class.key
 
@@ -64,35 +92,38 @@ module Arena
         def each_level(ctx, &block) = levels(ctx.load).product(ctx.load.keep_alive_modes).map(&block)
       end
 
-      def summary_record(ctx, variant, fields)
-        {"server" => ctx.adapter.label, "workload" => ctx.workload.name, "scenario" => key,
-         "variant" => variant, "kind" => "summary"}.merge(fields)
+      def summary_record(ctx, variant, extra)
+        Results::Measurement.new(server: ctx.adapter.label, workload: ctx.workload.name, scenario: key, variant: variant,
+          kind: "summary", extra: extra.freeze).freeze
       end
 
       def measure(ctx, settings, variant: nil, interval: 0.2)
+        settled = ctx.settle.call(ctx.baseline)
         sampler = Probes::Sampler.new(pids: -> { ctx.server.pids }, interval: interval).start
         front = ctx.front && Probes::Sampler.new(pids: -> { ctx.front.pids }, interval: interval).start
         run = ctx.engine.start(ctx.target, settings)
+        loader = Probes::Sampler.new(pids: -> { run.pids }, interval: interval).start
         extra = block_given? ? yield(run) : nil
-        result = run.wait
+        load = run.wait
         extra = extra.value if extra.is_a?(Thread)
-        done = record(ctx, result, sampler.stop, variant: variant, settings: settings, extra: extra)
-          .merge(front ? {"front_probes" => front.stop.to_h} : {})
+        probes = sampler.stop
+        loader_cpu = loader.stop
+        done = Results::Measurement.new(
+          server: ctx.adapter.label, workload: ctx.workload.name, scenario: key, variant: variant,
+          engine_argv: ctx.engine.argv(ctx.target, settings)[1..], load: load,
+          probes: Results::Memory.from_h(probes.to_h), front_probes: front && Results::Memory.from_h(front.stop.to_h),
+          loader: Results::Memory.from_h(loader_cpu.to_h),
+          summary: Results::Summary.of(load, settled_s: settled.seconds, settled: settled.settled,
+            loader_cpu_pct: loader_cpu.cpu_pct_mean),
+          extra: (extra || {}).freeze
+        ).freeze
       ensure
         # Interrupted (Ctrl-C) or failed: the engine lives in its own process
         # group, so it must be stopped here, and the samplers with it.
         unless done
           run&.abort
-          [sampler, front].compact.each(&:stop)
+          [sampler, front, loader].compact.each(&:stop)
         end
-      end
-
-      def record(ctx, result, probes, variant:, settings:, extra: nil)
-        {
-          "server" => ctx.adapter.label, "workload" => ctx.workload.name, "scenario" => key,
-          "variant" => variant, "engine_argv" => ctx.engine.argv(ctx.target, settings)[1..],
-          "load" => result.raw, "probes" => probes.to_h, "extra" => extra
-        }.compact
       end
     end
 
@@ -101,5 +132,8 @@ module Arena
     def self.kind = "scenario"
 
     def self.load_all = super(__dir__)
+
+    # The scenarios whose rows are plain throughput (steady, reps).
+    def self.throughput_basis = all.select(&:throughput_basis?).map(&:key)
   end
 end

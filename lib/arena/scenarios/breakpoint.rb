@@ -2,51 +2,121 @@
 
 module Arena
   module Scenarios
-    # The method of the nginx comparison (seed 003): raise concurrency by a
-    # step until errors appear or p99 passes the SLO; the answer is the last
-    # clean concurrency and its throughput. Bounded by --max-connections and
-    # by --max-time over all steps.
+    # The method of the nginx comparison (seed 003): raise concurrency until
+    # errors pass 1% or p99 passes the SLO; the answer is the last clean
+    # concurrency and its throughput. Levels start low (1, 2, 4, ... below
+    # the step, then the step and its multiples), so a server that breaks
+    # early is seen breaking. Bounded by --max-connections and by --max-time
+    # over all levels.
     class Breakpoint < Base
-      scenario "breakpoint", "raise concurrency by --step until errors or p99 > SLO; last clean level"
+      scenario "breakpoint", "raise concurrency 1, 2, 4, ... then by --step until errors or p99 > SLO; last clean level"
 
-      def planned(load, _adapter) = [load.max_connections / load.step, 1].max
+      def planned(load, _adapter) = self.class.levels(load).size
+
+      def self.levels(load)
+        low = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024].select { |c| c < load.step }
+        (low + (load.step..load.max_connections).step(load.step).to_a).select { |c| c <= load.max_connections }
+      end
 
       def call(ctx)
-        step = ctx.load.step
         deadline = Clock.now + ctx.load.max_time
+        slo_ms = ctx.slo_ms
         levels = []
-        connections = step
-        while connections <= ctx.load.max_connections && Clock.now < deadline
+        self.class.levels(ctx.load).each do |connections|
+          break if Clock.now >= deadline
           record = measure(ctx, ctx.settings(connections: connections), variant: "c=#{connections}")
           levels << record
-          break if broken?(record, ctx.load.slo_ms)
-          connections += step
+          break if broken?(record, slo_ms)
         end
-        [*levels, summary(ctx, levels)]
+        [*levels, summary(ctx, levels, slo_ms)]
+      end
+
+      def self.finding(m)
+        return nil unless m.summary?
+        x = m.extra
+        clean = x["last_clean_connections"] ? "last clean at #{x["last_clean_connections"]} connections (#{Report::Format.rps(x["last_clean_rps"])} req/s)" : "no clean level"
+        broke = x["broke_at_connections"] ? "; broke at #{x["broke_at_connections"]}: #{x["broke_because"]}" : "; did not break within the bounds"
+        "#{m.server} #{m.workload} breakpoint: #{clean}#{broke}"
+      end
+
+      def self.sections(document, colors:) = [BreakpointChart.new(document, colors: colors).section].compact
+
+      private
+
+      def broken?(m, slo_ms) = m.summary.erroneous? || m.load.latency.p99.to_f > slo_ms * 1000
+
+      def summary(ctx, levels, slo_ms)
+        clean = levels.reject { |m| broken?(m, slo_ms) }.last
+        broke = levels.find { |m| broken?(m, slo_ms) }
+        summary_record(ctx, "summary", "step" => ctx.load.step, "slo_ms" => slo_ms,
+          "last_clean_connections" => clean&.argv_value("-c")&.to_i, "last_clean_rps" => clean&.good_rps,
+          "broke_at_connections" => broke&.argv_value("-c")&.to_i, "broke_because" => broke && reason(broke, slo_ms),
+          "levels" => levels.size)
+      end
+
+      def reason(m, slo_ms)
+        if m.summary.erroneous?
+          return "#{m.load.errors} errors, #{m.load.error_pct}% (#{m.load.nonzero_error_kinds.keys.join(", ")})"
+        end
+        "p99 #{(m.load.latency.p99 / 1000.0).round(1)} ms > SLO #{slo_ms} ms"
+      end
+    end
+
+    # Throughput and p99 against concurrency, the last clean level marked.
+    class BreakpointChart
+      def initialize(document, colors:)
+        @levels = document.measured.select { |m| m.scenario == "breakpoint" }
+        @found = document.measurements.select { |m| m.scenario == "breakpoint" && m.summary? }
+        @colors = colors
+      end
+
+      def section
+        return nil if @levels.empty?
+        table = []
+        charts = @levels.group_by(&:workload).flat_map { |workload, group| charts(workload, group, table) }
+        Report::Section.new(id: "breakpoint", title: "Break points", charts: charts,
+          note: "Concurrency raised level by level until errors pass 1% or p99 (of good responses) passes the SLO. " \
+                "The ring marks the last clean level.",
+          headings: ["server", "workload", "connections", "good req/s", "p99", "errors"], rows: table)
       end
 
       private
 
-      def broken?(record, slo_ms)
-        record.dig("load", "errors", "total").to_i.positive? || record.dig("load", "latency_us", "p99").to_f > slo_ms * 1000
+      def charts(workload, group, table)
+        svg = Report::Svg
+        by_server = group.group_by(&:server)
+        rps = by_server.map { |server, ms| line(server, ms, &:good_rps) }
+        p99 = by_server.map { |server, ms| line(server, ms) { |m| m.load.latency.p99 } }
+        marks = @found.select { |s| s.workload == workload }.filter_map { |s| mark(s, by_server[s.server] || []) }
+        by_server.each do |server, ms|
+          ms.each do |m|
+            table << [server, workload, connections(m), Report::Format.rps(m.good_rps),
+              Report::Format.percentile_us(m.load.latency.p99, m.load.latency.n, :p99), m.load.errors]
+          end
+        end
+        slo = (@found.first&.extra || {}).fetch("slo_ms", 100).to_f * 1000
+        [{title: "Break point: #{workload}, throughput", svg: svg::Lines.new(title: "Break point throughput #{workload}", series: rps,
+          marks: marks, x_label: "concurrent connections", y_label: "good requests per second", x_format: ->(v) { v.round.to_s },
+          y_format: ->(v) { svg.count_tick(v) }, height: 340).render},
+          {title: "Break point: #{workload}, p99", svg: svg::Lines.new(title: "Break point p99 #{workload}", series: p99,
+            hlines: [{y: slo, label: "SLO: p99 ≤ #{svg.duration_tick(slo)}"}], x_label: "concurrent connections",
+            y_label: "p99 latency (log scale)", x_format: ->(v) { v.round.to_s }, y_format: ->(v) { svg.duration_tick(v) },
+            log_y: true, y_zero: false, height: 300).render}]
       end
 
-      def summary(ctx, levels)
-        clean = levels.reject { |r| broken?(r, ctx.load.slo_ms) }.last
-        broke = levels.find { |r| broken?(r, ctx.load.slo_ms) }
-        summary_record(ctx, "summary", "step" => ctx.load.step, "slo_ms" => ctx.load.slo_ms,
-          "last_clean_connections" => clean && clean.dig("engine_argv").then { |a| a[a.index("-c") + 1].to_i },
-          "last_clean_rps" => clean&.dig("load", "throughput_rps"),
-          "broke_at_connections" => broke && broke.dig("engine_argv").then { |a| a[a.index("-c") + 1].to_i },
-          "broke_because" => broke && reason(broke, ctx.load.slo_ms),
-          "levels" => levels.size)
+      def line(server, ms)
+        {name: server, color: @colors.call(server), points: ms.map { |m| [connections(m), yield(m)] }.sort_by(&:first)}
       end
 
-      def reason(record, slo_ms)
-        errors = record.dig("load", "errors")
-        return "#{errors["total"]} errors (#{errors.reject { |k, v| k == "total" || v.to_i.zero? }.keys.join(", ")})" if errors["total"].to_i.positive?
-        "p99 #{(record.dig("load", "latency_us", "p99") / 1000.0).round(1)} ms > SLO #{slo_ms} ms"
+      def mark(summary, ms)
+        clean = summary.extra["last_clean_connections"]
+        level = ms.find { |m| connections(m) == clean }
+        return nil unless level
+        broke = summary.extra["broke_at_connections"] ? ", broke at #{summary.extra["broke_at_connections"]}" : ", never broke"
+        {x: clean, y: level.good_rps, color: @colors.call(summary.server), label: "clean at #{clean}#{broke}"}
       end
+
+      def connections(m) = m.argv_value("-c")&.to_i || m.load.connections_requested
     end
   end
 end

@@ -16,18 +16,19 @@ module Arena
           settings = ctx.settings(connections: connections, keep_alive: keep_alive, duration: nil, warmup: nil,
             requests: ctx.load.requests)
           measurement = measure(ctx, settings, variant: "c=#{connections} #{keep_alive ? "keep-alive" : "close"}")
-          measurement.merge("extra" => {"ab" => self.class.ab_report(measurement["load"], connections)})
+          measurement.with(extra: {"ab" => self.class.ab_report(measurement.load, connections)})
         end
       end
 
       # ab's summary, derived from the engine's document (times in ms, as ab prints them).
       def self.ab_report(load, connections)
-        completed = load.dig("requests", "completed").to_i
-        elapsed = load.fetch("duration_s", 0.0).to_f
-        ms = ->(name) { (load.dig("latency_us", name).to_f / 1000).round(2) }
+        completed = load.completed
+        elapsed = load.duration_s
+        # ab's table is of every response, good or not.
+        ms = ->(name) { (load.latency_all[name.to_sym].to_f / 1000).round(2) }
         {
           "concurrency" => connections, "complete_requests" => completed,
-          "failed_requests" => load.dig("errors", "total").to_i,
+          "failed_requests" => load.errors,
           "time_taken_s" => elapsed.round(3),
           "requests_per_second" => elapsed.zero? ? 0.0 : (completed / elapsed).round(2),
           "time_per_request_ms" => ms.call("mean"),

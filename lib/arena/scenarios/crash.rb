@@ -4,7 +4,8 @@ module Arena
   module Scenarios
     # Steady load; a third of the way in, SIGKILL one worker (or the only
     # process). A server that dies, or does not replace the worker, is a
-    # finding, not a failure of Arena.
+    # finding, not a failure of Arena. The timeline is sliced at 100 ms so a
+    # recovery is measured, not rounded to the second.
     class Crash < Base
       scenario "crash", "SIGKILL a worker a third into steady load; errors, recovery, respawn"
 
@@ -13,7 +14,7 @@ module Arena
       def planned(_load, _adapter) = 1
 
       def call(ctx)
-        settings = ctx.settings(duration: [ctx.load.duration, 6].max)
+        settings = ctx.settings(duration: [ctx.load.duration, 6].max, timeline_ms: EventAnalysis::TIMELINE_MS)
         at = settings.duration / 3.0
         record = measure(ctx, settings, variant: "kill-worker") do
           At.schedule((settings.warmup || 0) + at) do
@@ -21,25 +22,33 @@ module Arena
             {"victim" => ctx.adapter.kill_worker(ctx.server.group), "procs_before" => before}
           end
         end
-        finish(ctx, record, at)
+        [finish(ctx, record, at)]
       end
+
+      def self.finding(m)
+        return nil if m.summary?
+        x = m.extra
+        recovery = x["recovered"] ? "back to 90% in #{x["recovery_s"]}s" : "throughput not back to 90%"
+        "#{m.server} #{m.workload} crash: worker #{x["victim"]} killed at #{x["event_at_s"]}s, #{x["outcome"]}, " \
+          "#{x["errors_after_event"]} errors, #{recovery}, longest #{Report::Format.duration_us(x["longest_us"])}"
+      end
+
+      def self.sections(document, colors:) = Report::TimelineCharts.new(document, scenario: key, colors: colors).sections
 
       private
 
       def finish(ctx, record, at)
-        kill = record["extra"] || {}
+        kill = record.extra
         after = ctx.server.pids
-        samples = record.dig("probes", "samples") || []
-        analysis = EventAnalysis.call(record.dig("load", "timeline") || [], at: at)
         replaced = after.size >= kill["procs_before"].to_i && !after.include?(kill["victim"])
         outcome = if after.empty? then "died"
         elsif replaced then "replaced"
         else "not replaced"
         end
-        [record.merge("extra" => kill.merge(analysis).merge(
-          "procs_after" => after.size, "procs_min_sampled" => samples.map { |s| s["procs"] }.min,
-          "outcome" => outcome, "longest_us" => record.dig("load", "latency_us", "max")
-        ))]
+        record.with(extra: kill.merge(EventAnalysis.call(record.load, at: at)).merge(
+          "procs_after" => after.size, "procs_min_sampled" => record.probes.samples.map(&:procs).compact.min,
+          "outcome" => outcome, "longest_us" => record.load.latency_all.max
+        ))
       end
     end
   end

@@ -3,25 +3,32 @@
 module Arena
   module Scenarios
     # Reads an engine timeline around one event (a kill, a restart) at second
-    # `at` of the counted phase: throughput before, the dip after, how long
-    # until throughput is back to `recovered` of before, and the errors after.
+    # `at` of the counted phase: good throughput before, the dip after, how
+    # long until it is back to `recovered` of before, and the errors after.
+    # Slices may be finer than a second (crash and restart ask for 100 ms), so
+    # rates are per second whatever the slice.
     module EventAnalysis
+      TIMELINE_MS = 100
+
       module_function
 
-      def call(timeline, at:, recovered: 0.9)
-        before = timeline.select { |s| s["t"] < at.floor }
-        after = timeline.select { |s| s["t"] >= at.floor }
-        baseline = before.empty? ? nil : before.sum { |s| s["completed"] } / before.size.to_f
-        back = baseline && after.find { |s| s["t"] > at && s["completed"] >= recovered * baseline }
-        dip = after.map { |s| s["completed"] }.min
+      def call(load, at:, recovered: 0.9)
+        step = load.interval_s
+        rate = ->(p) { p.good / step }
+        before = load.timeline.select { |p| p.t + step <= at }
+        after = load.timeline.select { |p| p.t + step > at }
+        baseline = before.empty? ? nil : before.sum(&rate) / before.size
+        back = baseline && after.find { |p| p.t >= at && rate.call(p) >= recovered * baseline }
+        dip = after.map(&rate).min
         {
           "event_at_s" => at.round(2),
+          "resolution_s" => step,
           "baseline_rps" => baseline&.round(1),
-          "dip_rps" => dip,
+          "dip_rps" => dip&.round(1),
           "dip_pct" => (dip && baseline&.positive?) ? (100.0 * (1 - dip / baseline)).round(1) : nil,
-          "recovery_s" => back && (back["t"] + 1 - at).round(2),
+          "recovery_s" => back && (back.t + step - at).round(2),
           "recovered" => !back.nil?,
-          "errors_after_event" => after.sum { |s| s["errors"].to_i }
+          "errors_after_event" => after.sum(&:errors)
         }
       end
     end

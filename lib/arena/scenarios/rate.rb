@@ -4,53 +4,121 @@ module Arena
   module Scenarios
     # Open model. First the closed-model maximum, then constant rates from 10%
     # to 120% of it. Latency is measured by the engine from each request's
-    # intended start, so a stalled server cannot hide its queue. The knee is
-    # the highest rate whose p99 stays under the SLO.
+    # intended start, so a stalled server cannot hide its queue. Each level
+    # runs until it has at least MIN_REQUESTS requests (or --max-time is
+    # spent), so its p99 rests on enough samples. The knee is the highest rate
+    # sustained with p99 under the SLO.
     class Rate < Base
       scenario "rate", "open-model rate sweep 10%..120% of the closed maximum; latency curve and knee"
 
       FRACTIONS = [0.1, 0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.2].freeze
+      MIN_REQUESTS = 200
 
       def planned(_load, _adapter) = FRACTIONS.size + 1
 
       def call(ctx)
         closed = measure(ctx, ctx.settings, variant: "closed-max")
-        max = closed.dig("load", "throughput_rps").to_f
+        max = closed.good_rps
         return [closed] if max <= 0
-        points = FRACTIONS.map do |fraction|
+        deadline = Clock.now + ctx.load.max_time
+        points = FRACTIONS.filter_map do |fraction|
+          left = deadline - Clock.now
+          next if left <= 0
           rate = [(max * fraction).round, 1].max
           # The open model needs spare connections: a late request must find
           # one free, or it is counted as dropped.
-          settings = ctx.settings(rate: rate, connections: [ctx.load.connections * 4, 64].max)
-          record = measure(ctx, settings, variant: "#{(fraction * 100).round}%")
-          record.merge("extra" => {"fraction" => fraction, "target_rps" => rate, "closed_max_rps" => max.round(1)})
+          settings = ctx.settings(rate: rate, connections: [ctx.load.connections * 4, 64].max,
+            duration: MIN_REQUESTS.fdiv(rate).ceil.clamp(ctx.load.duration, [left.ceil, ctx.load.duration].max).to_f)
+          measure(ctx, settings, variant: "#{(fraction * 100).round}%").then do |m|
+            m.with(extra: {"fraction" => fraction, "target_rps" => rate, "closed_max_rps" => max.round(1)})
+          end
         end
         [closed, *points, summary(ctx, max, points)]
       end
 
-      private
-
-      # A rate counts as served only if the server kept up with it: p99 under
-      # the SLO, no errors, and at most 1% of the scheduled requests dropped
-      # or missing. A server that answered nothing has no p99 to speak of.
-      def sustained?(point, slo_us)
+      # A rate counts as served only if the server kept up with it: p99 (of
+      # enough good responses) under the SLO, errors under the limit, and at
+      # most 1% of the scheduled requests dropped or missing.
+      def self.sustained?(point, slo_us)
         target = point["target_rps"].to_f
-        point["achieved_rps"].to_f >= 0.99 * target && point["dropped"].to_i <= 0.01 * target * point["duration_s"].to_f &&
-          point["errors"].to_i.zero? && point["p99_us"].to_i.between?(1, slo_us)
+        point["good_rps"].to_f >= 0.99 * target && point["dropped"].to_i <= 0.01 * target * point["duration_s"].to_f &&
+          point["error_pct"].to_f <= Results::ERROR_LIMIT_PCT && point["samples"].to_i >= 100 &&
+          point["p99_us"].to_i.between?(1, slo_us)
       end
 
+      def self.finding(m)
+        return nil unless m.summary?
+        x = m.extra
+        knee = x["knee_rps"] ? "#{Report::Format.rps(x["knee_rps"])} req/s" : "none (no rate sustained with p99 within the SLO)"
+        "#{m.server} #{m.workload} rate: knee at #{knee} with p99 <= #{x["slo_ms"]} ms#{slo_origin(x)} " \
+          "(closed maximum #{Report::Format.rps(x["closed_max_rps"])} req/s)"
+      end
+
+      def self.slo_origin(x) = x["slo_relative"] ? " (3 x unloaded p99, at least 100 ms)" : ""
+
+      def self.sections(document, colors:) = [RateChart.new(document, colors: colors).section].compact
+
+      private
+
       def summary(ctx, max, points)
-        slo_us = ctx.load.slo_ms * 1000
+        slo_us = ctx.slo_ms * 1000
         curve = points.map do |p|
-          lat = p.dig("load", "latency_us")
-          {"target_rps" => p.dig("extra", "target_rps"), "achieved_rps" => p.dig("load", "throughput_rps"),
-           "p50_us" => lat["p50"], "p99_us" => lat["p99"], "p999_us" => lat["p999"],
-           "late" => p.dig("load", "open", "late"), "dropped" => p.dig("load", "open", "dropped"),
-           "errors" => p.dig("load", "errors", "total"), "duration_s" => p.dig("load", "duration_s")}
+          {"target_rps" => p.extra["target_rps"], "achieved_rps" => p.load.rps, "good_rps" => p.good_rps,
+           "p50_us" => p.load.latency.p50, "p99_us" => p.load.latency.p99, "p999_us" => p.load.latency.p999,
+           "samples" => p.load.latency.n, "late" => p.load.late, "dropped" => p.load.dropped,
+           "errors" => p.load.errors, "error_pct" => p.load.error_pct, "duration_s" => p.load.duration_s}
         end
-        knee = curve.select { |c| sustained?(c, slo_us) }.max_by { |c| c["target_rps"] }
-        summary_record(ctx, "curve", "curve" => curve, "slo_ms" => ctx.load.slo_ms, "closed_max_rps" => max.round(1),
-          "knee_rps" => knee&.fetch("target_rps"))
+        knee = curve.select { |c| self.class.sustained?(c, slo_us) }.max_by { |c| c["target_rps"] }
+        summary_record(ctx, "curve", "curve" => curve, "slo_ms" => ctx.slo_ms, "slo_relative" => ctx.load.slo_ms.nil?,
+          "closed_max_rps" => max.round(1), "knee_rps" => knee&.fetch("target_rps"))
+      end
+    end
+
+    # The rate sweep's latency against offered rate, each knee marked.
+    class RateChart
+      def initialize(document, colors:)
+        @curves = document.measurements.select { |m| m.scenario == "rate" && m.summary? && m.extra["curve"].is_a?(Array) }
+        @colors = colors
+      end
+
+      def section
+        return nil if @curves.empty?
+        table = []
+        charts = @curves.group_by(&:workload).map { |workload, group| chart(workload, group, table) }
+        Report::Section.new(id: "rate", title: "Rate sweep (open model)", charts: charts,
+          note: "Constant request rates from 10% to 120% of each server's closed maximum; p99 (of good responses) counts " \
+                "from each request's intended start. The knee is the highest rate served with p99 within the SLO, " \
+                "errors under 1%, under 1% dropped, and at least 100 samples.",
+          headings: ["server", "workload", "target req/s", "good req/s", "p50", "p99", "n", "late", "dropped", "errors", ""], rows: table)
+      end
+
+      private
+
+      def chart(workload, group, table)
+        f = Report::Format
+        marks = []
+        series = group.map do |s|
+          curve = s.extra["curve"]
+          knee = curve.find { |c| c["target_rps"] == s.extra["knee_rps"] }
+          if knee
+            marks << {x: knee["target_rps"].to_f, y: knee["p99_us"], color: @colors.call(s.server),
+                      label: "knee: #{s.server.split(":").first} #{f.rps(knee["target_rps"])} req/s"}
+          end
+          curve.each do |c|
+            table << [s.server, workload, f.rps(c["target_rps"].to_f), f.rps((c["good_rps"] || c["achieved_rps"]).to_f),
+              f.duration_us(c["p50_us"]), f.percentile_us(c["p99_us"], c["samples"], :p99), c["samples"] || "-",
+              c["late"], c["dropped"], c["errors"], (c["target_rps"] == s.extra["knee_rps"]) ? "knee" : ""]
+          end
+          {name: s.server, color: @colors.call(s.server), points: curve.map { |c| [c["target_rps"].to_f, c["p99_us"]&.positive? ? c["p99_us"] : nil] }}
+        end
+        slo = group.first.extra["slo_ms"].to_f * 1000
+        rates = series.flat_map { |l| l[:points].map(&:first) }.select(&:positive?)
+        spread = rates.empty? ? 1 : rates.max / rates.min
+        {title: "Rate sweep: #{workload}", svg: Report::Svg::Lines.new(title: "Rate sweep #{workload}", series: series, marks: marks,
+          hlines: [{y: slo, label: "SLO: p99 ≤ #{Report::Svg.duration_tick(slo)}"}], log_x: spread > 20,
+          x_label: "offered rate (requests per second, open model#{", log scale" if spread > 20})",
+          y_label: "p99 latency (log scale)", x_format: ->(v) { Report::Svg.count_tick(v) },
+          y_format: ->(v) { Report::Svg.duration_tick(v) }, log_y: true, y_zero: false).render}
       end
     end
   end

@@ -4,7 +4,7 @@ module Arena
   module Scenarios
     # Steady load; a third of the way in, the server's own zero-downtime
     # mechanism, once per mechanism it has. A server with none is reported
-    # as `unsupported`, which is a finding.
+    # as `unsupported`, which is a finding. Timelines at 100 ms, as for crash.
     class Restart < Base
       scenario "restart", "zero-downtime restart a third into steady load, per mechanism"
 
@@ -21,10 +21,19 @@ module Arena
         end
       end
 
+      def self.finding(m)
+        x = m.extra
+        return "#{m.server} #{m.workload} restart: unsupported (#{x["unsupported"]})" if m.summary?
+        "#{m.server} #{m.workload} restart #{m.variant}: #{x["failed_requests"]} failed requests, " \
+          "longest #{Report::Format.duration_us(x["longest_us"])}, dip #{x["dip_pct"]}%#{", NOT serving after" unless x["serving_after"]}"
+      end
+
+      def self.sections(document, colors:) = Report::TimelineCharts.new(document, scenario: key, colors: colors).sections
+
       private
 
       def one(ctx, mechanism)
-        settings = ctx.settings(duration: [ctx.load.duration, 6].max)
+        settings = ctx.settings(duration: [ctx.load.duration, 6].max, timeline_ms: EventAnalysis::TIMELINE_MS)
         at = settings.duration / 3.0
         record = measure(ctx, settings, variant: mechanism.to_s) do
           At.schedule((settings.warmup || 0) + at) do
@@ -33,14 +42,12 @@ module Arena
             {"mechanism" => mechanism.to_s, "signalled" => outcome.to_s, "pids_before" => before}
           end
         end
-        load = record["load"]
         after = ctx.server.pids
-        extra = record["extra"].merge(EventAnalysis.call(load["timeline"] || [], at: at)).merge(
-          "failed_requests" => load.dig("errors", "total"), "longest_us" => load.dig("latency_us", "max"),
-          "pids_after" => after, "serving_after" => !after.empty?,
-          "workers_replaced" => (record["extra"]["pids_before"] - after).size
-        )
-        record.merge("extra" => extra)
+        before = Array(record.extra["pids_before"])
+        record.with(extra: record.extra.merge(EventAnalysis.call(record.load, at: at)).merge(
+          "failed_requests" => record.load.errors, "longest_us" => record.load.latency_all.max,
+          "pids_after" => after, "serving_after" => !after.empty?, "workers_replaced" => (before - after).size
+        ))
       end
 
       def unsupported(ctx)

@@ -7,6 +7,8 @@ module Arena
     class Steady < Base
       scenario "steady", "closed loop, -c connections for -d seconds"
 
+      def self.throughput_basis? = true
+
       def call(ctx)
         ctx.load.keep_alive_modes.map do |keep_alive|
           measure(ctx, ctx.settings(keep_alive: keep_alive), variant: keep_alive ? "keep-alive" : "close")

@@ -1,0 +1,81 @@
+# frozen_string_literal: true
+
+module Arena
+  module Load
+    # Every load setting, declared once. The `arena run` flags and their help,
+    # the plan's LoadOptions, `arena.yml`'s keys, `arena presets`' listing and
+    # (for a row with `engine:`) the engine's argv all derive from this table:
+    # adding a setting is one row here, plus the C option when it reaches the
+    # engine.
+    #
+    #   name     the plan's key (LoadOptions member, arena.yml key)
+    #   flag     the option as `arena run` takes it ("-c N"); its first word is the flag
+    #   type     Integer, Float, String, an Array of allowed words, or :list (of whole numbers)
+    #   check    a Range the value must lie in (nil: anything the type allows)
+    #   engine   the engine's flag, when the setting is passed to it as it is
+    SETTING = Struct.new(:name, :flag, :type, :default, :check, :engine, :help, keyword_init: true) do
+      def switch = flag.split.first
+
+      # The value from a flag or a file, checked; a UsageError in one line otherwise.
+      def cast(value)
+        v = if type.is_a?(Array) then type.include?(value.to_s) ? value.to_s : fail!("must be one of #{type.join(", ")}")
+        elsif type == :list then Array(value.is_a?(String) ? value.split(",") : value).map { |x| whole(x) }
+        elsif type == Integer then whole(value)
+        elsif type == Float then Float(value.to_s, exception: false) || fail!("must be a number")
+        else value.to_s
+        end
+        Array(v).each { |x| fail!("must be between #{check.begin} and #{check.end}") if check && x.is_a?(Numeric) && !check.cover?(x) }
+        v
+      end
+
+      def fail!(why) = raise(UsageError, "#{switch} #{why}")
+
+      def whole(x) = Integer(x.to_s, exception: false) || fail!("takes whole numbers")
+    end
+
+    POSITIVE = (Float::EPSILON..Float::INFINITY)
+    TABLE = [
+      SETTING.new(name: :connections, flag: "-c N", type: Integer, default: 16, check: 1..20_000, engine: "-c", help: "connections"),
+      SETTING.new(name: :duration, flag: "-d SEC", type: Float, default: 5.0, check: POSITIVE, engine: "-d", help: "seconds of load per measurement"),
+      SETTING.new(name: :warmup, flag: "-w SEC", type: Float, default: 1.0, check: 0..3600, engine: "-w", help: "warm-up seconds, not counted"),
+      SETTING.new(name: :threads, flag: "-t N", type: Integer, default: 1, check: 1..64, engine: "-t", help: "load engine threads (on the engine's own cores)"),
+      SETTING.new(name: :timeout, flag: "--timeout SEC", type: Float, default: 10.0, check: POSITIVE, engine: "--timeout", help: "response timeout"),
+      SETTING.new(name: :keep_alive, flag: "--keep-alive MODE", type: %w[on off both], default: "on", help: "on, off, or both side by side"),
+      SETTING.new(name: :reps, flag: "-r N", type: Integer, default: 100, check: 1..10_000_000, help: "reps: requests per connection"),
+      SETTING.new(name: :requests, flag: "-n N", type: Integer, default: 1000, check: 1..100_000_000, help: "count: total requests"),
+      SETTING.new(name: :levels, flag: "--levels LIST", type: :list, default: nil, check: 1..20_000, help: "count, reps: run at each of these connection counts"),
+      SETTING.new(name: :slo_ms, flag: "--slo MS", type: Float, default: nil, check: 0.1..600_000,
+        help: "p99 objective for rate and breakpoint (default: max(100 ms, 3 x the workload's unloaded p99))"),
+      SETTING.new(name: :step, flag: "--step N", type: Integer, default: 100, check: 1..10_000, help: "breakpoint: connections added per level after 1, 2, 4, ..."),
+      SETTING.new(name: :max_connections, flag: "--max-connections N", type: Integer, default: 1000, check: 1..20_000, help: "breakpoint: highest level tried"),
+      SETTING.new(name: :max_time, flag: "--max-time SEC", type: Float, default: 300.0, check: POSITIVE, help: "breakpoint, rate: time bound for all levels"),
+      SETTING.new(name: :slow_clients, flag: "--slow-clients N", type: Integer, default: nil, check: 1..10_000, help: "slow-clients: how many (default 2 x workers)"),
+      SETTING.new(name: :slow_mode, flag: "--slow-mode MODE", type: SlowClients::MODES, default: "headers", help: "slow-clients: headers, upload or read"),
+      SETTING.new(name: :settle_timeout, flag: "--settle-timeout SEC", type: Float, default: 30.0, check: POSITIVE,
+        help: "longest wait for a quiet server before each measurement")
+    ].freeze
+
+    def self.setting(name) = TABLE.find { |s| s.name == name }
+
+    def self.defaults = TABLE.to_h { |s| [s.name, s.default] }
+
+    # What one engine run is asked to do. nil means "the engine's default".
+    # The table's engine rows, plus what scenarios and workloads set per run.
+    RUN_ONLY = %i[requests reps rate keep_alive method body_file expect_status expect_body headers pipeline timeline_ms].freeze
+    Settings = Struct.new(*TABLE.select(&:engine).map(&:name), *RUN_ONLY, keyword_init: true) do
+      def self.build(**kw) = new(keep_alive: true, threads: 1, timeout: 10, **kw).freeze
+
+      def with(**changes) = self.class.new(**to_h, **changes).freeze
+    end
+  end
+
+  # The load knobs every scenario shares, one member per table row.
+  LoadOptions = Struct.new(*Load::TABLE.map(&:name), keyword_init: true) do
+    # `both` runs keep-alive on and off side by side, as the 2016 comparison did.
+    def keep_alive_modes
+      {"on" => [true], "off" => [false], "both" => [true, false]}.fetch(keep_alive)
+    end
+
+    def engine_settings = Load::TABLE.select(&:engine).to_h { |s| [s.name, self[s.name]] }
+  end
+end

@@ -1,0 +1,98 @@
+# frozen_string_literal: true
+
+require "json"
+
+module Arena
+  module Results
+    # One workload's pre-flight verification.
+    VerifyRecord = Struct.new(:workload, :ok, :problems, keyword_init: true) do
+      def self.from_h(h) = new(workload: h["workload"], ok: h["ok"], problems: Array(h["problems"])).freeze
+    end
+
+    # A server config's record: how it was started and whether it served.
+    ServerRecord = Struct.new(:label, :name, :settings, :version, :source, :command, :boot_s, :workers, :status,
+      :error, :log_tail, :verify, :front, :unloaded_us, keyword_init: true) do
+      def self.from_h(h)
+        new(label: h["label"].to_s, name: h["name"] || h["label"].to_s.split(":").first, settings: h["settings"] || {},
+          version: h["version"], source: h["source"], command: h["command"], boot_s: h["boot_s"], workers: h["workers"],
+          status: h["status"] || "ok", error: h["error"], log_tail: Array(h["log_tail"]),
+          verify: Array(h["verify"]).select { |v| v.is_a?(Hash) }.map { |v| VerifyRecord.from_h(v) },
+          front: h.dig("topology", "front"), unloaded_us: h["unloaded_us"]).freeze
+      end
+
+      def failed? = status == "failed"
+
+      def state = failed? ? "failed: #{error}" : status
+    end
+
+    # The machine a run was made on, as recorded.
+    Environment = Struct.new(:cpu_model, :cores, :memory_kb, :kernel, :os, :ruby, :yjit_available, :yjit_on,
+      :engine_version, :server_cpus, :engine_cpus, :shared_cpus, keyword_init: true) do
+      def self.from_h(h)
+        h = {} unless h.is_a?(Hash)
+        yjit = h["yjit"].is_a?(Hash) ? h["yjit"] : {}
+        pin = h["pinning"].is_a?(Hash) ? h["pinning"] : {}
+        new(cpu_model: h["cpu_model"], cores: h["cores"], memory_kb: h["memory_kb"], kernel: h["kernel"], os: h["os"],
+          ruby: h["ruby"], yjit_available: (yjit["available"] unless yjit.empty?), yjit_on: yjit["enabled_for_servers"],
+          engine_version: h["engine_version"], server_cpus: pin["server_cpus"], engine_cpus: pin["engine_cpus"],
+          shared_cpus: pin["shared"]).freeze
+      end
+
+      def pinned? = !(server_cpus.nil? && engine_cpus.nil?)
+    end
+
+    # The load settings a run was planned with, as recorded.
+    PlanRecord = Struct.new(:connections, :duration, :warmup, :keep_alive, :slo_ms, :repeat, :scenarios, :bind,
+      :preset, :raw, keyword_init: true) do
+      def self.from_h(h)
+        return new(raw: {}) unless h.is_a?(Hash)
+        l = h["load"].is_a?(Hash) ? h["load"] : {}
+        new(connections: l["connections"], duration: l["duration"], warmup: l["warmup"], keep_alive: l["keep_alive"],
+          slo_ms: l["slo_ms"], repeat: h["repeat"], scenarios: h["scenarios"], bind: h["bind"], preset: h["preset"], raw: h).freeze
+      end
+
+      def recorded? = !connections.nil?
+    end
+
+    # A whole results file, read once: values all the way down. A file of
+    # another schema version is still read, with a note: a report of what it
+    # holds beats no report. What cannot be read is one clear Error.
+    Document = Struct.new(:path, :schema, :arena_version, :created_at, :complete, :interrupted, :environment, :plan,
+      :servers, :measurements, :notes, keyword_init: true) do
+      def self.load(path)
+        path = File.join(path, "results.json") if File.directory?(path)
+        from_h(Store.load(path), path: path)
+      end
+
+      def self.from_h(h, path: nil)
+        notes = []
+        notes << "#{path} is schema #{h["schema"]}; this Arena writes #{SCHEMA}: showing what it holds" if h["schema"] != SCHEMA
+        measurements = h.fetch("measurements", [])
+        raise Error, "#{path}: \"measurements\" is not a list" unless measurements.is_a?(Array)
+        servers = h.fetch("servers", [])
+        raise Error, "#{path}: \"servers\" is not a list" unless servers.is_a?(Array)
+        notes << "the run was interrupted: these are the measurements made before it stopped" if h["interrupted"]
+        new(path: path, schema: h["schema"], arena_version: h["arena_version"], created_at: h["created_at"],
+          complete: h["complete"], interrupted: h["interrupted"], environment: Environment.from_h(h["environment"]),
+          plan: PlanRecord.from_h(h["plan"]),
+          # A server that failed after it started has a second record: the later one wins.
+          servers: servers.select { |s| s.is_a?(Hash) }.group_by { |s| s["label"] }.map { |_, rs| ServerRecord.from_h(rs.reduce(:merge)) }.freeze,
+          measurements: measurements.select { |m| m.is_a?(Hash) && m["server"] }.map { |m| Measurement.from_h(m) }.freeze,
+          notes: notes.freeze).freeze
+      end
+
+      def dir = path && File.dirname(path)
+
+      def measured = measurements.select(&:measured?)
+
+      def server(label) = servers.find { |s| s.label == label }
+
+      def state
+        if complete then "complete"
+        elsif interrupted then "interrupted"
+        else "unfinished"
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,201 @@
+# frozen_string_literal: true
+
+module Arena
+  module Results
+    # The fewest samples for which a percentile says more than "the k-th
+    # largest of a handful": p99 needs 100, p99.9 needs 1,000.
+    PERCENTILE_MIN_SAMPLES = {p50: 2, p75: 4, p90: 10, p99: 100, p999: 1000, p9999: 10_000}.freeze
+    ENGINE_SCHEMAS = %w[arena-load/1 arena-load/2].freeze
+    # Responses that arrived whole but failed the checks: counted as
+    # completed by the engine, never as good.
+    FAILED_CHECKS = %w[unexpected_status body_mismatch].freeze
+    # A measurement with more errors than this is marked and never picked.
+    ERROR_LIMIT_PCT = 1.0
+    # The engine's core busier than this: the loader, not the server, may be the limit.
+    LOADER_BUSY_PCT = 85.0
+
+    # Latency figures in microseconds. `n` is how many responses they come
+    # from: a percentile is only worth showing when n supports it.
+    Latency = Struct.new(:n, :min, :p50, :p75, :p90, :p99, :p999, :p9999, :max, :mean, :stdev, keyword_init: true) do
+      def self.from_engine(h)
+        return new(n: 0) unless h.is_a?(Hash)
+        new(n: h["count"].to_i, min: h["min"], p50: h["p50"], p75: h["p75"], p90: h["p90"], p99: h["p99"], p999: h["p999"], p9999: h["p9999"],
+          max: h["max"], mean: h["mean"], stdev: h["stdev"]).freeze
+      end
+
+      def supported?(name) = n >= PERCENTILE_MIN_SAMPLES.fetch(name, 1)
+
+      # The percentile, or nil when n is too small for it.
+      def at(name) = supported?(name) ? self[name] : nil
+    end
+
+    # One slice of the engine's timeline (1 s, or finer for event scenarios).
+    TimelinePoint = Struct.new(:t, :completed, :good, :errors, :p50_us, :p99_us, :error_kinds, keyword_init: true) do
+      def self.from_engine(h)
+        completed = h["completed"].to_i
+        good = h.key?("good") ? h["good"].to_i : [completed - bad(h["error_kinds"]), 0].max
+        new(t: h["t"].to_f, completed: completed, good: good, errors: h["errors"].to_i, p50_us: h["p50_us"],
+          p99_us: h["p99_us"], error_kinds: (h["error_kinds"] || {}).freeze).freeze
+      end
+
+      # Responses that arrived whole but failed the checks count as completed
+      # in the engine's first schema; they are not good.
+      def self.bad(kinds) = kinds.to_h.values_at(*FAILED_CHECKS).sum(&:to_i)
+    end
+
+    # What the engine measured, parsed once at its boundary. `raw` is the
+    # engine's document as it printed it, kept whole in the results file.
+    LoadFigures = Struct.new(:schema, :model, :duration_s, :sent, :completed, :good, :rps, :good_rps, :errors,
+      :error_kinds, :latency, :latency_all, :timeline, :late, :dropped, :resent, :status, :raw, keyword_init: true) do
+      def self.from_engine(raw)
+        raise Error, "load engine output is not a JSON object" unless raw.is_a?(Hash)
+        unless ENGINE_SCHEMAS.include?(raw["schema"])
+          raise Error, "load engine schema #{raw["schema"].inspect} is not one this Arena reads (#{ENGINE_SCHEMAS.join(", ")})"
+        end
+        from_h(raw)
+      end
+
+      # Also reads engine documents kept in older results files.
+      def self.from_h(raw)
+        errors = raw["errors"].is_a?(Hash) ? raw["errors"] : {}
+        kinds = errors.except("total").transform_values(&:to_i)
+        completed = raw.dig("requests", "completed").to_i
+        duration = raw["duration_s"].to_f
+        good_section = raw["good"].is_a?(Hash) ? raw["good"] : nil
+        good = good_section ? good_section["completed"].to_i : [completed - kinds.values_at(*FAILED_CHECKS).sum(&:to_i), 0].max
+        all = Latency.from_engine(raw["latency_us"])
+        new(
+          schema: raw["schema"], model: raw["model"], duration_s: duration, sent: raw.dig("requests", "sent").to_i,
+          completed: completed, good: good, rps: raw["throughput_rps"].to_f,
+          good_rps: if good_section
+                      good_section["rps"].to_f
+                    else
+                      (completed.positive? ? raw["throughput_rps"].to_f * good / completed : 0.0)
+                    end,
+          errors: errors.fetch("total") { kinds.values.sum }.to_i, error_kinds: kinds.freeze,
+          # The first schema has no histogram of good responses alone: all
+          # responses stand in (they are the same when nothing failed).
+          latency: good_section ? Latency.from_engine(good_section["latency_us"]) : all, latency_all: all,
+          timeline: Array(raw["timeline"]).map { |p| TimelinePoint.from_engine(p) }.freeze,
+          late: raw.dig("open", "late"), dropped: raw.dig("open", "dropped"), resent: raw.dig("connections", "resent"),
+          status: (raw["status"] || {}).freeze, raw: raw
+        ).freeze
+      end
+
+      def open? = model == "open"
+
+      def bytes_received = raw.fetch("bytes_received", 0).to_i
+
+      # The timeline's slice in seconds (1 s unless the run asked for finer).
+      def interval_s = raw["timeline_ms"] ? raw["timeline_ms"].to_f / 1000 : 1.0
+
+      def warmup_s = raw["warmup_s"].to_f
+
+      # Connections asked of the engine (older documents lack the argv).
+      def connections_requested = raw.dig("connections", "requested").to_i
+
+      # Errors as a share of every request that ended (a response or an error).
+      def error_pct
+        ended = good + errors
+        ended.zero? ? 0.0 : (100.0 * errors / ended).round(3)
+      end
+
+      def nonzero_error_kinds = error_kinds.reject { |_, v| v.zero? }
+    end
+
+    MemorySample = Struct.new(:t, :procs, :pss_kb, :rss_kb, :uss_kb, :cpu_pct, keyword_init: true)
+
+    # The probes' view of a process tree during a measurement.
+    Memory = Struct.new(:pss_peak_kb, :pss_mean_kb, :rss_peak_kb, :uss_peak_kb, :cpu_pct, :procs_max, :procs_min,
+      :samples, keyword_init: true) do
+      def self.from_h(h)
+        return nil unless h.is_a?(Hash)
+        new(pss_peak_kb: h["pss_peak_kb"].to_i, pss_mean_kb: h["pss_mean_kb"].to_i, rss_peak_kb: h["rss_peak_kb"].to_i,
+          uss_peak_kb: h["uss_peak_kb"].to_i, cpu_pct: h["cpu_pct_mean"].to_f, procs_max: h["procs_max"], procs_min: h["procs_min"],
+          samples: Array(h["samples"]).map { |s| MemorySample.new(**s.transform_keys(&:to_sym).slice(*MemorySample.members)).freeze }.freeze).freeze
+      end
+
+      def to_record
+        {"pss_peak_kb" => pss_peak_kb, "pss_mean_kb" => pss_mean_kb, "rss_peak_kb" => rss_peak_kb, "uss_peak_kb" => uss_peak_kb,
+         "cpu_pct_mean" => cpu_pct, "procs_max" => procs_max, "procs_min" => procs_min,
+         "samples" => samples.map { |s| s.to_h.transform_keys(&:to_s) }}
+      end
+    end
+
+    # The figures every table shows, computed once when the measurement is
+    # made and written beside the engine's document, so a reader of
+    # results.json (or another tool) need not know the engine's schema.
+    Summary = Struct.new(:good_rps, :error_pct, :p50_us, :p99_us, :samples, :settled_s, :loader_cpu_pct, :flags,
+      keyword_init: true) do
+      def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil)
+        flags = []
+        flags << "errors" if load.error_pct > ERROR_LIMIT_PCT
+        flags << "loader-bound" if loader_cpu_pct && loader_cpu_pct > LOADER_BUSY_PCT
+        flags << "did-not-settle" unless settled
+        flags << "few-samples" unless load.latency.supported?(:p99)
+        new(good_rps: load.good_rps.round(2), error_pct: load.error_pct, p50_us: load.latency.p50, p99_us: load.latency.p99,
+          samples: load.latency.n, settled_s: settled_s, loader_cpu_pct: loader_cpu_pct, flags: flags.freeze).freeze
+      end
+
+      def self.from_h(h)
+        new(**h.transform_keys(&:to_sym).slice(*members)).tap { |s| s.flags = Array(s.flags).freeze }.freeze
+      end
+
+      def to_record = to_h.transform_keys(&:to_s)
+
+      def flagged?(flag) = flags.include?(flag)
+
+      # Too many errors to count as a served level, knee or pick.
+      def erroneous? = flagged?("errors")
+    end
+
+    MEASUREMENT_KEYS = %w[server workload scenario variant kind repeat engine_argv load probes front_probes loader summary extra].freeze
+
+    # One measurement: a server config under one workload and scenario
+    # variant. A scenario's own figures (a crash's recovery, a rate curve) are
+    # in `extra`, whose keys the scenario's file both writes and reads. A
+    # summary record (`kind` "summary") carries no load of its own.
+    Measurement = Struct.new(:server, :workload, :scenario, :variant, :kind, :repeat, :engine_argv, :load, :probes,
+      :front_probes, :loader, :summary, :extra, keyword_init: true) do
+      def self.from_h(h)
+        load = h["load"].is_a?(Hash) ? LoadFigures.from_h(h["load"]) : nil
+        # Older summary records kept their figures at the top level.
+        extra = (h["extra"].is_a?(Hash) ? h["extra"] : {}).merge(h.except(*MEASUREMENT_KEYS))
+        summary = if h["summary"].is_a?(Hash) then Summary.from_h(h["summary"])
+        elsif load then Summary.of(load)
+        end
+        new(server: h["server"], workload: h["workload"], scenario: h["scenario"], variant: h["variant"], kind: h["kind"],
+          repeat: h["repeat"], engine_argv: h["engine_argv"], load: load, probes: Memory.from_h(h["probes"]),
+          front_probes: Memory.from_h(h["front_probes"]), loader: Memory.from_h(h["loader"]), summary: summary,
+          extra: extra.freeze).freeze
+      end
+
+      def measured? = !load.nil?
+
+      def summary? = kind == "summary"
+
+      def label = variant ? "#{scenario} #{variant}" : scenario
+
+      def good_rps = summary&.good_rps.to_f
+
+      def flags = summary&.flags || []
+
+      # The engine's flag value from its argv (-c, -R, ...), as a number.
+      def argv_value(flag)
+        i = engine_argv&.index(flag)
+        i && Float(engine_argv[i + 1], exception: false)
+      end
+
+      def with(**changes) = self.class.new(**to_h, **changes).freeze
+
+      # What the results file holds: the engine's document as it printed it,
+      # the probes' samples, the summary, the scenario's extra.
+      def to_record
+        {"server" => server, "workload" => workload, "scenario" => scenario, "variant" => variant, "kind" => kind,
+         "repeat" => repeat, "engine_argv" => engine_argv, "load" => load&.raw, "probes" => probes&.to_record,
+         "front_probes" => front_probes&.to_record, "loader" => loader&.to_record, "summary" => summary&.to_record,
+         "extra" => extra.empty? ? nil : extra}.compact
+      end
+    end
+  end
+end

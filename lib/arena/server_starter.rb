@@ -1,0 +1,67 @@
+# frozen_string_literal: true
+
+require "fileutils"
+require "tmpdir"
+
+module Arena
+  # Brings server configs up for the Runner and owns what it brought up: the
+  # current server and the proxy in front, so one `stop` (or `cleanup` at the
+  # end of a run) takes everything down, whatever failed in between. After a
+  # crash or restart scenario `restart` replaces the server with the same
+  # config: on a fresh port when Arena picked the port and nothing is in
+  # front, else on the same address once the old listener is gone.
+  class ServerStarter
+    attr_reader :server, :front
+
+    def initialize(plan:)
+      @plan = plan
+    end
+
+    # Raises ServerRun::Failed (with the log tail) or Error (the proxy).
+    def start(adapter, dir)
+      @server = new_server(adapter, bind_for(dir), dir).start
+      @front = start_front(adapter, dir) if @plan.front
+      @server
+    end
+
+    def restart(old)
+      old.stop
+      bind = (@plan.front || @plan.port || @plan.bind == "unix") ? old.bind : Bind.tcp
+      @server = new_server(old.adapter, bind, old.dir).start
+    end
+
+    def stop
+      @front&.stop
+      @server&.stop
+      @front = @server = nil
+    end
+
+    def cleanup
+      stop
+      FileUtils.rm_rf(@socket_dir) if @socket_dir
+    end
+
+    private
+
+    def new_server(adapter, bind, dir)
+      ServerRun.new(adapter: adapter, app: @plan.app, bind: bind, dir: dir, machine: @plan.machine,
+        ready_timeout: @plan.ready_timeout, env: @plan.env || {})
+    end
+
+    def start_front(adapter, dir)
+      Proxy::Nginx.new(upstreams: adapter.upstreams(@server.bind), dir: File.join(dir, "nginx"), machine: @plan.machine).start
+    rescue Error => e
+      raise Error, "#{adapter.label}: nginx in front failed: #{e.message}"
+    end
+
+    # Unix socket paths are limited to 107 bytes, so sockets live in a short
+    # temporary directory of their own, removed at the end of the run.
+    def bind_for(dir)
+      if @plan.bind == "unix"
+        @socket_dir ||= Dir.mktmpdir("arena-")
+        return Bind.unix(File.join(@socket_dir, "#{File.basename(dir)[0, 2]}.sock"))
+      end
+      @plan.port ? Bind.tcp(port: @plan.port) : Bind.tcp
+    end
+  end
+end

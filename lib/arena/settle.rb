@@ -1,0 +1,76 @@
+# frozen_string_literal: true
+
+module Arena
+  # Before every measurement the server must be quiet, or the last
+  # measurement's queue leaks into this one: its process tree idle over one
+  # interval, and one probe of the workload answered within 3x its unloaded
+  # latency. Bounded; past the bound the measurement is marked as not settled.
+  class Settle
+    Outcome = Struct.new(:settled, :seconds, keyword_init: true)
+
+    # Unloaded latency of a workload: sequential probes on an idle server.
+    # With fewer than 100 probes the p99 is their maximum, and says so by n.
+    Baseline = Struct.new(:n, :p50_us, :p99_us, keyword_init: true) do
+      def to_h = super.transform_keys(&:to_s)
+    end
+
+    IDLE_CPU_PCT = 10.0
+    SLOWER_THAN_UNLOADED = 3.0
+
+    def initialize(pids:, probe:, workload:, headers: {}, limit: 30, interval: 0.2)
+      @pids = pids
+      @probe = probe
+      @workload = workload
+      @headers = headers
+      @limit = limit
+      @interval = interval
+    end
+
+    # Probes the idle server for up to `seconds` (at least 3, at most 200 probes).
+    def baseline(seconds: 2.0)
+      wait_idle(Clock.now + @limit)
+      times = []
+      deadline = Clock.now + seconds
+      times << probe_us while times.size < 200 && (times.size < 3 || Clock.now < deadline)
+      times.compact!
+      return nil if times.empty?
+      sorted = times.sort
+      Baseline.new(n: sorted.size, p50_us: sorted[sorted.size / 2], p99_us: sorted[((sorted.size - 1) * 0.99).floor]).freeze
+    end
+
+    def call(baseline)
+      started = Clock.now
+      deadline = started + @limit
+      loop do
+        idle = wait_idle(deadline)
+        took = idle && probe_us
+        return outcome(true, started) if took && (baseline.nil? || took <= SLOWER_THAN_UNLOADED * [baseline.p50_us, 1000].max)
+        return outcome(false, started) if Clock.now >= deadline
+      end
+    end
+
+    private
+
+    def outcome(settled, started) = Outcome.new(settled: settled, seconds: (Clock.now - started).round(3)).freeze
+
+    # True once the tree used under IDLE_CPU_PCT of a core over one interval.
+    def wait_idle(deadline)
+      loop do
+        before = ticks
+        sleep @interval
+        return true if 100.0 * (ticks - before) / Procfs::CLK_TCK / @interval < IDLE_CPU_PCT
+        return false if Clock.now >= deadline
+      end
+    end
+
+    def ticks = @pids.call.sum { |pid| Procfs.stat(pid)&.then { |s| s.utime + s.stime } || 0 }
+
+    def probe_us
+      t = Clock.now
+      @probe.request(@workload.method || "GET", @workload.path, body: @workload.body, headers: @headers)
+      ((Clock.now - t) * 1e6).round
+    rescue HttpProbe::Failure
+      nil
+    end
+  end
+end
