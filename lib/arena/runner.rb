@@ -20,12 +20,15 @@ module Arena
   class Runner
     attr_reader :failures
 
-    def initialize(plan:, reporter:, store:, engine: nil, starter: nil)
+    # verifier: (server bind, entry bind) -> Verify; scenarios: what names resolve to.
+    def initialize(plan:, reporter:, store:, engine: nil, starter: nil, verifier: nil, scenarios: Scenarios)
       @plan = plan
       @reporter = reporter
       @store = store
       @engine = engine || Load::Engine.new(dir: plan.out_dir, machine: plan.machine)
       @starter = starter || ServerStarter.new(plan: plan)
+      @verifier = verifier || ->(bind, entry) { Verify.new(bind: bind, probe: HttpProbe.new(entry, timeout: 10), headers: plan.headers || {}) }
+      @scenarios = scenarios
       @failures = []
     end
 
@@ -50,7 +53,7 @@ module Arena
 
     def planned_count
       per_server = @plan.servers.map do |adapter|
-        @plan.scenarios.sum { |name| Scenarios.fetch(name).new.planned(@plan.load, adapter) }
+        @plan.scenarios.sum { |name| @scenarios.fetch(name).new.planned(@plan.load, adapter) }
       end
       per_server.sum * @plan.workloads.size * @plan.repeat
     end
@@ -78,7 +81,7 @@ module Arena
 
     def verified(record, server)
       entry = @starter.front ? @starter.front.bind : server.bind
-      outcomes = Verify.new(bind: server.bind, probe: HttpProbe.new(entry, timeout: 10)).call(@plan.workloads)
+      outcomes = @verifier.call(server.bind, entry).call(@plan.workloads)
       record["verify"] = outcomes.map(&:to_h)
       record["topology"] = {"front" => @starter.front&.to_h}
       @plan.workloads.select { |wl| outcomes.find { |o| o.workload == wl.name }&.ok }
@@ -88,7 +91,7 @@ module Arena
 
     def run_workload(workload, dir, baselines)
       @plan.scenarios.each do |name|
-        scenario = Scenarios.fetch(name).new
+        scenario = @scenarios.fetch(name).new
         @plan.repeat.times do |i|
           ctx = Scenarios::Context.new(server: @starter.server, workload: workload, engine: @engine, load: @plan.load,
             dir: dir, machine: @plan.machine, starter: @starter, front: @starter.front, headers: @plan.headers || {},

@@ -13,9 +13,11 @@ module Arena
 
     # bind is the server's own (rules such as /ip depend on it); the probe may
     # go through a proxy in front of it.
-    def initialize(bind:, probe: HttpProbe.new(bind, timeout: 10))
+    # headers: the user's --header, sent with every request, these included.
+    def initialize(bind:, probe: HttpProbe.new(bind, timeout: 10), headers: {})
       @bind = bind
       @probe = probe
+      @headers = headers
     end
 
     def call(workloads)
@@ -23,7 +25,7 @@ module Arena
     end
 
     def check(workload)
-      response = @probe.request(workload.method, workload.path, body: workload.body)
+      response = @probe.request(workload.method, workload.path, body: workload.body, headers: @headers)
       problems = problems_of(workload, response)
       Outcome.new(workload: workload.name, ok: problems.empty?, problems: problems)
     rescue HttpProbe::Failure => e
