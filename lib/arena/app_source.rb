@@ -1,27 +1,76 @@
 # frozen_string_literal: true
 
+require_relative "bundle/overlay"
+
 module Arena
   # The Rack app under test: the built-in arena app running in Arena's own
-  # bundle, or a user's config.ru running inside that app's bundle.
+  # bundle, or a user's app (a directory or its config.ru) running inside
+  # that app's bundle, or inside Arena's overlay of it (bundle/overlay.rb),
+  # which adds the server gems the app does not bundle.
+  #
+  #   gemfile      the Gemfile the servers run under (BUNDLE_GEMFILE): the
+  #                app's own, or the overlay's
+  #   app_gemfile  the app's own Gemfile, only ever read
+  #   origin       :builtin, :flag (--app) or :cwd (found in the working directory)
+  #   env          what every server gets in its environment, over Arena's defaults
   ROOT = File.expand_path("../..", __dir__)
 
-  AppSource = Struct.new(:rackup, :gemfile, :dir, :builtin, keyword_init: true) do
+  # A production app as it is deployed: Rails and Rack read these.
+  APP_ENV = {"RACK_ENV" => "production", "RAILS_ENV" => "production"}.freeze
+
+  AppSource = Struct.new(:rackup, :gemfile, :app_gemfile, :dir, :builtin, :origin, :overlay, :env, keyword_init: true) do
     def self.builtin
-      new(rackup: File.join(ROOT, "lib/arena/app/arena.ru"), gemfile: File.join(ROOT, "Gemfile"),
-        dir: ROOT, builtin: true).freeze
+      gemfile = File.join(ROOT, "Gemfile")
+      new(rackup: File.join(ROOT, "lib/arena/app/arena.ru"), gemfile: gemfile, app_gemfile: gemfile,
+        dir: ROOT, builtin: true, origin: :builtin, env: APP_ENV).freeze
     end
 
-    def self.user(path)
-      rackup = File.expand_path(path)
-      raise UsageError, "no such rackup file: #{path}" unless File.file?(rackup)
+    # PATH is an app directory (with config.ru) or a rackup file.
+    def self.user(path, origin: :flag)
+      full = File.expand_path(path)
+      rackup = File.directory?(full) ? File.join(full, "config.ru") : full
+      if File.directory?(full) && !File.file?(rackup)
+        raise UsageError, "#{path}: no config.ru in this directory (--app takes an app directory or its config.ru)"
+      end
+      raise UsageError, "no such app or rackup file: #{path}" unless File.file?(rackup)
       dir = File.dirname(rackup)
       gemfile = File.join(dir, "Gemfile")
       raise UsageError, "#{path}: no Gemfile beside it (Arena runs the app inside its own bundle)" unless File.file?(gemfile)
-      new(rackup: rackup, gemfile: gemfile, dir: dir, builtin: false).freeze
+      new(rackup: rackup, gemfile: gemfile, app_gemfile: gemfile, dir: dir, builtin: false, origin: origin,
+        env: APP_ENV).freeze
+    end
+
+    # The app in `dir` when it looks like one (config.ru and Gemfile), else nil.
+    def self.in_directory(dir = Dir.pwd)
+      return nil unless File.file?(File.join(dir, "config.ru")) && File.file?(File.join(dir, "Gemfile"))
+      user(dir, origin: :cwd)
     end
 
     def lockfile = "#{gemfile}.lock"
 
-    def to_h = {rackup: rackup, gemfile: gemfile, builtin: builtin}
+    def app_lockfile = "#{app_gemfile}.lock"
+
+    # The same app, its servers run under the overlay's Gemfile when it added any.
+    def with_overlay(result)
+      self.class.new(**to_struct_h, overlay: result, gemfile: result.gemfile || app_gemfile).freeze
+    end
+
+    def with_env(extra)
+      self.class.new(**to_struct_h, env: env.merge(extra).freeze).freeze
+    end
+
+    # The line `arena run` starts with when it found the app in the working directory.
+    def announcement
+      "benchmarking the app in this directory (#{rackup}); --app chooses another" if origin == :cwd
+    end
+
+    def to_h
+      {rackup: rackup, gemfile: app_gemfile, builtin: builtin, env: env.keys.sort,
+       overlay: overlay&.to_h}.compact
+    end
+
+    private
+
+    def to_struct_h = members.to_h { |m| [m, self[m]] }
   end
 end

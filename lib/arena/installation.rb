@@ -12,15 +12,35 @@ module Arena
 
     # A gem counts as installed when the app's Gemfile.lock names it and its
     # files are on disk, whatever bundle Arena itself runs in.
+    # With an overlay (app.gemfile is Arena's, beside the app's) the source
+    # says which bundle brought the gem: the app's, or Arena's overlay.
     def self.gem(name, app)
-      return missing("#{app.gemfile}.lock missing: run bundle install for the app") unless File.file?(app.lockfile)
+      return missing("#{app.app_lockfile} missing: run bundle install for the app") unless File.file?(app.app_lockfile)
+      return missing("#{app.lockfile} missing") unless File.file?(app.lockfile)
       spec = lock_specs(app.lockfile).find { |s| s.name == name }
-      return missing("gem #{name} is not in #{File.basename(app.gemfile)}") unless spec
-      dir = Gem.path.map { |p| File.join(p, "gems", "#{name}-#{spec.version}") }.find { |d| File.directory?(d) }
-      dir ||= Gem.path.flat_map { |p| Dir.glob(File.join(p, "gems", "#{name}-#{spec.version}-*")) }.first
+      return missing(not_bundled(name, app)) unless spec
+      dir = gem_dir(name, spec.version)
       return missing("gem #{name} #{spec.version} is locked but not installed (bundle install)") unless dir
-      new(found: true, version: spec.version.to_s, source: "bundle", path: dir).freeze
+      source = lock_versions(app.app_lockfile).key?(name) ? "bundle" : "overlay"
+      new(found: true, version: spec.version.to_s, source: source, path: dir).freeze
     end
+
+    def self.not_bundled(name, app)
+      why = app.overlay&.entries&.find { |e| e.gems.include?(name) && !e.runnable? }&.describe
+      why ? "gem #{name}: #{why}" : "gem #{name} is not in #{File.basename(app.app_gemfile)}"
+    end
+
+    def self.gem_dir(name, version)
+      Gem.path.map { |p| File.join(p, "gems", "#{name}-#{version}") }.find { |d| File.directory?(d) } ||
+        Gem.path.flat_map { |p| Dir.glob(File.join(p, "gems", "#{name}-#{version}-*")) }.first
+    end
+
+    def self.installed_spec?(lockfile, name)
+      spec = lock_specs(lockfile).find { |s| s.name == name }
+      (spec && gem_dir(name, spec.version)) ? true : false
+    end
+
+    def self.lock_versions(lockfile) = lock_specs(lockfile).to_h { |s| [s.name, s.version.to_s] }
 
     def self.program(path, version_argv: nil, version_pattern: /(\d+\.\d+(?:\.\d+)*)/)
       return missing("#{path} not installed") unless File.executable?(path)
@@ -34,9 +54,12 @@ module Arena
       missing("#{path}: #{e.message}")
     end
 
+    # Cached by path and modification time: an overlay's lock is rewritten
+    # while it is built.
     def self.lock_specs(lockfile)
       @lock_specs ||= {}
-      @lock_specs[lockfile] ||= Bundler::LockfileParser.new(File.read(lockfile)).specs
+      key = [lockfile, File.mtime(lockfile).to_f, File.size(lockfile)]
+      @lock_specs[key] ||= Bundler::LockfileParser.new(File.read(lockfile)).specs
     end
   end
 end

@@ -1,0 +1,37 @@
+# frozen_string_literal: true
+
+module Arena
+  module Bundle
+    # Runs one `bundle` subcommand against a Gemfile, through ProcessGroup
+    # (own process group, TERM then KILL at the deadline), in an environment
+    # cleaned of Arena's own `bundle exec`: the overlay is resolved as if
+    # a person ran `BUNDLE_GEMFILE=... bundle lock` in a fresh shell.
+    class BundlerCommand
+      Outcome = Struct.new(:ok, :output, keyword_init: true)
+
+      CLEAN = %w[RUBYOPT RUBYLIB BUNDLE_BIN_PATH BUNDLER_SETUP BUNDLER_VERSION BUNDLE_FROZEN
+        BUNDLE_DEPLOYMENT BUNDLE_WITHOUT BUNDLE_ONLY BUNDLE_LOCKFILE].to_h { |name| [name, nil] }.freeze
+
+      def initialize(timeout: 300, env: {})
+        @timeout = timeout
+        @env = env
+      end
+
+      # argv: the subcommand and its flags, e.g. ["lock", "--local"].
+      def call(gemfile, argv, log_path:)
+        File.write(log_path, "")
+        group = ProcessGroup.new(["bundle", *argv], log_path: log_path, chdir: File.dirname(gemfile),
+          env: CLEAN.merge("BUNDLE_GEMFILE" => gemfile).merge(@env))
+        begin
+          group.start
+          status = group.wait(timeout: @timeout)
+        ensure
+          group.stop(grace: 2)
+        end
+        output = File.read(log_path)
+        return Outcome.new(ok: false, output: "bundle #{argv.first} took longer than #{@timeout}s") if status.nil?
+        Outcome.new(ok: status.respond_to?(:success?) && status.success?, output: output)
+      end
+    end
+  end
+end

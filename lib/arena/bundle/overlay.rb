@@ -1,0 +1,230 @@
+# frozen_string_literal: true
+
+require "bundler"
+require "digest"
+require "fileutils"
+require "json"
+require_relative "bundler_command"
+require_relative "reason"
+require_relative "result"
+
+module Arena
+  module Bundle
+    # A bundle of Arena's own beside the app's, for the server gems the app
+    # does not bundle. It lives in Arena's cache, keyed by the app's lock and
+    # the servers, and is a generated Gemfile that `eval_gemfile`s the app's
+    # and adds the missing gems (require: false, so Bundler.require in a Rails
+    # app does not load them). It is locked from a copy of the app's
+    # Gemfile.lock, so Bundler keeps the app's versions as a snapshot; every
+    # gem the app locked is then checked to keep its version, and a server
+    # that would move one is left out with the reason. The app's own files
+    # are only read.
+    #
+    # Gems are resolved from the installed ones first (`--local`): Arena's own
+    # bundle already installed the servers it knows, so this is quick and
+    # needs no network. Only what is not installed is asked of the registry.
+    class Overlay
+      FORMAT = 1
+      RECORD = "arena-overlay.json"
+      # A server that needs another gem beside its own to run the way its
+      # adapter starts it.
+      COMPANIONS = {"webrick" => %w[webrick rackup]}.freeze
+
+      def self.cache_root(env: ENV)
+        base = env["XDG_CACHE_HOME"].to_s.empty? ? File.join(Dir.home, ".cache") : env["XDG_CACHE_HOME"]
+        File.join(base, "arena", "bundles")
+      end
+
+      # The gems a server needs from a bundle; [] for a system program.
+      def self.gems_for(klass)
+        return klass.gems if klass.respond_to?(:gems)
+        return COMPANIONS.fetch(klass.key) if COMPANIONS.key?(klass.key)
+        (klass.method(:install).owner == Servers::Base.singleton_class) ? [klass.gem_name] : []
+      end
+
+      # Arena adds a server at least as new as the one its adapter is tested
+      # with (Arena's own lock), so an old release that happens to fit the
+      # app's lock is not picked silently.
+      def self.floors(lockfile = File.join(ROOT, "Gemfile.lock"))
+        return {} unless File.file?(lockfile)
+        Bundler::LockfileParser.new(File.read(lockfile)).specs.to_h do |spec|
+          [spec.name, ">= #{spec.version.segments.first(2).join(".")}"]
+        end
+      end
+
+      def initialize(app:, servers: Servers.all, cache_root: self.class.cache_root, bundler: BundlerCommand.new,
+        floors: self.class.floors)
+        @app = app
+        @servers = servers
+        @cache_root = cache_root
+        @bundler = bundler
+        @floors = floors
+      end
+
+      def call
+        started = Clock.now
+        @app_versions = Installation.lock_versions(@app.app_lockfile)
+        fixed, wanted = classify
+        return Result.new(dir: nil, gemfile: nil, entries: fixed, reused: false, seconds: 0.0).freeze if wanted.empty?
+        dir = File.join(@cache_root, digest(wanted))
+        FileUtils.mkdir_p(dir)
+        entries, reused = exclusively(dir) { cached(dir, wanted) || [build(dir, wanted), false] }
+        gemfile = (entries.any? { |e| e.state == :added }) ? File.join(dir, "Gemfile") : nil
+        Result.new(dir: dir, gemfile: gemfile, entries: (fixed + entries).sort_by(&:server).freeze, reused: reused,
+          seconds: (Clock.now - started).round(2)).freeze
+      end
+
+      private
+
+      # Servers already settled (in the app's bundle, or system programs),
+      # and {server key => gems missing from the app's bundle}.
+      def classify
+        fixed = []
+        wanted = {}
+        @mains = []
+        @servers.each do |klass|
+          gems = self.class.gems_for(klass)
+          if gems.empty?
+            fixed << Entry.new(server: klass.key, state: :system, gems: [], version: nil).freeze
+          elsif (gems - @app_versions.keys).empty?
+            fixed << Entry.new(server: klass.key, state: :app, gems: gems, version: @app_versions[gems.first]).freeze
+          else
+            wanted[klass.key] = gems.reject { |g| @app_versions.key?(g) }
+            @mains << gems.first
+          end
+        end
+        [fixed, wanted]
+      end
+
+      def digest(wanted)
+        lock = @app.app_lockfile
+        parts = [FORMAT, RUBY_VERSION, Bundler::VERSION, @app.app_gemfile, File.read(@app.app_gemfile), File.read(lock),
+          wanted.sort.map { |k, gems| [k, gems.map { |g| [g, @mains.include?(g) && @floors[g]] }] }]
+        Digest::SHA256.hexdigest(JSON.generate(parts))[0, 20]
+      end
+
+      def exclusively(dir)
+        File.open(File.join(dir, ".lock"), File::RDWR | File::CREAT, 0o644) do |lock|
+          lock.flock(File::LOCK_EX)
+          yield
+        end
+      end
+
+      # A finished overlay whose added gems are still installed. One with
+      # unfetched servers is tried again: the registry may answer now.
+      def cached(dir, wanted)
+        record = File.join(dir, RECORD)
+        return nil unless File.file?(record)
+        data = JSON.parse(File.read(record))
+        entries = data.fetch("servers").map { |h| Entry.from_h(h) }
+        return nil if entries.map(&:server).sort != wanted.keys.sort || entries.any? { |e| e.state == :unfetched }
+        return nil unless entries.select { |e| e.state == :added }.all? { |e| installed?(dir, e.gems) }
+        [entries, true]
+      rescue JSON::ParserError, KeyError, NoMethodError
+        nil
+      end
+
+      def installed?(dir, gems)
+        lock = File.join(dir, "Gemfile.lock")
+        File.file?(lock) && gems.all? { |g| Installation.installed_spec?(lock, g) }
+      end
+
+      def build(dir, wanted)
+        FileUtils.rm_f(File.join(dir, RECORD))
+        entries = resolve_all(dir, wanted) || wanted.map { |key, gems| resolve_one(dir, key, gems) }
+        entries = install(dir, entries)
+        File.write(File.join(dir, RECORD), JSON.pretty_generate("format" => FORMAT, "app_gemfile" => @app.app_gemfile,
+          "servers" => entries.map(&:to_h)))
+        entries
+      end
+
+      # Everything at once from installed gems: the usual case, one `bundle lock`.
+      def resolve_all(dir, wanted)
+        attempt = lock(File.join(dir, "all"), wanted, local: true)
+        return nil unless attempt[:ok] && attempt[:changed].empty?
+        wanted.map { |key, gems| added(key, gems, attempt[:specs], local: true) }
+      end
+
+      # One server alone: from installed gems, then from the registry.
+      def resolve_one(dir, key, gems)
+        local = lock(File.join(dir, "try", key), {key => gems}, local: true)
+        return added(key, gems, local[:specs], local: true) if local[:ok] && local[:changed].empty?
+        remote = lock(File.join(dir, "try", key), {key => gems}, local: false)
+        return added(key, gems, remote[:specs], local: false) if remote[:ok] && remote[:changed].empty?
+        if remote[:ok]
+          cannot(key, gems, Reason.from_lock(remote[:changed], remote[:specs], app_versions: @app_versions))
+        elsif Reason.network?(remote[:output])
+          local_why = local[:ok] ? nil : Reason.from_output(local[:output], app_versions: @app_versions)
+          Entry.new(server: key, state: :unfetched, gems: gems, why: ["no registry reachable", local_why].compact.join("; ")).freeze
+        else
+          cannot(key, gems, Reason.from_output(remote[:output], app_versions: @app_versions))
+        end
+      end
+
+      # The final overlay: the servers that resolved, locked together, then
+      # installed (from installed gems when none needs fetching).
+      def install(dir, entries)
+        ok = entries.select { |e| e.state == :added }
+        return entries if ok.empty?
+        local = ok.all? { |e| e.why.nil? }
+        wanted = ok.to_h { |e| [e.server, e.gems] }
+        # Each server at the version it resolved to alone, so the servers
+        # locked together are the ones that were tried.
+        final = lock(dir, wanted, local: local, exact: ok.to_h { |e| [e.gems.first, e.version] })
+        unless final[:ok] && final[:changed].empty?
+          why = final[:ok] ? Reason.from_lock(final[:changed], final[:specs], app_versions: @app_versions) : Reason.from_output(final[:output], app_versions: @app_versions)
+          return entries.map { |e| (e.state == :added) ? cannot(e.server, e.gems, "together with the other servers: #{why}") : e }
+        end
+        run = @bundler.call(File.join(dir, "Gemfile"), ["install", *(local ? ["--local"] : [])], log_path: File.join(dir, "install.log"))
+        return entries.map { |e| (e.state == :added) ? e.with(why: nil).freeze : e } if run.ok
+        state = Reason.network?(run.output) ? :unfetched : :cannot
+        why = (state == :unfetched) ? "no registry reachable" : "bundle install failed: #{Reason.first_line(run.output)}"
+        entries.map { |e| (e.state == :added && e.why) ? Entry.new(server: e.server, state: state, gems: e.gems, why: why).freeze : e.with(why: nil).freeze }
+      end
+
+      def added(key, gems, specs, local:)
+        main = specs.find { |s| s.name == gems.first } || specs.find { |s| gems.include?(s.name) }
+        # `why` marks, until installed, a server whose gems come from the registry.
+        Entry.new(server: key, state: :added, gems: gems, version: main&.version&.to_s, why: local ? nil : "fetched").freeze
+      end
+
+      def cannot(key, gems, why) = Entry.new(server: key, state: :cannot, gems: gems, why: why).freeze
+
+      # Writes Gemfile and a copy of the app's lock into dir, runs `bundle
+      # lock`, and compares the app's gems with what was locked.
+      def lock(dir, wanted, local:, exact: {})
+        FileUtils.mkdir_p(dir)
+        gemfile = File.join(dir, "Gemfile")
+        File.write(gemfile, gemfile_text(wanted, exact))
+        FileUtils.cp(@app.app_lockfile, "#{gemfile}.lock")
+        run = @bundler.call(gemfile, ["lock", *(local ? ["--local"] : [])], log_path: File.join(dir, local ? "lock-local.log" : "lock.log"))
+        return {ok: false, output: run.output, changed: {}, specs: []} unless run.ok
+        specs = Bundler::LockfileParser.new(File.read("#{gemfile}.lock")).specs
+        locked = specs.to_h { |s| [s.name, s.version.to_s] }
+        changed = @app_versions.reject { |name, version| locked[name] == version }.to_h { |name, v| [name, [v, locked[name]]] }
+        {ok: true, output: run.output, changed: changed, specs: specs}
+      end
+
+      def gemfile_text(wanted, exact = {})
+        lines = wanted.values.flatten.uniq.sort.map do |name|
+          floor = if exact[name]
+            "= #{exact[name]}"
+          else
+            (@mains.include?(name) ? @floors[name] : nil)
+          end
+          ["  gem #{name.inspect}", floor&.inspect, "require: false"].compact.join(", ")
+        end
+        <<~RUBY
+          # Generated by Arena: the app's own Gemfile, plus the servers it does not
+          # bundle. Arena never edits the app's files; remove this directory to
+          # have it built again.
+          eval_gemfile #{@app.app_gemfile.inspect}
+
+          group :arena_servers do
+          #{lines.join("\n")}
+          end
+        RUBY
+      end
+    end
+  end
+end

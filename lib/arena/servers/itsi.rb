@@ -1,0 +1,45 @@
+# frozen_string_literal: true
+
+module Arena
+  module Servers
+    # Itsi: a Rust (hyper/tokio) HTTP core calling the Rack app from Ruby
+    # threads (or a fiber scheduler), in one process or in forked workers.
+    # The gem is precompiled for x86_64-linux (itsi-server; Ruby >= 3.1).
+    #
+    # Without an Itsi.rb the flags are the whole config; with one in the
+    # app's directory Itsi reads it too, as the app's deployment would.
+    #
+    # Signals (ext/itsi_server/src/server/signal.rs): HUP reloads, which with
+    # workers boots a new worker and then retires an old one, one pair at a
+    # time (phased); USR1 restarts, re-executing the master on the sockets it
+    # holds (hot). A single process restarts in place for either.
+    class Itsi < Base
+      server "itsi", "Rust core, Ruby threads (or fibers), optional forked workers"
+
+      def self.gem_name = "itsi-server"
+
+      def self.settings
+        {"workers" => ->(m) { m.default_workers }, "threads" => 5, "fibers" => false}
+      end
+
+      def self.allowed = {"workers" => 1.., "threads" => 1..}
+
+      def command(app:, bind:, dir:)
+        listen = bind.tcp? ? "http://#{bind.host}:#{bind.port}" : "unix://#{bind.path}"
+        argv = bundle_exec("itsi", "serve", "--bind", listen, "--workers", workers.to_s,
+          "--threads", settings["threads"].to_s, "--rackup_file", app.rackup)
+        argv << "--fiber_scheduler" if settings["fibers"]
+        argv
+      end
+
+      def workers = settings["workers"]
+
+      def restart_mechanisms = (workers > 1) ? [:phased, :hot] : [:hot]
+
+      def restart(group, mechanism)
+        return :unsupported unless restart_mechanisms.include?(mechanism)
+        group.signal((mechanism == :phased) ? "HUP" : "USR1")
+      end
+    end
+  end
+end
