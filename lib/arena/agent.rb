@@ -174,7 +174,7 @@ module Arena
     # A loader: the engine starts, connects, and waits for go (LoaderJob).
     def op_load(r)
       name = "#{@count += 1}-load"
-      job = @jobs[name] = Remote::LoaderJob.new(argv: r.fetch("argv"), dir: @dir, name: name)
+      job = @jobs[name] = Remote::LoaderJob.new(argv: [Load::Engine.path, *r.fetch("args")], dir: @dir, name: name)
       job.start(ready_timeout: r.fetch("ready_timeout", 30).to_f) { |result| emit({event: "load_done", handle: name}.merge(result)) }
       {handle: name}
     end

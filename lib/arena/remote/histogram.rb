@@ -93,10 +93,12 @@ module Arena
       end
 
       # The engine's rule (histogram.c): the middle of the bucket holding the
-      # ceil(pct/100 * total)-th value, clamped to [min, max]; the last rank is max.
+      # rank-th value, rank = ceil(pct * 10^4 * total / 10^6) in integers,
+      # clamped to [min, max]; the last rank is max.
       def percentile(pct)
         return 0 if total.zero?
-        rank = [(([pct, 100].min / 100.0) * total).ceil, 1].max
+        ppm = (pct.to_f.clamp(0.0, 100.0) * 10_000.0).round
+        rank = [(ppm * total + 999_999) / 1_000_000, 1].max
         return max if rank >= total
         seen = 0
         counts.keys.sort.each do |i|
