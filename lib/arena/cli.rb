@@ -10,6 +10,7 @@ module Arena
     COMMANDS = {
       "run" => "Commands::Run", "servers" => "Commands::Servers", "check" => "Commands::Check",
       "presets" => "Commands::Presets", "report" => "Commands::Report", "compare" => "Commands::Compare",
+      "init" => "Commands::Init",
       "agent" => "Commands::Agent"
     }.freeze
 
@@ -21,6 +22,7 @@ module Arena
         report    render a run again: terminal table, DIR/report.md, DIR/report.html (arena report DIR)
         compare   what changed between two runs, with noise marked (arena compare A B)
         presets   the published comparisons `arena run --preset NAME` re-runs
+        init      write a commented arena.yml for the app here (`arena run` here then uses it)
         agent     the remote side of --server-host/--loader-hosts (started by Arena over SSH)
     TEXT
 
