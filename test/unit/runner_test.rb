@@ -1,0 +1,155 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+require "tmpdir"
+
+# The Runner's failure paths, with fakes standing in for the collaborators it
+# takes (starter, engine, verifier, scenarios). Real servers cover the happy
+# path in the integration tests; here each way a server can fail is forced
+# and the run must record it, go on to the next server, and write its results.
+class RunnerTest < Minitest::Test
+  Adapter = Struct.new(:label, :key, :settings, :workers, keyword_init: true) do
+    def self.install(_app) = Arena::Installation.new(found: true, version: "1.0", source: "bundle").freeze
+
+    def upstreams(bind) = [bind]
+  end
+
+  # A started server: only what the Runner and Context read.
+  FakeServer = Struct.new(:adapter, :bind, :dir, :argv, :boot_s, :group, keyword_init: true) do
+    def pids = []
+
+    def stop = nil
+  end
+
+  # Starts servers from a script: :ok, :boot_fails, or :restart_fails.
+  class FakeStarter
+    attr_reader :server, :front, :events
+
+    def initialize(script)
+      @script = script
+      @events = []
+    end
+
+    def start(adapter, dir)
+      @events << [:start, adapter.label]
+      raise Arena::ServerRun::Failed.new("#{adapter.label} exited during boot (exit status 1)", log_tail: ["boom"]) if @script[adapter.label] == :boot_fails
+      @server = FakeServer.new(adapter: adapter, bind: Arena::Bind.tcp(port: 1), dir: dir, argv: ["fake"], boot_s: 0.1)
+    end
+
+    def restart(old)
+      @events << [:restart, old.adapter.label]
+      raise Arena::ServerRun::Failed.new("#{old.adapter.label} not ready after 1s", log_tail: ["slow"]) if @script[old.adapter.label] == :restart_fails
+      @server = FakeServer.new(adapter: old.adapter, bind: old.bind, dir: old.dir, argv: ["fake"], boot_s: 0.1)
+    end
+
+    def stop
+      @events << [:stop]
+      @server = nil
+    end
+
+    def cleanup = @events << [:cleanup]
+  end
+
+  class Verifier
+    def initialize(ok) = @ok = ok
+
+    def call(workloads) = workloads.map { |w| Arena::Verify::Outcome.new(workload: w.name, ok: @ok, problems: @ok ? [] : ["status 301, expected 200"]) }
+  end
+
+  # A scenario whose behaviour the test chooses: measure (a made-up engine
+  # document), raise an engine failure, or be interrupted.
+  def self.scenario(key, disruptive: false, &block)
+    Class.new(Arena::Scenarios::Base) do
+      define_singleton_method(:key) { key }
+      define_method(:disruptive?) { disruptive }
+      define_method(:planned) { |*| 1 }
+      define_method(:call, &block)
+    end
+  end
+
+  def self.measurement(ctx, key)
+    load = Arena::Results::LoadFigures.from_engine({"schema" => "arena-load/1", "duration_s" => 1.0, "throughput_rps" => 100.0,
+      "requests" => {"sent" => 100, "completed" => 100}, "errors" => {"total" => 0}, "latency_us" => {"count" => 100, "p50" => 900, "p99" => 2000}})
+    Arena::Results::Measurement.new(server: ctx.adapter.label, workload: ctx.workload.name, scenario: key, load: load,
+      summary: Arena::Results::Summary.of(load), extra: {}).freeze
+  end
+
+  SCENARIOS = {
+    "measures" => scenario("measures") { |ctx| [RunnerTest.measurement(ctx, "measures")] },
+    "disrupts" => scenario("disrupts", disruptive: true) { |ctx| [RunnerTest.measurement(ctx, "disrupts")] },
+    "engine-fails" => scenario("engine-fails") { |_| raise Arena::Load::Engine::Failed, "load engine: no output (exit 1)" },
+    "interrupted" => scenario("interrupted") { |_| raise Interrupt }
+  }.freeze
+
+  class Recorder
+    attr_reader :events
+
+    def initialize = @events = []
+
+    %i[planned server_started server_failed measured].each do |event|
+      define_method(event) { |*args| @events << [event, *args] }
+    end
+
+    def finished(document, interrupted:) = @events << [:finished, document, interrupted]
+  end
+
+  def setup
+    @dir = Dir.mktmpdir("runner-test")
+  end
+
+  def teardown = FileUtils.rm_rf(@dir)
+
+  def run_with(labels, scenarios:, script: {}, verified: true)
+    servers = labels.map { |l| Adapter.new(label: l, key: l, settings: {}, workers: 1) }
+    load = Arena::LoadOptions.new(**Arena::Load.defaults.merge(settle_timeout: 1.0))
+    plan = Arena::Plan.new(app: Arena::AppSource.builtin, servers: servers, workloads: [Arena::Workloads.builtin.fetch("server")],
+      scenarios: scenarios, load: load, out_dir: @dir, repeat: 1, machine: Arena::Machine.current, headers: {}, env: {})
+    @store = Arena::Results::Store.new(path: File.join(@dir, "results.json"), environment: {}, plan: {})
+    @reporter = Recorder.new
+    @starter = FakeStarter.new(script)
+    verifier = ->(_bind, _entry) { Verifier.new(verified) }
+    Arena::Runner.new(plan: plan, reporter: @reporter, store: @store, engine: Object.new, starter: @starter,
+      verifier: verifier, scenarios: SCENARIOS).call
+  end
+
+  def servers = @store.view.servers.to_h { |s| [s.label, s] }
+
+  def test_a_boot_failure_is_recorded_with_its_log_tail_and_the_next_server_runs
+    runner = run_with(%w[a b], scenarios: ["measures"], script: {"a" => :boot_fails})
+    assert_equal ["a exited during boot (exit status 1)"], runner.failures
+    assert_equal ["boom"], servers["a"].log_tail
+    assert servers["a"].failed?
+    assert_equal ["b"], @store.view.measurements.map(&:server)
+    assert_equal [:finished, false], @reporter.events.last.values_at(0, 2)
+  end
+
+  def test_a_verification_failure_is_one_line_and_nothing_is_loaded
+    runner = run_with(%w[a], scenarios: ["measures"], verified: false)
+    assert_equal ["a: failed verification (status 301, expected 200)"], runner.failures
+    assert_empty @store.view.measurements
+  end
+
+  def test_a_fresh_start_that_fails_after_a_disruptive_scenario_keeps_what_was_measured
+    runner = run_with(%w[a b], scenarios: %w[disrupts measures], script: {"a" => :restart_fails})
+    assert_equal ["a not ready after 1s"], runner.failures
+    assert_equal %w[a:disrupts b:disrupts b:measures], @store.view.measurements.map { |m| "#{m.server}:#{m.scenario}" }
+    assert servers["a"].failed?, "the later record (failed after start) wins"
+    refute servers["b"].failed?
+  end
+
+  def test_an_engine_failure_mid_run_is_the_servers_failure_and_the_run_goes_on
+    runner = run_with(%w[a b], scenarios: ["engine-fails"])
+    assert_equal ["load engine: no output (exit 1)"] * 2, runner.failures
+    assert @store.document["complete"], "reports and results are still written"
+    assert_equal 2, @reporter.events.count { |e| e.first == :server_failed }
+  end
+
+  def test_an_interrupt_keeps_results_cleans_up_and_is_raised
+    assert_raises(Interrupt) { run_with(%w[a b], scenarios: ["interrupted"]) }
+    assert @store.document["interrupted"]
+    assert_equal [:finished, true], @reporter.events.last.values_at(0, 2)
+    assert_equal [:cleanup], @starter.events.last
+    refute @starter.events.include?([:start, "b"]), "nothing starts after Ctrl-C"
+  end
+end
