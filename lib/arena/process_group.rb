@@ -17,9 +17,10 @@ module Arena
       @status = nil
     end
 
-    def start(out: nil)
+    # input: what the program reads (an agent's or a waiting engine's pipe).
+    def start(out: nil, input: File::NULL)
       @log = File.open(@log_path, "a")
-      @pid = Process.spawn(@env, *@argv, pgroup: true, chdir: @chdir, in: File::NULL,
+      @pid = Process.spawn(@env, *@argv, pgroup: true, chdir: @chdir, in: input,
         out: out || @log, err: @log, close_others: true)
       self
     rescue SystemCallError => e
