@@ -73,7 +73,9 @@ module Arena
     def failed? = failures.any?
 
     # Pairs judged against the default band because a side has too few repeats.
-    def unmeasured = checks.reject(&:measured).map(&:pair).uniq
+    def unmeasured = checks.reject { |c| c.measured || c.verdict == :missing }.map(&:pair).uniq
+
+    def missing? = checks.any? { |c| c.verdict == :missing }
 
     def self.pct(fraction) = "#{format("%.1f", 100 * fraction.abs)}%"
 

@@ -48,7 +48,7 @@ class CompareTest < Minitest::Test
 
   def one_run(rps, p99, pss)
     {"measurements" => [{"server" => "puma", "workload" => "server", "scenario" => "steady", "variant" => "keep-alive",
-                         "load" => {"throughput_rps" => rps, "latency_us" => {"p99" => p99}}, "probes" => {"pss_peak_kb" => pss}}]}
+                         "load" => {"throughput_rps" => rps, "duration_s" => 1.0, "requests" => {"completed" => rps}, "latency_us" => {"count" => rps, "p99" => p99}}, "probes" => {"pss_peak_kb" => pss}}]}
   end
 
   def test_without_repeats_the_default_band_is_used_and_said

@@ -39,8 +39,9 @@ class GateTest < Minitest::Test
     assert_equal 1, status, out
     label = "puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false"
     assert_includes out, "  FAIL #{label} sleep steady keep-alive: good_rps 16.0 -> 8.0 (-50.0%; threshold -5.0%, spread ±0.0%)\n"
-    assert_includes out, "  FAIL #{label} sleep steady keep-alive: p99 1.00s -> 2.00s (+99.5%; threshold +10.0%, spread ±0.2%)\n"
-    assert_includes out, "gate: failed: 2 changes beyond threshold and spread\n"
+    # p99 of /sleep doubled too, but from 48 responses per run: too few for a p99, so not gated on.
+    refute_match(/FAIL .* p99/, out)
+    assert_includes out, "gate: failed: 1 change beyond threshold and spread\n"
   end
 
   def test_the_same_change_inside_the_spread_exits_0
@@ -64,20 +65,22 @@ class GateTest < Minitest::Test
     expected = <<~MD
       ### Arena benchmark gate: failed
 
-      2 changes are beyond both their thresholds and the run-to-run spread.
+      1 change is beyond both its threshold and the run-to-run spread.
 
       | verdict | server | workload | scenario | metric | base | head | change | threshold | spread | runs |
       |---|---|---|---|---|---|---|---|---|---|---|
       | **fail** | puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false | sleep | steady keep-alive | good_rps | 16.0 | 8.0 | -50.0% | -5.0% | ±0.0% | 3/3 |
-      | **fail** | puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false | sleep | steady keep-alive | p99 | 1.00s | 2.00s | +99.5% | +10.0% | ±0.2% | 3/3 |
       | ok | puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false | sleep | steady keep-alive | pss | 22.3 MiB | 21.8 MiB | -2.0% | +10.0% | ±4.2% | 3/3 |
       | ok | puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false | server | steady keep-alive | good_rps | 5,794 | 5,944 | +2.6% | -5.0% | ±26.2% | 3/3 |
       | ok | puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false | server | steady keep-alive | p99 | 11.2ms | 8.1ms | -27.5% | +10.0% | ±19.8% | 3/3 |
       | ok | puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false | server | steady keep-alive | pss | 33.6 MiB | 31.8 MiB | -5.2% | +10.0% | ±5.5% | 3/3 |
+      | n/a | puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false | sleep | steady keep-alive | p99 | - | - | - | +10.0% | - | 0/0 |
 
       Base: `base`; head: `head`. Thresholds: `good_rps:-5.0%`, `p99:+10.0%`, `pss:+10.0%`.
 
       A change fails only when it is beyond its threshold in the bad direction and beyond the spread: the min-max range of the repeats relative to their median, the larger of the two runs, measured when both sides ran with `--repeat 3` or more.
+
+      n/a: the figure is missing on a side, or its responses are too few for the percentile (p99 needs 100).
     MD
     assert_equal expected, Arena::Gate::Markdown.new(gate("gate-puma-threads-16", "gate-puma-threads-8", SPEC), base: "base", head: "head").render
   end

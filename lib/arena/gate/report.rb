@@ -62,6 +62,9 @@ module Arena
         out << "A change fails only when it is beyond its threshold in the bad direction and beyond the spread: " \
           "the min-max range of the repeats relative to their median, the larger of the two runs, " \
           "measured when both sides ran with `--repeat #{MIN_REPEATS}` or more.\n"
+        if @gate.missing?
+          out << "\nn/a: the figure is missing on a side, or its responses are too few for the percentile (p99 needs 100).\n"
+        end
         if @gate.unmeasured.any?
           out << "\n> Fewer than #{MIN_REPEATS} repeats on a side for #{@gate.unmeasured.size} of #{@gate.compare.pairs.size} rows " \
             "(marked \\*): judged against the default band ±#{Gate.pct(@gate.default_band)} instead of a measured spread.\n"
@@ -73,7 +76,7 @@ module Arena
 
       def line(c)
         change = c.delta ? Gate.signed(c.delta) : "-"
-        spread = "±#{Gate.pct(c.band)}#{"\\*" unless c.measured}"
+        spread = c.delta ? "±#{Gate.pct(c.band)}#{"\\*" unless c.measured}" : "-"
         cells = [WORDS.fetch(c.verdict), escape(c.pair.label), escape(c.pair.workload),
           escape([c.pair.scenario, c.pair.variant].compact.join(" ")), c.threshold.metric,
           Report::Compare.format(c.threshold.metric, c.a), Report::Compare.format(c.threshold.metric, c.b),

@@ -17,30 +17,25 @@ module Arena
     class Compare
       DEFAULT_NOISE = 0.05
 
-      # Every figure a comparison or a gate reads from a measurement, in one
-      # place. `good_rps` falls back to all completed responses per second for
-      # results written before goodput was recorded.
+      # Every figure a comparison or a gate reads from a measurement
+      # (Results::Measurement), in one place. A percentile is read only where
+      # the measurement has enough samples for it (p99 needs 100).
       READERS = {
-        "good_rps" => ->(m) { (m.dig("summary", "good_rps") || m.dig("load", "good", "rps") || m.dig("load", "throughput_rps"))&.to_f },
-        "rps" => ->(m) { m.dig("load", "throughput_rps")&.to_f },
-        "p50" => ->(m) { latency(m, "p50") },
-        "p90" => ->(m) { latency(m, "p90") },
-        "p99" => ->(m) { latency(m, "p99") },
-        "p999" => ->(m) { latency(m, "p999") },
-        "pss" => ->(m) { m.dig("probes", "pss_peak_kb")&.to_f },
-        "rss" => ->(m) { m.dig("probes", "rss_peak_kb")&.to_f },
-        "errors" => ->(m) { m.dig("load", "errors", "total")&.to_f }
+        "good_rps" => ->(m) { m.good_rps },
+        "rps" => ->(m) { m.load.rps },
+        "p50" => ->(m) { m.load.latency.at(:p50)&.to_f },
+        "p90" => ->(m) { m.load.latency.at(:p90)&.to_f },
+        "p99" => ->(m) { m.load.latency.at(:p99)&.to_f },
+        "p999" => ->(m) { m.load.latency.at(:p999)&.to_f },
+        "pss" => ->(m) { m.probes&.pss_peak_kb&.then { |kb| kb.positive? ? kb.to_f : nil } },
+        "rss" => ->(m) { m.probes&.rss_peak_kb&.then { |kb| kb.positive? ? kb.to_f : nil } },
+        "errors" => ->(m) { m.load.errors.to_f }
       }.freeze
       TABLE = {"req/s" => "good_rps", "p99" => "p99", "PSS" => "pss"}.freeze
       FORMATS = {
         "good_rps" => ->(v) { Format.rps(v) }, "rps" => ->(v) { Format.rps(v) }, "pss" => ->(v) { Format.memory_kb(v) },
         "rss" => ->(v) { Format.memory_kb(v) }, "errors" => ->(v) { v.round.to_s }
       }.freeze
-
-      # Latency of good responses where the run recorded them apart.
-      def self.latency(m, name)
-        (m.dig("load", "good", "latency_us", name) || m.dig("load", "latency_us", name))&.to_f
-      end
 
       # The min-max range of repeated values relative to their median.
       def self.spread(values)
@@ -101,9 +96,10 @@ module Arena
 
       private
 
+      # A results document as parsed JSON (Source#document) or as values (Source#view).
       def groups(document)
-        document.fetch("measurements", []).select { |m| m["load"].is_a?(Hash) }
-          .group_by { |m| m.values_at("server", "workload", "scenario", "variant") }
+        list = document.is_a?(Hash) ? document.fetch("measurements", []).map { |h| Results::Measurement.from_h(h) } : document.measurements
+        list.select(&:measured?).reject(&:summary?).group_by { |m| [m.server, m.workload, m.scenario, m.variant] }
       end
 
       # Same label on both sides first; then, per server name × workload ×
