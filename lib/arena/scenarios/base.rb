@@ -99,7 +99,8 @@ module Arena
 
       def measure(ctx, settings, variant: nil, interval: 0.2)
         settled = ctx.settle.call(ctx.baseline)
-        sampler = Probes::Sampler.new(pids: -> { ctx.server.pids }, interval: interval).start
+        # A server on another host is sampled there (Remote::Server#sampler).
+        sampler = (ctx.server.respond_to?(:sampler) ? ctx.server.sampler(interval: interval) : Probes::Sampler.new(pids: -> { ctx.server.pids }, interval: interval)).start
         front = ctx.front && Probes::Sampler.new(pids: -> { ctx.front.pids }, interval: interval).start
         run = ctx.engine.start(ctx.target, settings)
         loader = Probes::Sampler.new(pids: -> { run.pids }, interval: interval).start
