@@ -127,7 +127,11 @@ int main(int argc, char **argv)
     run.t_count = run.t0 + (uint64_t)(o.warmup_s * 1e9);
     run.t_end = o.duration_s > 0 ? run.t_count + (uint64_t)(o.duration_s * 1e9) : 0;
     atomic_init(&run.stop, 0);
+    atomic_init(&run.stop_ns, 0);
     atomic_init(&run.running, o.threads);
+    timeline_t timeline;
+    if (timeline_init(&timeline, o.timeline_ms * 1000000ull, o.threads, o.histograms) < 0) die(1, "out of memory");
+    run.tl = &timeline;
 
     worker_t *workers = calloc((size_t)o.threads, sizeof *workers);
     if (!workers) die(1, "out of memory");
@@ -158,7 +162,10 @@ int main(int argc, char **argv)
         int sig = sigtimedwait(&sigs, NULL, &tick);
         if (sig == SIGINT || sig == SIGTERM) {
             int s = atomic_load(&run.stop);
-            if (s == 0) stopped_at = now_ns();
+            if (s == 0) {
+                stopped_at = now_ns();
+                atomic_store(&run.stop_ns, stopped_at);
+            }
             /* A second signal abandons the wait for responses in flight. */
             atomic_store(&run.stop, s < 2 ? s + 1 : 2);
         }
@@ -172,19 +179,35 @@ int main(int argc, char **argv)
     if (stats_init(&total) < 0) die(1, "out of memory");
     uint64_t finish = 0;
     for (int i = 0; i < o.threads; i++) {
-        if (stats_merge(&total, &workers[i].stats) < 0) die(1, "out of memory");
+        stats_merge(&total, &workers[i].stats);
         if (workers[i].finish_ns > finish) finish = workers[i].finish_ns;
     }
     if (stopped_at && stopped_at < finish) finish = stopped_at;
     if (run.t_end && finish > run.t_end) finish = run.t_end;
     double duration = finish > run.t_count ? (double)(finish - run.t_count) / 1e9 : 0;
 
-    report_t r = {.o = &o, .target = &target, .threads = o.threads, .duration_s = duration, .st = &total};
+    timeline_finish(&timeline);
+    /* Peak RSS from VmHWM: getrusage's ru_maxrss survives exec, so it would
+     * report the parent's size when that was larger. */
+    long hwm_kb = 0;
+    FILE *status = fopen("/proc/self/status", "r");
+    if (status) {
+        char line[256];
+        while (fgets(line, sizeof line, status))
+            if (sscanf(line, "VmHWM: %ld kB", &hwm_kb) == 1) break;
+        fclose(status);
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    report_t r = {.o = &o, .target = &target, .threads = o.threads, .duration_s = duration, .st = &total,
+                  .tl = &timeline, .cpu_user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+                  .cpu_sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, .max_rss_kb = hwm_kb};
     if (o.json) report_json(stdout, &r);
     else report_human(stdout, &r);
     fflush(stdout);
 
     stats_free(&total);
+    timeline_free(&timeline);
     for (int i = 0; i < o.threads; i++) stats_free(&workers[i].stats);
     free(workers);
     requests_free(&reqs);

@@ -267,7 +267,8 @@ int hcodec_read_json(const char *text, size_t len, hist_t *h, char *err, size_t 
         total += k;
     }
     if (total != count) BAD("counts add up to %llu, not count %llu", (unsigned long long)total, (unsigned long long)count);
-    if (count && (min > max || max > highest)) BAD("histogram min/max inconsistent");
+    /* max may exceed highest: values beyond it go in the last bucket, max stays exact (engine helper) */
+    if (count && min > max) BAD("histogram min/max inconsistent");
     h->total = count;
     h->min = count ? min : UINT64_MAX;
     h->max = max;

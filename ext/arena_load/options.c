@@ -38,6 +38,7 @@ void options_usage(void)
         "Output:\n"
         "      --json             one JSON document (default when stdout is not a terminal)\n"
         "      --human            a human summary (default on a terminal)\n"
+        "      --timeline-ms N    timeline interval in milliseconds (default 1000)\n"
         "      --allow-remote     allow addresses outside 127.0.0.0/8 and ::1\n"
         "      --histograms       add the encoded latency histograms (whole run, per second)\n"
         "      --wait-go          print 'ready' on stderr, start on a line 'go' on stdin\n"
@@ -120,7 +121,7 @@ static const struct {
     {'c', "connections"}, {'t', "threads"}, {'d', "duration"}, {'n', "requests"},
     {'r', "repetitions"}, {'w', "warmup"}, {'R', "rate"}, {'p', "pipeline"},
     {'H', "header"}, {'m', "method"}, {0, "cpus"}, {0, "body"}, {0, "mix"},
-    {0, "timeout"}, {0, "connect-timeout"}, {0, "expect-status"}, {0, "expect-body"},
+    {0, "timeout"}, {0, "connect-timeout"}, {0, "expect-status"}, {0, "expect-body"}, {0, "timeline-ms"},
 };
 
 static int valid_token(const char *s)
@@ -186,6 +187,9 @@ static int apply(options_t *o, const char *name, const char *v, char *err, size_
             if (parse_uint(v, 999, &u) || u < 100) BAD("bad expected status '%s'", v);
             o->expect_status = (int)u;
         }
+    } else if (!strcmp(name, "timeline-ms")) {
+        if (parse_uint(v, 3600000, &u) || u == 0) BAD("bad timeline interval '%s' (milliseconds, 1..3600000)", v);
+        o->timeline_ms = u;
     } else if (!strcmp(name, "expect-body")) {
         if (!*v) BAD("empty --expect-body");
         o->expect_body = v;
@@ -206,6 +210,7 @@ int options_parse(options_t *o, int argc, char **argv, char *err, size_t errlen)
     o->timeout_s = 5;
     o->connect_timeout_s = 2;
     o->json = -1;
+    o->timeline_ms = 1000;
     o->expect_status = EXPECT_2XX_3XX;
 
     int only_positional = 0;

@@ -32,6 +32,7 @@ typedef struct {
     double timeout_s;
     double connect_timeout_s;
     int json;                /* 1 json, 0 human, -1 decide by isatty */
+    uint64_t timeline_ms;    /* --timeline-ms: length of a timeline interval */
     int allow_remote;
     int histograms;          /* --histograms: encoded histograms in the JSON (hcodec.h) */
     int wait_go;             /* --wait-go: start on a 'go' line on stdin */

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#define SCHEMA "arena-load/1"
+#define SCHEMA "arena-load/2"
 
 static void json_string(FILE *out, const char *s)
 {
@@ -25,12 +25,25 @@ static uint64_t error_total(const uint64_t *errors)
     return t;
 }
 
+/* Every interval of the duration, even those in which nothing happened. */
 static size_t timeline_length(const report_t *r)
 {
-    size_t n = r->st->nseconds;
-    size_t d = (size_t)ceil(r->duration_s - 1e-9);
-    if (d > MAX_SECONDS) d = MAX_SECONDS;
+    size_t n = r->tl->n;
+    size_t d = (size_t)ceil(r->duration_s * 1000.0 / (double)r->o->timeline_ms - 1e-9);
+    if (d > TL_MAX_ENTRIES) d = TL_MAX_ENTRIES;
     return n > d ? n : d;
+}
+
+static void latency_json(FILE *out, const hist_t *h)
+{
+    fprintf(out,
+            "{\"count\":%llu,\"min\":%llu,\"mean\":%.1f,\"stdev\":%.1f,\"max\":%llu,"
+            "\"p50\":%llu,\"p75\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,\"p9999\":%llu}",
+            (unsigned long long)h->total, (unsigned long long)(h->total ? h->min : 0), hist_mean(h), hist_stdev(h),
+            (unsigned long long)h->max, (unsigned long long)hist_percentile(h, 50),
+            (unsigned long long)hist_percentile(h, 75), (unsigned long long)hist_percentile(h, 90),
+            (unsigned long long)hist_percentile(h, 99), (unsigned long long)hist_percentile(h, 99.9),
+            (unsigned long long)hist_percentile(h, 99.99));
 }
 
 void report_json(FILE *out, const report_t *r)
@@ -63,14 +76,8 @@ void report_json(FILE *out, const report_t *r)
     fprintf(out, "\"total\":%llu}", (unsigned long long)error_total(st->errors));
 
     const hist_t *h = &st->lat;
-    fprintf(out,
-            ",\"latency_us\":{\"count\":%llu,\"min\":%llu,\"mean\":%.1f,\"stdev\":%.1f,\"max\":%llu,"
-            "\"p50\":%llu,\"p75\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,\"p9999\":%llu}",
-            (unsigned long long)h->total, (unsigned long long)(h->total ? h->min : 0), hist_mean(h), hist_stdev(h),
-            (unsigned long long)h->max, (unsigned long long)hist_percentile(h, 50),
-            (unsigned long long)hist_percentile(h, 75), (unsigned long long)hist_percentile(h, 90),
-            (unsigned long long)hist_percentile(h, 99), (unsigned long long)hist_percentile(h, 99.9),
-            (unsigned long long)hist_percentile(h, 99.99));
+    fputs(",\"latency_us\":", out);
+    latency_json(out, h);
     if (o->histograms) {
         fputs(",\"latency_histogram\":", out);
         hcodec_write_json(out, h);
@@ -82,17 +89,28 @@ void report_json(FILE *out, const report_t *r)
     else
         fputs(",\"open\":null", out);
 
-    fputs(",\"timeline\":[", out);
+    /* Goodput: responses with the expected status and body. */
+    fprintf(out, ",\"good\":{\"completed\":%llu,\"rps\":%.2f,\"latency_us\":", (unsigned long long)st->good,
+            r->duration_s > 0 ? (double)st->good / r->duration_s : 0);
+    latency_json(out, &st->good_lat);
+    fputc('}', out);
+    fprintf(out, ",\"engine\":{\"cpu_user_s\":%.3f,\"cpu_sys_s\":%.3f,\"max_rss_kb\":%ld}", r->cpu_user_s,
+            r->cpu_sys_s, r->max_rss_kb);
+
+    fprintf(out, ",\"timeline_ms\":%llu,\"timeline\":[", (unsigned long long)o->timeline_ms);
     size_t n = timeline_length(r);
+    hist_t scratch = {0};
+    if (o->histograms) hist_init(&scratch, TL_SUB_BITS, LAT_HIGHEST_US);
     for (size_t i = 0; i < n; i++) {
-        const second_t *s = i < st->nseconds ? &st->seconds[i] : NULL;
+        const tl_entry_t *s = i < r->tl->n ? &r->tl->entries[i] : NULL;
         uint64_t completed = s ? s->completed : 0;
         uint64_t errors = s ? error_total(s->errors) : 0;
-        uint64_t p50 = s && s->lat.counts ? hist_percentile(&s->lat, 50) : 0;
-        uint64_t p99 = s && s->lat.counts ? hist_percentile(&s->lat, 99) : 0;
-        fprintf(out, "%s{\"t\":%zu,\"completed\":%llu,\"errors\":%llu,\"p50_us\":%llu,\"p99_us\":%llu,\"error_kinds\":{",
-                i ? "," : "", i, (unsigned long long)completed, (unsigned long long)errors, (unsigned long long)p50,
-                (unsigned long long)p99);
+        fprintf(out,
+                "%s{\"t\":%zu,\"start_ms\":%llu,\"completed\":%llu,\"good\":%llu,\"errors\":%llu,\"p50_us\":%llu,"
+                "\"p99_us\":%llu,\"error_kinds\":{",
+                i ? "," : "", i, (unsigned long long)(i * o->timeline_ms), (unsigned long long)completed,
+                (unsigned long long)(s ? s->good : 0), (unsigned long long)errors,
+                (unsigned long long)(s ? s->p50_us : 0), (unsigned long long)(s ? s->p99_us : 0));
         int f = 1;
         for (int k = 0; s && k < ERR_KINDS; k++) {
             if (!s->errors[k]) continue;
@@ -102,11 +120,16 @@ void report_json(FILE *out, const report_t *r)
         fputc('}', out);
         if (o->histograms) {
             fputs(",\"histogram\":", out);
-            if (s && s->lat.counts) hcodec_write_json(out, &s->lat);
-            else fputs("null", out);
+            if (s && s->hist && scratch.counts) {
+                timeline_entry_hist(s, &scratch);
+                hcodec_write_json(out, &scratch);
+            } else {
+                fputs("null", out);
+            }
         }
         fputc('}', out);
     }
+    hist_free(&scratch);
     fputs("]}\n", out);
 }
 
@@ -161,5 +184,7 @@ void report_human(FILE *out, const report_t *r)
         fprintf(out, "  Open      late %llu, dropped %llu\n", (unsigned long long)st->late,
                 (unsigned long long)st->dropped);
     fprintf(out, "Requests/sec: %.2f\n", rps);
+    fprintf(out, "Good/sec:     %.2f (%llu good responses: expected status and body)\n",
+            r->duration_s > 0 ? (double)st->good / r->duration_s : 0, (unsigned long long)st->good);
     fprintf(out, "Transfer/sec: %.2f MB\n", r->duration_s > 0 ? (double)st->bytes / 1e6 / r->duration_s : 0);
 }

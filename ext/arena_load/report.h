@@ -4,6 +4,7 @@
 
 #include "options.h"
 #include "stats.h"
+#include "timeline.h"
 #include "url.h"
 
 #include <stdio.h>
@@ -14,6 +15,9 @@ typedef struct {
     int threads;
     double duration_s;
     const stats_t *st;
+    const timeline_t *tl;
+    double cpu_user_s, cpu_sys_s; /* the engine's own CPU time (getrusage) */
+    long max_rss_kb;
 } report_t;
 
 void report_json(FILE *out, const report_t *r);

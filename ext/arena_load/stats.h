@@ -21,33 +21,23 @@ enum {
 
 extern const char *const error_names[ERR_KINDS];
 
-/* Latency histograms: main one ~3 significant digits, per-second ones ~2. */
+/* Latency histogram: ~3 significant digits, exact up to 100 s (beyond it
+ * only the bucket is clamped). */
 #define LAT_SUB_BITS 11
-#define SECOND_SUB_BITS 7
 #define LAT_HIGHEST_US 100000000ULL /* 100 s */
-#define MAX_SECONDS 86400
-
-typedef struct {
-    uint64_t completed;
-    uint64_t errors[ERR_KINDS];
-    hist_t lat;             /* allocated on the first completion of the second */
-} second_t;
 
 typedef struct {
     uint64_t sent, completed, bytes, opened, late, dropped;
     uint64_t resent; /* requests sent again after the server closed between responses */
+    uint64_t good;   /* completed with the expected status and body */
     uint64_t errors[ERR_KINDS];
     uint64_t status[1000];
-    hist_t lat;
-    second_t *seconds;      /* grown by doubling, one per second */
-    size_t nseconds, cap;
+    hist_t lat;      /* every completed response (open model: and dropped requests) */
+    hist_t good_lat; /* good responses only */
 } stats_t;
 
 int stats_init(stats_t *s);
 void stats_free(stats_t *s);
-/* The timeline slot for second idx (NULL past MAX_SECONDS or out of memory). */
-second_t *stats_second(stats_t *s, size_t idx);
-void stats_second_record(second_t *sec, uint64_t lat_us);
-int stats_merge(stats_t *dst, const stats_t *src);
+void stats_merge(stats_t *dst, const stats_t *src);
 
 #endif

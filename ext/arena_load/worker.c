@@ -51,7 +51,7 @@ typedef struct {
     int fd;
     uint8_t state;
     uint8_t want_out;   /* EPOLLOUT registered */
-    uint8_t in_free;    /* on the free stack (open model) */
+    int16_t level;      /* open model: in the list of connections with this many in flight, -1 none */
     uint8_t parser_set; /* parser prepared for the head request */
     uint32_t head, count, written;
     size_t wr_off;
@@ -61,6 +61,8 @@ typedef struct {
     uint64_t since;     /* connect start */
     uint64_t retry_at;  /* reconnect no earlier than this (0: not waiting) */
     uint32_t backoff_ms;
+    uint32_t fails;     /* failures since the last complete response */
+    int32_t lv_prev, lv_next;
     http_parser parser;
     slot_t *slots;
 } conn_t;
@@ -71,6 +73,8 @@ typedef struct {
     const options_t *o;
     const request_set *rs;
     stats_t *st;
+    tl_local_t tl;
+    size_t tl_last;     /* the last interval of a timed run (drained responses go there) */
     int ep;
     conn_t *conns;
     int n;
@@ -96,8 +100,8 @@ typedef struct {
     uint64_t issued, max_issue;
     uint64_t *retry;    /* intended times of requests to send again */
     uint32_t nretry, retry_cap;
-    uint32_t *free_stack, nfree;
-    uint32_t *down_stack, ndown;
+    int32_t *lv_head;   /* per in-flight count: usable connections (doubly linked) */
+    uint32_t *down_stack, ndown, down_cap;
     uint32_t nconnecting;
 } loop_t;
 
@@ -120,7 +124,12 @@ static inline int counted(const loop_t *L, uint64_t t)
  * a run bounded by -n or -r counts the requests it sent, so totals are exact. */
 static inline int counts_event(const loop_t *L, uint64_t origin)
 {
-    if (L->open || !L->run->t_end) return counted(L, origin) && counted(L, L->now);
+    if (L->open) return counted(L, origin) && counted(L, L->now);
+    /* A closed run ends at the signal: what is drained after it is not counted
+     * (the duration ends there too). */
+    uint64_t sig = atomic_load_explicit(&L->run->stop_ns, memory_order_relaxed);
+    if (sig && L->now > sig) return 0;
+    if (!L->run->t_end) return counted(L, origin) && counted(L, L->now);
     return counted(L, L->now) && L->now <= L->run->t_end;
 }
 
@@ -129,23 +138,50 @@ static inline slot_t *slot_at(loop_t *L, conn_t *c, uint32_t i)
     return &c->slots[(c->head + i) % L->depth];
 }
 
-static second_t *second_of(loop_t *L, uint64_t t)
+/* Moves this thread's timeline to the interval of time t (counted phase). */
+static void timeline_at(loop_t *L, uint64_t t)
 {
-    uint64_t idx = (t - L->run->t_count) / NS_PER_S;
-    if (L->run->t_end) {
-        /* Responses drained after the end belong to the last second. */
-        uint64_t last = (L->run->t_end - L->run->t_count - 1) / NS_PER_S;
-        if (idx > last) idx = last;
-    }
-    return stats_second(L->st, (size_t)idx);
+    uint64_t idx = (t - L->run->t_count) / L->run->tl->interval_ns;
+    /* Responses drained after the end belong to the last interval. */
+    if (L->run->t_end && idx > L->tl_last) idx = L->tl_last;
+    tl_local_at(&L->tl, (size_t)idx);
 }
 
 static void count_error(loop_t *L, int kind, uint64_t origin)
 {
     if (!counts_event(L, origin)) return;
     L->st->errors[kind]++;
-    second_t *s = second_of(L, L->now);
-    if (s) s->errors[kind]++;
+    timeline_at(L, L->now);
+    tl_local_error(&L->tl, kind);
+}
+
+/* ---- open model: usable connections by requests in flight ---- */
+
+static void lv_unlink(loop_t *L, conn_t *c)
+{
+    if (c->level < 0) return;
+    if (c->lv_prev >= 0) L->conns[c->lv_prev].lv_next = c->lv_next;
+    else L->lv_head[c->level] = c->lv_next;
+    if (c->lv_next >= 0) L->conns[c->lv_next].lv_prev = c->lv_prev;
+    c->level = -1;
+}
+
+/* Files an open-model connection under its number of requests in flight,
+ * or nowhere when it cannot take one more. */
+static void lv_update(loop_t *L, conn_t *c)
+{
+    if (!L->open) return;
+    int usable = c->state == C_UP && c->count < L->depth && (L->o->keep_alive || c->issued == 0);
+    int want = usable ? (int)c->count : -1;
+    if (want == c->level) return;
+    lv_unlink(L, c);
+    if (want < 0) return;
+    int32_t i = (int32_t)(c - L->conns);
+    c->level = (int16_t)want;
+    c->lv_prev = -1;
+    c->lv_next = L->lv_head[want];
+    if (c->lv_next >= 0) L->conns[c->lv_next].lv_prev = i;
+    L->lv_head[want] = i;
 }
 
 /* ---- closing and reopening ---- */
@@ -162,6 +198,7 @@ static void conn_close(loop_t *L, conn_t *c)
     c->wr_off = 0;
     c->served = c->issued = 0;
     c->parser_set = 0;
+    lv_update(L, c);
 }
 
 static int closed_has_work(loop_t *L, conn_t *c)
@@ -182,7 +219,10 @@ static void conn_down(loop_t *L, conn_t *c, int backoff)
         return;
     }
     if (L->open) {
-        L->down_stack[L->ndown++] = (uint32_t)(c - L->conns);
+        /* Reopened at once (as wrk2 does), not when the next request is due:
+         * against a server that closes after every response, latency must
+         * not include a handshake the client could have done in advance. */
+        if (!L->stopping) conn_connect(L, c);
         return;
     }
     if (closed_has_work(L, c)) conn_connect(L, c);
@@ -222,8 +262,12 @@ static void conn_fail(loop_t *L, conn_t *c, int kind)
         for (uint32_t i = 0; i < c->count; i++) count_error(L, kind, slot_at(L, c, i)->t);
     }
     conn_close(L, c);
-    /* A dead or overloaded server must not make the loop spin. */
-    conn_down(L, c, kind == ERR_CONNECT_REFUSED || kind == ERR_CONNECT_TIMEOUT);
+    /* A dead or overloaded server must not make the loop spin: back off after
+     * a failed connect, and after the second failure in a row of any kind
+     * (a server that accepts and then resets every connection). A complete
+     * response ends the streak. */
+    int connect_failed = kind == ERR_CONNECT_REFUSED || kind == ERR_CONNECT_TIMEOUT;
+    conn_down(L, c, connect_failed || c->fails++ > 0);
 }
 
 /* The server ended the connection on purpose (or after a complete response). */
@@ -239,7 +283,6 @@ static void conn_end(loop_t *L, conn_t *c)
 static void on_connected(loop_t *L, conn_t *c)
 {
     c->state = C_UP;
-    c->backoff_ms = 0;
     if (L->open) L->nconnecting--;
     if (counted(L, L->now)) L->st->opened++;
     L->last_progress = L->now;
@@ -308,6 +351,7 @@ static void push_request(loop_t *L, conn_t *c, uint64_t origin)
     c->count++;
     c->issued++;
     L->inflight++;
+    lv_update(L, c);
     if (counted(L, origin)) L->st->sent++;
     if (!c->parser_set) {
         const request_t *r = &L->rs->reqs[slot_at(L, c, 0)->req];
@@ -320,10 +364,7 @@ static void push_request(loop_t *L, conn_t *c, uint64_t origin)
 static void conn_fill(loop_t *L, conn_t *c)
 {
     if (L->open) {
-        if (c->count < L->depth && (L->o->keep_alive || c->issued == 0) && !c->in_free) {
-            c->in_free = 1;
-            L->free_stack[L->nfree++] = (uint32_t)(c - L->conns);
-        }
+        lv_update(L, c);
         return;
     }
     while (c->count < L->depth && can_issue_closed(L, c)) {
@@ -394,15 +435,23 @@ static int on_response(loop_t *L, conn_t *c)
     http_parser *p = &c->parser;
     if (L->open || !L->run->t_end ? counted(L, s->t) : counts_event(L, s->t)) {
         uint64_t lat = L->now > s->t ? (L->now - s->t) / 1000 : 0;
+        int status_good = status_ok(r->expect_status, p->status);
+        int good = status_good && p->matched;
         stats_t *st = L->st;
         st->completed++;
         st->status[p->status]++;
         hist_record(&st->lat, lat);
-        second_t *sec = second_of(L, L->now);
-        if (sec) stats_second_record(sec, lat);
-        if (!status_ok(r->expect_status, p->status)) count_error(L, ERR_UNEXPECTED_STATUS, s->t);
+        if (good) {
+            st->good++;
+            hist_record(&st->good_lat, lat);
+        }
+        timeline_at(L, L->now);
+        tl_local_response(&L->tl, lat, good);
+        if (!status_good) count_error(L, ERR_UNEXPECTED_STATUS, s->t);
         else if (!p->matched) count_error(L, ERR_BODY_MISMATCH, s->t);
     }
+    c->fails = 0;
+    c->backoff_ms = 0;
     L->last_progress = L->now;
     c->head = (c->head + 1) % L->depth;
     c->count--;
@@ -411,6 +460,7 @@ static int on_response(loop_t *L, conn_t *c)
     L->inflight--;
     c->served++;
     c->parser_set = 0;
+    lv_update(L, c);
     if (!p->keep_alive || !L->o->keep_alive) {
         conn_end(L, c);
         return 0;
@@ -531,50 +581,64 @@ static uint64_t due_count(const loop_t *L, uint64_t now)
     return due < L->max_issue ? due : L->max_issue;
 }
 
-static void dispatch(loop_t *L)
+/* Sends the due requests (and those to send again). A request goes to an idle
+ * connection; when there is none, closed connections are opened (as many as
+ * requests wait) and waited for; it queues behind a busy connection (-p > 1,
+ * the least loaded) only when no connection can be opened: the client's own
+ * queueing must not land in the latency. Returns how many requests are still
+ * waiting (the backlog). */
+static uint64_t dispatch(loop_t *L)
 {
     uint64_t due = due_count(L, L->now);
-    while (L->nretry > 0 || L->issued < due) {
-        conn_t *c = NULL;
-        while (L->nfree > 0) {
-            conn_t *f = &L->conns[L->free_stack[L->nfree - 1]];
-            if (f->state == C_UP && f->count < L->depth && (L->o->keep_alive || f->issued == 0)) {
-                c = f;
-                break;
-            }
-            f->in_free = 0;
-            L->nfree--;
-        }
+    for (;;) {
+        uint64_t pending = L->nretry + (due - L->issued);
+        if (pending == 0) return 0;
+        conn_t *c = L->lv_head[0] >= 0 ? &L->conns[L->lv_head[0]] : NULL;
         if (!c) {
-            uint64_t pending = L->nretry + (due - L->issued);
             while (L->ndown > 0 && L->nconnecting < pending) {
                 conn_t *d = &L->conns[L->down_stack[--L->ndown]];
                 if (d->state == C_DOWN && !d->retry_at) conn_connect(L, d);
             }
-            return;
+            if (L->lv_head[0] >= 0) continue; /* a unix socket connects at once */
+            if (L->nconnecting > 0) return pending;
+            for (uint32_t lv = 1; lv < L->depth && !c; lv++)
+                if (L->lv_head[lv] >= 0) c = &L->conns[L->lv_head[lv]];
+            if (!c) return pending;
         }
-        while (c->count < L->depth && (L->nretry > 0 || L->issued < due)) {
-            uint64_t t = L->nretry > 0 ? L->retry[--L->nretry] : intended(L, L->issued++);
-            if (counted(L, t) && L->now - t > LATE_NS && L->now > t) L->st->late++;
-            push_request(L, c, t);
-            if (!L->o->keep_alive) break;
+        uint64_t t;
+        if (L->nretry > 0) {
+            /* Sent again: it was counted late (or not) when first sent. */
+            t = L->retry[--L->nretry];
+        } else {
+            t = intended(L, L->issued++);
+            if (counted(L, t) && L->now > t + LATE_NS) L->st->late++;
         }
-        if (c->count >= L->depth || !L->o->keep_alive) {
-            c->in_free = 0;
-            L->nfree--;
-        }
+        push_request(L, c, t);
         conn_flush(L, c);
     }
 }
 
-/* Requests that were due in the counted phase but never went out. */
+/* Requests that were due in the counted phase but never went out. Each is
+ * recorded in the latency histogram with the time from its intended start
+ * to the end of the run (a lower bound of what it would have taken), so a
+ * run that could not send shows it in its percentiles instead of reporting
+ * a p99 of only what got through. */
 static void count_dropped(loop_t *L)
 {
     uint64_t due = due_count(L, L->stop_at);
-    for (uint64_t k = L->issued; k < due; k++)
-        if (counted(L, intended(L, k))) L->st->dropped++;
-    for (uint32_t i = 0; i < L->nretry; i++)
-        if (counted(L, L->retry[i])) L->st->dropped++;
+    uint64_t end = L->stop_at;
+    for (uint64_t k = L->issued; k < due; k++) {
+        uint64_t t = intended(L, k);
+        if (!counted(L, t)) continue;
+        L->st->dropped++;
+        hist_record(&L->st->lat, end > t ? (end - t) / 1000 : 0);
+    }
+    for (uint32_t i = 0; i < L->nretry; i++) {
+        uint64_t t = L->retry[i];
+        if (!counted(L, t)) continue;
+        L->st->dropped++;
+        hist_record(&L->st->lat, end > t ? (end - t) / 1000 : 0);
+    }
     L->issued = due;
     L->nretry = 0;
 }
@@ -592,22 +656,22 @@ static void scan(loop_t *L)
             conn_fail(L, c, ERR_TIMEOUT);
         } else if (c->state == C_DOWN && c->retry_at && now >= c->retry_at) {
             c->retry_at = 0;
-            if (L->open) L->down_stack[L->ndown++] = (uint32_t)i;
+            if (L->open && L->ndown < L->down_cap) L->down_stack[L->ndown++] = (uint32_t)i;
             else if (closed_has_work(L, c)) conn_connect(L, c);
         }
     }
 }
 
-static void begin_stop(loop_t *L, uint64_t at, int budget)
+static void begin_stop(loop_t *L, uint64_t at, int budget, int final)
 {
     L->stopping = 1;
     L->budget_stop = budget;
     L->stop_at = at;
     L->drain_deadline = L->now + L->run->timeout_ns;
-    /* A closed-model run that ends at its deadline counts nothing after it
-     * (counts_event), so in-flight requests are not waited for: a server that
-     * never answers them would only hold the run open for the timeout. */
-    if (!L->open && L->run->t_end && at == L->run->t_end && !budget) {
+    /* A closed-model run that ends at its deadline or a signal counts nothing
+     * after it (counts_event), so in-flight requests are not waited for: a
+     * server that never answers them would only hold the run open. */
+    if (!L->open && final) {
         L->drain_deadline = L->now;
         L->abandon = 1;
     }
@@ -636,6 +700,7 @@ static int wait_events(loop_t *L, struct epoll_event *evs, uint64_t wait_ns)
 static int loop_init(loop_t *L, worker_t *w)
 {
     memset(L, 0, sizeof *L);
+    L->ep = -1;
     L->w = w;
     L->run = w->run;
     L->o = w->run->o;
@@ -648,12 +713,17 @@ static int loop_init(loop_t *L, worker_t *w)
     L->ep = epoll_create1(EPOLL_CLOEXEC);
     L->rbuf = malloc(READ_BUF);
     L->conns = calloc((size_t)L->n, sizeof *L->conns);
-    slot_t *slots = calloc((size_t)L->n * L->depth, sizeof *slots);
-    if (L->ep < 0 || !L->rbuf || !L->conns || !slots) return -1;
-    for (int i = 0; i < L->n; i++) {
+    /* Every descriptor is -1 before anything can fail: loop_free closes
+     * only what was opened (calloc's 0 would be stdin). */
+    for (int i = 0; L->conns && i < L->n; i++) {
         L->conns[i].fd = -1;
-        L->conns[i].slots = slots + (size_t)i * L->depth;
+        L->conns[i].level = -1;
     }
+    slot_t *slots = L->conns ? calloc((size_t)L->n * L->depth, sizeof *slots) : NULL;
+    for (int i = 0; slots && i < L->n; i++) L->conns[i].slots = slots + (size_t)i * L->depth;
+    if (L->ep < 0 || !L->rbuf || !L->conns || !slots) return -1;
+    if (tl_local_init(&L->tl, w->run->tl) < 0) return -1;
+    if (L->run->t_end) L->tl_last = (size_t)((L->run->t_end - L->run->t_count - 1) / L->run->tl->interval_ns);
     L->has_budget = w->budget > 0;
     L->budget_left = w->budget;
     if (L->open) {
@@ -676,9 +746,11 @@ static int loop_init(loop_t *L, worker_t *w)
         }
         L->retry_cap = L->n * L->depth;
         L->retry = calloc(L->retry_cap, sizeof *L->retry);
-        L->free_stack = calloc((size_t)L->n, sizeof *L->free_stack);
-        L->down_stack = calloc((size_t)L->n * 2 + 1, sizeof *L->down_stack);
-        if (!L->retry || !L->free_stack || !L->down_stack) return -1;
+        L->lv_head = malloc(L->depth * sizeof *L->lv_head);
+        L->down_cap = (uint32_t)L->n * 2 + 1;
+        L->down_stack = calloc(L->down_cap, sizeof *L->down_stack);
+        if (!L->retry || !L->lv_head || !L->down_stack) return -1;
+        for (uint32_t i = 0; i < L->depth; i++) L->lv_head[i] = -1;
     }
     return 0;
 }
@@ -691,7 +763,8 @@ static void loop_free(loop_t *L)
     free(L->conns);
     free(L->rbuf);
     free(L->retry);
-    free(L->free_stack);
+    free(L->lv_head);
+    tl_local_free(&L->tl);
     free(L->down_stack);
     if (L->ep >= 0) close(L->ep);
 }
@@ -724,12 +797,12 @@ static void run_loop(loop_t *L)
                                ((L->has_budget && L->budget_left == 0) ||
                                 (L->o->repetitions && L->reps_done == L->n));
             int schedule_spent = L->open && L->issued >= L->max_issue && L->nretry == 0;
-            if (stop) begin_stop(L, L->now, 0);
-            else if (run->t_end && L->now >= run->t_end) begin_stop(L, run->t_end, 0);
-            else if (budget_spent) begin_stop(L, 0, 1);
+            if (stop) begin_stop(L, L->now, 0, 1);
+            else if (run->t_end && L->now >= run->t_end) begin_stop(L, run->t_end, 0, 1);
+            else if (budget_spent) begin_stop(L, 0, 1, 0);
             /* The schedule of a timed run covers the whole duration. */
-            else if (schedule_spent) begin_stop(L, run->t_end, 1);
-            else if (!run->t_end && L->now - L->last_progress > stall_ns) begin_stop(L, L->now, 0);
+            else if (schedule_spent) begin_stop(L, run->t_end, 1, 0);
+            else if (!run->t_end && L->now - L->last_progress > stall_ns) begin_stop(L, L->now, 0, 0);
         } else if (stop) {
             /* A signal while draining makes the stop final. */
             L->budget_stop = 0;
@@ -742,14 +815,16 @@ static void run_loop(loop_t *L)
                 if (L->conns[i].state == C_UP && L->conns[i].count > 0) conn_fail(L, &L->conns[i], ERR_TIMEOUT);
         }
         if (L->stopping && (L->inflight == 0 || L->now >= L->drain_deadline || stop >= 2)) break;
-        if (L->open && !L->stopping) dispatch(L);
+        uint64_t backlog = L->open && !L->stopping ? dispatch(L) : 0;
 
         uint64_t wait = L->next_scan > L->now ? L->next_scan - L->now : 0;
-        if (L->open && !L->stopping && L->issued < L->max_issue) {
+        /* With a backlog no connection is free: the next due request could
+         * not go out either, so wait for a connection (an event) or the scan
+         * rather than spin. */
+        if (L->open && !L->stopping && L->issued < L->max_issue && !backlog) {
             uint64_t next = intended(L, L->issued);
             uint64_t gap = next > L->now ? next - L->now : 0;
-            /* No free connection: wait for one to come back rather than spin. */
-            if (L->nretry == 0 && gap < wait) wait = gap;
+            if (gap < wait) wait = gap;
         }
         if (run->t_end && !L->stopping && run->t_end > L->now && run->t_end - L->now < wait) wait = run->t_end - L->now;
         if (L->stopping && L->drain_deadline - L->now < wait) wait = L->drain_deadline - L->now;
@@ -765,6 +840,7 @@ static void run_loop(loop_t *L)
     /* End of the counted phase as this thread saw it: the deadline, the
      * signal, or (budget runs) the last response. */
     L->w->finish_ns = L->stop_at ? L->stop_at : L->now;
+    tl_local_close(&L->tl, L->tl.idx + 1);
 }
 
 void *worker_main(void *arg)

@@ -11,6 +11,7 @@
 #include "options.h"
 #include "request.h"
 #include "stats.h"
+#include "timeline.h"
 #include "url.h"
 
 #include <pthread.h>
@@ -25,7 +26,9 @@ typedef struct {
     uint64_t t_count;     /* start of the counted phase */
     uint64_t t_end;       /* end of the counted phase, 0: no duration */
     uint64_t timeout_ns, connect_timeout_ns;
+    timeline_t *tl;
     atomic_int stop;
+    _Atomic uint64_t stop_ns; /* when main took the first SIGINT/SIGTERM (0: none) */
     atomic_int running;   /* workers not yet done */
 } run_t;
 

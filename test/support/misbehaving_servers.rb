@@ -194,14 +194,16 @@ module Arena
     # engine actually sent. With `limit:` it answers that many requests on a
     # connection, then waits for the next one and closes without answering
     # it or announcing the close: a keep-alive limit racing the client's next
-    # request, made deterministic. Clients retry such a request.
+    # request, made deterministic. Clients retry such a request. `close_delay`
+    # waits that long before that close, so the request sent again is late.
     class KeepAlive < Base
       DEFAULT_BODY = "hello arena"
 
-      def initialize(body: DEFAULT_BODY, limit: nil, **options)
+      def initialize(body: DEFAULT_BODY, limit: nil, close_delay: 0, **options)
         super(**options)
         @body = body
         @limit = limit
+        @close_delay = close_delay
         @counts = Hash.new(0)
         @last = {}
       end
@@ -236,6 +238,7 @@ module Arena
           served += 1
           next unless @limit && served >= @limit
           return unless reader.next_request
+          sleep(@close_delay) if @close_delay > 0
           return close_politely(socket)
         end
       end
@@ -329,6 +332,9 @@ module Arena
     # does. `style: :connection_close` sends `Connection: close` with a
     # Content-Length; `style: :http10` answers HTTP/1.0 without a length, the
     # body delimited by the close. Neither is an error for a client.
+    #
+    # `idle_times` holds, per connection, the seconds from its accept to its
+    # request: how long the client kept it open before using it.
     class CloseAfterEach < Base
       BODY = "closing politely"
 
@@ -336,16 +342,23 @@ module Arena
         super(**options)
         @style = style
         @served = 0
+        @idle_times = []
       end
 
       def served
         @mutex.synchronize { @served }
       end
 
+      def idle_times
+        @mutex.synchronize { @idle_times.dup }
+      end
+
       private
 
       def serve(socket)
+        accepted_at = monotonic
         return unless RequestReader.new(socket).next_request
+        @mutex.synchronize { @idle_times << monotonic - accepted_at }
         socket.write(payload)
         @mutex.synchronize { @served += 1 }
         close_politely(socket)
