@@ -1,11 +1,19 @@
 # frozen_string_literal: true
 
+require "monitor"
 require_relative "procfs"
 
 module Arena
   # One spawned program in a process group of its own. This is the only place
   # Arena forks: servers, nginx and the load engine all start here, and all stop
   # the same way: TERM to the whole group, KILL after a deadline, then reaping.
+  #
+  # Ownership: the caller holds the ProcessGroup before calling start, and
+  # start records the pid before any Ctrl-C (Interrupt) or TERM can unwind
+  # the stack (Signals.deferred), so whatever ensure/rescue the caller has
+  # stops what was spawned. stop itself runs to the end the same way, and
+  # returns only once no process of the group is left (a fresh server on the
+  # same port must not meet the old listener).
   class ProcessGroup
     attr_reader :pid, :argv, :log_path
 
@@ -20,8 +28,10 @@ module Arena
     # input: what the program reads (an agent's or a waiting engine's pipe).
     def start(out: nil, input: File::NULL)
       @log = File.open(@log_path, "a")
-      @pid = Process.spawn(@env, *@argv, pgroup: true, chdir: @chdir, in: input,
-        out: out || @log, err: @log, close_others: true)
+      Signals.deferred do
+        @pid = Process.spawn(@env, *@argv, pgroup: true, chdir: @chdir, in: input,
+          out: out || @log, err: @log, close_others: true)
+      end
       self
     rescue SystemCallError => e
       @log&.close
@@ -62,17 +72,22 @@ module Arena
     # (Passenger's parts race each other if all are told at once). Whatever
     # is left after half the grace gets TERM itself, then KILL at the end.
     def stop(grace: 10)
-      return unless @pid
-      survivors = tree
-      kill_quietly("TERM", @pid)
-      survivors = await(survivors, grace / 2.0)
-      signal_group("TERM") unless survivors.empty?
-      survivors = await(survivors + tree, grace / 2.0)
-      signal_group("KILL")
-      survivors.each { |p| kill_quietly("KILL", p) }
-      wait(timeout: 2)
-    ensure
-      @log&.close
+      return @log&.close unless @pid
+      Signals.deferred do
+        survivors = tree
+        kill_quietly("TERM", @pid)
+        survivors = await(survivors, grace / 2.0)
+        signal_group("TERM") unless survivors.empty?
+        survivors = await(survivors + tree, grace / 2.0)
+        signal_group("KILL")
+        survivors.each { |p| kill_quietly("KILL", p) }
+        wait(timeout: 2)
+        # KILLed processes take a moment to exit and release their sockets.
+        await(tree, 2)
+      ensure
+        @log&.close
+      end
+      exited
     end
 
     def log_tail(lines = 20)
@@ -105,6 +120,31 @@ module Arena
       Process.kill(sig, target)
     rescue Errno::ESRCH, Errno::EPERM
       nil
+    end
+  end
+
+  # Holds INT and TERM while a block runs that must not be cut in two (a
+  # spawn and the recording of its pid; a stop), then delivers them again to
+  # this process, to whatever handler was there before. Ruby's
+  # Thread.handle_interrupt does not hold signals, so this swaps the traps.
+  module Signals
+    HELD = %w[INT TERM].freeze
+    LOCK = Monitor.new
+
+    def self.deferred
+      LOCK.synchronize do
+        return yield if @depth.to_i.positive?
+        caught = []
+        previous = HELD.to_h { |sig| [sig, trap(sig) { caught << sig }] }
+        @depth = 1
+        begin
+          yield
+        ensure
+          @depth = 0
+          previous.each { |sig, handler| trap(sig, handler || "DEFAULT") }
+          caught.uniq.each { |sig| Process.kill(sig, Process.pid) }
+        end
+      end
     end
   end
 

@@ -97,9 +97,9 @@ class AdaptersTest < Minitest::Test
     shim = "#{@dir}/uwsgi_rack3_shim.rb"
     assert_equal ["/usr/bin/uwsgi", "--plugin", "http,rack_ruby31", "--http", "127.0.0.1:9292", "--http-keepalive",
       "--http-auto-chunked", "--master", "--processes", "2", "--die-on-term", "--need-app", "--auto-procname",
-      "--rb-gc-freq", "1", "--rbrequire", "bundler/setup", "--rbrequire", shim, "--rack", RU, "--chdir", APP.dir,
+      "--rb-gc-freq", "1000", "--post-buffering", "4096", "--rbrequire", "bundler/setup", "--rbrequire", shim, "--rack", RU, "--chdir", APP.dir,
       "--pidfile", "#{@dir}/uwsgi.pid", "--touch-chain-reload", "#{@dir}/uwsgi.chain-reload"], argv("uwsgi")
-    assert_equal "uwsgi:processes=2,mode=http,socket_timeout=1,gc_freq=1", adapter("uwsgi").label
+    assert_equal "uwsgi:processes=2,mode=http,socket_timeout=1,gc_freq=1000", adapter("uwsgi").label
     assert_includes File.read(shim), "Rack::Builder.singleton_class.prepend"
     assert_equal ["--http", unix.path], argv("uwsgi", bind: unix)[3, 2]
     assert adapter("uwsgi").supports?(:keep_alive)

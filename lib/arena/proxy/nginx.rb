@@ -27,14 +27,20 @@ module Arena
         @bind = bind
       end
 
+      # The caller holds this proxy only once start returns, so start stops
+      # its own nginx on anything that ends it early (not ready, Ctrl-C).
       def start(ready_timeout: 10)
+        ready = false
         FileUtils.mkdir_p(File.join(@dir, "temp"))
         File.write(config_path, config)
         @group = ProcessGroup.new([self.class.binary, "-p", @dir, "-c", config_path, "-g", "daemon off;"],
           log_path: File.join(@dir, "nginx.log"), cpus: @machine.server_cpus)
         @group.start
         wait_ready(ready_timeout)
+        ready = true
         self
+      ensure
+        stop unless ready
       end
 
       def stop = @group&.stop
