@@ -106,9 +106,9 @@ void report_json(FILE *out, const report_t *r)
         uint64_t completed = s ? s->completed : 0;
         uint64_t errors = s ? error_total(s->errors) : 0;
         fprintf(out,
-                "%s{\"t\":%zu,\"start_ms\":%llu,\"completed\":%llu,\"good\":%llu,\"errors\":%llu,\"p50_us\":%llu,"
+                "%s{\"t\":%.15g,\"start_ms\":%llu,\"completed\":%llu,\"good\":%llu,\"errors\":%llu,\"p50_us\":%llu,"
                 "\"p99_us\":%llu,\"error_kinds\":{",
-                i ? "," : "", i, (unsigned long long)(i * o->timeline_ms), (unsigned long long)completed,
+                i ? "," : "", (double)(i * o->timeline_ms) / 1000.0, (unsigned long long)(i * o->timeline_ms), (unsigned long long)completed,
                 (unsigned long long)(s ? s->good : 0), (unsigned long long)errors,
                 (unsigned long long)(s ? s->p50_us : 0), (unsigned long long)(s ? s->p99_us : 0));
         int f = 1;
