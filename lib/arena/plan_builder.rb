@@ -16,17 +16,23 @@ module Arena
 
     attr_reader :options, :notes, :remote
 
-    def initialize(machine: Machine.current)
+    # say: where lines a person should see while planning go (which app, the overlay bundle).
+    def initialize(machine: Machine.current, say: nil)
       @machine = machine
+      @say = say
       @options = {servers: []}
       @notes = []
       @remote = Remote::Options.new # --server-host, --loader-hosts (docs/distributed.md)
     end
 
     def define(parser, load: true)
-      parser.on("--app PATH", "a config.ru (run inside the bundle beside it); default: the built-in arena app") { |v| @options[:app] = v }
+      parser.on("--app PATH", "an app directory or its config.ru (run in its bundle, plus an overlay for servers it lacks); default: the app in this directory, else the built-in one") { |v| @options[:app] = v }
       parser.on("--servers LIST", "e.g. 'puma:workers=2,threads=5 unicorn:workers=3'; default: every installed server") { |v| @options[:servers] << v }
-      parser.on("--workload LIST", Array, "built-in workload names, or paths PATH[=STATUS[:BODY]] for --app") { |v| @options[:workloads] = v }
+      parser.on("--workload LIST", Array, "built-in workload names, or paths PATH[=STATUS[:BODY]] for --app, or names from --requests (repeatable)") { |v| (@options[:workloads] ||= []).concat(v) }
+      parser.on("--requests FILE", "a requests file (YAML): named requests and weighted mixes (README)") { |v| @options[:requests_file] = v }
+      parser.on("--header 'NAME: VALUE'", "sent with every request, verification included (repeatable)") { |v| @options[:headers] = (@options[:headers] || {}).merge(Workloads.header(v)) }
+      parser.on("--env KEY=VALUE", "in every server's environment (repeatable)") { |v| @options[:env] = (@options[:env] || {}).merge(AppSource.env_pair(v)) }
+      parser.on("--only-app-bundle", "only the servers in the app's own bundle (no overlay bundle)") { @options[:only_app_bundle] = true }
       parser.on("--bind KIND", %w[tcp unix], "tcp (default) or unix") { |v| @options[:bind] = v }
       parser.on("--port N", Integer, "TCP port for the server (default: a free one)") { |v| @options[:port] = v }
       parser.on("--ready-timeout SEC", Float, "how long a server may take to answer (default 30)") { |v| @options[:ready_timeout] = positive(v, "--ready-timeout") }
@@ -60,7 +66,7 @@ module Arena
       raise UsageError, "--scale needs --preset" if @scale && !@preset
       @options = (@config || ConfigFile.discover)&.under(@options) || @options # arena.yml: over the preset, under the flags
       o = effective_options
-      app = o[:app] ? AppSource.user(o[:app]) : AppSource.builtin
+      app = AppSource.for_run(o[:app], env: o[:env] || {}, overlay: !@preset && !o[:only_app_bundle], cwd: !@preset, say: @say)
       o[:scenarios].each { |name| Scenarios.fetch(name) }
       Plan.new(
         app: app, servers: servers(app, o), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
@@ -119,6 +125,7 @@ module Arena
     end
 
     def workloads(app)
+      return RequestsFile.load(@options[:requests_file]).workloads(@options[:workloads]) if @options[:requests_file]
       names = @options[:workloads] || @preset&.workloads || (app.builtin ? Workloads::DEFAULT : ["/"])
       names.map { |name| name.is_a?(Workload) ? name : Workloads.resolve([name], builtin_app: app.builtin).first }
     end

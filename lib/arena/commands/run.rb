@@ -10,7 +10,7 @@ module Arena
     # `arena run`: plan, start, verify, load, report.
     class Run < Base
       def call
-        builder = PlanBuilder.new.parse(@argv, banner: "usage: arena run [options]")
+        builder = PlanBuilder.new(say: ->(line) { @err.puts line }).parse(@argv, banner: "usage: arena run [options]")
         raise UsageError, "unexpected argument #{@argv.first.inspect}" unless @argv.empty?
         plan = builder.build
         builder.remote.check(plan)

@@ -77,7 +77,7 @@ module Arena
           "BUNDLE_GEMFILE" => app.gemfile, "RACK_ENV" => "production", "ARENA_SERVER" => label,
           "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil,
           "BUNDLER_VERSION" => nil
-        }
+        }.merge(app.env || {})
       end
 
       def supports?(feature) = %i[unix keep_alive].include?(feature)
