@@ -17,7 +17,10 @@ module Arena
       def planned(_load, _adapter) = FRACTIONS.size + 1
 
       def call(ctx)
-        closed = measure(ctx, ctx.settings, variant: "closed-max")
+        # Long enough for a few responses per connection however slow the
+        # workload is: a 1 s /sleep at -d 1 would otherwise measure nothing.
+        slow = 5 * ctx.baseline&.p99_us.to_f / 1e6
+        closed = measure(ctx, ctx.settings(duration: [ctx.load.duration, slow].max), variant: "closed-max")
         max = closed.good_rps
         return [closed] if max <= 0
         deadline = Clock.now + ctx.load.max_time

@@ -1,0 +1,54 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require_relative "../support/arena_case"
+require "timeout"
+require "arena"
+
+# What "numbers a sceptic can trust" means against real servers: errors are
+# never throughput, one measurement does not leak into the next, and one
+# server's trouble never ends the run.
+class TrustTest < Arena::ArenaCase
+  def summaries(outcome, scenario) = outcome.measurements.select { |m| m["scenario"] == scenario && m["summary"] }
+
+  # Behind nginx, a dead Thin turns into fast 502s. They are errors: the
+  # crash run's goodput must be below the steady run's, never above it.
+  def test_a_dead_server_behind_nginx_is_not_faster_than_a_live_one
+    skip "nginx is not installed" unless Arena::Proxy::Nginx.binary
+    outcome = arena("run", "--servers", "thin", "--front", "nginx", "--scenario", "steady,crash", "--workload", "server",
+      "-c", "8", "-d", "1", "-w", "0.2")
+    steady = summaries(outcome, "steady").first.fetch("summary")
+    crash = summaries(outcome, "crash").first.fetch("summary")
+    assert_operator crash["error_pct"], :>, 1, crash.inspect
+    assert_includes crash["flags"], "errors"
+    assert_operator crash["good_rps"], :<, steady["good_rps"], [steady, crash].inspect
+  end
+
+  # Agoo has no master: after a crash the fresh start must still come up
+  # (a fresh port), and every scenario after it must run.
+  def test_agoo_crash_then_restart_then_steady_measures_everything
+    outcome = arena("run", "--servers", "agoo", "--scenario", "crash,restart,steady", "--workload", "server",
+      "-c", "4", "-d", "1", "-w", "0.2")
+    assert outcome.status.success?, outcome.describe
+    scenarios = outcome.measurements.map { |m| m["scenario"] }
+    assert_equal %w[crash restart steady], scenarios.uniq, scenarios.inspect
+  end
+
+  # The closed maximum on /sleep leaves requests queued inside Unicorn; the
+  # next level must wait for them (settle) instead of inheriting their wait.
+  def test_unicorn_sleep_rate_levels_do_not_inherit_the_last_ones_queue
+    outcome = arena("run", "--servers", "unicorn:workers=2", "--scenario", "rate", "--workload", "sleep",
+      "-c", "8", "-d", "1", "-w", "0", "--max-time", "12", timeout: 180)
+    assert outcome.status.success?, outcome.describe
+    levels = outcome.measurements.select { |m| m["scenario"] == "rate" && m["variant"].to_s.end_with?("%") }
+    refute_empty levels
+    levels.each do |m|
+      assert_operator m.dig("summary", "p50_us"), :<, 1_500_000, "#{m["variant"]}: p50 #{m.dig("summary", "p50_us")} us for a 1 s sleep"
+      assert_operator m.dig("summary", "settled_s"), :>=, 0
+    end
+    curve = summaries(outcome, "rate").find { |m| m["kind"] == "summary" }
+    refute_nil curve, "the curve summary"
+    slo = curve.dig("extra", "slo_ms")
+    assert_operator slo, :>=, 3000, "relative SLO: 3 x unloaded p99 of a 1 s sleep, not 100 ms (#{slo})"
+  end
+end
