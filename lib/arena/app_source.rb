@@ -21,6 +21,11 @@ module Arena
   AppSource = Struct.new(:rackup, :gemfile, :app_gemfile, :dir, :builtin, :origin, :overlay, :env, keyword_init: true) do
     def self.builtin
       gemfile = File.join(ROOT, "Gemfile")
+      # An installed gem has no Gemfile: the built-in app's bundle is generated in the cache.
+      unless File.file?(gemfile)
+        require_relative "builtin_bundle"
+        gemfile = (@builtin_gemfile ||= BuiltinBundle.new.call)
+      end
       new(rackup: File.join(ROOT, "lib/arena/app/arena.ru"), gemfile: gemfile, app_gemfile: gemfile,
         dir: ROOT, builtin: true, origin: :builtin, env: APP_ENV).freeze
     end
@@ -38,6 +43,40 @@ module Arena
       raise UsageError, "#{path}: no Gemfile beside it (Arena runs the app inside its own bundle)" unless File.file?(gemfile)
       new(rackup: rackup, gemfile: gemfile, app_gemfile: gemfile, dir: dir, builtin: false, origin: origin,
         env: APP_ENV).freeze
+    end
+
+    # The app a run benchmarks: --app PATH, else the app in the working
+    # directory, else the built-in one; with the user's --env, and (unless
+    # only_app_bundle, a preset's own app, or the built-in app) Arena's
+    # overlay for the servers the app does not bundle. `say` hears the lines
+    # a person should see (which app, what the overlay did or could not do).
+    def self.for_run(path, env: {}, overlay: true, cwd: true, say: nil, cache_root: Bundle::Overlay.cache_root)
+      app = path ? user(path) : ((cwd && in_directory) || builtin)
+      say&.call(app.announcement) if app.announcement
+      app = app.with_env(user_env(env)) unless app.builtin
+      return app if app.builtin || !overlay
+      result = Bundle::Overlay.new(app: app, cache_root: cache_root).call
+      if result.dir
+        say&.call("overlay bundle #{result.reused ? "reused" : "built in #{result.seconds} s"}: #{result.added.size} server(s) " \
+          "added beside the app's bundle (#{result.dir})")
+      end
+      result.notes.each { |line| say&.call(line) }
+      app.with_overlay(result)
+    end
+
+    # Rails refuses to boot in production without a secret; a benchmark
+    # needs none, so Rails >= 7.1 is told to make a throwaway one unless the
+    # user gives one (--env SECRET_KEY_BASE=...).
+    def self.user_env(env)
+      return env if env.key?("SECRET_KEY_BASE") || env.key?("SECRET_KEY_BASE_DUMMY")
+      {"SECRET_KEY_BASE_DUMMY" => "1"}.merge(env)
+    end
+
+    # --env KEY=VALUE
+    def self.env_pair(text)
+      key, value = text.split("=", 2)
+      raise UsageError, "--env #{text.inspect}: write KEY=VALUE" if value.nil? || !key.match?(/\A[A-Za-z_][A-Za-z0-9_]*\z/)
+      {key => value}
     end
 
     # The app in `dir` when it looks like one (config.ru and Gemfile), else nil.

@@ -24,17 +24,26 @@ module Arena
       workloads.map { |wl| check(wl) }
     end
 
+    # A mix is checked request by request, each named in its problems.
     def check(workload)
-      response = @probe.request(workload.method, workload.path, body: workload.body, headers: @headers)
-      problems = problems_of(workload, response)
+      problems = if workload.mix?
+        workload.mix.flat_map { |_, member| request_problems(member).map { |p| "#{member.name}: #{p}" } }
+      else
+        request_problems(workload)
+      end
       Outcome.new(workload: workload.name, ok: problems.empty?, problems: problems)
+    end
+
+    def request_problems(workload)
+      headers = @headers.merge(workload.headers || {})
+      problems_of(workload, @probe.request(workload.method, workload.path, body: workload.body, headers: headers))
     rescue HttpProbe::Failure => e
-      Outcome.new(workload: workload.name, ok: false, problems: ["no response: #{e.message}"])
+      ["no response: #{e.message}"]
     end
 
     def problems_of(workload, response)
       problems = []
-      problems << "status #{response.status}, expected #{workload.expect_status}" if response.status != workload.expect_status
+      problems << status_problem(workload, response) if response.status != workload.expect_status
       if workload.content_type && !workload.content_type.match?(response["content-type"].to_s)
         problems << "Content-Type #{response["content-type"].inspect} does not match #{workload.content_type.inspect}"
       end
@@ -44,6 +53,20 @@ module Arena
       end
       problems << workload.check_body(response.body, @bind)
       problems.compact
+    end
+
+    # A redirect says where to; one to https:// on the same path is an app
+    # that forces SSL (Rails' config.force_ssl in production), which a
+    # TLS-terminating proxy satisfies with X-Forwarded-Proto.
+    def status_problem(workload, response)
+      text = "status #{response.status}, expected #{workload.expect_status}"
+      location = response["location"]
+      return text unless response.status.between?(300, 399) && location
+      text += " (redirect to #{location})"
+      https = location.match(%r{\Ahttps://[^/]+(/[^?#]*)?})
+      same_path = https && (https[1] || "/") == workload.path.split("?").first
+      return text unless same_path
+      "#{text}: the app forces SSL (Rails `config.force_ssl`): add `--header 'X-Forwarded-Proto: https'`"
     end
 
     # A body of known size must say so; a streamed one may be chunked, or

@@ -4,8 +4,14 @@ module Arena
   # A workload is one request shape and the rule that says a response to it is
   # right. The engine checks status and a body substring under load; Verify
   # checks the full rule once before load.
+  #
+  # headers: {name => value} sent with this workload's requests (beside the
+  # plan's --header). mix: [[weight, Workload], ...] for a weighted mix of
+  # requests, run as one workload through the engine's mix file; the mix's
+  # own path, method and body are its first member's (what a settle probe
+  # sends), and its members carry their expectations.
   Workload = Struct.new(:name, :path, :method, :body, :content_type, :expect_status, :expect_body,
-    :body_rule, :framing, keyword_init: true) do
+    :body_rule, :framing, :headers, :mix, keyword_init: true) do
     # body_rule: lambda(body, bind) -> nil when right, else what is wrong.
     def check_body(body, bind)
       return body_rule.call(body, bind) if body_rule
@@ -13,8 +19,26 @@ module Arena
       "body lacks #{expect_body.inspect}"
     end
 
+    def mix? = !mix.nil?
+
+    # The engine's mix file for this workload, written once into dir; nil
+    # for a single request. One line a member: weight method path status [body substring].
+    def mix_file(dir)
+      return nil unless mix?
+      path = File.join(dir, "mix-#{name.gsub(/[^\w.-]/, "_")}.txt")
+      return path if File.exist?(path)
+      lines = mix.map do |weight, wl|
+        [weight, wl.method, wl.path, wl.expect_status || "*", wl.expect_body].compact.join(" ")
+      end
+      File.write(path, "# weight method path expected_status [expected body substring]\n#{lines.join("\n")}\n")
+      path
+    end
+
     def to_h
-      {name: name, path: path, method: method, expect_status: expect_status, expect_body: expect_body}
+      h = {name: name, path: path, method: method, expect_status: expect_status, expect_body: expect_body}
+      h[:headers] = headers.keys if headers && !headers.empty? # names only: values may be secrets
+      h[:mix] = mix.map { |weight, wl| {weight: weight}.merge(wl.to_h) } if mix?
+      h
     end
   end
 
@@ -39,7 +63,9 @@ module Arena
         w("body", "/body?kb=64", body_rule: ->(b, _) { (b.bytesize == 65_536) ? nil : "expected 65536 bytes, got #{b.bytesize}" }),
         w("upload", "/upload", method: "POST", body: "u" * 10_240, expect_body: "10240"),
         w("stream", "/stream?chunks=5&ms=20", framing: :chunked,
-          body_rule: ->(b, _) { (b == (0..4).map { |i| "chunk #{i}\n" }.join) ? nil : "stream body incomplete" })
+          body_rule: ->(b, _) { (b == (0..4).map { |i| "chunk #{i}\n" }.join) ? nil : "stream body incomplete" }),
+        # Retains 64 KB per request for good: a leak of known size (soak).
+        w("leak", "/leak?kb=64", expect_body: "leaked 64 KB")
       ].to_h { |wl| [wl.name, wl] }.freeze
     end
 
@@ -73,6 +99,15 @@ module Arena
       end
     end
 
+    # --header 'Name: value'
+    def self.header(text)
+      name, value = text.split(":", 2)
+      unless value && name.match?(/\A[!#$%&'*+.^_`|~0-9A-Za-z-]+\z/) && !value.match?(/[\r\n]/)
+        raise UsageError, "--header #{text.inspect}: write 'Name: value'"
+      end
+      {name => value.strip}
+    end
+
     def self.custom(spec)
       path, expect = spec.split("=", 2)
       raise UsageError, "workload #{spec.inspect} must be a path starting with /" unless path.start_with?("/")
@@ -84,3 +119,4 @@ module Arena
     end
   end
 end
+require_relative "requests_file"
