@@ -2,6 +2,7 @@
 
 require_relative "../test_helper"
 require_relative "../support/arena_case"
+require "timeout"
 require "securerandom"
 
 # Ctrl-C at any moment of a run leaves nothing running: before anything is

@@ -1,0 +1,43 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require_relative "../support/arena_case"
+require "timeout"
+
+# uWSGI as its docs deploy it, and as a Rack 3 app needs it.
+class UwsgiTest < Arena::ArenaCase
+  FIXTURE = File.expand_path("../fixtures/no_content_length/config.ru", __dir__)
+
+  def setup
+    super
+    skip "uwsgi with the rack plugin is not installed" unless File.exist?("/usr/lib/uwsgi/plugins/rack_ruby31_plugin.so")
+  end
+
+  # The default (HTTP router, keep-alive, GC every 1000 requests) must not
+  # be the trap the http11-socket default was: at least a quarter of Puma's
+  # goodput on /server at 16 connections.
+  def test_default_is_at_least_a_quarter_of_puma_on_server
+    outcome = arena("run", "--servers", "uwsgi puma", "--workload", "server", "-c", "16", "-d", "2", "-w", "0.3")
+    assert outcome.status.success?, outcome.describe
+    rps = outcome.measurements.to_h { |m| [m["server"].split(":").first, goodput(m)] }
+    assert_operator rps.fetch("uwsgi"), :>=, 0.25 * rps.fetch("puma"), rps.inspect
+  end
+
+  # A response without Content-Length (Rack 3, Rails 7.2) used to fail
+  # verification with "neither Content-Length nor chunked encoding"; every
+  # mode now frames it, an Array body and a streamed one.
+  def test_responses_without_content_length_verify_in_every_mode
+    app = user_app(File.read(FIXTURE))
+    outcome = arena("check", "--app", app, "--servers", "uwsgi uwsgi:mode=http11-socket uwsgi:mode=http-socket",
+      "--workload", "/=200:left to the server", "--workload", "/stream=200:part 2")
+    assert outcome.status.success?, outcome.describe
+    assert_equal 3, outcome.stdout.scan(/^ok /).size, outcome.describe
+  end
+
+  private
+
+  # Goodput where the results carry it, else the engine's throughput.
+  def goodput(measurement)
+    measurement.dig("summary", "good_rps") || measurement.dig("load", "throughput_rps")
+  end
+end
