@@ -46,7 +46,7 @@ class TrustTest < Arena::ArenaCase
       assert_operator m.dig("summary", "p50_us"), :<, 1_500_000, "#{m["variant"]}: p50 #{m.dig("summary", "p50_us")} us for a 1 s sleep"
       assert_operator m.dig("summary", "settled_s"), :>=, 0
     end
-    curve = summaries(outcome, "rate").find { |m| m["kind"] == "summary" }
+    curve = outcome.measurements.find { |m| m["scenario"] == "rate" && m["kind"] == "summary" }
     refute_nil curve, "the curve summary"
     slo = curve.dig("extra", "slo_ms")
     assert_operator slo, :>=, 3000, "relative SLO: 3 x unloaded p99 of a 1 s sleep, not 100 ms (#{slo})"
