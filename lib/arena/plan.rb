@@ -18,16 +18,18 @@ module Arena
   module ServerList
     module_function
 
-    # "puma:workers=2,threads=5 unicorn:workers=3" (spaces or separate flags)
+    # "puma:workers=2,threads=5 unicorn:workers=3" (spaces or separate flags);
+    # a "+yjit+malloc=jemalloc" tail is that config's runtime (lib/arena/runtime.rb).
     def parse(items, machine:)
       items.flat_map { |item| item.split(/\s+/) }.reject(&:empty?).map do |spec|
+        spec, *runtime = spec.split("+")
         name, settings = spec.split(":", 2)
         pairs = settings.to_s.split(",").to_h do |pair|
           key, value = pair.split("=", 2)
           raise UsageError, "#{spec}: settings are NAME=VALUE pairs separated by commas" if value.nil? || key.empty?
           [key, value]
         end
-        Servers.fetch(name).new(settings: pairs, machine: machine)
+        Servers.fetch(name).new(settings: pairs, machine: machine, runtime: Runtime.parse(runtime))
       end
     end
   end

@@ -40,6 +40,7 @@ module Arena
       parser.on("--cpus MODE", Machine::MODES, "pinned (default): the engine on the last core, the server on the rest; shared: both on every core") { |v| @machine = @machine.with_cpus(v) }
       parser.on("--config FILE", "an arena.yml to use (default: ./arena.yml when there is one)") { |v| @config = ConfigFile.load(v) }
       parser.on("--out DIR", "results directory (default ./arena-results/TIMESTAMP)") { |v| @options[:out] = v }
+      parser.on("--runtime LIST", "every server's Ruby runtime: #{Runtime::KNOWN} (comma-separated; added to each server's own +tail)") { |v| @runtime = (@runtime || Runtime::NONE).merge(Runtime.parse(v)) }
       return unless load
       @remote.define(parser)
       parser.on("--preset NAME", "re-run a published comparison (arena presets lists them)") { |v| @preset = Presets.fetch(v) }
@@ -106,6 +107,7 @@ module Arena
       end
       list = Servers.all.select { |k| k.install(app).found }.map { |k| k.new(machine: @machine) } if list.empty?
       raise Error, "no server is installed (run `bundle install`, see README)" if list.empty?
+      list = list.map { |s| s.class.new(settings: s.settings, machine: @machine, runtime: @runtime.merge(s.runtime)) } if @runtime
       unsupported = list.reject { |s| s.supports?(:unix) } if o[:bind] == "unix"
       raise UsageError, "#{unsupported.map(&:key).join(", ")} cannot listen on a unix socket" if unsupported&.any?
       clustered = list.find { |s| s.ports > 1 }

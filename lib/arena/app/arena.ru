@@ -11,6 +11,10 @@ require "prime"
 
 module ArenaApp
   TEXT = {"content-type" => "text/plain"}.freeze
+  # Whether this process runs with YJIT (--runtime yjit); fixed at boot.
+  YJIT = (defined?(RubyVM::YJIT) && RubyVM::YJIT.enabled?) ? "on" : "off"
+  # What /leak keeps for good: a known leak, so growth detection has a truth.
+  LEAKED = []
 
   module_function
 
@@ -28,6 +32,7 @@ module ArenaApp
     when "/body" then text("x" * (1024 * int(params, "kb", 64, 100_000)))
     when "/upload" then upload(env)
     when "/stream" then stream(int(params, "chunks", 5, 1000), int(params, "ms", 20, 10_000))
+    when "/leak" then leak(int(params, "kb", 64, 10_240))
     else respond("text/plain", "not found\n", status: 404)
     end
   end
@@ -56,9 +61,17 @@ module ArenaApp
       "pid" => Process.pid,
       "server" => ENV.fetch("ARENA_SERVER", env["SERVER_SOFTWARE"].to_s),
       "ruby" => RUBY_DESCRIPTION,
-      "rack_env" => ENV["RACK_ENV"].to_s
+      "rack_env" => ENV["RACK_ENV"].to_s,
+      "yjit" => YJIT
     }
     text(lines.map { |k, v| "#{k}: #{v}\n" }.join)
+  end
+
+  # Retains kb KB per request in this process, never freed: memory grows by
+  # kb x requests served (the soak scenario's known truth).
+  def leak(kb)
+    LEAKED << ("x" * (1024 * kb))
+    text("leaked #{kb} KB (#{LEAKED.size} requests in pid #{Process.pid})\n")
   end
 
   def nap(ms)

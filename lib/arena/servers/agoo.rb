@@ -16,6 +16,8 @@ module Arena
     class Agoo < Base
       server "agoo", "evented C core, Ruby threads, forked copies without respawn"
 
+      def self.worker_setting = "workers"
+
       def self.settings
         {"workers" => ->(m) { m.default_workers }, "threads" => 4}
       end

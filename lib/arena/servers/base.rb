@@ -43,12 +43,22 @@ module Arena
         def gem_name = key
 
         def install(app) = Installation.gem(gem_name, app)
+
+        # The setting that is this server's worker-process count (workers,
+        # count, pool, processes), or nil when it has none (worker-cost).
+        def worker_setting = nil
+
+        # The Ruby the server runs on; --runtime yjit needs "mri".
+        def ruby_engine = "mri"
       end
 
-      attr_reader :settings, :machine
+      attr_reader :settings, :machine, :runtime
 
-      def initialize(settings: {}, machine: Machine.current)
+      # runtime: YJIT and allocator settings (lib/arena/runtime.rb), applied
+      # through the environment and shown in the label.
+      def initialize(settings: {}, machine: Machine.current, runtime: Runtime::NONE)
         @machine = machine
+        @runtime = runtime.check!(self)
         unknown = settings.keys - self.class.settings.keys
         unless unknown.empty?
           raise UsageError, "#{key}: unknown setting #{unknown.first.inspect} (known: #{self.class.settings.keys.join(", ")})"
@@ -62,9 +72,13 @@ module Arena
       def key = self.class.key
 
       def label
-        return key if settings.empty?
-        "#{key}:#{settings.map { |k, v| "#{k}=#{v}" }.join(",")}"
+        return "#{key}#{runtime.suffix}" if settings.empty?
+        "#{key}:#{settings.map { |k, v| "#{k}=#{v}" }.join(",")}#{runtime.suffix}"
       end
+
+      # The same server with other settings (and the same runtime), e.g.
+      # another worker count for worker-cost.
+      def with_settings(changes) = self.class.new(settings: settings.merge(changes), machine: machine, runtime: runtime)
 
       def command(app:, bind:, dir:)
         raise NotImplementedError, "#{self.class} must build its command line"
@@ -77,7 +91,7 @@ module Arena
           "BUNDLE_GEMFILE" => app.gemfile, "RACK_ENV" => "production", "ARENA_SERVER" => label,
           "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil,
           "BUNDLER_VERSION" => nil
-        }.merge(app.env || {})
+        }.merge(app.env || {}).merge(runtime.env)
       end
 
       def supports?(feature) = %i[unix keep_alive].include?(feature)
@@ -111,7 +125,7 @@ module Arena
         group.tree.select { |pid| Procfs.stat(pid)&.ppid == group.pid }
       end
 
-      def to_h = {name: key, label: label, settings: settings}
+      def to_h = {name: key, label: label, settings: settings, runtime: runtime.to_a}
 
       private
 

@@ -8,6 +8,8 @@ module Arena
     class Falcon < Base
       server "falcon", "fibers, forked (or threaded) instances"
 
+      def self.worker_setting = "count"
+
       def self.settings
         {"count" => ->(m) { m.default_workers }, "model" => "forked"}
       end

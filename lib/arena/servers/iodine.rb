@@ -7,6 +7,8 @@ module Arena
     class Iodine < Base
       server "iodine", "evented C core, threads in forked workers"
 
+      def self.worker_setting = "workers"
+
       def self.settings
         {"workers" => ->(m) { m.default_workers }, "threads" => 4}
       end

@@ -16,6 +16,8 @@ module Arena
     class Itsi < Base
       server "itsi", "Rust core, Ruby threads (or fibers), optional forked workers"
 
+      def self.worker_setting = "workers"
+
       def self.gem_name = "itsi-server"
 
       def self.settings

@@ -24,6 +24,8 @@ module Arena
     class Passenger < Base
       server "passenger", "Passenger Standalone (builtin engine): spawner + app processes"
 
+      def self.worker_setting = "pool"
+
       PROGRAM = "/usr/bin/passenger"
       CONFIG_PROGRAM = "/usr/bin/passenger-config"
 

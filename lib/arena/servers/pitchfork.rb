@@ -10,6 +10,8 @@ module Arena
     class Pitchfork < Base
       server "pitchfork", "prefork with reforking, one request per worker, no keep-alive"
 
+      def self.worker_setting = "workers"
+
       # refork_after: "off" (Pitchfork's own default) or request counts per
       # generation separated by "/", e.g. "50/100/1000" (commas separate
       # settings on the command line).

@@ -6,6 +6,8 @@ module Arena
     class Puma < Base
       server "puma", "threads, optional prefork cluster (MRI)"
 
+      def self.worker_setting = "workers"
+
       def self.settings
         {"workers" => ->(m) { m.default_workers }, "threads" => 5, "preload" => false}
       end

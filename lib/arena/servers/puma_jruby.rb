@@ -10,6 +10,8 @@ module Arena
     class PumaJruby < Base
       server "puma-jruby", "Puma on JRuby: threads, no cluster"
 
+      def self.ruby_engine = "jruby"
+
       JRUBY = "/usr/bin/jruby"
       # One JRuby start (seconds) answers both questions.
       PROBE = 'print RUBY_VERSION, " ", JRUBY_VERSION, " ", ' \

@@ -8,6 +8,8 @@ module Arena
     class Unicorn < Base
       server "unicorn", "prefork, one request per worker, no keep-alive"
 
+      def self.worker_setting = "workers"
+
       def self.settings
         {"workers" => ->(m) { m.default_workers }, "preload" => true, "timeout" => 60}
       end
