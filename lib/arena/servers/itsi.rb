@@ -15,6 +15,8 @@ module Arena
     # holds (hot). A single process restarts in place for either.
     class Itsi < Base
       server "itsi", "Rust core, Ruby threads (or fibers), optional forked workers"
+      tunable "workers", min: 1, max: ->(m) { 2 * m.server_cores }
+      tunable "threads", min: 1, max: 32
 
       def self.worker_setting = "workers"
 
@@ -28,8 +30,10 @@ module Arena
 
       def command(app:, bind:, dir:)
         listen = bind.tcp? ? "http://#{bind.host}:#{bind.port}" : "unix://#{bind.path}"
-        argv = bundle_exec("itsi", "serve", "--bind", listen, "--workers", workers.to_s,
-          "--threads", settings["threads"].to_s, "--rackup_file", app.rackup)
+        # Itsi writes its pid file into the working directory (the app's)
+        # unless told where: the server's own directory instead.
+        argv = ["env", "ITSI_SERVER_PID_DIR=#{dir}", *bundle_exec("itsi", "serve", "--bind", listen, "--workers", workers.to_s,
+          "--threads", settings["threads"].to_s, "--rackup_file", app.rackup)]
         argv << "--fiber_scheduler" if settings["fibers"]
         argv
       end
