@@ -22,9 +22,9 @@ module Arena
       # Engine settings for this workload; scenarios change what they need.
       def settings(**changes)
         Load::Settings.build(
-          **load.engine_settings, method: (workload.method == "GET") ? nil : workload.method,
+          **load.engine_settings, method: (workload.method == "GET" || workload.mix?) ? nil : workload.method,
           body_file: body_file, expect_status: workload.expect_status, expect_body: workload.expect_body,
-          headers: headers.map { |k, v| "#{k}: #{v}" }
+          headers: headers.merge(workload.headers || {}).map { |k, v| "#{k}: #{v}" }, mix_file: workload.mix_file(dir)
         ).with(**changes)
       end
 
@@ -36,7 +36,7 @@ module Arena
       end
 
       def settle = Settle.new(pids: -> { server.pids }, probe: HttpProbe.new(entry, timeout: 30), workload: workload,
-        headers: headers, limit: settle_limit)
+        headers: headers.merge(workload.headers || {}), limit: settle_limit)
 
       # The workload's unloaded latency on this server, measured once.
       def baseline = (baselines[[adapter.label, workload.name]] ||= settle.baseline)
