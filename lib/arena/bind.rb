@@ -31,9 +31,14 @@ module Arena
       tcp? ? "http://#{host}:#{port}#{path}" : "unix:#{self.path}:#{path}"
     end
 
-    def to_s
-      tcp? ? "#{host}:#{port}" : "unix:#{path}"
-    end
+    # host:port, or the socket's path: what a server's listen option takes.
+    def address = tcp? ? "#{host}:#{port}" : path
+
+    # scheme://host:port, or unix://PATH: what servers that take a URL want.
+    def uri(scheme) = tcp? ? "#{scheme}://#{address}" : "unix://#{path}"
+
+    # host:port, or unix:PATH: what nginx's upstream and a person read.
+    def to_s = tcp? ? address : "unix:#{path}"
 
     def connect
       tcp? ? Socket.tcp(host, port, connect_timeout: 1) : UNIXSocket.new(path)

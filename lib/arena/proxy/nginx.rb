@@ -60,7 +60,7 @@ module Arena
         # retried on the next upstream; nginx's default would instead take that
         # upstream out for 10 s, and after a few such races every upstream,
         # answering 502 for what is nginx's own circuit breaker.
-        servers = @upstreams.map { |u| "    server #{u.tcp? ? "#{u.host}:#{u.port}" : "unix:#{u.path}"} max_fails=0;" }.join("\n")
+        servers = @upstreams.map { |u| "    server #{u} max_fails=0;" }.join("\n")
         temp = File.join(@dir, "temp")
         <<~NGINX
           #{"user root;" if Process.uid.zero?}
@@ -80,7 +80,7 @@ module Arena
               keepalive 64;
             }
             server {
-              listen #{@bind.host}:#{@bind.port};
+              listen #{@bind.address};
               location / {
                 proxy_pass http://app;
                 proxy_http_version 1.1;

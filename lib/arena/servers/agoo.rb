@@ -15,6 +15,8 @@ module Arena
     # verification (expected chunked).
     class Agoo < Base
       server "agoo", "evented C core, Ruby threads, forked copies without respawn"
+      tunable "workers", min: 1, max: ->(m) { 2 * m.server_cores }
+      tunable "threads", min: 1, max: 16
 
       def self.worker_setting = "workers"
 
@@ -30,7 +32,7 @@ module Arena
       def command(app:, bind:, dir:)
         root = File.join(dir, "agoo-public")
         FileUtils.mkdir_p(root)
-        url = bind.tcp? ? "http://#{bind.host}:#{bind.port}" : "unix://#{bind.path}"
+        url = bind.uri("http")
         bundle_exec("agoo", "-b", url, "-w", workers.to_s, "-t", settings["threads"].to_s, "-d", root,
           "--no-log-colorize", app.rackup)
       end

@@ -3,8 +3,8 @@
 module Arena
   module Servers
     # The adapter contract. One subclass per server, in a file of its own under
-    # lib/arena/servers/, registered by `register`. An adapter only knows how to
-    # describe its server: ProcessGroup starts and stops it, Readiness waits for
+    # lib/arena/servers/, registered by `server "key", "description"`. An adapter only knows
+    # how to describe its server: ProcessGroup starts and stops it, ServerRun waits for
     # it, Scenarios drive it.
     #
     #   install(app)            -> Installation (found?, version, bundle|system)
@@ -13,7 +13,7 @@ module Arena
     #                              Pattern; checked when the plan is built
     #   command(app:, bind:, dir:) -> argv; may write its config file into dir
     #   env(app:)               -> extra environment for the spawn
-    #   supports?(feature)      -> :unix, :keep_alive, ...
+    #   supports?(feature)      -> :unix
     #   upstreams(bind)         -> every bind it listens on ([bind] but for clusters of ports)
     #   restart_mechanisms      -> e.g. [:phased, :hot]; [] when it has none
     #   restart(group, name)    -> trigger a zero-downtime restart; :unsupported otherwise
@@ -38,6 +38,14 @@ module Arena
         # text): checked in `new`, so a bad value fails when the plan is built,
         # in one line, before anything starts.
         def allowed = {}
+
+        # The settings `arena tune` searches, one line each in the adapter:
+        #   tunable "threads", min: 1, max: 32
+        #   tunable "workers", min: 0, max: ->(m) { 2 * m.server_cores }
+        # A bound may be a lambda of Machine (lib/arena/tune/space.rb resolves it).
+        def tunable(name, min:, max:) = (@tunables ||= {})[name] = {min: min, max: max}.freeze
+
+        def tunables = @tunables || {}
 
         # Most servers are gems of the same name in the app's bundle.
         def gem_name = key
@@ -94,7 +102,7 @@ module Arena
         }.merge(app.env || {}).merge(runtime.env)
       end
 
-      def supports?(feature) = %i[unix keep_alive].include?(feature)
+      def supports?(feature) = feature == :unix
 
       # Every address the server listens on. More than one (a Thin cluster)
       # needs a proxy in front to spread the load.

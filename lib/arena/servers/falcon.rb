@@ -7,6 +7,7 @@ module Arena
     # passes an http:// URL.
     class Falcon < Base
       server "falcon", "fibers, forked (or threaded) instances"
+      tunable "count", min: 1, max: ->(m) { 2 * m.server_cores }
 
       def self.worker_setting = "count"
 
@@ -20,13 +21,13 @@ module Arena
 
       def command(app:, bind:, dir:)
         model = settings["model"]
-        bundle_exec("falcon", "serve", "--bind", "http://#{bind.host}:#{bind.port}", "--count", workers.to_s,
+        bundle_exec("falcon", "serve", "--bind", bind.uri("http"), "--count", workers.to_s,
           "--#{model}", "--config", app.rackup)
       end
 
       def workers = settings["count"]
 
-      def supports?(feature) = feature == :keep_alive
+      def supports?(_feature) = false
 
       # HUP makes the controller start a fresh container of instances and stop
       # the old one once the new one is ready.

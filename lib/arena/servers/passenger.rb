@@ -23,6 +23,7 @@ module Arena
     #   `passenger-config restart-app` against that registry.
     class Passenger < Base
       server "passenger", "Passenger Standalone (builtin engine): spawner + app processes"
+      tunable "pool", min: 1, max: ->(m) { 4 * m.server_cores }
 
       def self.worker_setting = "pool"
 
@@ -76,8 +77,6 @@ module Arena
       end
 
       def workers = settings["pool"]
-
-      def supports?(feature) = %i[unix keep_alive].include?(feature)
 
       # `passenger-config restart-app`, run by the supervisor on USR1. The
       # open-source edition has no rolling restart: it is a blocking one, the

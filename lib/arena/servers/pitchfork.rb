@@ -9,6 +9,7 @@ module Arena
     # worker are its direct children.
     class Pitchfork < Base
       server "pitchfork", "prefork with reforking, one request per worker, no keep-alive"
+      tunable "workers", min: 1, max: ->(m) { 4 * m.server_cores }
 
       def self.worker_setting = "workers"
 
@@ -35,7 +36,7 @@ module Arena
       def config_text(bind)
         text = <<~RUBY
           worker_processes #{workers}
-          listen #{(bind.tcp? ? "#{bind.host}:#{bind.port}" : bind.path).inspect}
+          listen #{bind.address.inspect}
           timeout #{settings["timeout"]}
         RUBY
         refork_after ? text + "refork_after #{refork_after.inspect}\n" : text
@@ -46,8 +47,6 @@ module Arena
         value = settings["refork_after"]
         (value == "off") ? nil : value.split("/").map { |n| Integer(n) }
       end
-
-      def supports?(feature) = feature == :unix
 
       # USR2 promotes a worker to a new mold and rolls the others over to its
       # forks: the same code, re-shared memory, no lost connections.

@@ -5,6 +5,8 @@ module Arena
     # Puma on MRI: threads, and a prefork cluster when workers > 0.
     class Puma < Base
       server "puma", "threads, optional prefork cluster (MRI)"
+      tunable "workers", min: 0, max: ->(m) { 2 * m.server_cores }
+      tunable "threads", min: 1, max: 32
 
       def self.worker_setting = "workers"
 
@@ -29,7 +31,7 @@ module Arena
 
       def workers = settings["workers"]
 
-      def bind_uri(bind) = bind.tcp? ? "tcp://#{bind.host}:#{bind.port}" : "unix://#{bind.path}"
+      def bind_uri(bind) = bind.uri("tcp")
 
       # USR1 (phased, worker by worker) only works without preload: a preloaded
       # app cannot be replaced worker by worker. USR2 re-execs the master.

@@ -38,7 +38,7 @@ module Arena
       end
 
       def command(app:, bind:, dir:)
-        uri = bind.tcp? ? "tcp://#{bind.host}:#{bind.port}" : "unix://#{bind.path}"
+        uri = bind.uri("tcp")
         threads = settings["threads"]
         [JRUBY, "-S", "puma", "--no-config", "-e", "production", "-t", "#{threads}:#{threads}", "-b", uri,
           "--pidfile", File.join(dir, "puma.pid"), app.rackup]

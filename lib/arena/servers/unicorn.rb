@@ -7,6 +7,7 @@ module Arena
     # error, and the engine counts it as a normal close.
     class Unicorn < Base
       server "unicorn", "prefork, one request per worker, no keep-alive"
+      tunable "workers", min: 1, max: ->(m) { 4 * m.server_cores }
 
       def self.worker_setting = "workers"
 
@@ -20,15 +21,13 @@ module Arena
         config = File.join(dir, "unicorn.conf.rb")
         File.write(config, <<~RUBY)
           worker_processes #{workers}
-          listen #{(bind.tcp? ? "#{bind.host}:#{bind.port}" : bind.path).inspect}
+          listen #{bind.address.inspect}
           preload_app #{settings["preload"]}
           timeout #{settings["timeout"]}
           pid #{File.join(dir, "unicorn.pid").inspect}
         RUBY
         bundle_exec("unicorn", "-E", "production", "-c", config, app.rackup)
       end
-
-      def supports?(feature) = feature == :unix
 
       # HUP reloads the config and replaces workers; USR2 then QUIT of the old
       # master is the zero-downtime binary upgrade.
@@ -44,8 +43,8 @@ module Arena
     end
 
     # USR2 makes the master exec a new master beside itself; once the new one
-    # has its workers, QUIT ends the old one. Shared by Unicorn and Pitchfork-like
-    # servers that keep a pid file.
+    # has its workers, QUIT ends the old one. Unicorn's; it needs the pid file
+    # Unicorn's config writes.
     class UpgradeByReexec
       def initialize(group, pid_file:, timeout: 30)
         @group = group

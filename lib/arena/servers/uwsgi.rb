@@ -51,6 +51,7 @@ module Arena
     # stop would hang until KILL.
     class Uwsgi < Base
       server "uwsgi", "master + workers behind uWSGI's HTTP router (rack plugin)"
+      tunable "processes", min: 1, max: ->(m) { 4 * m.server_cores }
 
       def self.worker_setting = "processes"
 
@@ -138,7 +139,7 @@ module Arena
       def command(app:, bind:, dir:)
         shim = File.join(dir, "uwsgi_rack3_shim.rb")
         File.write(shim, SHIM)
-        address = bind.tcp? ? "#{bind.host}:#{bind.port}" : bind.path
+        address = bind.address
         [PROGRAM, "--plugin", router? ? "http,#{PLUGIN}" : PLUGIN, *listen(address),
           "--master", "--processes", workers.to_s, "--die-on-term", "--need-app", "--auto-procname",
           "--rb-gc-freq", settings["gc_freq"].to_s,
@@ -152,10 +153,6 @@ module Arena
       def workers = settings["processes"]
 
       def router? = settings["mode"] == "http"
-
-      def supports?(feature)
-        (feature == :unix) || (feature == :keep_alive && settings["mode"] != "http-socket")
-      end
 
       # Touching the file makes the master replace workers one at a time
       # (chain reload); HUP is the graceful reload of every worker at once.

@@ -18,7 +18,7 @@ module Arena
           "-P", File.join(dir, "webrick.pid"), app.rackup)
       end
 
-      def supports?(feature) = feature == :keep_alive
+      def supports?(_feature) = false
     end
   end
 end
