@@ -85,7 +85,7 @@ class AdaptersTest < Minitest::Test
       "--pid-file", "#{@dir}/passenger.pid", "--log-file", "#{@dir}/passenger.log",
       "--disable-security-update-check", "--disable-anonymous-telemetry", "--no-friendly-error-pages"], cmd[0, 30]
     assert_equal ["--envvar", "BUNDLE_GEMFILE=#{APP.gemfile}", "--envvar", "RACK_ENV=production",
-      "--envvar", "ARENA_SERVER=#{a.label}", "--disable-turbocaching"], cmd[30..]
+      "--envvar", "ARENA_SERVER=#{a.label}", "--envvar", "RAILS_ENV=production", "--disable-turbocaching"], cmd[30..]
     refute_includes argv("passenger:turbocaching=true"), "--disable-turbocaching"
     assert_equal ["--socket", unix.path], argv("passenger:pool=4,queue=10", bind: unix)[9, 2]
     refute_includes cmd, "--daemonize"
@@ -102,7 +102,6 @@ class AdaptersTest < Minitest::Test
     assert_equal "uwsgi:processes=2,mode=http,socket_timeout=1,gc_freq=1000", adapter("uwsgi").label
     assert_includes File.read(shim), "Rack::Builder.singleton_class.prepend"
     assert_equal ["--http", unix.path], argv("uwsgi", bind: unix)[3, 2]
-    assert adapter("uwsgi").supports?(:keep_alive)
     assert_equal [:chain, :hup], adapter("uwsgi").restart_mechanisms
   end
 
@@ -110,8 +109,6 @@ class AdaptersTest < Minitest::Test
     assert_equal ["--plugin", "rack_ruby31", "--http11-socket", "127.0.0.1:9292", "--socket-timeout", "3"],
       argv("uwsgi:mode=http11-socket,socket_timeout=3")[1, 6]
     assert_equal ["--http-socket", unix.path], argv("uwsgi:mode=http-socket", bind: unix)[3, 2]
-    assert adapter("uwsgi:mode=http11-socket").supports?(:keep_alive)
-    refute adapter("uwsgi:mode=http-socket").supports?(:keep_alive)
     assert_includes argv("uwsgi:gc_freq=50").each_cons(2).to_a, ["--rb-gc-freq", "50"]
   end
 
