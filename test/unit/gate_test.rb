@@ -61,6 +61,20 @@ class GateTest < Minitest::Test
     assert_includes out, "gate: passed (6 checks, none beyond threshold and spread)\n"
   end
 
+  # Runs interleaved A B A B on one runner: each side's runs pool as repeats.
+  def test_several_runs_per_side_pool_as_repeats
+    a = [fixture("gate-puma-threads-16"), fixture("gate-puma-threads-16")].join(",")
+    b = [fixture("gate-puma-threads-8"), fixture("gate-puma-threads-8")].join(",")
+    status, out, = compare(a, b, "--fail-on", "good_rps:-5%")
+    assert_equal 1, status, out
+    assert_includes out, "A: #{fixture("gate-puma-threads-16")}/results.json, #{fixture("gate-puma-threads-16")}/results.json\n"
+    status, out, = compare(a, a, "--fail-on", "good_rps:-5%,pss:+10%", "--markdown", File.join(Dir.tmpdir, "arena-gate-#{$$}.md"))
+    assert_equal 0, status, out
+    assert_includes File.read(File.join(Dir.tmpdir, "arena-gate-#{$$}.md")), "| 6/6 |"
+  ensure
+    FileUtils.rm_f(File.join(Dir.tmpdir, "arena-gate-#{$$}.md"))
+  end
+
   def test_markdown_for_a_pull_request
     expected = <<~MD
       ### Arena benchmark gate: failed

@@ -12,7 +12,9 @@ module Arena
     # spread, 0 otherwise, 2 for bad input (so a broken input never reads as
     # a regression, nor as a pass).
     class Compare < Base
-      USAGE = "usage: arena compare A B [--fail-on 'good_rps:-5%,p99:+10%'] [--markdown FILE] (two run directories or results files)"
+      USAGE = "usage: arena compare A B [--fail-on 'good_rps:-5%,p99:+10%'] [--markdown FILE] " \
+        "(two run directories or results files; several runs of one side separated by commas)"
+      Side = Struct.new(:path, :document, keyword_init: true)
 
       def initialize(...)
         super
@@ -47,11 +49,17 @@ module Arena
         pct / 100.0
       end
 
-      # An unreadable run is bad input: exit 2, never 1 (which means "regressed").
+      # Each side is one run, or several separated by commas (runs interleaved
+      # A B A B on one CI runner): their measurements pool as repeats, so the
+      # spread is measured across whole runs. An unreadable run is bad input:
+      # exit 2, never 1 (which means "regressed").
       def sources
-        list = @argv.map { |target| Arena::Report::Source.open(target) }
-        list.each { |s| s.notes.each { |note| @err.puts "arena: note: #{note}" } }
-        list
+        @argv.map do |side|
+          runs = side.split(",").reject(&:empty?).map { |target| Arena::Report::Source.open(target) }
+          raise UsageError, USAGE if runs.empty?
+          runs.each { |s| s.notes.each { |note| @err.puts "arena: note: #{note}" } }
+          Side.new(path: runs.map(&:path).join(", "), document: {"measurements" => runs.flat_map { |s| s.document["measurements"] }})
+        end
       rescue UsageError
         raise
       rescue Error => e
