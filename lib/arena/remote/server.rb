@@ -42,6 +42,9 @@ module Arena
 
       def pids = call("pids")["pids"]
 
+      # Its pids are the server host's: nothing here may read them in /proc.
+      def remote? = true
+
       def call(op, **fields) = @channel.request(op, handle: @handle, **fields)
 
       def sampler(interval: 0.2) = Sampler.new(self, interval)
