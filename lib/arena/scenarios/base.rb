@@ -35,7 +35,8 @@ module Arena
         path
       end
 
-      def settle = Settle.new(pids: -> { server.pids }, probe: HttpProbe.new(entry, timeout: 30), workload: workload,
+      # A server on another host has no processes in this host's /proc: only the probe settles it.
+      def settle = Settle.new(pids: -> { server.respond_to?(:remote?) ? [] : server.pids }, probe: HttpProbe.new(entry, timeout: 30), workload: workload,
         headers: headers.merge(workload.headers || {}), limit: settle_limit)
 
       # The workload's unloaded latency on this server, measured once.
