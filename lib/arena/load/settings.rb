@@ -51,6 +51,10 @@ module Arena
       SETTING.new(name: :max_time, flag: "--max-time SEC", type: Float, default: 300.0, check: POSITIVE, help: "breakpoint, rate: time bound for all levels"),
       SETTING.new(name: :slow_clients, flag: "--slow-clients N", type: Integer, default: nil, check: 1..10_000, help: "slow-clients: how many (default 2 x workers)"),
       SETTING.new(name: :slow_mode, flag: "--slow-mode MODE", type: SlowClients::MODES, default: "headers", help: "slow-clients: headers, upload or read"),
+      SETTING.new(name: :soak_time, flag: "--soak-time SEC", type: Float, default: 300.0, check: 1..86_400, help: "soak: seconds of sustained open-model load"),
+      SETTING.new(name: :soak_rate, flag: "--soak-rate RPS", type: Integer, default: nil, check: 1..1_000_000,
+        help: "soak: this request rate instead of 70% of the closed maximum (which is then not measured)"),
+      SETTING.new(name: :max_workers, flag: "--max-workers N", type: Integer, default: 4, check: 1..256, help: "worker-cost: largest worker count of 1, 2, 4, ..."),
       SETTING.new(name: :settle_timeout, flag: "--settle-timeout SEC", type: Float, default: 30.0, check: POSITIVE,
         help: "longest wait for a quiet server before each measurement")
     ].freeze

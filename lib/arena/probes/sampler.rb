@@ -7,10 +7,13 @@ module Arena
     # re-read on every sample so respawned workers are counted. PSS is the
     # figure that counts shared copy-on-write pages once; RSS is kept beside it.
     class Sampler
-      Sample = Struct.new(:t, :procs, :pss_kb, :rss_kb, :uss_kb, :cpu_pct, keyword_init: true)
+      Sample = Struct.new(:t, :procs, :pss_kb, :rss_kb, :uss_kb, :cpu_pct, :processes, keyword_init: true)
 
-      def initialize(pids:, interval: 0.2, root: "/proc")
+      # per_process: also keep each process's figures in every sample (soak,
+      # worker-cost), as {"pid", "pss_kb", "rss_kb", "uss_kb"}.
+      def initialize(pids:, interval: 0.2, root: "/proc", per_process: false)
         @pids = pids
+        @per_process = per_process
         @interval = interval
         @root = root
         @samples = []
@@ -39,14 +42,16 @@ module Arena
       def take(first: false)
         now = Clock.now
         pids = @pids.call
-        memory = pids.filter_map { |pid| Procfs.memory(pid, root: @root) }
+        read = pids.filter_map { |pid| Procfs.memory(pid, root: @root)&.then { |m| [pid, m] } }
+        memory = read.map(&:last)
         busy = cpu_ticks(pids, first: first)
         elapsed = now - @last
         @last = now
         @samples << Sample.new(
           t: (now - @started).round(3), procs: pids.size,
           pss_kb: memory.sum(&:pss_kb), rss_kb: memory.sum(&:rss_kb), uss_kb: memory.sum(&:uss_kb),
-          cpu_pct: (first || elapsed <= 0) ? 0.0 : (100.0 * busy / Procfs::CLK_TCK / elapsed).round(1)
+          cpu_pct: (first || elapsed <= 0) ? 0.0 : (100.0 * busy / Procfs::CLK_TCK / elapsed).round(1),
+          processes: @per_process ? read.map { |pid, m| {"pid" => pid, "pss_kb" => m.pss_kb, "rss_kb" => m.rss_kb, "uss_kb" => m.uss_kb} } : nil
         )
       end
 
@@ -80,7 +85,7 @@ module Arena
           pss_peak_kb: samples.map(&:pss_kb).max, pss_mean_kb: (samples.sum(&:pss_kb) / samples.size),
           rss_peak_kb: samples.map(&:rss_kb).max, uss_peak_kb: samples.map(&:uss_kb).max,
           cpu_pct_mean: cpu.round(1), procs_max: samples.map(&:procs).max, procs_min: samples.map(&:procs).min,
-          samples: samples.map { |s| s.to_h.transform_keys(&:to_s) }
+          samples: samples.map { |s| s.to_h.compact.transform_keys(&:to_s) }
         )
       end
 

@@ -103,7 +103,9 @@ module Arena
       def nonzero_error_kinds = error_kinds.reject { |_, v| v.zero? }
     end
 
-    MemorySample = Struct.new(:t, :procs, :pss_kb, :rss_kb, :uss_kb, :cpu_pct, keyword_init: true)
+    # processes: per-process figures when the scenario asked for them
+    # (soak, worker-cost): [{"pid", "pss_kb", "rss_kb", "uss_kb"}], else nil.
+    MemorySample = Struct.new(:t, :procs, :pss_kb, :rss_kb, :uss_kb, :cpu_pct, :processes, keyword_init: true)
 
     # The probes' view of a process tree during a measurement.
     Memory = Struct.new(:pss_peak_kb, :pss_mean_kb, :rss_peak_kb, :uss_peak_kb, :cpu_pct, :procs_max, :procs_min,
@@ -118,7 +120,7 @@ module Arena
       def to_record
         {"pss_peak_kb" => pss_peak_kb, "pss_mean_kb" => pss_mean_kb, "rss_peak_kb" => rss_peak_kb, "uss_peak_kb" => uss_peak_kb,
          "cpu_pct_mean" => cpu_pct, "procs_max" => procs_max, "procs_min" => procs_min,
-         "samples" => samples.map { |s| s.to_h.transform_keys(&:to_s) }}
+         "samples" => samples.map { |s| s.to_h.compact.transform_keys(&:to_s) }}
       end
     end
 

@@ -98,10 +98,10 @@ module Arena
           kind: "summary", extra: extra.freeze).freeze
       end
 
-      def measure(ctx, settings, variant: nil, interval: 0.2)
+      def measure(ctx, settings, variant: nil, interval: 0.2, per_process: false)
         settled = ctx.settle.call(ctx.baseline)
         # A server on another host is sampled there (Remote::Server#sampler).
-        sampler = (ctx.server.respond_to?(:sampler) ? ctx.server.sampler(interval: interval) : Probes::Sampler.new(pids: -> { ctx.server.pids }, interval: interval)).start
+        sampler = (ctx.server.respond_to?(:sampler) ? ctx.server.sampler(interval: interval) : Probes::Sampler.new(pids: -> { ctx.server.pids }, interval: interval, per_process: per_process)).start
         front = ctx.front && Probes::Sampler.new(pids: -> { ctx.front.pids }, interval: interval).start
         run = ctx.engine.start(ctx.target, settings)
         loader = Probes::Sampler.new(pids: -> { run.pids }, interval: interval).start

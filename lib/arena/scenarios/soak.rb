@@ -1,0 +1,191 @@
+# frozen_string_literal: true
+
+module Arena
+  module Scenarios
+    # A long open-model run at a sustained rate (70% of the closed maximum,
+    # measured first, or --soak-rate) for --soak-time, with every process of
+    # the tree sampled: does memory settle, or keep growing? The growth slope
+    # is a least-squares fit of the tree's PSS over the whole run; the verdict
+    # rests on the last third alone, after the heap has had time to warm up.
+    # Latency per slice of the run shows drift (GC pauses growing with the heap).
+    class Soak < Base
+      scenario "soak", "open model at 70% of the closed maximum for --soak-time; memory growth slope, plateau or growth, latency drift"
+
+      FRACTION = 0.7
+      # About this many memory samples over a soak, whatever its length.
+      SAMPLES = 300
+
+      def planned(load, _adapter) = load.soak_rate ? 1 : 2
+
+      def call(ctx)
+        closed = ctx.load.soak_rate ? nil : measure(ctx, ctx.settings, variant: "closed-max")
+        rate = ctx.load.soak_rate || (closed.good_rps * FRACTION).round
+        return [closed] if rate < 1
+        time = ctx.load.soak_time
+        settings = ctx.settings(rate: rate, connections: [ctx.load.connections * 4, 64].max, duration: time)
+        interval = (time / SAMPLES).clamp(0.2, 2.0)
+        soak = measure(ctx, settings, variant: "soak", interval: interval, per_process: true)
+        [closed, soak.with(extra: SoakAnalysis.call(soak, rate: rate, closed_max: closed&.good_rps))].compact
+      end
+
+      def self.finding(m)
+        x = m.extra
+        return nil unless m.variant == "soak" && x["slope_mib_per_min"]
+        f = Report::Format
+        drift = x["latency_drift"] ? ", p99 #{f.duration_us(x["latency_drift"]["first_p99_us"])} in the first " \
+          "#{x["slice_s"]} s, #{f.duration_us(x["latency_drift"]["last_p99_us"])} in the last" : ""
+        "#{m.server} #{m.workload} soak (#{x["soak_s"]} s at #{f.rps(x["target_rps"])} req/s): PSS " \
+          "#{mib(x["pss_first_kb"])} -> #{mib(x["pss_last_kb"])}, #{format("%+.2f", x["slope_mib_per_min"])} MiB/min " \
+          "(R² #{format("%.2f", x["r2"])}); last third #{format("%+.2f", x["last_third_mib_per_min"])} MiB/min: " \
+          "#{x["verdict"]}#{drift}"
+      end
+
+      def self.mib(kb) = "#{(kb.to_f / 1024).round(1)} MiB"
+
+      def self.sections(document, colors:) = MemoryTimeline.new(document, colors: colors).sections
+    end
+
+    # Reads a soak's samples: slope and R² of the whole tree's PSS, the
+    # verdict on the last third, each process's own slope, latency per slice.
+    module SoakAnalysis
+      module_function
+
+      # Growth is judged on the last third. It is noise when the change the
+      # fit predicts over that third is no larger than twice the samples'
+      # scatter around the line, or than 1% of the tree's PSS, or when the
+      # slope is within two standard errors of 0.
+      def call(m, rate:, closed_max:)
+        samples = m.probes.samples
+        window = samples.last.t - samples.first.t
+        whole = LinearFit.of(samples.map { |s| [s.t, s.pss_kb] })
+        tail = samples.select { |s| s.t >= samples.first.t + window * 2 / 3.0 }
+        last = LinearFit.of(tail.map { |s| [s.t, s.pss_kb] })
+        {
+          "target_rps" => rate, "closed_max_rps" => closed_max&.round(1), "soak_s" => window.round(1),
+          "pss_first_kb" => samples.first.pss_kb, "pss_last_kb" => samples.last.pss_kb,
+          "slope_mib_per_min" => per_min(whole), "r2" => whole&.r2&.round(3),
+          "last_third_mib_per_min" => per_min(last), "verdict" => verdict(last, tail),
+          "processes" => processes(samples)
+        }.merge(latency(m.load, window))
+      end
+
+      def per_min(fit) = fit && (fit.slope * 60 / 1024).round(3)
+
+      def verdict(fit, tail)
+        return "too short to judge" unless fit && tail.size >= 5
+        span = tail.last.t - tail.first.t
+        change = fit.slope * span
+        mean = tail.sum(&:pss_kb).fdiv(tail.size)
+        noise = [2 * fit.sigma, 0.01 * mean].max
+        (change > noise && fit.slope > 2 * fit.slope_se) ? "growing" : "plateaued"
+      end
+
+      # Each process's first and last PSS and its own slope, so a leak is
+      # placed: the master, one worker, or every worker.
+      def processes(samples)
+        series = Hash.new { |h, k| h[k] = [] }
+        samples.each { |s| Array(s.processes).each { |p| series[p["pid"]] << [s.t, p["pss_kb"]] } }
+        series.map do |pid, points|
+          {"pid" => pid, "pss_first_kb" => points.first[1], "pss_last_kb" => points.last[1],
+           "slope_mib_per_min" => per_min(LinearFit.of(points)), "seen_s" => [points.first[0], points.last[0]]}
+        end
+      end
+
+      # The engine's per-second timeline in slices (a minute, or a sixth of a
+      # short soak): good responses, the median p50 and the worst p99 of the
+      # slice's seconds (percentiles of seconds cannot be merged exactly).
+      def latency(load, window)
+        return {} unless load && !load.timeline.empty?
+        slice = (window >= 180) ? 60 : [(window / 6.0).ceil, 1].max
+        slices = load.timeline.group_by { |p| (p.t / slice).floor }.sort.map do |i, points|
+          p50s = points.map(&:p50_us).compact.sort
+          {"from_s" => i * slice, "good" => points.sum(&:good), "p50_us" => p50s[p50s.size / 2],
+           "p99_us" => points.map(&:p99_us).compact.max}
+        end
+        drift = (slices.size >= 2) ? {"first_p99_us" => slices.first["p99_us"], "last_p99_us" => slices.last["p99_us"]} : nil
+        {"slice_s" => slice, "latency_slices" => slices, "latency_drift" => drift}
+      end
+    end
+
+    # One section per soak: the tree's PSS (with USS and RSS beside it) and
+    # each process's PSS over time, a process appearing or vanishing marked
+    # (a respawn, a refork); latency per slice; each process's slope.
+    class MemoryTimeline
+      # Processes drawn one line each; more would be unreadable.
+      MAX_LINES = 8
+
+      def initialize(document, colors:)
+        @soaks = document.measured.select { |m| m.scenario == "soak" && m.variant == "soak" && m.probes&.samples&.any? }
+        @colors = colors
+      end
+
+      def sections
+        @soaks.each_with_index.map do |m, i|
+          x = m.extra
+          Report::Section.new(id: "soak-#{i + 1}", title: "Soak: #{m.server} · #{m.workload}", nav: "soak (#{m.server.split(":").first})",
+            note: Soak.finding(m), charts: [memory_chart(m), latency_chart(m)].compact,
+            headings: ["process", "PSS first", "PSS last", "MiB/min", "seen (s)"],
+            rows: Array(x["processes"]).map do |p|
+              [p["pid"], Report::Format.memory_kb(p["pss_first_kb"]), Report::Format.memory_kb(p["pss_last_kb"]),
+                p["slope_mib_per_min"] ? format("%+.2f", p["slope_mib_per_min"]) : "-", Array(p["seen_s"]).map { |t| t.round(1) }.join("–")]
+            end)
+        end
+      end
+
+      private
+
+      def memory_chart(m)
+        samples = m.probes.samples
+        mib = ->(kb) { kb.to_f / 1024 }
+        series = [
+          {name: "PSS (tree)", color: @colors.call(m.server), points: samples.map { |s| [s.t, mib.call(s.pss_kb)] }},
+          {name: "USS (tree)", color: "#777777", points: samples.map { |s| [s.t, mib.call(s.uss_kb)] }},
+          {name: "RSS (tree, shared pages once per process)", color: "#bbbbbb", points: samples.map { |s| [s.t, mib.call(s.rss_kb)] }}
+        ]
+        per = per_process(samples)
+        per.max_by(MAX_LINES) { |_, pts| pts.map(&:last).max }.each_with_index do |(pid, points), i|
+          series << {name: "PSS pid #{pid}", color: Report::Svg.color(i + 1), points: points.map { |t, kb| [t, mib.call(kb)] }}
+        end
+        fit_end = samples.last.t
+        slope = m.extra["slope_mib_per_min"]
+        title = "#{m.server} #{m.workload}: memory over the soak"
+        {title: "Memory over time (#{m.extra["verdict"]}#{", #{format("%+.2f", slope)} MiB/min" if slope})",
+         svg: Report::Svg::Lines.new(title: title, series: series, vlines: events(samples, per), x_range: [0, fit_end],
+           x_label: "seconds since the soak started", y_label: "MiB", x_format: ->(v) { "#{Report::Svg.trim(v)}s" },
+           y_format: ->(v) { Report::Svg.trim(v.round(1)) }).render}
+      end
+
+      def latency_chart(m)
+        slices = Array(m.extra["latency_slices"])
+        return nil if slices.empty?
+        step = m.extra["slice_s"]
+        series = [
+          {name: "p99 (worst second of the slice)", color: @colors.call(m.server), points: slices.map { |s| [s["from_s"] + step / 2.0, s["p99_us"]] }},
+          {name: "p50 (median second)", color: "#777777", points: slices.map { |s| [s["from_s"] + step / 2.0, s["p50_us"]] }}
+        ]
+        {title: "Latency per #{step} s slice (drift)",
+         svg: Report::Svg::Lines.new(title: "#{m.server} #{m.workload}: latency drift", series: series, log_y: true, y_zero: false,
+           x_label: "seconds into the measured phase", y_label: "latency (log scale)", x_format: ->(v) { "#{Report::Svg.trim(v)}s" },
+           y_format: ->(v) { Report::Svg.duration_tick(v) }, height: 260).render}
+      end
+
+      def per_process(samples)
+        series = Hash.new { |h, k| h[k] = [] }
+        samples.each { |s| Array(s.processes).each { |p| series[p["pid"]] << [s.t, p["pss_kb"]] } }
+        series
+      end
+
+      # A process that appears after the first sample or vanishes before the
+      # last: a worker respawned, reforked or killed.
+      def events(samples, per)
+        first = samples.first.t
+        last = samples.last.t
+        marks = per.flat_map do |pid, points|
+          [(points.first[0] > first) ? {x: points.first[0], label: "pid #{pid} appears"} : nil,
+            (points.last[0] < last) ? {x: points.last[0], label: "pid #{pid} gone"} : nil]
+        end
+        marks.compact.first(6)
+      end
+    end
+  end
+end
