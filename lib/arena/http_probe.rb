@@ -21,6 +21,23 @@ module Arena
 
     def get(path, headers: {}) = request("GET", path, headers: headers)
 
+    # The one readiness loop: GET `path` until it is answered. Returns nil when
+    # it was, else what went wrong: the block's word (the process exited), or
+    # the last probe's failure once the deadline passed.
+    def await(path = "/", deadline:)
+      loop do
+        gone = block_given? && yield
+        return gone if gone
+        begin
+          get(path)
+          return nil
+        rescue Failure => e
+          return "last probe: #{e.message}" if Clock.now > deadline
+        end
+        sleep 0.05
+      end
+    end
+
     def request(method, path, body: nil, headers: {})
       socket = @bind.connect
       lines = ["#{method} #{path} HTTP/1.1", "Host: #{@bind.tcp? ? @bind.to_s : "localhost"}", "Connection: close"]

@@ -99,23 +99,11 @@ module Arena
     end
 
     def wait_answer(bind, deadline)
-      probe = HttpProbe.new(bind, timeout: 2)
-      last = nil
-      loop do
-        if (status = @group.exited)
-          raise Failed.new("#{@adapter.label} exited during boot (#{describe(status)})", log_tail: @group.log_tail)
-        end
-        begin
-          probe.get(@probe_path)
-          return
-        rescue HttpProbe::Failure => e
-          last = e.message
-        end
-        if Clock.now > deadline
-          raise Failed.new("#{@adapter.label} not ready after #{@ready_timeout}s (last probe: #{last})", log_tail: @group.log_tail)
-        end
-        sleep 0.05
-      end
+      exited = nil
+      failure = HttpProbe.new(bind, timeout: 2).await(@probe_path, deadline: deadline) { exited = @group.exited }
+      return unless failure
+      raise Failed.new("#{@adapter.label} exited during boot (#{describe(exited)})", log_tail: @group.log_tail) if exited
+      raise Failed.new("#{@adapter.label} not ready after #{@ready_timeout}s (#{failure})", log_tail: @group.log_tail)
     end
 
     def describe(status)

@@ -98,16 +98,11 @@ module Arena
       private
 
       def wait_ready(timeout)
-        deadline = Clock.now + timeout
-        probe = HttpProbe.new(@bind, timeout: 2)
-        loop do
-          raise Error, "nginx exited at start: #{@group.log_tail(3).join(" ")}" if @group.exited
-          probe.get("/")
-          return
-        rescue HttpProbe::Failure
-          raise Error, "nginx not ready after #{timeout}s" if Clock.now > deadline
-          sleep 0.05
-        end
+        exited = nil
+        failure = HttpProbe.new(@bind, timeout: 2).await("/", deadline: Clock.now + timeout) { exited = @group.exited }
+        return unless failure
+        raise Error, "nginx exited at start: #{@group.log_tail(3).join(" ")}" if exited
+        raise Error, "nginx not ready after #{timeout}s (#{failure})"
       end
     end
   end
