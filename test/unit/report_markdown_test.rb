@@ -28,7 +28,7 @@ class ReportMarkdownTest < Minitest::Test
       | load engine | arena-load 0.1.0 |
       | pinning | servers on CPU 0, load engine on CPU 1 |
 
-      Load: 8 connections; 2.0 s after a 0.5 s warm-up; keep-alive on; repeated 2 times; scenarios steady; p99 SLO 100 ms; bind tcp.
+      Load: 8 connections; 2.0 s after a 0.5 s warm-up; keep-alive on; repeated 2 times; scenarios steady (closed loop, -c connections for -d seconds); p99 SLO 100 ms; bind tcp.
 
       ## Servers
 
