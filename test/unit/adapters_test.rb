@@ -169,6 +169,19 @@ class AdaptersTest < Minitest::Test
     assert_empty adapter("agoo").restart_mechanisms
   end
 
+  # Agoo's poll_timeout has no flag: a non-default value is passed to
+  # Agoo::Server.init by a file loaded with -r, through the environment.
+  def test_agoo_poll_timeout_through_a_required_file
+    assert_equal "0.1", adapter("agoo").env(app: APP)["ARENA_AGOO_POLL_TIMEOUT"]
+    cmd = argv("agoo:poll_timeout=0.01")
+    assert_equal ["-r", "#{@dir}/agoo_poll_timeout.rb"], cmd[3, 2]
+    assert_includes File.read("#{@dir}/agoo_poll_timeout.rb"), "Agoo::Server.singleton_class.prepend"
+    assert_equal "0.01", adapter("agoo:poll_timeout=0.01").env(app: APP)["ARENA_AGOO_POLL_TIMEOUT"]
+    assert_raises(Arena::UsageError) { adapter("agoo:poll_timeout=0.00001") }
+    assert_raises(Arena::UsageError) { adapter("agoo:poll_timeout=2") }
+    assert_equal 0, adapter("agoo:threads=0").settings["threads"]
+  end
+
   def test_puma_jruby_runs_outside_the_mri_bundle
     a = adapter("puma-jruby")
     assert_equal ["/usr/bin/jruby", "-S", "puma", "--no-config", "-e", "production", "-t", "8:8", "-b", "tcp://127.0.0.1:9292",
