@@ -1,0 +1,78 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "arena"
+require "arena/remote/session"
+require "tmpdir"
+
+module Arena
+  # How a measurement is split across loader hosts, and the barrier: every
+  # loader is started and ready before any is told to go. The channels are
+  # fakes that record what they were asked (the real ones need SSH; the
+  # namespace test runs them).
+  class LoaderFleetTest < Minitest::Test
+    class FakeChannel
+      attr_reader :requests, :host
+
+      def initialize(name, log)
+        @host = Remote::Host.parse("ssh://#{name}")
+        @log = log
+        @requests = []
+      end
+
+      def on_event(&block) = @block = block
+
+      def closed? = false
+
+      def request(op, timeout: 60, **fields)
+        @log << [@host.name, op]
+        @requests << [op, fields]
+        {"ok" => true, "handle" => "#{@host.name}-1"}
+      end
+
+      def args = @requests.find { |op, _| op == "load" }.last[:args]
+    end
+
+    def fleet(n)
+      @log = []
+      @channels = Array.new(n) { |i| FakeChannel.new("loader#{i}", @log) }
+      @dir = Dir.mktmpdir("fleet")
+      Remote::LoaderFleet.new(channels: @channels, allow: "198.18.77.1", dir: @dir)
+    end
+
+    def teardown = FileUtils.rm_rf(@dir)
+
+    def flag(args, name) = args[args.index(name) + 1]
+
+    def test_connections_requests_and_rate_split_evenly
+      f = fleet(2)
+      f.start("http://198.18.77.1:3000/x", Load::Settings.build(connections: 5, threads: 4, requests: 7, rate: 1001.0, duration: 2.0))
+      assert_equal %w[3 2], @channels.map { |c| flag(c.args, "-c") }
+      assert_equal %w[3 2], @channels.map { |c| flag(c.args, "-t") }, "never more threads than connections"
+      assert_equal %w[4 3], @channels.map { |c| flag(c.args, "-n") }
+      assert_equal %w[500.5 500.5], @channels.map { |c| flag(c.args, "-R") }
+      @channels.each do |c|
+        assert_includes c.args, "--histograms"
+        assert_includes c.args, "--wait-go"
+        assert_includes c.args, "--allow-remote"
+        assert_equal "http://198.18.77.1:3000/x", c.args.last
+      end
+    end
+
+    def test_every_loader_is_ready_before_any_goes
+      fleet(3).start("http://198.18.77.1:3000/", Load::Settings.build(connections: 9, duration: 1.0))
+      ops = @log.map(&:last)
+      assert_equal %w[load load load go go go], ops
+    end
+
+    def test_remote_only_for_the_server_hosts_address
+      fleet(2).start("http://10.9.9.9:3000/", Load::Settings.build(connections: 2, duration: 1.0))
+      @channels.each { |c| refute_includes c.args, "--allow-remote" }
+    end
+
+    def test_refuses_fewer_connections_than_loaders_and_body_files
+      assert_raises(Error) { fleet(3).start("http://198.18.77.1:1/", Load::Settings.build(connections: 2, duration: 1.0)) }
+      assert_raises(Error) { fleet(2).start("http://198.18.77.1:1/", Load::Settings.build(connections: 2, body_file: "/tmp/b")) }
+    end
+  end
+end
