@@ -3,6 +3,7 @@
 require_relative "../test_helper"
 require "arena"
 require "tmpdir"
+require "open3"
 require "arena/commands/init"
 
 # arena.yml: every key into the plan, flags over it, one line per bad value.
@@ -15,7 +16,7 @@ class ConfigFileTest < Minitest::Test
       - puma: {workers: 0, threads: 4}
       - "unicorn:workers=3"
       - webrick
-    workloads: [/, "/items/7=200:Widget"]
+    workloads: ["/=200:ok", item, production]
     requests: requests.yml
     scenarios: [steady, rate]
     load:
@@ -35,6 +36,7 @@ class ConfigFileTest < Minitest::Test
       slow_clients: 6
       slow_mode: read
       settle_timeout: 5
+      %<more_load>s
     repeat: 3
     bind: tcp
     front: nginx
@@ -47,15 +49,33 @@ class ConfigFileTest < Minitest::Test
       SECRET_KEY_BASE: abc123
       WEB_CONCURRENCY: 2
     memory_budget_mb: 512
+    only_app_bundle: true
     out: results
   YAML
+
+  EXPLICIT = %i[connections duration warmup threads timeout keep_alive reps requests levels slo_ms step max_connections
+    max_time slow_clients slow_mode settle_timeout].freeze
+
+  # A valid value for a load setting this test does not name (the table grows).
+  def self.sample(setting)
+    case setting.type
+    when Array then setting.type.last
+    when :list then [setting.check&.begin || 1]
+    else [setting.check&.begin.to_f, 1].max.then { |v| (setting.type == Integer) ? v.ceil : v + 0.5 }
+    end
+  end
+
+  MORE_LOAD = Arena::Load::TABLE.reject { |s| EXPLICIT.include?(s.name) }.to_h { |s| [s.name, sample(s)] }
+
+  def full = format(FULL, more_load: MORE_LOAD.map { |k, v| "#{k}: #{v.inspect}" }.join("\n  "))
 
   def setup
     @dir = Dir.mktmpdir("arena-config")
     FileUtils.mkdir_p(File.join(@dir, "app"))
     File.write(File.join(@dir, "app/config.ru"), "run ->(env) { [200, {}, ['ok']] }\n")
     File.write(File.join(@dir, "app/Gemfile"), "gem \"rack\"\n")
-    File.write(File.join(@dir, "requests.yml"), "requests: {}\n")
+    File.write(File.join(@dir, "requests.yml"), "requests:\n  item: {path: /items/7, expect_body: Widget}\n  home: {path: /}\n" \
+      "mixes:\n  production: {item: 3, home: 1}\n")
   end
 
   def teardown = FileUtils.rm_rf(@dir)
@@ -76,17 +96,18 @@ class ConfigFileTest < Minitest::Test
   end
 
   def test_a_full_file_round_trips_into_the_plan
-    path = write(FULL)
+    path = write(full)
     b = builder("--config", path)
     plan = b.build
     assert_equal File.join(@dir, "app/config.ru"), plan.app.rackup
     assert_equal ["puma:workers=0,threads=4,preload=false", "unicorn:workers=3,preload=true,timeout=60", "webrick"], plan.servers.map(&:label)
-    assert_equal ["/", "/items/7"], plan.workloads.map(&:path)
-    assert_equal [200, "Widget"], plan.workloads.last.to_h.values_at(:expect_status, :expect_body)
+    assert_equal ["/", "item", "production"], plan.workloads.map(&:name)
+    assert_equal [200, "ok"], plan.workloads.first.to_h.values_at(:expect_status, :expect_body)
+    assert_equal ["/items/7", "Widget"], plan.workloads[1].to_h.values_at(:path, :expect_body)
     assert_equal %w[steady rate], plan.scenarios
     expected_load = {connections: 8, duration: 0.5, warmup: 0.25, threads: 2, timeout: 3.0, keep_alive: "off", reps: 20,
                      requests: 500, levels: [1, 4], slo_ms: 250.0, step: 10, max_connections: 200, max_time: 60.0,
-                     slow_clients: 6, slow_mode: "read", settle_timeout: 5.0}
+                     slow_clients: 6, slow_mode: "read", settle_timeout: 5.0}.merge(MORE_LOAD)
     assert_equal expected_load, plan.load.to_h.slice(*expected_load.keys)
     assert_equal Arena::Load::TABLE.map(&:name).sort, expected_load.keys.sort, "every load setting is in the full file"
     assert_equal [3, "tcp", "nginx", 9393, 12.0], [plan.repeat, plan.bind, plan.front, plan.port, plan.ready_timeout]
@@ -95,10 +116,11 @@ class ConfigFileTest < Minitest::Test
     assert_equal File.join(@dir, "results"), plan.out_dir
     assert_equal File.join(@dir, "requests.yml"), b.options[:requests_file]
     assert_equal 512.0, b.options[:memory_budget_mb]
+    assert_equal true, b.options[:only_app_bundle]
   end
 
   def test_flags_override_the_file
-    path = write(FULL)
+    path = write(full)
     plan = builder("--config", path, "-c", "4", "--servers", "puma:threads=2", "--keep-alive", "both", "--repeat", "1", "--out", "elsewhere").build
     assert_equal 4, plan.load.connections
     assert_equal "both", plan.load.keep_alive
@@ -117,7 +139,7 @@ class ConfigFileTest < Minitest::Test
 
   def test_each_kind_of_bad_value_is_one_line_with_file_line_and_key
     {
-      "servers: [puma]\nspeed: 3\n" => "arena.yml:2: speed: unknown key (known: app, servers, workloads, requests, scenarios, load, repeat, bind, front, port, ready_timeout, headers, env, memory_budget_mb, out)",
+      "servers: [puma]\nspeed: 3\n" => "arena.yml:2: speed: unknown key (known: app, servers, workloads, requests, scenarios, load, repeat, bind, front, port, ready_timeout, headers, env, memory_budget_mb, only_app_bundle, out)",
       "load:\n  connections: 8\n  conections: 9\n" => "arena.yml:3: load.conections: unknown load setting (known: #{Arena::Load::TABLE.map(&:name).join(", ")})",
       "load:\n  connections: 0\n" => "arena.yml:2: load.connections: must be between 1 and 20000",
       "load:\n  duration: soon\n" => "arena.yml:2: load.duration: must be a number",
@@ -139,6 +161,7 @@ class ConfigFileTest < Minitest::Test
       "env:\n  KEY: [1]\n" => "arena.yml:2: env.KEY: must be a plain value, not a list",
       "memory_budget_mb: lots\n" => "arena.yml:1: memory_budget_mb: must be a number",
       "port:\n" => "arena.yml:1: port: has no value",
+      "only_app_bundle: yes please\n" => "arena.yml:1: only_app_bundle: must be true or false",
       "servers: [puma\nload: {}\n" => "arena.yml:1: YAML syntax: did not find expected ',' or ']'",
       "--- !ruby/object:OpenStruct\nfoo: 1\n" => "arena.yml:1: unspecified class: OpenStruct (a config file holds plain data)",
       "- puma\n" => "arena.yml:1: the file must be a mapping of settings (app:, servers:, load: ...)"
@@ -158,6 +181,8 @@ class ConfigFileTest < Minitest::Test
 
   def test_init_writes_a_file_that_parses_and_builds
     FileUtils.cp(Dir[File.join(@dir, "app/*")], @dir)
+    _, err, status = Open3.capture3({"BUNDLE_GEMFILE" => File.join(@dir, "Gemfile")}, "bundle", "lock", "--local", chdir: @dir)
+    assert status.success?, err
     text = Arena::Commands::Init::Template.new(dir: @dir, installed: %w[puma webrick]).render
     write(text)
     assert_includes text, "\napp: config.ru\n"

@@ -21,6 +21,7 @@ module Arena
         "headers" => "sent with every request: NAME: VALUE",
         "env" => "the servers' environment: KEY: VALUE",
         "memory_budget_mb" => "arena tune: the most PSS (MiB) a config may use",
+        "only_app_bundle" => "true: only the servers in the app's own bundle (no overlay bundle)",
         "out" => "results directory"
       }.freeze
       HEADER_NAME = /\A[!#$%&'*+.^_`|~0-9A-Za-z-]+\z/
@@ -126,6 +127,11 @@ module Arena
       def read_ready_timeout(value) = {ready_timeout: number(["ready_timeout"], value, 0.1..3600)}
 
       def read_memory_budget_mb(value) = {memory_budget_mb: number(["memory_budget_mb"], value, 1..10_000_000)}
+
+      def read_only_app_bundle(value)
+        @file.invalid!(["only_app_bundle"], "must be true or false") unless [true, false].include?(value)
+        {only_app_bundle: value}
+      end
 
       def read_out(value) = {out: @file.relative(string(["out"], value))}
 
