@@ -1,0 +1,111 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+require "tmpdir"
+
+# Owning processes: a spawn is never lost to a Ctrl-C, a stop leaves no
+# process of the group behind, and a server start that ends early for any
+# reason stops what it spawned. Real processes (sh, sleep, ruby); the only
+# fake is an adapter that never becomes ready.
+class ProcessGroupTest < Minitest::Test
+  # Stands in for a server that starts but never answers.
+  class SilentAdapter
+    def label = "silent"
+
+    def upstreams(bind) = [bind]
+
+    def command(app:, bind:, dir:) = ["ruby", "-e", "sleep 60", "--", dir]
+
+    def env(app:) = {}
+
+    def ready_timeout = 30
+  end
+
+  App = Struct.new(:dir)
+
+  def setup
+    @dir = Dir.mktmpdir("process-group-test")
+  end
+
+  def teardown
+    left = alive_with(@dir)
+    left.each { |pid| Process.kill("KILL", pid) }
+    FileUtils.rm_rf(@dir)
+    assert_empty left, "processes left behind"
+  end
+
+  def test_signals_held_while_spawning_are_delivered_after
+    reached = false
+    assert_raises(Interrupt) do
+      Arena::Signals.deferred do
+        Process.kill("INT", Process.pid)
+        sleep 0.2
+        reached = true
+      end
+      sleep 1 # the signal comes back to this process and is handled here
+    end
+    assert reached, "the block ran to its end before the Interrupt"
+  end
+
+  def test_stop_leaves_no_process_of_the_group
+    group = Arena::ProcessGroup.new(["sh", "-c", "trap '' TERM; sleep 60 & sleep 60; : #{@dir}"],
+      log_path: File.join(@dir, "log"))
+    group.start
+    wait_until { group.tree.size >= 3 }
+    members = group.tree
+    group.stop(grace: 0.4)
+    assert_empty members.select { |pid| live?(pid) }, "a member ignored TERM and outlived stop"
+  end
+
+  # Ctrl-C while the server boots: start unwinds, and what it spawned is gone.
+  def test_a_start_interrupted_during_readiness_stops_its_server
+    run = Arena::ServerRun.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::Bind.tcp,
+      dir: File.join(@dir, "server"), machine: Arena::Machine.new(cores: 2))
+    main = Thread.current
+    interrupter = Thread.new do
+      sleep 0.05 until run.group&.pid && live?(run.group.pid)
+      sleep 0.2
+      main.raise(Interrupt)
+    end
+    assert_raises(Interrupt) { run.start }
+    interrupter.join
+    refute live?(run.group.pid), "the server outlived the interrupted start"
+  end
+
+  def test_a_server_never_ready_is_stopped_and_reported
+    run = Arena::ServerRun.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::Bind.tcp,
+      dir: File.join(@dir, "server"), machine: Arena::Machine.new(cores: 2), ready_timeout: 0.5)
+    error = assert_raises(Arena::ServerRun::Failed) { run.start }
+    assert_match(/silent not ready after 0.5s/, error.message)
+    refute live?(run.group.pid)
+  end
+
+  # The fresh start after a crash or restart gets a port of its own unless
+  # one was pinned; the old server's closed connections may hold the old one.
+  def test_successor_takes_a_fresh_port_unless_pinned
+    run = Arena::ServerRun.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::Bind.tcp,
+      dir: @dir, machine: Arena::Machine.new(cores: 2))
+    refute_equal run.bind.port, run.successor.bind.port
+    assert_equal run.bind.port, run.successor(keep_port: true).bind.port
+    unix = Arena::Bind.unix(File.join(@dir, "s.sock"))
+    assert_equal unix, Arena::ServerRun.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: unix, dir: @dir,
+      machine: Arena::Machine.new(cores: 2)).successor.bind
+  end
+
+  private
+
+  def live?(pid)
+    state = Arena::Procfs.stat(pid)&.state
+    !state.nil? && state != "Z"
+  end
+
+  def alive_with(marker)
+    Arena::Procfs.all_stats.select { |s| s.state != "Z" && Arena::Procfs.cmdline(s.pid).include?(marker) }.map(&:pid)
+  end
+
+  def wait_until(seconds = 5)
+    deadline = Arena::Clock.now + seconds
+    sleep 0.02 until yield || Arena::Clock.now > deadline
+  end
+end
