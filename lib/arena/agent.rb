@@ -122,6 +122,18 @@ module Arena
       {handle: name, argv: server.argv, boot_s: server.boot_s, pid: server.group.pid}
     end
 
+    # nginx in front of a started server, listening on host:port, its
+    # upstreams the server's own binds.
+    def op_front(r)
+      upstream = server(r)
+      name = "#{@count += 1}-nginx"
+      bind = Bind.new(kind: :tcp, host: r.fetch("host"), port: Integer(r.fetch("port"))).freeze
+      nginx = Proxy::Nginx.new(upstreams: upstream.adapter.upstreams(upstream.bind), dir: File.join(@dir, name),
+        machine: Machine.new(cores: Machine.current.cores, shared: true).freeze, bind: bind)
+      @servers[name] = nginx.start
+      {handle: name, front: nginx.to_h}
+    end
+
     # A bare program (argv, env, dir), for what has no adapter.
     def op_spawn(r)
       name = "#{@count += 1}-spawn"

@@ -87,6 +87,20 @@ module Arena
       end
     end
 
+    def test_nginx_in_front_on_the_remote_host
+      skip "nginx is not installed" unless Proxy::Nginx.binary
+      _, err, status = arena_in("l1", "--server-host", @lab.url("srv"), "--servers", "puma:workers=2", "--front", "nginx",
+        "--workload", "server", "-c", "8", "-d", "1", "-w", "0.2")
+      assert status.success?, err
+      doc = results
+      front = doc["servers"].first.dig("topology", "front")
+      assert_equal @lab.address("srv"), front.dig("bind", "host"), "nginx listens on the server host"
+      m = measured(doc).first
+      assert_equal 0, m.dig("load", "errors", "total")
+      assert_includes m["engine_argv"].last, "#{@lab.address("srv")}:#{front.dig("bind", "port")}", "load goes through nginx"
+      assert_operator m.dig("front_probes", "procs_max").to_i, :>=, 2, "nginx sampled on the server host"
+    end
+
     def test_crash_scenario_on_a_remote_host
       _, err, status = arena_in("l1", "--server-host", @lab.url("srv"), "--servers", "puma:workers=2",
         "--workload", "server", "--scenario", "crash", "-c", "4", "-d", "2", "-w", "0.2")

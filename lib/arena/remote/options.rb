@@ -30,7 +30,6 @@ module Arena
         return unless any?
         raise UsageError, "--loader-hosts needs --server-host (loaders cannot reach this host's loopback)" if @server_host.nil?
         raise UsageError, "--server-host serves over TCP: not with --bind unix" if plan.bind == "unix"
-        raise UsageError, "--server-host: --front nginx is not supported on a remote host yet" if plan.front
         raise UsageError, "--loader-hosts: the same host twice" if @loader_hosts.map(&:url).uniq.size < @loader_hosts.size
       end
 

@@ -9,7 +9,7 @@ module Arena
     # adapter, pids, group, start, stop, and a sampler whose samples are taken
     # there (a remote pid means nothing in this host's /proc).
     class Server
-      attr_reader :adapter, :bind, :dir, :argv, :boot_s, :group, :remote_pid
+      attr_reader :adapter, :bind, :dir, :argv, :boot_s, :group, :remote_pid, :handle
 
       def initialize(channel:, adapter:, app:, bind:, dir:, ready_timeout:)
         @channel = channel
@@ -67,6 +67,41 @@ module Arena
       def restart(_group, mechanism) = @server.call("restart", mechanism: mechanism.to_s)["outcome"].to_sym
     end
 
+    # nginx in front of a Server, on the server host (Proxy::Nginx run by the
+    # agent), listening on that host's address.
+    class Front
+      attr_reader :bind
+
+      def initialize(channel:, server:, bind:)
+        @channel = channel
+        @server = server
+        @bind = bind
+      end
+
+      def start
+        reply = @channel.request("front", timeout: 60, handle: @server.handle, host: @bind.host, port: @bind.port)
+        @handle = reply["handle"]
+        @record = reply["front"]
+        self
+      end
+
+      def stop
+        return unless @handle
+        @channel.request("stop", timeout: 60, handle: @handle) unless @channel.closed?
+        @handle = nil
+      end
+
+      def pids = call("pids")["pids"]
+
+      def remote? = true
+
+      def call(op, **fields) = @channel.request(op, handle: @handle, **fields)
+
+      def sampler(interval: 0.2) = Sampler.new(self, interval)
+
+      def to_h = @record.merge("host" => @channel.host.to_s)
+    end
+
     # What callers use of a ProcessGroup, for a group on the server host.
     class Group
       def initialize(server) = @server = server
@@ -115,24 +150,37 @@ module Arena
 
       def start(adapter, dir)
         @server = new_server(adapter, dir).start
+        @front = start_front(adapter) if @plan.front
+        @server
       end
 
+      # With nginx in front the new server takes the old one's port (nginx's
+      # upstream); otherwise a fresh port, as a local run does.
       def restart(old)
         old.stop
-        @server = new_server(old.adapter.__getobj__, old.dir).start
+        @server = new_server(old.adapter.__getobj__, old.dir, port: @front && old.bind.port).start
       end
 
       def stop
+        @front&.stop
         @server&.stop
-        @server = nil
+        @front = @server = nil
       end
 
       def cleanup = stop
 
       private
 
-      def new_server(adapter, dir)
-        port = @plan.port || @channel.request("free_port", host: @address)["port"]
+      def start_front(adapter)
+        Front.new(channel: @channel, server: @server, bind: Bind.new(kind: :tcp, host: @address, port: free_port).freeze).start
+      rescue Error => e
+        raise Error, "#{adapter.label}: nginx in front failed: #{e.message}"
+      end
+
+      def free_port = @channel.request("free_port", host: @address)["port"]
+
+      def new_server(adapter, dir, port: nil)
+        port ||= @plan.port || free_port
         Server.new(channel: @channel, adapter: adapter, app: @plan.app, dir: dir, ready_timeout: @plan.ready_timeout,
           bind: Bind.new(kind: :tcp, host: @address, port: port).freeze)
       end
