@@ -102,7 +102,7 @@ module Arena
         settled = ctx.settle.call(ctx.baseline)
         # A server on another host is sampled there (Remote::Server#sampler).
         sampler = (ctx.server.respond_to?(:sampler) ? ctx.server.sampler(interval: interval) : Probes::Sampler.new(pids: -> { ctx.server.pids }, interval: interval, per_process: per_process)).start
-        front = ctx.front && Probes::Sampler.new(pids: -> { ctx.front.pids }, interval: interval).start
+        front = ctx.front && (ctx.front.respond_to?(:sampler) ? ctx.front.sampler(interval: interval) : Probes::Sampler.new(pids: -> { ctx.front.pids }, interval: interval)).start
         run = ctx.engine.start(ctx.target, settings)
         loader = Probes::Sampler.new(pids: -> { run.pids }, interval: interval).start
         extra = block_given? ? yield(run) : nil
