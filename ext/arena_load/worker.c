@@ -79,6 +79,7 @@ typedef struct {
     conn_t *conns;
     int n;
     uint32_t depth;
+    int nodelay;        /* TCP_NODELAY needed: pipelining or requests of several segments */
     char *rbuf;
     uint64_t now;
     int open;
@@ -286,11 +287,6 @@ static void on_connected(loop_t *L, conn_t *c)
     if (L->open) L->nconnecting--;
     if (counted(L, L->now)) L->st->opened++;
     L->last_progress = L->now;
-    if (c->want_out) {
-        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
-        epoll_ctl(L->ep, EPOLL_CTL_MOD, c->fd, &ev);
-        c->want_out = 0;
-    }
     conn_fill(L, c);
 }
 
@@ -309,7 +305,7 @@ static void conn_connect(loop_t *L, conn_t *c)
         conn_down(L, c, 1);
         return;
     }
-    if (t->family != AF_UNIX) {
+    if (t->family != AF_UNIX && L->nodelay) {
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     }
@@ -324,12 +320,13 @@ static void conn_connect(loop_t *L, conn_t *c)
         conn_fail(L, c, connect_error_kind(errno));
         return;
     }
-    struct epoll_event ev = {.events = rc == 0 ? EPOLLIN : EPOLLIN | EPOLLOUT, .data.ptr = c};
+    /* Edge-triggered, registered once for both directions: no epoll_ctl per
+     * state change (a close-per-response load makes a connection per request). */
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = c};
     if (epoll_ctl(L->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
         conn_fail(L, c, ERR_CONNECT_REFUSED);
         return;
     }
-    c->want_out = rc != 0;
     if (rc == 0) on_connected(L, c);
 }
 
@@ -396,8 +393,6 @@ static void conn_flush(loop_t *L, conn_t *c)
             /* EPIPE: the server already closed; let the read side tell how. */
             if (errno == EPIPE) {
                 c->want_out = 0;
-                struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
-                epoll_ctl(L->ep, EPOLL_CTL_MOD, c->fd, &ev);
                 return;
             }
             conn_fail(L, c, ERR_RESET);
@@ -417,12 +412,8 @@ static void conn_flush(loop_t *L, conn_t *c)
             }
         }
     }
-    int want = c->written < c->count;
-    if (want != c->want_out) {
-        struct epoll_event ev = {.events = want ? EPOLLIN | EPOLLOUT : EPOLLIN, .data.ptr = c};
-        epoll_ctl(L->ep, EPOLL_CTL_MOD, c->fd, &ev);
-        c->want_out = (uint8_t)want;
-    }
+    /* Edge-triggered: the next EPOLLOUT comes when the socket has room again. */
+    c->want_out = c->written < c->count;
 }
 
 /* ---- receiving ---- */
@@ -513,7 +504,9 @@ static void on_eof(loop_t *L, conn_t *c)
     conn_fail(L, c, ERR_CLOSED_BEFORE_RESPONSE);
 }
 
-static void on_readable(loop_t *L, conn_t *c)
+/* Edge-triggered: a short read means the socket was drained, except that a
+ * close reported with the data (hup) is only seen by reading on to 0. */
+static void on_readable(loop_t *L, conn_t *c, int hup)
 {
     for (;;) {
         ssize_t n = read(c->fd, L->rbuf, READ_BUF);
@@ -521,7 +514,7 @@ static void on_readable(loop_t *L, conn_t *c)
             L->now = now_ns();
             if (counted(L, L->now)) L->st->bytes += (uint64_t)n;
             if (!on_bytes(L, c, L->rbuf, (size_t)n)) return;
-            if ((size_t)n < READ_BUF) break;
+            if ((size_t)n < READ_BUF && !hup) break;
             continue;
         }
         if (n == 0) {
@@ -548,9 +541,13 @@ static void on_readable(loop_t *L, conn_t *c)
 static void on_event(loop_t *L, conn_t *c, uint32_t events)
 {
     if (c->state == C_CONNECTING) {
+        /* Writable without an error: connected (no getsockopt needed). */
         int err = 0;
-        socklen_t len = sizeof err;
-        if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) err = errno;
+        if (events & (EPOLLERR | EPOLLHUP) || !(events & EPOLLOUT)) {
+            socklen_t len = sizeof err;
+            if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0) err = errno;
+            if (!err && !(events & EPOLLOUT)) return; /* not connected yet */
+        }
         if (err) {
             conn_fail(L, c, connect_error_kind(err));
             return;
@@ -559,8 +556,8 @@ static void on_event(loop_t *L, conn_t *c, uint32_t events)
         if (c->state != C_UP || !(events & EPOLLIN)) return;
     }
     if (c->state != C_UP) return;
-    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-        on_readable(L, c);
+    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) {
+        on_readable(L, c, (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0);
         if (c->state != C_UP) return;
     }
     if ((events & EPOLLOUT) && c->want_out) conn_flush(L, c);
@@ -708,6 +705,12 @@ static int loop_init(loop_t *L, worker_t *w)
     L->st = &w->stats;
     L->n = w->nconns;
     L->depth = (uint32_t)L->o->pipeline;
+    /* One small request per round trip is never held by Nagle (nothing of ours
+     * is unacknowledged when it is sent); pipelined or multi-segment requests
+     * may be. */
+    L->nodelay = L->depth > 1;
+    for (size_t i = 0; i < L->rs->n; i++)
+        if (L->rs->reqs[i].len > 8192) L->nodelay = 1;
     L->open = w->rate > 0;
     L->rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)(w->id + 1) * 0xBF58476D1CE4E5B9ull);
     L->ep = epoll_create1(EPOLL_CLOEXEC);
@@ -792,6 +795,9 @@ static void run_loop(loop_t *L)
             counting = 1;
             for (int i = 0; i < L->n; i++) L->st->opened += L->conns[i].state == C_UP;
         }
+        /* Due requests go out before the deadline check: a loop that wakes a
+         * little after the end must not drop what was due before it. */
+        uint64_t backlog = L->open && !L->stopping && !stop ? dispatch(L) : 0;
         if (!L->stopping) {
             int budget_spent = !L->open && counted(L, L->now) &&
                                ((L->has_budget && L->budget_left == 0) ||
@@ -815,7 +821,6 @@ static void run_loop(loop_t *L)
                 if (L->conns[i].state == C_UP && L->conns[i].count > 0) conn_fail(L, &L->conns[i], ERR_TIMEOUT);
         }
         if (L->stopping && (L->inflight == 0 || L->now >= L->drain_deadline || stop >= 2)) break;
-        uint64_t backlog = L->open && !L->stopping ? dispatch(L) : 0;
 
         uint64_t wait = L->next_scan > L->now ? L->next_scan - L->now : 0;
         /* With a backlog no connection is free: the next due request could
