@@ -33,8 +33,11 @@ static void check_failed_init_keeps_fd0(void)
     timeline_init(&tl, 1000000000ull, 1, 0);
     run_t run;
     memset(&run, 0, sizeof run);
+    request_set rs;
+    memset(&rs, 0, sizeof rs);
     run.o = &o;
     run.tl = &tl;
+    run.reqs = &rs;
     worker_t w;
     memset(&w, 0, sizeof w);
     w.run = &run;
