@@ -138,6 +138,7 @@ module Arena
       assert_equal loaders.sum { |d| d.dig("requests", "completed") }, m.dig("load", "requests", "completed")
       assert_equal 0, m.dig("load", "errors", "total")
       assert_equal 2, results.dig("environment", "loader_hosts").size
+      m.dig("load", "loaders").each { |l| assert_operator l["cpu_pct"].to_f, :>, 0, "#{l["host"]}: the engine's CPU on its host" }
     end
 
     def test_cutting_ssh_mid_run_leaves_nothing_behind

@@ -117,7 +117,7 @@ module Arena
           channel, event = got
           raise Load::Engine::Failed, "#{channel.host}: connection lost during the run" if event["event"] == "closed"
           raise Load::Engine::Failed, "#{channel.host}: #{event["error"]}" if event["error"]
-          docs[channel] = event["document"]
+          docs[channel] = event["document"].merge("loader_cpu_pct" => event["cpu_pct"])
         end
         raws = @parts.map { |channel, _| docs.fetch(channel) }
         merged = Merge.call(raws, hosts: @parts.map { |channel, _| channel.host.to_s })

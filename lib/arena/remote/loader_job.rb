@@ -32,6 +32,8 @@ module Arena
       end
 
       def go
+        # The engine's own CPU on its host: a saturated loader is a finding.
+        @sampler = Probes::Sampler.new(pids: -> { @group.tree }, interval: 0.2).start
         @go.puts("go")
         @go.flush
       rescue IOError, SystemCallError
@@ -42,6 +44,7 @@ module Arena
 
       def abort
         @waiter&.kill
+        @sampler&.stop
         @group&.stop(grace: 1)
         @go&.close unless @go&.closed?
       end
@@ -62,9 +65,10 @@ module Arena
       def finish
         sleep 0.02 while @group.alive?
         @go.close unless @go.closed?
+        cpu = @sampler&.stop&.cpu_pct_mean
         text = File.read(@out)
         return {"error" => "load engine: #{@group.log_tail(1).first || "no output"}"} if text.strip.empty?
-        {"document" => JSON.parse(text)}
+        {"document" => JSON.parse(text), "cpu_pct" => cpu}
       rescue JSON::ParserError => e
         {"error" => "load engine printed invalid JSON: #{e.message[0, 80]}"}
       end

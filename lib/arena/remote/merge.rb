@@ -18,7 +18,7 @@ module Arena
         whole = Histogram.merge(raws.map { |r| histogram(r["latency_histogram"], "latency_histogram") })
         duration = raws.map { |r| r.fetch("duration_s", 0.0) }.max
         completed = raws.sum { |r| r.dig("requests", "completed").to_i }
-        raws.first.merge(
+        raws.first.except("loader_cpu_pct").merge(
           "target" => raws.first["target"], "threads" => raws.sum { |r| r["threads"].to_i },
           "connections" => sum_hashes(raws.map { |r| r["connections"] }),
           "duration_s" => duration, "requests" => sum_hashes(raws.map { |r| r["requests"] }),
@@ -63,7 +63,8 @@ module Arena
       def loader_summary(raw, host)
         {"host" => host, "connections" => raw.dig("connections", "requested"),
          "completed" => raw.dig("requests", "completed"), "errors" => raw.dig("errors", "total"),
-         "throughput_rps" => raw["throughput_rps"], "p99_us" => raw.dig("latency_us", "p99")}.compact
+         "throughput_rps" => raw["throughput_rps"], "p99_us" => raw.dig("latency_us", "p99"),
+         "cpu_pct" => raw["loader_cpu_pct"]}.compact
       end
     end
   end
