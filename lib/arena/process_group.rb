@@ -132,19 +132,29 @@ module Arena
     LOCK = Monitor.new
 
     def self.deferred
-      LOCK.synchronize do
-        return yield if @depth.to_i.positive?
-        caught = []
-        previous = HELD.to_h { |sig| [sig, trap(sig) { caught << sig }] }
-        @depth = 1
-        begin
-          yield
-        ensure
-          @depth = 0
-          previous.each { |sig, handler| trap(sig, handler || "DEFAULT") }
-          caught.uniq.each { |sig| Process.kill(sig, Process.pid) }
-        end
+      # Inside a trap handler Ruby allows no lock (ThreadError): run as is.
+      begin
+        LOCK.mon_enter
+      rescue ThreadError
+        return yield
       end
+      begin
+        return yield if @depth.to_i.positive?
+        hold { yield }
+      ensure
+        LOCK.mon_exit
+      end
+    end
+
+    def self.hold
+      caught = []
+      previous = HELD.to_h { |sig| [sig, trap(sig) { caught << sig }] }
+      @depth = 1
+      yield
+    ensure
+      @depth = 0
+      previous&.each { |sig, handler| trap(sig, handler || "DEFAULT") }
+      caught.uniq.each { |sig| Process.kill(sig, Process.pid) }
     end
   end
 
