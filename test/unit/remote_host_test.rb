@@ -44,7 +44,8 @@ module Arena
       plan = TestHelp.plan("--servers", "puma")
       {%w[--loader-hosts ssh://a] => /needs --server-host/,
        %w[--server-host ssh://s --bind unix] => /not with --bind unix/,
-       %w[--server-host ssh://s --loader-hosts ssh://a,ssh://a] => /same host twice/}.each do |flags, message|
+       %w[--server-host ssh://s --loader-hosts ssh://a,ssh://a] => /same host twice/,
+       %w[--server-host ssh://s --ssh-identity /nonexistent/key] => %r{/nonexistent/key: no such file}}.each do |flags, message|
         builder = PlanBuilder.new(machine: Machine.new(cores: 2)).parse(flags + ["--servers", "puma"], banner: "test")
         error = assert_raises(UsageError) { builder.remote.check(builder.build) }
         assert_match message, error.message

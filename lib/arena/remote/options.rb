@@ -31,9 +31,11 @@ module Arena
         raise UsageError, "--loader-hosts needs --server-host (loaders cannot reach this host's loopback)" if @server_host.nil?
         raise UsageError, "--server-host serves over TCP: not with --bind unix" if plan.bind == "unix"
         raise UsageError, "--loader-hosts: the same host twice" if @loader_hosts.map(&:url).uniq.size < @loader_hosts.size
+        ssh
       end
 
-      def ssh = Ssh.new(identity: @identity, known_hosts: @known_hosts, command: @command)
+      # Checks the key and known_hosts files exist.
+      def ssh = @ssh ||= Ssh.new(identity: @identity, known_hosts: @known_hosts, command: @command)
     end
   end
 end
