@@ -43,7 +43,8 @@ module Arena
       def engine
         address = @options.server_host.address
         if @loader_channels.empty?
-          ServerHostEngine.new(allow: address, dir: @plan.out_dir, machine: @plan.machine)
+          # No server runs here: the engine is not confined to one core.
+          ServerHostEngine.new(allow: address, dir: @plan.out_dir, machine: Machine.new(cores: @plan.machine.cores, shared: true).freeze)
         else
           LoaderFleet.new(channels: @loader_channels, allow: address, dir: @plan.out_dir)
         end
