@@ -13,9 +13,19 @@ module Arena
   # the stack (Signals.deferred), so whatever ensure/rescue the caller has
   # stops what was spawned. stop itself runs to the end the same way, and
   # returns only once no process of the group is left (a fresh server on the
-  # same port must not meet the old listener).
+  # same port must not meet the old listener). A caller that keeps the group
+  # only once start returns (the engine's Run) may still lose it to a signal
+  # delivered right after: every started group is registered until it is
+  # stopped, and an exit of Arena (Ctrl-C, TERM, an error) stops what is left.
   class ProcessGroup
     attr_reader :pid, :argv, :log_path
+
+    LIVE = {} # pid => group, from spawn until stop
+    OWNER = Process.pid # a forked child must not stop its parent's groups
+
+    def self.live = LIVE.values
+
+    at_exit { LIVE.values.each { |group| group.stop(grace: 2) } if Process.pid == OWNER }
 
     def initialize(argv, log_path:, env: {}, chdir: Dir.pwd, cpus: nil)
       @argv = cpus ? ["taskset", "-c", cpus.to_s, *argv] : argv
@@ -31,6 +41,7 @@ module Arena
       Signals.deferred do
         @pid = Process.spawn(@env, *@argv, pgroup: true, chdir: @chdir, in: input,
           out: out || @log, err: @log, close_others: true)
+        LIVE[@pid] = self
       end
       self
     rescue SystemCallError => e
@@ -84,6 +95,7 @@ module Arena
         wait(timeout: 2)
         # KILLed processes take a moment to exit and release their sockets.
         await(tree, 2)
+        LIVE.delete(@pid)
       ensure
         @log&.close
       end

@@ -30,7 +30,7 @@ class ProcessGroupTest < Minitest::Test
 
   def teardown
     left = alive_with(@dir)
-    left.each { |pid| Process.kill("KILL", pid) }
+    left.each { |pid| kill_group(pid) }
     FileUtils.rm_rf(@dir)
     assert_empty left, "processes left behind"
   end
@@ -56,6 +56,18 @@ class ProcessGroupTest < Minitest::Test
     members = group.tree
     group.stop(grace: 0.4)
     assert_empty members.select { |pid| live?(pid) }, "a member ignored TERM and outlived stop"
+  end
+
+  # A group nobody holds (a signal came right after its spawn) is stopped
+  # when Arena exits, whatever ends it.
+  def test_an_exit_stops_every_group_still_registered
+    lib = File.expand_path("../../lib", __dir__)
+    script = "require 'arena'; Arena::ProcessGroup.new(['sh', '-c', 'sleep 60', ARGV[0]], log_path: ARGV[0] + '/log').start; " \
+      "sleep 0.2; raise Interrupt"
+    pid = Process.spawn("ruby", "-I", lib, "-e", script, @dir, err: File::NULL)
+    Process.wait(pid)
+    refute $?.success?
+    assert_empty alive_with(@dir), "a spawned group outlived the process that started it"
   end
 
   # Ctrl-C while the server boots: start unwinds, and what it spawned is gone.
@@ -94,6 +106,12 @@ class ProcessGroupTest < Minitest::Test
   end
 
   private
+
+  def kill_group(pid)
+    Process.kill("KILL", -Process.getpgid(pid))
+  rescue SystemCallError
+    nil
+  end
 
   def live?(pid)
     state = Arena::Procfs.stat(pid)&.state
