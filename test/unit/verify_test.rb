@@ -22,7 +22,7 @@ class VerifyTest < Minitest::Test
     assert_equal [
       "status 500, expected 200",
       "Content-Type \"text/html\" does not match /\\Atext\\/plain/",
-      "neither Content-Length nor chunked encoding",
+      "neither Content-Length nor chunked encoding, and no Connection: close",
       "sum of the first 1000 primes is 3682913, got \"42\""
     ], o.problems
   end

@@ -44,11 +44,11 @@ module Arena
 
       # Arena adds a server at least as new as the one its adapter is tested
       # with (Arena's own lock), so an old release that happens to fit the
-      # app's lock is not picked silently.
+      # app's lock (or one that would have to be compiled) is not picked silently.
       def self.floors(lockfile = File.join(ROOT, "Gemfile.lock"))
         return {} unless File.file?(lockfile)
         Bundler::LockfileParser.new(File.read(lockfile)).specs.to_h do |spec|
-          [spec.name, ">= #{spec.version.segments.first(2).join(".")}"]
+          [spec.name, ">= #{spec.version}"]
         end
       end
 
@@ -138,11 +138,19 @@ module Arena
         entries
       end
 
-      # Everything at once from installed gems: the usual case, one `bundle lock`.
+      # Everything at once from installed gems: the usual case, one `bundle
+      # lock`. When that fails, the servers Bundler's answer names are set
+      # aside (each tried alone later) and the rest tried together once more.
       def resolve_all(dir, wanted)
         attempt = lock(File.join(dir, "all"), wanted, local: true)
-        return nil unless attempt[:ok] && attempt[:changed].empty?
-        wanted.map { |key, gems| added(key, gems, attempt[:specs], local: true) }
+        return wanted.map { |key, gems| added(key, gems, attempt[:specs], local: true) } if attempt[:ok] && attempt[:changed].empty?
+        suspects = wanted.select { |_, gems| Reason.named(attempt[:output], gems).any? }
+        rest = wanted.reject { |key, _| suspects.key?(key) }
+        return nil if attempt[:ok] || suspects.empty? || rest.empty?
+        again = lock(File.join(dir, "all"), rest, local: true)
+        return nil unless again[:ok] && again[:changed].empty?
+        rest.map { |key, gems| added(key, gems, again[:specs], local: true) } +
+          suspects.map { |key, gems| resolve_one(dir, key, gems) }
       end
 
       # One server alone: from installed gems, then from the registry.
@@ -177,9 +185,12 @@ module Arena
         end
         run = @bundler.call(File.join(dir, "Gemfile"), ["install", *(local ? ["--local"] : [])], log_path: File.join(dir, "install.log"))
         return entries.map { |e| (e.state == :added) ? e.with(why: nil).freeze : e } if run.ok
+        return entries.map { |e| (e.state == :added) ? cannot(e.server, e.gems, "bundle install failed: #{Reason.install_failure(run.output)}") : e } if local
+        # What had to come from the registry did not install: those servers
+        # are left out, the rest is locked and installed again from what is here.
         state = Reason.network?(run.output) ? :unfetched : :cannot
-        why = (state == :unfetched) ? "no registry reachable" : "bundle install failed: #{Reason.first_line(run.output)}"
-        entries.map { |e| (e.state == :added && e.why) ? Entry.new(server: e.server, state: state, gems: e.gems, why: why).freeze : e.with(why: nil).freeze }
+        why = (state == :unfetched) ? "no registry reachable" : "bundle install failed: #{Reason.install_failure(run.output)}"
+        install(dir, entries.map { |e| (e.state == :added && e.why) ? Entry.new(server: e.server, state: state, gems: e.gems, why: why).freeze : e })
       end
 
       def added(key, gems, specs, local:)
