@@ -1,3 +1,5 @@
+/* Command line flags: every flag is one row of `flags` below (its names,
+ * value, help line and setter); parsing and --help both read the table. */
 #include "options.h"
 
 #include <ctype.h>
@@ -6,47 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void options_usage(void)
-{
-    fputs(
-        "Usage: arena-load [options] TARGET\n"
-        "  TARGET                 http://127.0.0.1:PORT/path, http://[::1]:PORT/path,\n"
-        "                         http://localhost:PORT/path or unix:/path/to.sock:/path\n"
-        "Load:\n"
-        "  -c, --connections N    connections to keep open (default 10)\n"
-        "  -t, --threads N        threads, each with its own epoll loop (default 1)\n"
-        "      --cpus LIST        pin threads to these CPUs, e.g. 1 or 0,2 or 2-3\n"
-        "  -d, --duration SEC     length of the counted phase (default 10 when no -n/-r)\n"
-        "  -n, --requests N       stop after N requests in total\n"
-        "  -r, --repetitions N    requests per connection, then stop (closed model)\n"
-        "  -w, --warmup SEC       warm-up before the counted phase (not counted)\n"
-        "  -R, --rate RATE        open model: RATE requests/s on a constant schedule;\n"
-        "                         latency from each request's intended start\n"
-        "  -p, --pipeline N       requests in flight per connection (default 1)\n"
-        "      --no-keep-alive    a new connection for every request\n"
-        "Requests:\n"
-        "  -m, --method METHOD    request method (default GET, POST with --body)\n"
-        "  -H, --header 'N: V'    add a request header (repeatable)\n"
-        "      --body FILE        request body read from FILE\n"
-        "      --mix FILE         request mix: lines 'weight method path status [body substring]'\n"
-        "      --expect-status N  status a response must have (default: any 2xx or 3xx; 'any')\n"
-        "      --expect-body STR  substring the response body must contain\n"
-        "Timing:\n"
-        "      --timeout SEC      response timeout (default 5)\n"
-        "      --connect-timeout SEC  connect timeout (default 2)\n"
-        "Output:\n"
-        "      --json             one JSON document (default when stdout is not a terminal)\n"
-        "      --human            a human summary (default on a terminal)\n"
-        "      --timeline-ms N    timeline interval in milliseconds (default 1000)\n"
-        "      --allow-remote     allow addresses outside 127.0.0.0/8 and ::1\n"
-        "      --histograms       add the encoded latency histograms (whole run, per second)\n"
-        "      --wait-go          print 'ready' on stderr, start on a line 'go' on stdin\n"
-        "      --merge FILE...    merge engine JSON documents (written with --histograms)\n"
-        "      --version, -h, --help\n"
-        "Durations accept a suffix: ms, s, m, h (e.g. 500ms, 2m).\n",
-        stdout);
-}
 
 static int parse_uint(const char *s, uint64_t max, uint64_t *out)
 {
@@ -113,17 +74,6 @@ static int parse_cpus(options_t *o, const char *s)
     return o->ncpus ? 0 : -1;
 }
 
-/* Flags that take a value, with their long names. */
-static const struct {
-    char short_name;
-    const char *long_name;
-} valued[] = {
-    {'c', "connections"}, {'t', "threads"}, {'d', "duration"}, {'n', "requests"},
-    {'r', "repetitions"}, {'w', "warmup"}, {'R', "rate"}, {'p', "pipeline"},
-    {'H', "header"}, {'m', "method"}, {0, "cpus"}, {0, "body"}, {0, "mix"},
-    {0, "timeout"}, {0, "connect-timeout"}, {0, "expect-status"}, {0, "expect-body"}, {0, "timeline-ms"},
-};
-
 static int valid_token(const char *s)
 {
     if (!*s) return 0;
@@ -132,72 +82,296 @@ static int valid_token(const char *s)
     return 1;
 }
 
-static int apply(options_t *o, const char *name, const char *v, char *err, size_t errlen)
+#define BAD(...)                                  \
+    do {                                          \
+        snprintf(err, errlen, __VA_ARGS__);       \
+        return -1;                                \
+    } while (0)
+
+/* A setter: 0 done, -1 bad value (err says why), 1 stop here (--help). */
+#define SETTER(name) static int name(options_t *o, const char *v, char *err, size_t errlen)
+
+SETTER(set_connections)
 {
     uint64_t u;
-#define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
-    if (!strcmp(name, "c") || !strcmp(name, "connections")) {
-        if (parse_uint(v, 1000000, &u) || u == 0) BAD("bad connection count '%s'", v);
-        o->connections = (int)u;
-    } else if (!strcmp(name, "t") || !strcmp(name, "threads")) {
-        if (parse_uint(v, 1024, &u) || u == 0) BAD("bad thread count '%s'", v);
-        o->threads = (int)u;
-    } else if (!strcmp(name, "d") || !strcmp(name, "duration")) {
-        if (parse_seconds(v, &o->duration_s) || o->duration_s <= 0) BAD("bad duration '%s'", v);
-    } else if (!strcmp(name, "w") || !strcmp(name, "warmup")) {
-        if (parse_seconds(v, &o->warmup_s)) BAD("bad warm-up '%s'", v);
-    } else if (!strcmp(name, "n") || !strcmp(name, "requests")) {
-        if (parse_uint(v, UINT64_MAX / 4, &u) || u == 0) BAD("bad request count '%s'", v);
-        o->total = u;
-    } else if (!strcmp(name, "r") || !strcmp(name, "repetitions")) {
-        if (parse_uint(v, UINT64_MAX / 4, &u) || u == 0) BAD("bad repetition count '%s'", v);
-        o->repetitions = u;
-    } else if (!strcmp(name, "R") || !strcmp(name, "rate")) {
-        char *end;
-        errno = 0;
-        o->rate = strtod(v, &end);
-        if (errno || end == v || *end || !isfinite(o->rate) || o->rate <= 0 || o->rate > 1e8) BAD("bad rate '%s'", v);
-    } else if (!strcmp(name, "p") || !strcmp(name, "pipeline")) {
-        if (parse_uint(v, 1024, &u) || u == 0) BAD("bad pipeline depth '%s'", v);
-        o->pipeline = (int)u;
-    } else if (!strcmp(name, "H") || !strcmp(name, "header")) {
-        const char *colon = strchr(v, ':');
-        if (!colon || colon == v || strpbrk(v, "\r\n")) BAD("bad header '%s': expected 'Name: value'", v);
-        for (const char *q = v; q < colon; q++)
-            if (!isalnum((unsigned char)*q) && !strchr("!#$%&'*+-.^_`|~", *q)) BAD("bad header name in '%s'", v);
-        if (o->nheaders >= MAX_HEADERS) BAD("too many headers (at most %d)", MAX_HEADERS);
-        o->headers[o->nheaders++] = v;
-    } else if (!strcmp(name, "m") || !strcmp(name, "method")) {
-        if (!valid_token(v)) BAD("bad method '%s'", v);
-        o->method = v;
-    } else if (!strcmp(name, "cpus")) {
-        if (parse_cpus(o, v)) BAD("bad CPU list '%s'", v);
-    } else if (!strcmp(name, "body")) {
-        o->body_file = v;
-    } else if (!strcmp(name, "mix")) {
-        o->mix_file = v;
-    } else if (!strcmp(name, "timeout")) {
-        if (parse_seconds(v, &o->timeout_s) || o->timeout_s <= 0) BAD("bad timeout '%s'", v);
-    } else if (!strcmp(name, "connect-timeout")) {
-        if (parse_seconds(v, &o->connect_timeout_s) || o->connect_timeout_s <= 0) BAD("bad connect timeout '%s'", v);
-    } else if (!strcmp(name, "expect-status")) {
-        if (!strcmp(v, "any") || !strcmp(v, "*")) {
-            o->expect_status = EXPECT_ANY;
-        } else {
-            if (parse_uint(v, 999, &u) || u < 100) BAD("bad expected status '%s'", v);
-            o->expect_status = (int)u;
-        }
-    } else if (!strcmp(name, "timeline-ms")) {
-        if (parse_uint(v, 3600000, &u) || u == 0) BAD("bad timeline interval '%s' (milliseconds, 1..3600000)", v);
-        o->timeline_ms = u;
-    } else if (!strcmp(name, "expect-body")) {
-        if (!*v) BAD("empty --expect-body");
-        o->expect_body = v;
-    } else {
-        BAD("unknown flag '%s'", name);
-    }
+    if (parse_uint(v, 1000000, &u) || u == 0) BAD("bad connection count '%s'", v);
+    o->connections = (int)u;
     return 0;
+}
+
+SETTER(set_threads)
+{
+    uint64_t u;
+    if (parse_uint(v, 1024, &u) || u == 0) BAD("bad thread count '%s'", v);
+    o->threads = (int)u;
+    return 0;
+}
+
+SETTER(set_cpus)
+{
+    if (parse_cpus(o, v)) BAD("bad CPU list '%s'", v);
+    return 0;
+}
+
+SETTER(set_duration)
+{
+    if (parse_seconds(v, &o->duration_s) || o->duration_s <= 0) BAD("bad duration '%s'", v);
+    return 0;
+}
+
+SETTER(set_requests)
+{
+    if (parse_uint(v, UINT64_MAX / 4, &o->total) || o->total == 0) BAD("bad request count '%s'", v);
+    return 0;
+}
+
+SETTER(set_repetitions)
+{
+    if (parse_uint(v, UINT64_MAX / 4, &o->repetitions) || o->repetitions == 0) BAD("bad repetition count '%s'", v);
+    return 0;
+}
+
+SETTER(set_warmup)
+{
+    if (parse_seconds(v, &o->warmup_s)) BAD("bad warm-up '%s'", v);
+    return 0;
+}
+
+SETTER(set_rate)
+{
+    char *end;
+    errno = 0;
+    o->rate = strtod(v, &end);
+    if (errno || end == v || *end || !isfinite(o->rate) || o->rate <= 0 || o->rate > 1e8) BAD("bad rate '%s'", v);
+    return 0;
+}
+
+SETTER(set_pipeline)
+{
+    uint64_t u;
+    if (parse_uint(v, 1024, &u) || u == 0) BAD("bad pipeline depth '%s'", v);
+    o->pipeline = (int)u;
+    return 0;
+}
+
+SETTER(set_no_keep_alive)
+{
+    (void)v, (void)err, (void)errlen;
+    o->keep_alive = 0;
+    return 0;
+}
+
+SETTER(set_method)
+{
+    if (!valid_token(v)) BAD("bad method '%s'", v);
+    o->method = v;
+    return 0;
+}
+
+SETTER(set_header)
+{
+    const char *colon = strchr(v, ':');
+    if (!colon || colon == v || strpbrk(v, "\r\n")) BAD("bad header '%s': expected 'Name: value'", v);
+    for (const char *q = v; q < colon; q++)
+        if (!isalnum((unsigned char)*q) && !strchr("!#$%&'*+-.^_`|~", *q)) BAD("bad header name in '%s'", v);
+    if (o->nheaders >= MAX_HEADERS) BAD("too many headers (at most %d)", MAX_HEADERS);
+    o->headers[o->nheaders++] = v;
+    return 0;
+}
+
+SETTER(set_body)
+{
+    (void)err, (void)errlen;
+    o->body_file = v;
+    return 0;
+}
+
+SETTER(set_mix)
+{
+    (void)err, (void)errlen;
+    o->mix_file = v;
+    return 0;
+}
+
+SETTER(set_expect_status)
+{
+    uint64_t u;
+    if (!strcmp(v, "any") || !strcmp(v, "*")) {
+        o->expect_status = EXPECT_ANY;
+        return 0;
+    }
+    if (parse_uint(v, 999, &u) || u < 100) BAD("bad expected status '%s'", v);
+    o->expect_status = (int)u;
+    return 0;
+}
+
+SETTER(set_expect_body)
+{
+    if (!*v) BAD("empty --expect-body");
+    o->expect_body = v;
+    return 0;
+}
+
+SETTER(set_timeout)
+{
+    if (parse_seconds(v, &o->timeout_s) || o->timeout_s <= 0) BAD("bad timeout '%s'", v);
+    return 0;
+}
+
+SETTER(set_connect_timeout)
+{
+    if (parse_seconds(v, &o->connect_timeout_s) || o->connect_timeout_s <= 0) BAD("bad connect timeout '%s'", v);
+    return 0;
+}
+
+SETTER(set_json)
+{
+    (void)v, (void)err, (void)errlen;
+    o->json = 1;
+    return 0;
+}
+
+SETTER(set_human)
+{
+    (void)v, (void)err, (void)errlen;
+    o->json = 0;
+    return 0;
+}
+
+SETTER(set_timeline_ms)
+{
+    if (parse_uint(v, 3600000, &o->timeline_ms) || o->timeline_ms == 0)
+        BAD("bad timeline interval '%s' (milliseconds, 1..3600000)", v);
+    return 0;
+}
+
+SETTER(set_allow_remote)
+{
+    (void)v, (void)err, (void)errlen;
+    o->allow_remote = 1;
+    return 0;
+}
+
+SETTER(set_histograms)
+{
+    (void)v, (void)err, (void)errlen;
+    o->histograms = 1;
+    return 0;
+}
+
+SETTER(set_wait_go)
+{
+    (void)v, (void)err, (void)errlen;
+    o->wait_go = 1;
+    return 0;
+}
+
+SETTER(set_merge)
+{
+    (void)o, (void)v;
+    BAD("--merge must be the first argument (arena-load --merge FILE...)");
+}
+
+SETTER(show_version)
+{
+    (void)o, (void)v, (void)err, (void)errlen;
+    printf("arena-load %s\n", ARENA_VERSION);
+    return 1;
+}
+
+SETTER(show_help)
+{
+    (void)o, (void)v, (void)err, (void)errlen;
+    options_usage();
+    return 1;
+}
+
 #undef BAD
+
+typedef struct {
+    char short_name;     /* 0: long name only */
+    const char *name;    /* long name */
+    const char *arg;     /* the value's name in --help; NULL: a switch */
+    const char *help;    /* '\n' continues on the next help line */
+    const char *section; /* a heading printed before this flag */
+    int (*set)(options_t *o, const char *v, char *err, size_t errlen);
+} flag_t;
+
+static const flag_t flags[] = {
+    {'c', "connections", "N", "connections to keep open (default 10)", "Load", set_connections},
+    {'t', "threads", "N", "threads, each with its own epoll loop (default 1)", NULL, set_threads},
+    {0, "cpus", "LIST", "pin threads to these CPUs, e.g. 1 or 0,2 or 2-3", NULL, set_cpus},
+    {'d', "duration", "SEC", "length of the counted phase (default 10 when no -n/-r)", NULL, set_duration},
+    {'n', "requests", "N", "stop after N requests in total", NULL, set_requests},
+    {'r', "repetitions", "N", "requests per connection, then stop (closed model)", NULL, set_repetitions},
+    {'w', "warmup", "SEC", "warm-up before the counted phase (not counted)", NULL, set_warmup},
+    {'R', "rate", "RATE",
+     "open model: RATE requests/s on a constant schedule;\nlatency from each request's intended start", NULL, set_rate},
+    {'p', "pipeline", "N", "requests in flight per connection (default 1)", NULL, set_pipeline},
+    {0, "no-keep-alive", NULL, "a new connection for every request", NULL, set_no_keep_alive},
+    {'m', "method", "METHOD", "request method (default GET, POST with --body)", "Requests", set_method},
+    {'H', "header", "'N: V'", "add a request header (repeatable)", NULL, set_header},
+    {0, "body", "FILE", "request body read from FILE", NULL, set_body},
+    {0, "mix", "FILE", "request mix: lines 'weight method path status [body substring]'", NULL, set_mix},
+    {0, "expect-status", "N", "status a response must have (default: any 2xx or 3xx; 'any')", NULL, set_expect_status},
+    {0, "expect-body", "STR", "substring the response body must contain", NULL, set_expect_body},
+    {0, "timeout", "SEC", "response timeout (default 5)", "Timing", set_timeout},
+    {0, "connect-timeout", "SEC", "connect timeout (default 2)", NULL, set_connect_timeout},
+    {0, "json", NULL, "one JSON document (default when stdout is not a terminal)", "Output", set_json},
+    {0, "human", NULL, "a human summary (default on a terminal)", NULL, set_human},
+    {0, "timeline-ms", "N", "timeline interval in milliseconds (default 1000)", NULL, set_timeline_ms},
+    {0, "histograms", NULL, "add the encoded latency histograms (whole run, per interval)", NULL, set_histograms},
+    {0, "allow-remote", NULL, "allow addresses outside 127.0.0.0/8 and ::1", NULL, set_allow_remote},
+    {0, "wait-go", NULL, "print 'ready' on stderr, start on a line 'go' on stdin", "Distributed runs", set_wait_go},
+    {0, "merge", "FILE...", "merge engine JSON documents (written with --histograms)", NULL, set_merge},
+    {'V', "version", NULL, "print the version", "Other", show_version},
+    {'h', "help", NULL, "this help", NULL, show_help},
+};
+
+#define NFLAGS (sizeof flags / sizeof flags[0])
+
+void options_usage(void)
+{
+    fputs("Usage: arena-load [options] TARGET\n"
+          "  TARGET                     http://127.0.0.1:PORT/path, http://[::1]:PORT/path,\n"
+          "                             http://localhost:PORT/path or unix:/path/to.sock:/path\n",
+          stdout);
+    for (size_t i = 0; i < NFLAGS; i++) {
+        const flag_t *f = &flags[i];
+        if (f->section) printf("%s:\n", f->section);
+        char left[64];
+        int n = snprintf(left, sizeof left, "  %c%c%c --%s%s%s", f->short_name ? '-' : ' ',
+                         f->short_name ? f->short_name : ' ', f->short_name ? ',' : ' ', f->name, f->arg ? " " : "",
+                         f->arg ? f->arg : "");
+        const char *h = f->help;
+        printf("%s%*s", left, n < 29 ? 29 - n : 1, "");
+        for (; *h; h++) {
+            putchar(*h);
+            if (*h == '\n') printf("%29s", "");
+        }
+        putchar('\n');
+    }
+    fputs("Durations accept a suffix: ms, s, m, h (e.g. 500ms, 2m).\n", stdout);
+}
+
+static const flag_t *find_long(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NFLAGS; i++)
+        if (strlen(flags[i].name) == len && !strncmp(flags[i].name, name, len)) return &flags[i];
+    return NULL;
+}
+
+static const flag_t *find_short(char c)
+{
+    for (size_t i = 0; i < NFLAGS; i++)
+        if (flags[i].short_name == c) return &flags[i];
+    return NULL;
+}
+
+static int fail_with(char *err, size_t errlen, const char *fmt, const char *what)
+{
+    snprintf(err, errlen, fmt, what);
+    return OPTIONS_ERROR;
 }
 
 int options_parse(options_t *o, int argc, char **argv, char *err, size_t errlen)
@@ -224,51 +398,30 @@ int options_parse(options_t *o, int argc, char **argv, char *err, size_t errlen)
             o->target = a;
             continue;
         }
-        if (!strcmp(a, "--")) { only_positional = 1; continue; }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { options_usage(); return OPTIONS_EXIT; }
-        if (!strcmp(a, "--version") || !strcmp(a, "-V")) { printf("arena-load %s\n", ARENA_VERSION); return OPTIONS_EXIT; }
-        if (!strcmp(a, "--json")) { o->json = 1; continue; }
-        if (!strcmp(a, "--human")) { o->json = 0; continue; }
-        if (!strcmp(a, "--no-keep-alive")) { o->keep_alive = 0; continue; }
-        if (!strcmp(a, "--allow-remote")) { o->allow_remote = 1; continue; }
-        if (!strcmp(a, "--histograms")) { o->histograms = 1; continue; }
-        if (!strcmp(a, "--wait-go")) { o->wait_go = 1; continue; }
-
-        char name[32];
+        if (!strcmp(a, "--")) {
+            only_positional = 1;
+            continue;
+        }
+        /* --name, --name=value, -x, -xVALUE */
+        const flag_t *f;
         const char *value = NULL;
-        int known = 0;
         if (a[1] == '-') {
             const char *eq = strchr(a + 2, '=');
-            size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-            if (n >= sizeof name) n = sizeof name - 1;
-            memcpy(name, a + 2, n);
-            name[n] = 0;
+            f = find_long(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
             if (eq) value = eq + 1;
-            for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
-                if (!strcmp(valued[k].long_name, name)) known = 1;
-            if (!known) {
-                snprintf(err, errlen, "unknown flag '%s'", a);
-                return OPTIONS_ERROR;
-            }
         } else {
-            name[0] = a[1];
-            name[1] = 0;
-            for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
-                if (valued[k].short_name == a[1]) known = 1;
-            if (!known) {
-                snprintf(err, errlen, "unknown flag '%s'", a);
-                return OPTIONS_ERROR;
-            }
+            f = find_short(a[1]);
             if (a[2]) value = a + 2;
         }
-        if (!value) {
-            if (i + 1 >= argc) {
-                snprintf(err, errlen, "flag '%s' needs a value", a);
-                return OPTIONS_ERROR;
-            }
+        if (!f) return fail_with(err, errlen, "unknown flag '%s'", a);
+        if (!f->arg && value) return fail_with(err, errlen, "flag '%s' takes no value", a);
+        if (f->arg && !value) {
+            if (i + 1 >= argc) return fail_with(err, errlen, "flag '%s' needs a value", a);
             value = argv[++i];
         }
-        if (apply(o, name, value, err, errlen) < 0) return OPTIONS_ERROR;
+        int rc = f->set(o, value, err, errlen);
+        if (rc < 0) return OPTIONS_ERROR;
+        if (rc > 0) return OPTIONS_EXIT;
     }
 
     if (!o->target) {

@@ -104,6 +104,18 @@ static void check_options(void)
     CHECK(opts(&o, a11, 5) == OPTIONS_RUN && o.threads == 2, "threads capped by connections");
     const char *a12[] = {"http://127.0.0.1:1/", "http://127.0.0.1:2/"};
     CHECK(opts(&o, a12, 2) == OPTIONS_ERROR, "two targets");
+    const char *a13[] = {"--timeline-ms=100", "--no-keep-alive", "--json", "http://127.0.0.1:1/"};
+    CHECK(opts(&o, a13, 4) == OPTIONS_RUN && o.timeline_ms == 100 && !o.keep_alive && o.json == 1, "long forms");
+    const char *a14[] = {"--json=yes", "http://127.0.0.1:1/"};
+    CHECK(opts(&o, a14, 2) == OPTIONS_ERROR, "a switch takes no value");
+    const char *a15[] = {"--timeline-ms", "0", "http://127.0.0.1:1/"};
+    CHECK(opts(&o, a15, 3) == OPTIONS_ERROR, "zero timeline interval");
+    const char *a16[] = {"http://127.0.0.1:1/", "--merge", "a.json"};
+    CHECK(opts(&o, a16, 3) == OPTIONS_ERROR, "--merge only first");
+    const char *a17[] = {"-p", "2", "--no-keep-alive", "http://127.0.0.1:1/"};
+    CHECK(opts(&o, a17, 4) == OPTIONS_ERROR, "pipelining needs keep-alive");
+    const char *a18[] = {"--connection", "5", "http://127.0.0.1:1/"};
+    CHECK(opts(&o, a18, 3) == OPTIONS_ERROR, "a prefix is not a flag");
 }
 
 int main(void)
