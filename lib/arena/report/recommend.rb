@@ -75,6 +75,9 @@ module Arena
       # serves little is not a pick for memory.
       def memory
         use_case = "limited memory or many small apps"
+        # Worker-cost data, when measured: the marginal cost of a worker at a throughput floor beats the smallest peak.
+        pick, because = Scenarios::WorkerCost.memory_pick(@document, share: SERVING_SHARE)
+        return Recommendation.new(use_case: use_case, pick: pick, because: because) if pick
         rows = @rows.select { |r| @basis.include?(r.scenario) && r.pss_peak_kb.positive? && !r.erroneous? }
         return missing(use_case, "arena run (the probes sample PSS in every scenario)") if rows.empty?
         workload = rows.group_by(&:workload).max_by { |_, rs| rs.map(&:server).uniq.size }.first

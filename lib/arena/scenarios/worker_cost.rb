@@ -31,10 +31,10 @@ module Arena
         setting = original.class.worker_setting
         return [summary_record(ctx, "not applicable", {"reason" => "#{original.key} has no worker processes"})] unless setting
         points = self.class.counts(ctx.load.max_workers).map do |n|
-          at(ctx, original.with_settings(setting => n), "workers-#{n}") { |m| point(ctx, m, n) }
+          at(ctx, original.with_settings(setting => n), "workers-#{n}") { |m, before| point(ctx, m, n, before) }
         end
         if refork?(original) && points.last["good_rps"].to_f.positive?
-          points << at(ctx, reforking(original, setting, points.last, ctx.load), "refork") { |m| point(ctx, m, points.last["workers"], refork: true) }
+          points << at(ctx, reforking(original, setting, points.last, ctx.load), "refork") { |m, before| point(ctx, m, points.last["workers"], before, refork: true) }
         end
         measurements = points.map { |p| p.delete("measurement") }
         [*measurements, summary(ctx, original, points)]
@@ -76,10 +76,26 @@ module Arena
         floor = share * group.flat_map { |m| m.extra["points"].map { |p| p["good_rps"].to_f } }.max
         options = group.filter_map do |m|
           p = m.extra["points"].reject { |q| q["refork"] }.select { |q| q["good_rps"].to_f >= floor }.min_by { |q| q["workers"] }
-          p && {server: m.server, workers: p["workers"], good_rps: p["good_rps"], pss_kb: p["pss_kb"],
+          p && {server: p["label"] || m.server, workers: p["workers"], good_rps: p["good_rps"], pss_kb: p["pss_kb"],
                 base_kb: m.extra["base_kb"], per_worker_kb: m.extra["per_worker_kb"]}
         end
         {workload: workload, floor: floor, ranked: options.sort_by { |o| o[:pss_kb] }}
+      end
+
+      # The memory recommendation's pick and its reason, or nil.
+      def self.memory_pick(document, share:)
+        found = memory_at_floor(document, share: share)
+        best, second = found && found[:ranked]
+        return nil unless best
+        because = "#{mib(best[:pss_kb])} PSS under load at #{best[:workers]} worker#{"s" unless best[:workers] == 1} " \
+          "(#{Report::Format.rps(best[:good_rps].to_f)} good req/s on #{found[:workload]}; #{mib(best[:base_kb])} + " \
+          "#{mib(best[:per_worker_kb])} per worker), the fewest workers reaching #{Report::Format.rps(found[:floor])} req/s " \
+          "(#{(100 * share).round}% of the best worker-cost goodput)"
+        if second
+          because += "; runner-up #{second[:server]} #{mib(second[:pss_kb])} at #{second[:workers]} worker(s), " \
+            "#{mib(second[:per_worker_kb])} per worker"
+        end
+        [best[:server], because]
       end
 
       private
@@ -91,7 +107,7 @@ module Arena
         replace(ctx, adapter, File.join(ctx.dir, "worker-cost", name))
         workers_before = ctx.adapter.worker_pids(ctx.server.group)
         m = measure(ctx, ctx.settings(keep_alive: ctx.load.keep_alive_modes.first), variant: name.tr("-", "="), per_process: true)
-        yield(m).merge("workers_before" => workers_before, "workers_after" => ctx.adapter.worker_pids(ctx.server.group))
+        yield(m, workers_before)
       end
 
       def replace(ctx, adapter, dir)
@@ -110,8 +126,9 @@ module Arena
       end
 
       # One worker count's figures: PSS under load (the mean of the last
-      # third of the samples), the workers' RSS and sharing at start and end.
-      def point(ctx, m, n, refork: false)
+      # third of the samples), the workers' RSS and sharing at start and end
+      # (of the workers there at each: a refork replaces them).
+      def point(ctx, m, n, before, refork: false)
         samples = m.probes.samples
         tail = samples.last([samples.size / 3, 1].max)
         workers = ctx.adapter.worker_pids(ctx.server.group)
@@ -119,7 +136,8 @@ module Arena
           "measurement" => m.with(extra: m.extra.merge("workers" => n)), "workers" => n, "label" => ctx.adapter.label,
           "good_rps" => m.good_rps, "pss_kb" => mean(tail.map(&:pss_kb)), "rss_kb" => mean(tail.map(&:rss_kb)),
           "uss_kb" => mean(tail.map(&:uss_kb)), "procs" => samples.last.procs,
-          "sharing_start" => sharing(samples.first, workers), "sharing_end" => sharing(samples.last, workers),
+          "sharing_start" => sharing(samples.first, before), "sharing_end" => sharing(samples.last, workers),
+          "workers_start" => before, "workers_end" => workers,
           "worker_rss_kb" => mean(worker_figures(samples.last, workers).map { |p| p["rss_kb"] }),
           "refork" => refork || nil, "refork_after" => refork ? ctx.adapter.settings["refork_after"] : nil
         }.compact.merge(refork ? {"reforked" => reforked?(samples)} : {})

@@ -1,0 +1,86 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require_relative "../support/arena_case"
+require "arena"
+require "timeout"
+
+# Memory against known truths: /leak?kb=64 retains 64 KB per request, so a
+# soak must see it grow at 64 KB x goodput, and /server must plateau; the
+# per-worker cost of a preloaded Puma is less than one worker's RSS (shared
+# pages counted once); the runtime settings reach the server's process.
+class MemoryTest < Arena::ArenaCase
+  def test_soak_sees_a_known_leak_grow_at_its_rate
+    # A fixed rate keeps the leak to about 250 MiB (the closed maximum's 70%
+    # would leak gigabytes in 20 s).
+    outcome = arena("run", "--servers", "puma:workers=0", "--workload", "leak", "--scenario", "soak", "--soak-time", "20",
+      "--soak-rate", "200", "-w", "0.5", timeout: 120)
+    assert outcome.status.success?, outcome.describe
+    soak = outcome.measurements.find { |m| m["scenario"] == "soak" && m["variant"] == "soak" }
+    x = soak.fetch("extra")
+    assert_equal "growing", x["verdict"], x.inspect
+    expected = 64.0 * soak.dig("summary", "good_rps") * 60 / 1024 # MiB/min
+    assert_in_delta expected, x["slope_mib_per_min"], 0.3 * expected, "slope #{x["slope_mib_per_min"]} MiB/min, leak rate #{expected.round(1)}"
+    assert_operator x["r2"], :>, 0.9
+    samples = soak.dig("probes", "samples")
+    assert samples.all? { |s| s["processes"].is_a?(Array) && s["processes"].any? }, "per-process samples"
+    assert_match(/soak .*MiB\/min.*growing/, outcome.stdout)
+  end
+
+  def test_soak_on_server_plateaus
+    outcome = arena("run", "--servers", "puma:workers=0", "--workload", "server", "--scenario", "soak", "--soak-time", "20",
+      "-d", "1", "-w", "0.5", timeout: 120)
+    assert outcome.status.success?, outcome.describe
+    closed, soak = outcome.measurements.select { |m| m["scenario"] == "soak" }
+    assert_equal "closed-max", closed["variant"]
+    x = soak.fetch("extra")
+    assert_equal "plateaued", x["verdict"], x.inspect
+    assert_equal (closed.dig("summary", "good_rps") * 0.7).round, x["target_rps"]
+    refute_empty x["latency_slices"]
+  end
+
+  def test_worker_cost_of_preloaded_puma_counts_shared_pages_once
+    outcome = arena("run", "--servers", "puma:workers=2,preload=true", "--workload", "server", "--scenario", "worker-cost",
+      "--max-workers", "4", "-d", "1", "-w", "0.3", timeout: 180)
+    assert outcome.status.success?, outcome.describe
+    fit = outcome.measurements.find { |m| m["scenario"] == "worker-cost" && m["kind"] == "summary" }
+    x = fit.fetch("extra")
+    assert_equal [1, 2, 4], x["points"].map { |p| p["workers"] }
+    assert_equal "puma:workers=2,threads=5,preload=true", fit["server"]
+    assert x["points"].all? { |p| p["pss_kb"].positive? && p["sharing_start"].between?(0, 1) && p["sharing_end"].between?(0, 1) }, x.inspect
+    assert_operator x["per_worker_kb"], :>, 0
+    assert_operator x["per_worker_kb"], :<, x["worker_rss_kb"], "per-worker cost below one worker's RSS"
+    labels = outcome.measurements.select { |m| m["scenario"] == "worker-cost" && m["kind"] != "summary" }.map { |m| m["server"] }
+    assert_equal %w[1 2 4].map { |n| "puma:workers=#{n},threads=5,preload=true" }, labels
+    assert_match(/worker-cost: PSS ≈ .* \+ n × /, outcome.stdout)
+  end
+
+  def test_jemalloc_is_mapped_and_yjit_is_on_in_the_server
+    skip "libjemalloc2 not installed" unless Arena::Runtime.jemalloc_path
+    runtime = Arena::Runtime.parse("yjit,malloc=jemalloc,malloc_arena_max=2")
+    adapter = Arena::Servers::Puma.new(settings: {"workers" => 1}, runtime: runtime)
+    run = Arena::ServerRun.new(adapter: adapter, app: Arena::AppSource.builtin, bind: Arena::Bind.tcp, dir: File.join(@tmp, "server"))
+    run.start
+    pids = run.pids
+    assert_operator pids.size, :>=, 2, "master and worker"
+    pids.each do |pid|
+      assert_match(/libjemalloc\.so\.2/, File.read("/proc/#{pid}/maps"), "jemalloc mapped in #{pid}")
+      assert_includes File.read("/proc/#{pid}/environ").split("\0"), "MALLOC_ARENA_MAX=2"
+    end
+    body = Arena::HttpProbe.new(run.bind, timeout: 5).get("/server").body
+    assert_includes body, "yjit: on"
+    assert_includes body, "+yjit+malloc=jemalloc+malloc_arena_max=2"
+  ensure
+    run&.stop
+  end
+
+  def test_without_a_runtime_there_is_no_jemalloc_and_no_yjit
+    adapter = Arena::Servers::Puma.new(settings: {"workers" => 0})
+    run = Arena::ServerRun.new(adapter: adapter, app: Arena::AppSource.builtin, bind: Arena::Bind.tcp, dir: File.join(@tmp, "server"))
+    run.start
+    run.pids.each { |pid| refute_match(/libjemalloc/, File.read("/proc/#{pid}/maps")) }
+    assert_includes Arena::HttpProbe.new(run.bind, timeout: 5).get("/server").body, "yjit: off"
+  ensure
+    run&.stop
+  end
+end
