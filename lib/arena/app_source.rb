@@ -50,18 +50,26 @@ module Arena
     # only_app_bundle, a preset's own app, or the built-in app) Arena's
     # overlay for the servers the app does not bundle. `say` hears the lines
     # a person should see (which app, what the overlay did or could not do).
-    def self.for_run(path, env: {}, overlay: true, cwd: true, say: nil, cache_root: Bundle::Overlay.cache_root)
+    #
+    # servers: the --servers specs ("puma:workers=2 falcon"); the overlay
+    # adds only those (every server when none is named).
+    def self.for_run(path, env: {}, overlay: true, cwd: true, say: nil, servers: [], cache_root: Bundle::Overlay.cache_root)
       app = path ? user(path) : ((cwd && in_directory) || builtin)
       say&.call(app.announcement) if app.announcement
       app = app.with_env(user_env(env)) unless app.builtin
       return app if app.builtin || !overlay
-      result = Bundle::Overlay.new(app: app, cache_root: cache_root).call
+      result = Bundle::Overlay.new(app: app, cache_root: cache_root, servers: server_classes(servers)).call
       if result.dir
         say&.call("overlay bundle #{result.reused ? "reused" : "built in #{result.seconds} s"}: #{result.added.size} server(s) " \
           "added beside the app's bundle (#{result.dir})")
       end
       result.notes.each { |line| say&.call(line) }
       app.with_overlay(result)
+    end
+
+    def self.server_classes(specs)
+      names = Array(specs).flat_map { |item| item.split(/\s+/) }.reject(&:empty?).map { |spec| spec.split(":", 2).first }
+      names.empty? ? Servers.all : names.uniq.map { |name| Servers.fetch(name) }
     end
 
     # Rails refuses to boot in production without a secret; a benchmark
