@@ -67,7 +67,8 @@ module Arena
       raise UsageError, "--scale needs --preset" if @scale && !@preset
       @options = (@config || ConfigFile.discover)&.under(@options) || @options # arena.yml: over the preset, under the flags
       o = effective_options
-      app = AppSource.for_run(o[:app], env: o[:env] || {}, overlay: !@preset && !o[:only_app_bundle], cwd: !@preset, say: @say)
+      app = AppSource.for_run(o[:app], env: o[:env] || {}, overlay: !@preset && !o[:only_app_bundle], cwd: !@preset, say: @say,
+        servers: @options[:servers])
       o[:scenarios].each { |name| Scenarios.fetch(name) }
       Plan.new(
         app: app, servers: servers(app, o), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
