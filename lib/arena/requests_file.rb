@@ -68,6 +68,7 @@ module Arena
       fail!("#{at}.path: must start with / and have no spaces") unless path.start_with?("/") && !path.match?(/\s/)
       method = (spec["method"] || "GET").to_s.upcase
       fail!("#{at}.method: must be one of #{METHODS.join(", ")}") unless METHODS.include?(method)
+      fail!("#{at}.expect_body: quote it (YAML reads #{spec["expect_body"]} as true or false)") if [true, false].include?(spec["expect_body"])
       status = spec.fetch("expect_status", 200)
       fail!("#{at}.expect_status: must be a status code such as 200") unless status.is_a?(Integer) && status.between?(100, 599)
       Workload.new(name: name, path: path, method: method, body: body(at, spec), content_type: nil,

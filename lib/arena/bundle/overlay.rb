@@ -63,6 +63,9 @@ module Arena
 
       def call
         started = Clock.now
+        # Without the app's lock there is nothing to keep; Installation says
+        # to run bundle install for the app.
+        return Result.new(dir: nil, gemfile: nil, entries: [].freeze, reused: false, seconds: 0.0).freeze unless File.file?(@app.app_lockfile)
         @app_versions = Installation.lock_versions(@app.app_lockfile)
         fixed, wanted = classify
         return Result.new(dir: nil, gemfile: nil, entries: fixed, reused: false, seconds: 0.0).freeze if wanted.empty?

@@ -9,8 +9,11 @@ module Arena
     module Reason
       module_function
 
-      NETWORK = /Could not reach host|Could not fetch specs|Network error|Errno::E(?:CONNREFUSED|HOSTUNREACH|NETUNREACH|CONNRESET)|
-        Failed to open TCP|getaddrinfo|SocketError|Net::OpenTimeout|Net::ReadTimeout|HTTPError|SSL_connect|Gem::RemoteFetcher/x
+      NETWORK = Regexp.union(
+        "Could not reach host", "Could not fetch specs", "Network error", "Failed to open TCP", "getaddrinfo",
+        "SocketError", "Net::OpenTimeout", "Net::ReadTimeout", "HTTPError", "SSL_connect", "Gem::RemoteFetcher",
+        /Errno::E(?:CONNREFUSED|HOSTUNREACH|NETUNREACH|CONNRESET)/
+      )
 
       def network?(output) = NETWORK.match?(output)
 

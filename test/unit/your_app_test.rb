@@ -1,0 +1,200 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+require "tmpdir"
+
+# The pieces of "your own app": app sources, requests files and their mix
+# files, header and env flags, verification of redirects and mixes, and
+# Bundler's answers read as one-line reasons.
+class YourAppTest < Minitest::Test
+  FIXTURES = File.expand_path("../fixtures/apps", __dir__)
+
+  Canned = Struct.new(:raw, :seen) do
+    def request(method, path, body: nil, headers: {})
+      seen << [method, path, headers]
+      Arena::HttpProbe.parse(raw.respond_to?(:call) ? raw.call(path) : raw)
+    end
+  end
+
+  def test_app_is_a_directory_or_its_config_ru
+    by_dir = Arena::AppSource.user(File.join(FIXTURES, "sinatra"))
+    by_file = Arena::AppSource.user(File.join(FIXTURES, "sinatra/config.ru"))
+    assert_equal by_dir.rackup, by_file.rackup
+    assert_equal File.join(FIXTURES, "sinatra/Gemfile"), by_dir.app_gemfile
+    assert_equal "production", by_dir.env["RAILS_ENV"]
+    error = assert_raises(Arena::UsageError) { Arena::AppSource.user(FIXTURES) }
+    assert_match(/no config.ru in this directory/, error.message)
+  end
+
+  def test_the_working_directory_app_is_found_and_announced
+    app = Arena::AppSource.in_directory(File.join(FIXTURES, "rails"))
+    assert_equal :cwd, app.origin
+    assert_match(/benchmarking the app in this directory/, app.announcement)
+    assert_nil Arena::AppSource.in_directory(FIXTURES)
+  end
+
+  def test_user_env_adds_a_throwaway_rails_secret_unless_given
+    assert_equal "1", Arena::AppSource.user_env({})["SECRET_KEY_BASE_DUMMY"]
+    refute Arena::AppSource.user_env({"SECRET_KEY_BASE" => "x"}).key?("SECRET_KEY_BASE_DUMMY")
+    assert_equal({"DATABASE_URL" => "postgres://x=y"}, Arena::AppSource.env_pair("DATABASE_URL=postgres://x=y"))
+    assert_raises(Arena::UsageError) { Arena::AppSource.env_pair("no-equals") }
+  end
+
+  def test_header_flag
+    assert_equal({"X-Forwarded-Proto" => "https"}, Arena::Workloads.header("X-Forwarded-Proto: https"))
+    ["no colon", "Bad Name: x", ""].each do |bad|
+      assert_raises(Arena::UsageError, bad) { Arena::Workloads.header(bad) }
+    end
+  end
+
+  def test_repeated_workload_flags_add_up
+    plan = Arena::TestHelp.plan("--servers", "puma", "--workload", "server", "--workload", "json,pi")
+    assert_equal %w[server json pi], plan.workloads.map(&:name)
+  end
+
+  def test_requests_file_requests_mixes_and_the_engine_mix_file
+    Dir.mktmpdir do |dir|
+      File.write(File.join(dir, "payload.json"), '{"a":1}')
+      path = write(dir, <<~YAML)
+        requests:
+          item: {path: /items/7, expect_body: '"id":7'}
+          list: /items
+          create: {method: post, path: /items, body_file: payload.json, expect_status: 201, expect_body: created ok}
+        mixes:
+          production: {item: 6, list: 3, create: 1}
+      YAML
+      file = Arena::RequestsFile.load(path)
+      assert_equal %w[production], file.workloads.map(&:name)
+      assert_equal %w[item list], file.workloads(%w[item list]).map(&:name)
+      assert_equal "/other", file.workloads(["/other=204"]).first.path
+      mix = file.workloads.first
+      assert mix.mix?
+      assert_equal '{"a":1}', mix.body
+      assert_equal <<~MIX, File.read(mix.mix_file(dir))
+        # weight method path expected_status [expected body substring]
+        6 GET /items/7 200 "id":7
+        3 GET /items 200
+        1 POST /items 201 created ok
+      MIX
+      assert_nil file.requests["item"].mix_file(dir)
+    end
+  end
+
+  def test_requests_file_mistakes_are_one_line
+    {
+      "requests: {}\n" => /requests: must name at least one request/,
+      "requests: {a: {path: items}}\n" => /requests.a.path: must start with \//,
+      "requests: {a: {path: /a, verb: GET}}\n" => /requests.a: unknown key "verb"/,
+      "requests: {a: /a}\nmixes: {m: {b: 1}}\n" => /mixes.m: no request named "b"/,
+      "requests: {a: /a}\nmixes: {m: {a: 0}}\n" => /weight must be a whole number/,
+      "requests: {a: {path: /a, headers: {X-A: '1'}}, b: /b}\nmixes: {m: {a: 1, b: 1}}\n" => /different headers/,
+      "requests: {a: {path: /a, expect_status: ok}}\n" => /expect_status: must be a status code/,
+      "requests: {a: {path: /a, expect_body: yes}}\n" => /quote it/,
+      "requests: [\n" => /not valid YAML/
+    }.each do |yaml, message|
+      Dir.mktmpdir do |dir|
+        error = assert_raises(Arena::UsageError, yaml) { Arena::RequestsFile.load(write(dir, yaml)) }
+        assert_match message, error.message
+        refute_includes error.message, "\n"
+      end
+    end
+  end
+
+  def test_redirect_to_https_of_the_same_path_names_force_ssl
+    raw = "HTTP/1.1 301 Moved Permanently\r\nlocation: https://127.0.0.1:9/items/7\r\ncontent-length: 0\r\n\r\n"
+    outcome = verify(raw, Arena::Workloads.custom("/items/7"))
+    refute outcome.ok
+    assert_equal "status 301, expected 200 (redirect to https://127.0.0.1:9/items/7): the app forces SSL " \
+      "(Rails `config.force_ssl`): add `--header 'X-Forwarded-Proto: https'`", outcome.problems.first
+    other = verify(raw.sub("/items/7", "/login"), Arena::Workloads.custom("/items/7"))
+    assert_equal "status 301, expected 200 (redirect to https://127.0.0.1:9/login)", other.problems.first
+  end
+
+  def test_headers_go_with_verification_and_a_close_delimited_body_passes
+    seen = []
+    raw = "HTTP/1.1 200 OK\r\nconnection: close\r\n\r\nhello"
+    probe = Canned.new(raw, seen)
+    wl = Arena::Workload.new(name: "a", path: "/a", method: "GET", expect_status: 200, expect_body: "hello", headers: {"X-A" => "1"})
+    outcome = Arena::Verify.new(bind: Arena::Bind.tcp(port: 1), probe: probe, headers: {"X-Forwarded-Proto" => "https"}).check(wl)
+    assert outcome.ok, outcome.problems.inspect
+    assert_equal [["GET", "/a", {"X-Forwarded-Proto" => "https", "X-A" => "1"}]], seen
+  end
+
+  def test_a_mix_is_verified_request_by_request
+    Dir.mktmpdir do |dir|
+      file = Arena::RequestsFile.load(write(dir, "requests: {a: {path: /a, expect_body: 'yes'}, b: {path: /b, expect_body: 'yes'}}\nmixes: {m: {a: 1, b: 1}}\n"))
+      answer = ->(path) { "HTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\n#{(path == "/a") ? "yes" : "no!"}" }
+      outcome = verify(answer, file.workloads.first)
+      assert_equal ["b: body lacks \"yes\""], outcome.problems
+    end
+  end
+
+  def test_bundler_conflicts_become_one_line
+    molinillo = <<~TEXT
+      Bundler could not find compatible versions for gem "nokogiri":
+        In snapshot (Gemfile.lock):
+          nokogiri (= 1.18.10)
+
+        In Gemfile:
+          actionpack (~> 7.2.3) was resolved to 7.2.4, which depends on
+            nokogiri (>= 1.8.5)
+      Bundler could not find compatible versions for gem "prism":
+        In snapshot (Gemfile.lock):
+          prism (= 2.1.0)
+
+        In Gemfile:
+          railties (~> 7.2.3) was resolved to 7.2.4, which depends on
+            irb (~> 1.13) was resolved to 1.18.0, which depends on
+              prism (>= 1.3.0)
+
+          itsi-server (>= 0.2.27) was resolved to 0.2.27, which depends on
+            prism (~> 1.4)
+    TEXT
+    assert_equal "itsi-server 0.2.27 needs prism ~> 1.4, the app locks prism 2.1.0",
+      Arena::Bundle::Reason.from_output(molinillo, app_versions: {"prism" => "2.1.0", "nokogiri" => "1.18.10"})
+    assert_equal ["itsi-server"], Arena::Bundle::Reason.named(molinillo, %w[itsi-server falcon])
+    assert Arena::Bundle::Reason.network?("Could not reach host index.rubygems.org. Check your network connection and try again.")
+  end
+
+  # No registry: what is installed is added, what would have to be fetched
+  # is named in one line, and nothing stops the servers already there.
+  def test_no_registry_reachable_names_the_gems_not_fetched
+    Dir.mktmpdir do |cache|
+      app = Arena::AppSource.user(File.join(FIXTURES, "sinatra"))
+      offline = OfflineBundler.new
+      result = Arena::Bundle::Overlay.new(app: app, cache_root: cache, bundler: offline,
+        servers: %w[puma falcon thin].map { |k| Arena::Servers.fetch(k) }).call
+      assert_equal :app, result.entry("puma").state
+      assert_equal %i[unfetched unfetched], %w[falcon thin].map { |k| result.entry(k).state }
+      assert_equal ["not fetched (no registry reachable): falcon, thin; skipped: falcon, thin"], result.notes
+      assert_nil result.gemfile
+      assert_equal ["lock --local", "lock --local", "lock", "lock --local", "lock"], offline.calls.first(5)
+    end
+  end
+
+  # Local resolution finds nothing installed; the registry cannot be reached.
+  class OfflineBundler
+    attr_reader :calls
+
+    def initialize = @calls = []
+
+    def call(_gemfile, argv, log_path:)
+      @calls << argv.join(" ")
+      output = argv.include?("--local") ? "Could not find gem 'falcon' in locally installed gems." : "Could not reach host index.rubygems.org."
+      Arena::Bundle::BundlerCommand::Outcome.new(ok: false, output: output)
+    end
+  end
+
+  private
+
+  def write(dir, yaml)
+    path = File.join(dir, "requests.yml")
+    File.write(path, yaml)
+    path
+  end
+
+  def verify(raw, workload)
+    Arena::Verify.new(bind: Arena::Bind.tcp(port: 1), probe: Canned.new(raw, [])).check(workload)
+  end
+end
