@@ -10,7 +10,7 @@ module Arena
     COMMANDS = {
       "run" => "Commands::Run", "servers" => "Commands::Servers", "check" => "Commands::Check",
       "presets" => "Commands::Presets", "report" => "Commands::Report", "compare" => "Commands::Compare",
-      "init" => "Commands::Init",
+      "init" => "Commands::Init", "tune" => "Commands::Tune",
       "agent" => "Commands::Agent"
     }.freeze
 
@@ -20,6 +20,7 @@ module Arena
         servers   list every adapter: installed or not, version, source
         check     start each server and verify it, without load
         report    render a run again: terminal table, DIR/report.md, DIR/report.html (arena report DIR)
+        tune      search each server's settings for the config that sustains the most (arena tune --help)
         compare   what changed between two runs, with noise marked (arena compare A B)
         presets   the published comparisons `arena run --preset NAME` re-runs
         init      write a commented arena.yml for the app here (`arena run` here then uses it)

@@ -6,6 +6,8 @@ module Arena
     # threads, in one or more forked workers under a master that respawns them.
     class Iodine < Base
       server "iodine", "evented C core, threads in forked workers"
+      tunable "workers", min: 1, max: ->(m) { 2 * m.server_cores }
+      tunable "threads", min: 1, max: 16
 
       def self.worker_setting = "workers"
 

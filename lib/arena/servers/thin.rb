@@ -15,6 +15,7 @@ module Arena
     # (`--front nginx`) rather than benchmarking only the first port.
     class Thin < Base
       server "thin", "evented (EventMachine), one process per port"
+      tunable "servers", min: 1, max: ->(m) { 2 * m.server_cores }
 
       def self.settings
         {"servers" => 1, "threaded" => false}

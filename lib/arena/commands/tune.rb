@@ -1,0 +1,104 @@
+# frozen_string_literal: true
+
+require_relative "base"
+require_relative "../tune"
+
+require "fileutils"
+
+module Arena
+  module Commands
+    # `arena tune`: for each server, search its declared settings for the
+    # config that sustains the highest open-model rate within the SLO, the
+    # memory budget and 1% errors (lib/arena/tune/search.rb). Takes `arena
+    # run`'s app, workload, server and load options; every candidate is a
+    # normal measurement in DIR/results.json.
+    class Tune < Base
+      BANNER = "usage: arena tune [--servers LIST] [--workload NAME] [--memory SIZE] [--slo MS] [--max-time SEC] [run's options]"
+      # Shorter than `arena run`'s: a tune measures many configs.
+      DEFAULTS = {duration: 2.0, warmup: 0.5, max_time: 600.0, settle_timeout: 10.0}.freeze
+
+      def call
+        builder = PlanBuilder.new
+        memory = nil
+        OptionParser.new do |parser|
+          parser.banner = BANNER
+          builder.define(parser)
+          parser.on("--memory SIZE", "the most PSS a config may use under load: 512MiB, 2GiB or bytes (default 75% of MemAvailable)") do |v|
+            memory = Arena::Tune::Budget.parse(v)
+          end
+        end.parse!(@argv)
+        raise UsageError, "unexpected argument #{@argv.first.inspect}" unless @argv.empty?
+        raise UsageError, "arena tune runs its own scenario (sustained): --scenario is for arena run" if builder.options[:scenarios]
+        raise UsageError, "arena tune does not take --repeat: the search repeats its start to measure the noise" if builder.options[:repeat]
+        DEFAULTS.each { |name, value| builder.options[name] ||= value }
+        builder.options[:scenarios] = ["sustained"]
+        builder.options[:workloads] ||= ["random"] unless builder.options[:app]
+        plan = builder.build
+        raise UsageError, "arena tune searches for one workload at a time (got #{plan.workloads.map(&:name).join(", ")})" if plan.workloads.size > 1
+        memory ||= builder.options[:memory_budget_mb]&.then { |mb| (mb * 1024**2).round } || Arena::Tune::Budget.default_bytes
+        run(plan, memory)
+      end
+
+      private
+
+      def run(plan, memory)
+        FileUtils.mkdir_p(plan.out_dir)
+        started = Clock.now
+        deadline = started + plan.load.max_time
+        constraints = {"slo_ms" => plan.load.slo_ms, "slo" => plan.load.slo_ms ? "given" : "max(100 ms, 3 x unloaded p99) per server",
+                       "memory_mib" => Arena::Tune::Budget.mib(memory), "error_limit_pct" => Results::ERROR_LIMIT_PCT,
+                       "max_time_s" => plan.load.max_time, "server_cores" => plan.machine.server_cores, "cpus" => plan.machine.cpus_mode,
+                       "duration_s" => plan.load.duration, "warmup_s" => plan.load.warmup, "connections" => plan.load.connections}
+        environment = Environment.capture(machine: plan.machine, engine_version: Load::Engine.version)
+        store = Results::Store.new(path: File.join(plan.out_dir, "results.json"), environment: environment,
+          plan: plan.to_h.merge(tune: constraints))
+        output = Arena::Tune::Output.new(dir: plan.out_dir, constraints: constraints, machine: plan.machine,
+          workload: plan.workloads.first, rackup: File.basename(plan.app.rackup))
+        engine = Load::Engine.new(dir: plan.out_dir, machine: plan.machine)
+        starter = ServerStarter.new(plan: plan)
+        @err.puts "tune: #{plan.servers.map(&:key).join(", ")} on #{plan.workloads.first.name}; memory budget " \
+          "#{constraints["memory_mib"]} MiB, at most #{plan.load.max_time.round} s"
+        interrupted = false
+        begin
+          plan.servers.each_with_index do |adapter, i|
+            left = plan.servers.size - i
+            outcome = tune_server(plan, adapter, store, engine, starter, output, memory,
+              deadline: Clock.now + (deadline - Clock.now) / left)
+            output.write
+            if outcome&.interrupted?
+              interrupted = true
+              break
+            end
+          end
+        rescue Interrupt
+          interrupted = true
+        ensure
+          starter.cleanup
+          store.finish(interrupted: interrupted)
+        end
+        path = output.write(interrupted: interrupted)
+        Report::Files.new(dir: plan.out_dir, err: @err).write(store.view)
+        output.lines.each { |line| @out.puts line }
+        @err.puts "tune: #{path} (#{(Clock.now - started).round} s)"
+        raise Interrupt if interrupted
+        0
+      end
+
+      def tune_server(plan, adapter, store, engine, starter, output, memory, deadline:)
+        space = Arena::Tune::Space.for(adapter.class, machine: plan.machine)
+        return output.add(adapter: adapter, note: "nothing to tune (it declares no tunable settings)") && nil if space.empty?
+        if adapter.key == "thin" && !plan.front
+          return output.add(adapter: adapter, note: "skipped: its servers setting needs --front nginx") && nil
+        end
+        installation = adapter.class.install(plan.app)
+        return output.add(adapter: adapter, note: "not installed (#{installation.why})") && nil unless installation.found
+        @err.puts "#{adapter.key}: searching #{space.dimensions.map { |d| "#{d.name} #{d.min}..#{d.max}" }.join(", ")} from #{space.start}"
+        trial = Arena::Tune::Trial.new(plan: plan, adapter: adapter, version: installation.version, workload: plan.workloads.first,
+          store: store, engine: engine, starter: starter, memory_kb: memory / 1024, deadline: deadline, log: ->(line) { @err.puts line })
+        outcome = Arena::Tune::Search.new(space: space, evaluate: trial, deadline: deadline).call
+        output.add(adapter: adapter, outcome: outcome)
+        outcome
+      end
+    end
+  end
+end

@@ -1,0 +1,113 @@
+# frozen_string_literal: true
+
+require_relative "../tune/chart"
+
+module Arena
+  module Scenarios
+    # The highest open-model rate a config sustains, found by bisection
+    # rather than swept: the closed-model maximum first, then constant rates
+    # as fractions of it, 90% first, then 100% (if 90% held) or halving (if
+    # it did not), then the midpoint of the highest held and lowest missed
+    # fraction, until they are RESOLUTION apart or STEPS are spent. A rate
+    # is held by the rate scenario's rule (Rate.sustained?): p99 within the
+    # SLO, under 1% errors and dropped, at least 100 samples. `arena tune`
+    # measures each candidate with this scenario; its section draws every
+    # config's sustained rate against its memory.
+    class Sustained < Base
+      scenario "sustained", "closed maximum, then a bisection of open-model rates for the highest sustained within the SLO"
+
+      FIRST = 0.9
+      RESOLUTION = 0.05
+      STEPS = 5
+      LOWEST = 0.05
+
+      def planned(_load, _adapter) = STEPS + 1
+
+      def call(ctx)
+        closed = measure(ctx, ctx.settings, variant: "closed-max")
+        max = closed.good_rps
+        return [closed, summary(ctx, closed, [])] if max <= 0
+        slo_us = (ctx.slo_ms * 1000).round
+        points = []
+        held = missed = nil
+        fraction = FIRST
+        # --max-time bounds all the open steps, as in the rate scenario.
+        deadline = Clock.now + ctx.load.max_time
+        STEPS.times do
+          left = deadline - Clock.now
+          break if left <= 1
+          point = open_point(ctx, max, fraction, left)
+          ok = Rate.sustained?(self.class.row(point), slo_us)
+          points << point.with(extra: point.extra.merge("sustained" => ok))
+          ok ? held = fraction : missed = fraction
+          fraction = next_fraction(held, missed) or break
+        end
+        [closed, *points, summary(ctx, closed, points)]
+      end
+
+      # The figures Rate.sustained? judges, from an open-model measurement.
+      def self.row(m)
+        {"target_rps" => m.extra["target_rps"], "good_rps" => m.good_rps, "dropped" => m.load.dropped,
+         "duration_s" => m.load.duration_s, "error_pct" => m.load.error_pct, "samples" => m.load.latency.n,
+         "p99_us" => m.load.latency.p99}
+      end
+
+      def self.finding(m)
+        return nil unless m.summary?
+        x = m.extra
+        rate = x["sustained_rps"].to_f.positive? ? "#{Report::Format.rps(x["sustained_rps"])} req/s" : "no rate"
+        "#{m.server} #{m.workload}: sustains #{rate} with p99 <= #{x["slo_ms"]} ms " \
+          "(closed maximum #{Report::Format.rps(x["closed_max_rps"])} req/s, PSS #{x["pss_mib"] || "-"} MiB)"
+      end
+
+      def self.sections(document, colors:) = [Tune::Chart.new(document, colors: colors).section].compact
+
+      private
+
+      def open_point(ctx, max, fraction, left)
+        rate = [(max * fraction).round, 1].max
+        # As in the rate scenario: spare connections for late requests, and
+        # enough time for at least MIN_REQUESTS samples (within the time left).
+        settings = ctx.settings(rate: rate, connections: [ctx.load.connections * 4, 64].max,
+          duration: Rate::MIN_REQUESTS.fdiv(rate).ceil.clamp(ctx.load.duration, [left.floor, ctx.load.duration].max).to_f)
+        measure(ctx, settings, variant: "#{(fraction * 100).round}%").then do |m|
+          m.with(extra: {"fraction" => fraction, "target_rps" => rate, "closed_max_rps" => max.round(1)})
+        end
+      end
+
+      def next_fraction(held, missed)
+        return nil if held && held >= 1
+        return 1.0 if missed.nil?
+        if held.nil?
+          lower = missed / 2
+          return (lower < LOWEST) ? nil : lower
+        end
+        (missed - held <= RESOLUTION) ? nil : ((held + missed) / 2).round(4)
+      end
+
+      # The config's answer: the highest rate held, its p99 and the peak PSS
+      # of the tree under it (the closed maximum's when none held).
+      def summary(ctx, closed, points)
+        best = points.select { |p| p.extra["sustained"] }.max_by { |p| p.extra["fraction"] }
+        missed = points.reject { |p| p.extra["sustained"] }.map { |p| p.extra["fraction"] }.min
+        under = best || closed
+        baseline = ctx.baseline
+        summary_record(ctx, "rate", {
+          "settings" => ctx.adapter.settings, "slo_ms" => ctx.slo_ms, "slo_relative" => ctx.load.slo_ms.nil?,
+          "closed_max_rps" => closed.good_rps.round(1), "closed_pss_mib" => mib(closed.probes&.pss_peak_kb),
+          "closed_mean_ms" => closed.load&.latency&.mean&.then { |us| (us / 1000.0).round(3) },
+          "closed_connections" => closed.argv_value("-c")&.to_i, "closed_cpu_pct" => closed.probes&.cpu_pct&.round(1),
+          "sustained_rps" => best ? best.extra["target_rps"] : 0, "fraction" => best&.extra&.fetch("fraction"),
+          "resolution" => ((missed || 1.0) - (best&.extra&.fetch("fraction") || 0.0)).round(4),
+          "p99_ms" => best&.load&.latency&.p99&.then { |us| (us / 1000.0).round(3) },
+          "mean_ms" => best&.load&.latency&.mean&.then { |us| (us / 1000.0).round(3) },
+          "error_pct" => under.load&.error_pct, "pss_mib" => mib(under.probes&.pss_peak_kb),
+          "unloaded_ms" => baseline&.p50_us&.then { |us| (us / 1000.0).round(3) },
+          "steps" => points.map { |p| {"fraction" => p.extra["fraction"], "target_rps" => p.extra["target_rps"], "good_rps" => p.good_rps, "p99_us" => p.load.latency.p99, "sustained" => p.extra["sustained"]} }
+        })
+      end
+
+      def mib(kb) = kb&.positive? ? (kb / 1024.0).round(1) : nil
+    end
+  end
+end

@@ -1,0 +1,11 @@
+# frozen_string_literal: true
+
+require_relative "tune/space"
+require_relative "tune/candidate"
+require_relative "tune/search"
+require_relative "tune/budget"
+require_relative "tune/trial"
+require_relative "tune/capacity"
+require_relative "tune/config_files"
+require_relative "tune/output"
+require_relative "tune/chart"

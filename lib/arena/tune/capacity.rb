@@ -1,0 +1,92 @@
+# frozen_string_literal: true
+
+module Arena
+  module Tune
+    # Why a config wins, from its own figures and Little's law. At the
+    # sustained rate λ with mean latency W, L = λW requests are in the server
+    # on average (served or queued), against the slots it has (workers x
+    # threads). Two ceilings bound the throughput: the CPU (server cores over
+    # the CPU one request costs, measured as the tree's CPU at the closed
+    # maximum over that throughput) and the slots (slots over the unloaded
+    # latency S, the time a slot is held when nothing queues).
+    class Capacity
+      # Concurrent requests a config can hold, by server; nil when there is
+      # no fixed ceiling (Falcon's fibers, Thin's reactor).
+      SLOTS = {
+        "puma" => ->(s) { [s["workers"].to_i, 1].max * s["threads"].to_i },
+        "iodine" => ->(s) { [s["workers"].to_i, 1].max * s["threads"].to_i },
+        "agoo" => ->(s) { [s["workers"].to_i, 1].max * s["threads"].to_i },
+        "itsi" => ->(s) { [s["workers"].to_i, 1].max * s["threads"].to_i },
+        "unicorn" => ->(s) { s["workers"].to_i },
+        "pitchfork" => ->(s) { s["workers"].to_i },
+        "passenger" => ->(s) { s["pool"].to_i },
+        "uwsgi" => ->(s) { s["processes"].to_i }
+      }.freeze
+      # The tree this busy (share of its cores) at the closed maximum: CPU-bound.
+      CPU_BOUND = 0.8
+
+      def initialize(key:, candidate:, cores:)
+        @key = key
+        @c = candidate
+        @cores = cores
+      end
+
+      def slots = SLOTS[@key]&.call(@c.settings)
+
+      def in_server = (@c.mean_ms && @c.sustained_rps.to_f * @c.mean_ms / 1000.0)&.round(2)
+
+      def service_ms = @c.unloaded_ms&.to_f
+
+      # CPU milliseconds one request cost at the closed maximum.
+      def cpu_ms = (@c.cpu_pct && @c.closed_rps.to_f.positive?) ? (@c.cpu_pct / 100.0 * 1000 / @c.closed_rps).round(3) : nil
+
+      def cpu_ceiling = cpu_ms&.positive? ? @cores * 1000.0 / cpu_ms : nil
+
+      def slot_ceiling = (slots && service_ms&.positive?) ? slots * 1000.0 / service_ms : nil
+
+      # What limits it: the CPU, the slots, or neither (waiting: I/O, the GVL, the server itself).
+      def limit
+        closed = @c.closed_rps.to_f
+        return nil if closed <= 0
+        if @c.cpu_pct && @c.cpu_pct >= CPU_BOUND * 100 * @cores then "cpu"
+        elsif slot_ceiling && closed >= CPU_BOUND * slot_ceiling then "slots"
+        else "waiting"
+        end
+      end
+
+      def to_h
+        {"slots" => slots, "in_server" => in_server, "service_ms" => service_ms, "cpu_ms_per_request" => cpu_ms,
+         "cpu_pct" => @c.cpu_pct, "cpu_ceiling_rps" => cpu_ceiling&.round(1), "slot_ceiling_rps" => slot_ceiling&.round(1),
+         "cores" => @cores, "limit" => limit}.compact
+      end
+
+      def explanation
+        f = Report::Format
+        return "not enough figures for a capacity explanation" unless in_server
+        text = "At #{f.rps(@c.sustained_rps)} req/s with a mean latency of #{@c.mean_ms} ms, Little's law puts " \
+          "L = #{in_server} requests in the server on average"
+        text << (slots ? " for #{slots} slots (#{slot_words}#{"; the rest queue" if in_server > slots})." : " (no fixed slot ceiling).")
+        if cpu_ms
+          text << " At the closed maximum (#{f.rps(@c.closed_rps)} req/s) the tree used #{@c.cpu_pct.round}% of a core, " \
+            "#{cpu_ms} ms of CPU a request: #{@cores} server core#{"s" unless @cores == 1} serve at most #{f.rps(cpu_ceiling)} req/s."
+        end
+        if slot_ceiling
+          text << " Unloaded a request holds a slot S = #{service_ms} ms, so #{slots} slots could pass #{f.rps(slot_ceiling)} req/s."
+        end
+        text << " #{verdict}"
+      end
+
+      private
+
+      def slot_words = (SLOTS[@key] && @c.settings.key?("threads")) ? "workers x threads" : "worker processes"
+
+      def verdict
+        case limit
+        when "cpu" then "The CPU is the limit: more slots would only queue requests and cost memory."
+        when "slots" then "The slots are the limit: more would serve more, as long as the CPU and the memory budget allow."
+        else "Neither is reached: requests wait (I/O, the GVL, the server's own work), so slots that overlap the waiting pay."
+        end
+      end
+    end
+  end
+end

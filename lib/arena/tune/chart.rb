@@ -1,0 +1,65 @@
+# frozen_string_literal: true
+
+module Arena
+  module Tune
+    # report.html's section for sustained-rate measurements (an `arena tune`
+    # run, or `--scenario sustained`): per workload, every config's sustained
+    # rate against the peak PSS under it, in the order the search measured
+    # them (the line is the search path), each server's frontier (the most
+    # any config sustained within that much memory), its winner ringed.
+    class Chart
+      def initialize(document, colors:)
+        @summaries = document.measurements.select { |m| m.scenario == "sustained" && m.summary? }
+        @colors = colors
+      end
+
+      def section
+        return nil if @summaries.empty?
+        rows = []
+        charts = @summaries.group_by(&:workload).map { |workload, group| chart(workload, group, rows) }
+        Report::Section.new(id: "sustained", title: "Sustained rate against memory (tune)", charts: charts,
+          note: "Each point is one server config: the highest open-model rate it sustained (p99 within the SLO, under 1% " \
+                "errors and dropped, at least 100 samples) against the peak PSS of its process tree under that rate. " \
+                "The line joins the configs in the order the search measured them; the frontier is the most any config " \
+                "of that server sustained within that much memory. Unsustained configs sit at 0.",
+          headings: ["config", "workload", "sustained req/s", "closed max req/s", "p99 at sustained", "PSS MiB", ""], rows: rows)
+      end
+
+      # The configs that sustain more than every config using less memory.
+      def self.frontier(points)
+        best = -1.0
+        points.sort_by { |mib, rps| [mib, -rps] }.select { |_, rps| (rps > best).tap { |up| best = rps if up } }
+      end
+
+      private
+
+      def chart(workload, group, rows)
+        f = Report::Format
+        series = []
+        marks = []
+        group.group_by { |m| m.server.split(":").first }.each do |name, configs|
+          color = @colors.call(configs.first.server)
+          points = configs.filter_map { |m| m.extra["pss_mib"] && [m.extra["pss_mib"].to_f, m.extra["sustained_rps"].to_f] }
+          winner = configs.max_by { |m| m.extra["sustained_rps"].to_f }
+          configs.each do |m|
+            x = m.extra
+            rows << [m.server, workload, f.rps(x["sustained_rps"].to_f), f.rps(x["closed_max_rps"].to_f),
+              x["p99_ms"] ? "#{x["p99_ms"]} ms" : "-", x["pss_mib"] || "-", m.equal?(winner) ? "best" : ""]
+          end
+          next if points.empty?
+          series << {name: "#{name} search path", color: color, points: points}
+          series << {name: "#{name} frontier", color: color, points: self.class.frontier(points)}
+          if winner&.extra&.dig("pss_mib") && winner.extra["sustained_rps"].to_f.positive?
+            marks << {x: winner.extra["pss_mib"].to_f, y: winner.extra["sustained_rps"].to_f, color: color,
+                      label: "#{name}: #{winner.server.split(":", 2)[1]}"}
+          end
+        end
+        return {title: "Sustained rate: #{workload}", svg: ""} if series.empty?
+        {title: "Sustained rate against memory: #{workload}", svg: Report::Svg::Lines.new(title: "Sustained rate #{workload}",
+          series: series, marks: marks, x_label: "peak PSS of the process tree under that rate (MiB)",
+          y_label: "sustained rate (req/s, open model)", x_format: ->(v) { Report::Svg.trim(v.round(1)) },
+          y_format: ->(v) { Report::Svg.count_tick(v) }).render}
+      end
+    end
+  end
+end

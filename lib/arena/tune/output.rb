@@ -1,0 +1,105 @@
+# frozen_string_literal: true
+
+require "json"
+require "fileutils"
+
+module Arena
+  module Tune
+    SCHEMA = "arena-tune/1"
+
+    # What a tune run leaves behind: DIR/tune.json (schema arena-tune/1), a
+    # config file per winner in DIR/tune/SERVER/, and the lines the terminal
+    # shows. Written after each server, so an interrupted run keeps the
+    # servers already searched and the best so far of the current one.
+    class Output
+      Result = Struct.new(:adapter, :outcome, :note, keyword_init: true)
+
+      def initialize(dir:, constraints:, machine:, workload:, rackup:)
+        @dir = dir
+        @constraints = constraints
+        @machine = machine
+        @workload = workload
+        @rackup = rackup
+        @results = []
+      end
+
+      def add(adapter:, outcome: nil, note: nil) = @results << Result.new(adapter: adapter, outcome: outcome, note: note)
+
+      def write(interrupted: false)
+        servers = @results.to_h { |r| [r.adapter.key, server_record(r)] }
+        doc = {"schema" => SCHEMA, "arena_version" => VERSION, "created_at" => Time.now.utc.iso8601, "workload" => @workload.to_h.transform_keys(&:to_s),
+               "constraints" => @constraints, "interrupted" => interrupted || nil, "servers" => servers}.compact
+        path = File.join(@dir, "tune.json")
+        File.write("#{path}.tmp", JSON.pretty_generate(doc))
+        File.rename("#{path}.tmp", path)
+        path
+      end
+
+      def lines
+        @results.flat_map { |r| server_lines(r) }
+      end
+
+      private
+
+      def server_record(r)
+        o = r.outcome
+        return {"note" => r.note} unless o
+        best = o.best
+        rec = {"best" => best && figures(best), "runner_up" => o.runner_up && figures(o.runner_up),
+               "margin_pct" => o.margin&.then { |m| (100 * m).round(1) }, "noise_pct" => (100 * o.noise).round(1),
+               "within_noise" => o.within_noise?, "stopped" => o.stopped, "note" => r.note,
+               "candidates" => o.candidates.map(&:to_record)}
+        if best
+          capacity = Capacity.new(key: r.adapter.key, candidate: best, cores: @machine.server_cores)
+          file = config_file(r.adapter, best)
+          rec.merge!("capacity" => capacity.to_h.merge("explanation" => capacity.explanation),
+            "config_file" => file && file[:path], "command" => file && file[:command])
+        end
+        rec.compact
+      end
+
+      def figures(c)
+        {"settings" => c.settings, "label" => c.label, "sustained_rps" => c.sustained_rps.round(1), "p99_ms" => c.p99_ms,
+         "pss_mib" => c.pss_mib, "closed_rps" => c.closed_rps&.round(1), "closed_pss_mib" => c.closed_pss_kb && (c.closed_pss_kb / 1024.0).round(1),
+         "error_pct" => c.error_pct, "rates" => c.rates&.map { |x| x.round(1) }}.compact
+      end
+
+      # The winner's settings are the adapter's with the tuned ones in place.
+      def config_file(adapter, best)
+        settings = adapter.settings.merge(best.settings)
+        file = ConfigFiles.for(adapter.key, settings, rackup: @rackup)
+        return nil unless file
+        dir = File.join(@dir, "tune", adapter.key)
+        FileUtils.mkdir_p(dir)
+        path = File.join(dir, file.name)
+        File.write(path, file.text)
+        {path: path, command: file.command}
+      end
+
+      def server_lines(r)
+        key = r.adapter.key
+        return ["#{key}: #{r.note}"] unless r.outcome
+        o = r.outcome
+        f = Report::Format
+        head = "#{key}: measured #{o.candidates.size} configs (#{o.stopped}); noise #{(100 * o.noise).round(1)}%"
+        best = o.best
+        return [head, "  no config sustained a rate within the SLO and the memory budget"] unless best
+        out = [head, "  best: #{setting_words(best)}: sustains #{f.rps(best.sustained_rps)} req/s, p99 #{best.p99_ms} ms, " \
+          "PSS #{best.pss_mib} MiB (closed max #{f.rps(best.closed_rps)} req/s)"]
+        if o.runner_up
+          margin = "#{(100 * o.margin).round(1)}%#{" (within the noise)" if o.within_noise?}"
+          out << "  runner-up: #{setting_words(o.runner_up)}: #{f.rps(o.runner_up.sustained_rps)} req/s, PSS #{o.runner_up.pss_mib} MiB; margin #{margin}"
+        end
+        out << "  why: #{Capacity.new(key: key, candidate: best, cores: @machine.server_cores).explanation}"
+        file = File.join(@dir, "tune", key)
+        written = Dir[File.join(file, "*")].first
+        out << "  config: #{written}" if written
+        command = ConfigFiles.for(key, r.adapter.settings.merge(best.settings), rackup: @rackup)&.command
+        out << "  start: #{command.join(" ")}" if command
+        out
+      end
+
+      def setting_words(c) = c.settings.map { |k, v| "#{k}=#{v}" }.join(" ")
+    end
+  end
+end

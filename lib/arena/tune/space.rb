@@ -1,0 +1,68 @@
+# frozen_string_literal: true
+
+module Arena
+  module Tune
+    # One searchable setting, its bounds resolved for this machine.
+    Dimension = Struct.new(:name, :min, :max, keyword_init: true) do
+      def clamp(value) = value.to_i.clamp(min, max)
+
+      # Exploration doubles or halves; from 0 the next step up is 1.
+      def up(value) = [value.zero? ? 1 : value * 2, max].min
+
+      def down(value) = [value / 2, min].max
+
+      def mid(a, b) = (a + b) / 2
+    end
+
+    # The settings space of one server: the tunables its adapter declares
+    # (servers/base.rb `tunable`), each bounded by the machine, and where the
+    # search starts: the documented heuristic for that server.
+    class Space
+      # Documented starting points, per server, as functions of the server's cores:
+      # - Puma: a worker per core (its docs, `workers :auto`), 5 threads (Rails' default before 7.2);
+      # - Unicorn, Pitchfork: cores x 1.5 + 1 (the rule of thumb seed 000 quotes);
+      # - uWSGI: 2 processes per core (its "Things to know" starting point);
+      # - Passenger: cores x 1.5 + 1 for a single-threaded app (its docs size the pool by memory and CPU);
+      # - the others: a worker per core, their default threads.
+      HEURISTICS = {
+        "puma" => ->(cores) { {"workers" => cores, "threads" => 5} },
+        "unicorn" => ->(cores) { {"workers" => (cores * 1.5 + 1).round} },
+        "pitchfork" => ->(cores) { {"workers" => (cores * 1.5 + 1).round} },
+        "uwsgi" => ->(cores) { {"processes" => 2 * cores} },
+        "passenger" => ->(cores) { {"pool" => (cores * 1.5 + 1).round} },
+        "falcon" => ->(cores) { {"count" => cores} },
+        "thin" => ->(cores) { {"servers" => cores} },
+        "iodine" => ->(cores) { {"workers" => cores, "threads" => 4} },
+        "agoo" => ->(cores) { {"workers" => cores, "threads" => 4} },
+        "itsi" => ->(cores) { {"workers" => cores, "threads" => 5} }
+      }.freeze
+
+      attr_reader :dimensions
+
+      def self.for(klass, machine:)
+        dims = klass.tunables.map do |name, bounds|
+          min, max = bounds.values_at(:min, :max).map { |b| b.respond_to?(:call) ? b.call(machine) : b }
+          Dimension.new(name: name, min: min, max: [max, min].max).freeze
+        end
+        start = HEURISTICS.fetch(klass.key) { ->(_) { {} } }.call(machine.server_cores)
+        new(dimensions: dims, start: start)
+      end
+
+      def initialize(dimensions:, start: {})
+        @dimensions = dimensions.freeze
+        @start = start
+      end
+
+      def empty? = @dimensions.empty?
+
+      # The heuristic start, each value inside its bounds; a dimension the
+      # heuristic does not name starts at its lowest value.
+      def start = clamp(@start)
+
+      def clamp(settings) = @dimensions.to_h { |d| [d.name, d.clamp(settings.fetch(d.name, d.min))] }
+
+      # Every point (the grid a brute-force search would measure).
+      def size = @dimensions.map { |d| d.max - d.min + 1 }.reduce(1, :*)
+    end
+  end
+end
