@@ -107,6 +107,8 @@ module Arena
         ServerList.parse(@options[:servers], machine: @machine)
       end
       list = Servers.all.select { |k| k.install(app).found }.map { |k| k.new(machine: @machine) } if list.empty?
+      # A server the overlay could not add was reported in one line (AppSource.for_run) and is skipped.
+      list = list.select { |s| app.overlay&.entry(s.key)&.runnable? != false }
       raise Error, "no server is installed (run `bundle install`, see README)" if list.empty?
       list = list.map { |s| s.class.new(settings: s.settings, machine: @machine, runtime: @runtime.merge(s.runtime)) } if @runtime
       unsupported = list.reject { |s| s.supports?(:unix) } if o[:bind] == "unix"
