@@ -47,6 +47,16 @@ class ReportBrowserTest < Minitest::Test
     check("scenarios", screenshot: "report-scenarios.png", charts: 28)
   end
 
+  # Soak: memory over time and latency drift per server and workload.
+  def test_soak_report_in_a_browser
+    check("memory-soak", screenshot: "report-soak.png", charts: 8)
+  end
+
+  # Worker-cost: PSS by worker count, the shared part shaded.
+  def test_worker_cost_report_in_a_browser
+    check("memory-workers", screenshot: "report-worker-cost.png", charts: 2)
+  end
+
   private
 
   def check(fixture, screenshot:, charts:)

@@ -53,7 +53,7 @@ module Arena
       SETTING.new(name: :slow_mode, flag: "--slow-mode MODE", type: SlowClients::MODES, default: "headers", help: "slow-clients: headers, upload or read"),
       SETTING.new(name: :soak_time, flag: "--soak-time SEC", type: Float, default: 300.0, check: 1..86_400, help: "soak: seconds of sustained open-model load"),
       SETTING.new(name: :soak_rate, flag: "--soak-rate RPS", type: Integer, default: nil, check: 1..1_000_000,
-        help: "soak: this request rate instead of 70% of the closed maximum (which is then not measured)"),
+        help: "soak: this request rate instead of 70% of the closed maximum"),
       SETTING.new(name: :max_workers, flag: "--max-workers N", type: Integer, default: 4, check: 1..256, help: "worker-cost: largest worker count of 1, 2, 4, ..."),
       SETTING.new(name: :settle_timeout, flag: "--settle-timeout SEC", type: Float, default: 30.0, check: POSITIVE,
         help: "longest wait for a quiet server before each measurement")

@@ -15,17 +15,19 @@ module Arena
       # About this many memory samples over a soak, whatever its length.
       SAMPLES = 300
 
-      def planned(load, _adapter) = load.soak_rate ? 1 : 2
+      def planned(_load, _adapter) = 2
 
+      # The closed maximum is measured even with --soak-rate: it also warms
+      # the server up, so the soak starts from a heap that has served.
       def call(ctx)
-        closed = ctx.load.soak_rate ? nil : measure(ctx, ctx.settings, variant: "closed-max")
+        closed = measure(ctx, ctx.settings, variant: "closed-max")
         rate = ctx.load.soak_rate || (closed.good_rps * FRACTION).round
-        return [closed] if rate < 1
+        return [closed] if rate < 1 || closed.good_rps <= 0
         time = ctx.load.soak_time
         settings = ctx.settings(rate: rate, connections: [ctx.load.connections * 4, 64].max, duration: time)
         interval = (time / SAMPLES).clamp(0.2, 2.0)
         soak = measure(ctx, settings, variant: "soak", interval: interval, per_process: true)
-        [closed, soak.with(extra: SoakAnalysis.call(soak, rate: rate, closed_max: closed&.good_rps))].compact
+        [closed, soak.with(extra: SoakAnalysis.call(soak, rate: rate, closed_max: closed.good_rps))]
       end
 
       def self.finding(m)
@@ -160,8 +162,10 @@ module Arena
           {name: "RSS (tree, shared pages once per process)", color: "#bbbbbb", points: samples.map { |s| [s.t, mib.call(s.rss_kb)] }}
         ]
         per = per_process(samples)
+        # Each process in a colour of its own, none the tree's.
+        palette = Report::Svg::PALETTE - [@colors.call(m.server), "#444444"]
         per.max_by(MAX_LINES) { |_, pts| pts.map(&:last).max }.each_with_index do |(pid, points), i|
-          series << {name: "PSS pid #{pid}", color: Report::Svg.color(i + 1), points: points.map { |t, kb| [t, mib.call(kb)] }}
+          series << {name: "PSS pid #{pid}", color: palette[i % palette.size], points: points.map { |t, kb| [t, mib.call(kb)] }}
         end
         fit_end = samples.last.t
         slope = m.extra["slope_mib_per_min"]

@@ -1,0 +1,75 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+
+# The memory scenarios' findings, sections and recommendation, rendered from
+# real runs: test/fixtures/results/memory-soak (Puma with preload and
+# Pitchfork, 2 workers each, /server and /leak?kb=64, 12 s soaks at 200
+# req/s) and memory-workers (the same servers, /server, worker-cost at 1, 2,
+# 4 workers; Pitchfork also reforked).
+class ReportMemoryTest < Minitest::Test
+  FIXTURES = File.expand_path("../fixtures/results", __dir__)
+
+  def source(name) = Arena::Report::Source.open(File.join(FIXTURES, name))
+
+  def test_soak_findings_say_slope_and_verdict_in_markdown
+    view = source("memory-soak").view
+    md = Arena::Report::Markdown.new(view, notes: []).render
+    soaks = view.measured.select { |m| m.variant == "soak" }
+    assert_equal 4, soaks.size
+    soaks.each do |m|
+      line = md.lines.find { |l| l.include?("#{m.server} #{m.workload} soak (") }
+      refute_nil line, "finding for #{m.server} #{m.workload}"
+      assert_includes line, format("%+.2f MiB/min", m.extra["slope_mib_per_min"])
+      assert_includes line, (m.workload == "leak") ? ": growing" : ": plateaued"
+    end
+  end
+
+  # 64 KB x 200 req/s is 750 MiB/min: the fit found it within a few percent.
+  def test_the_leak_slope_in_the_fixture_matches_its_known_rate
+    source("memory-soak").view.measured.select { |m| m.variant == "soak" && m.workload == "leak" }.each do |m|
+      assert_in_delta 64.0 * m.good_rps * 60 / 1024, m.extra["slope_mib_per_min"], 0.1 * 750
+    end
+  end
+
+  def test_soak_sections_draw_memory_and_latency_over_time
+    view = source("memory-soak").view
+    sections = Arena::Scenarios::Soak.sections(view, colors: ->(_) { "#0072B2" })
+    assert_equal %w[soak-1 soak-2 soak-3 soak-4], sections.map(&:id)
+    memory, latency = sections.first.charts
+    assert_match(/\AMemory over time \((plateaued|growing), [+-]\d+\.\d\d MiB\/min\)\z/, memory[:title])
+    %w[PSS\ (tree) USS\ (tree) PSS\ pid].each { |name| assert_includes memory[:svg], name }
+    assert_includes latency[:title], "drift"
+    assert_equal 3, sections.first.rows.size, "master and two workers"
+  end
+
+  def test_worker_cost_finding_chart_and_table
+    view = source("memory-workers").view
+    fits = view.measurements.select { |m| m.scenario == "worker-cost" && m.summary? }
+    assert_equal 2, fits.size
+    puma = fits.find { |m| m.server.start_with?("puma") }
+    finding = Arena::Scenarios::WorkerCost.finding(puma)
+    assert_match(/worker-cost: PSS ≈ \d+\.\d MiB \+ n × \d+\.\d MiB \(R² \d\.\d\d, n = 1\/2\/4\)/, finding)
+    assert_operator puma.extra["per_worker_kb"], :<, puma.extra["worker_rss_kb"]
+    refork = fits.find { |m| m.server.start_with?("pitchfork") }.extra["points"].find { |p| p["refork"] }
+    assert refork["reforked"], "the fixture's Pitchfork reforked mid-load"
+    section = Arena::Scenarios::WorkerCost.sections(view, colors: ->(_) { "#0072B2" }).first
+    assert_equal "worker-cost", section.id
+    assert_equal 7, section.rows.size, "3 counts per server and Pitchfork's refork"
+    svg = section.charts.first[:svg]
+    assert_equal 6, svg.scan('class="bar"').size, "private and shared for each of 3 counts"
+    assert_includes svg, "shared, counted once"
+  end
+
+  def test_memory_recommendation_uses_the_per_worker_cost
+    memory = Arena::Report::Recommend.new(source("memory-workers").view).call.find { |r| r.use_case.start_with?("limited memory") }
+    assert_match(/\A(puma|pitchfork):workers=1,/, memory.pick)
+    assert_match(/MiB PSS under load at 1 worker .* per worker\), the fewest workers reaching/, memory.because)
+  end
+
+  def test_html_has_the_memory_sections
+    html = Arena::Report::Html.new(source("memory-workers").view, notes: []).render
+    assert_includes html, %(id="worker-cost")
+  end
+end
