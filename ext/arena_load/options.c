@@ -104,6 +104,7 @@ SETTER(set_threads)
     uint64_t u;
     if (parse_uint(v, 1024, &u) || u == 0) BAD("bad thread count '%s'", v);
     o->threads = (int)u;
+    o->threads_given = 1;
     return 0;
 }
 
@@ -299,7 +300,8 @@ typedef struct {
 
 static const flag_t flags[] = {
     {'c', "connections", "N", "connections to keep open (default 10)", "Load", set_connections},
-    {'t', "threads", "N", "threads, each with its own epoll loop (default 1)", NULL, set_threads},
+    {'t', "threads", "N", "threads, each with its own epoll loop\n(default: one per CPU of --cpus, else 1)", NULL,
+     set_threads},
     {0, "cpus", "LIST", "pin threads to these CPUs, e.g. 1 or 0,2 or 2-3", NULL, set_cpus},
     {'d', "duration", "SEC", "length of the counted phase (default 10 when no -n/-r)", NULL, set_duration},
     {'n', "requests", "N", "stop after N requests in total", NULL, set_requests},
@@ -442,6 +444,8 @@ int options_parse(options_t *o, int argc, char **argv, char *err, size_t errlen)
     }
     /* Every run is bounded. */
     if (o->duration_s == 0 && o->total == 0 && o->repetitions == 0) o->duration_s = 10;
+    /* A thread per CPU the engine is given: more would only share a core. */
+    if (!o->threads_given && o->ncpus > 1) o->threads = o->ncpus;
     if (o->threads > o->connections) o->threads = o->connections;
     if (!o->method) o->method = o->body_file ? "POST" : "GET";
     return OPTIONS_RUN;

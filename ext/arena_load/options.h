@@ -16,7 +16,8 @@
 typedef struct {
     const char *target;
     int connections;
-    int threads;
+    int threads;             /* default: one per CPU of --cpus, else 1 */
+    int threads_given;
     double duration_s;       /* 0: none */
     double warmup_s;
     uint64_t total;          /* -n, 0: none */

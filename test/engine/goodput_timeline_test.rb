@@ -61,6 +61,19 @@ module Arena
       end
     end
 
+    # --histograms keeps each entry's buckets after the interval's shared
+    # histogram is dropped: the kept one holds exactly that entry's responses.
+    def test_timeline_histograms_survive_the_bounded_timeline
+      KeepAlive.open do |server|
+        run = run_ok(server.target, "-c", 2, "-t", 2, "-d", 1, "--timeline-ms", 250, "--histograms", deadline: 6)
+        timeline = run.json["timeline"]
+        assert_equal 4, timeline.size, run.describe[0, 800]
+        timeline.each do |entry|
+          assert_equal entry["completed"], entry.dig("histogram", "count"), entry.to_s[0, 300]
+        end
+      end
+    end
+
     def test_bad_timeline_interval
       KeepAlive.open do |server|
         %w[0 -5 abc 1.5].each do |value|

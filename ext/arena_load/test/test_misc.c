@@ -114,6 +114,12 @@ static void check_options(void)
     CHECK(opts(&o, a16, 3) == OPTIONS_ERROR, "--merge only first");
     const char *a17[] = {"-p", "2", "--no-keep-alive", "http://127.0.0.1:1/"};
     CHECK(opts(&o, a17, 4) == OPTIONS_ERROR, "pipelining needs keep-alive");
+    const char *a19[] = {"--cpus", "0-1", "http://127.0.0.1:1/"};
+    CHECK(opts(&o, a19, 3) == OPTIONS_RUN && o.threads == 2, "a thread per CPU given");
+    const char *a20[] = {"--cpus", "0-1", "-t", "1", "http://127.0.0.1:1/"};
+    CHECK(opts(&o, a20, 5) == OPTIONS_RUN && o.threads == 1, "-t wins over the CPU count");
+    const char *a21[] = {"--cpus", "0-3", "-c", "3", "http://127.0.0.1:1/"};
+    CHECK(opts(&o, a21, 5) == OPTIONS_RUN && o.threads == 3, "threads capped by connections");
     const char *a18[] = {"--connection", "5", "http://127.0.0.1:1/"};
     CHECK(opts(&o, a18, 3) == OPTIONS_ERROR, "a prefix is not a flag");
 }
