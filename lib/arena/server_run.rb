@@ -16,7 +16,7 @@ module Arena
       end
     end
 
-    attr_reader :adapter, :bind, :dir, :group, :argv, :boot_s
+    attr_reader :adapter, :bind, :dir, :group, :argv, :boot_s, :env
 
     # env: the user's --env, over the adapter's own environment.
     def initialize(adapter:, app:, bind:, dir:, machine: Machine.current, ready_timeout: nil, probe_path: "/", env: {})
@@ -69,7 +69,7 @@ module Arena
     def successor(keep_port: false)
       bind = (@bind.tcp? && !keep_port) ? Bind.tcp(host: @bind.host) : @bind
       ServerRun.new(adapter: @adapter, app: @app, bind: bind, dir: @dir, machine: @machine,
-        ready_timeout: @ready_timeout, probe_path: @probe_path)
+        ready_timeout: @ready_timeout, probe_path: @probe_path, env: @env)
     end
 
     def to_h

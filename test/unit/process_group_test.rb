@@ -99,6 +99,9 @@ class ProcessGroupTest < Minitest::Test
     run = Arena::ServerRun.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::Bind.tcp,
       dir: @dir, machine: Arena::Machine.new(cores: 2))
     refute_equal run.bind.port, run.successor.bind.port
+    with_env = Arena::ServerRun.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::Bind.tcp, dir: @dir,
+      machine: Arena::Machine.new(cores: 2), env: {"SECRET_KEY_BASE" => "x"})
+    assert_equal({"SECRET_KEY_BASE" => "x"}, with_env.successor.env)
     assert_equal run.bind.port, run.successor(keep_port: true).bind.port
     unix = Arena::Bind.unix(File.join(@dir, "s.sock"))
     assert_equal unix, Arena::ServerRun.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: unix, dir: @dir,
