@@ -33,20 +33,26 @@ module Arena
         points = self.class.counts(ctx.load.max_workers).map do |n|
           at(ctx, original.with_settings(setting => n), "workers-#{n}") { |m, before| point(ctx, m, n, before) }
         end
-        if refork?(original) && points.last["good_rps"].to_f.positive?
-          points << at(ctx, reforking(original, setting, points.last, ctx.load), "refork") { |m, before| point(ctx, m, points.last["workers"], before, refork: true) }
+        last = points.reject { |p| p["error"] }.last
+        if refork?(original) && last && last["good_rps"].to_f.positive?
+          points << at(ctx, reforking(original, setting, last, ctx.load), "refork") { |m, before| point(ctx, m, last["workers"], before, refork: true) }
         end
-        measurements = points.map { |p| p.delete("measurement") }
+        measurements = points.filter_map { |p| p.delete("measurement") }
         [*measurements, summary(ctx, original, points)]
+      rescue Interrupt
+        @replaced = false # Ctrl-C: the runner stops what runs; nothing to start again
+        raise
       ensure
         # The run goes on with the config it started with, freshly started.
         replace(ctx, original, ctx.dir) if @replaced
       end
 
       def self.finding(m)
+        return "#{m.server} #{m.workload} worker-cost: not measured, #{m.extra["reason"]}" if m.summary? && m.extra["reason"]
         return nil unless m.summary? && m.extra["per_worker_kb"]
         x = m.extra
-        sharing = x["points"].reject { |p| p["refork"] }.map { |p| "#{p["workers"]}: #{pct(p["sharing_start"])}→#{pct(p["sharing_end"])}" }.join(", ")
+        failed = x["points"].select { |p| p["error"] }.map { |p| "; #{p["workers"]} workers did not start (#{p["error"]})" }.join
+        sharing = x["points"].reject { |p| p["refork"] || p["error"] }.map { |p| "#{p["workers"]}: #{pct(p["sharing_start"])}→#{pct(p["sharing_end"])}" }.join(", ")
         refork = x["points"].find { |p| p["refork"] }
         refork_text = if refork
           "; with reforking (refork_after #{refork["refork_after"]}, #{refork["reforked"] ? "reforked" : "no refork seen"}): " \
@@ -55,8 +61,8 @@ module Arena
           ""
         end
         "#{m.server} #{m.workload} worker-cost: PSS ≈ #{mib(x["base_kb"])} + n × #{mib(x["per_worker_kb"])} " \
-          "(R² #{format("%.2f", x["r2"].to_f)}, n = #{x["points"].reject { |p| p["refork"] }.map { |p| p["workers"] }.join("/")}); " \
-          "one worker's RSS #{mib(x["worker_rss_kb"])}; sharing per worker at start→end of load #{sharing}#{refork_text}"
+          "(R² #{format("%.2f", x["r2"].to_f)}, n = #{x["points"].reject { |p| p["refork"] || p["error"] }.map { |p| p["workers"] }.join("/")}); " \
+          "one worker's RSS #{mib(x["worker_rss_kb"])}; sharing per worker at start→end of load #{sharing}#{refork_text}#{failed}"
       end
 
       def self.pct(share) = share ? "#{(100 * share).round}%" : "-"
@@ -75,7 +81,7 @@ module Arena
         group = summaries.select { |m| m.workload == workload }
         floor = share * group.flat_map { |m| m.extra["points"].map { |p| p["good_rps"].to_f } }.max
         options = group.filter_map do |m|
-          p = m.extra["points"].reject { |q| q["refork"] }.select { |q| q["good_rps"].to_f >= floor }.min_by { |q| q["workers"] }
+          p = m.extra["points"].reject { |q| q["refork"] || q["error"] }.select { |q| q["good_rps"].to_f >= floor }.min_by { |q| q["workers"] }
           p && {server: p["label"] || m.server, workers: p["workers"], good_rps: p["good_rps"], pss_kb: p["pss_kb"],
                 base_kb: m.extra["base_kb"], per_worker_kb: m.extra["per_worker_kb"]}
         end
@@ -103,8 +109,14 @@ module Arena
       def refork?(adapter) = adapter.class.settings.key?("refork_after")
 
       # Starts `adapter` in place of the current server, measures, stops it.
+      # A count the server cannot start with is a point with its error, not
+      # the end of the scenario.
       def at(ctx, adapter, name)
-        replace(ctx, adapter, File.join(ctx.dir, "worker-cost", name))
+        begin
+          replace(ctx, adapter, File.join(ctx.dir, "worker-cost", name))
+        rescue ServerRun::Failed => e
+          return {"workers" => adapter.settings[adapter.class.worker_setting], "label" => adapter.label, "error" => e.message}
+        end
         workers_before = ctx.adapter.worker_pids(ctx.server.group)
         m = measure(ctx, ctx.settings(keep_alive: ctx.load.keep_alive_modes.first), variant: name.tr("-", "="), per_process: true)
         yield(m, workers_before)
@@ -164,7 +176,7 @@ module Arena
       def mean(values) = values.empty? ? nil : (values.sum.to_f / values.size).round
 
       def summary(ctx, original, points)
-        plain = points.reject { |p| p["refork"] }
+        plain = points.reject { |p| p["refork"] || p["error"] }
         fit = LinearFit.of(plain.map { |p| [p["workers"], p["pss_kb"]] })
         largest = plain.max_by { |p| p["workers"] }
         # Under the original config's label: the fit is about that config.
@@ -213,7 +225,7 @@ module Arena
       def mib(kb) = kb ? Report::Format.memory_kb(kb) : "-"
 
       def chart(m)
-        points = m.extra["points"]
+        points = m.extra["points"].reject { |p| p["error"] }
         colour = @colors.call(m.server)
         labels = points.map { |p| p["refork"] ? "#{p["workers"]} workers, reforked" : "#{p["workers"]} worker#{"s" unless p["workers"] == 1}" }
         left = 150
