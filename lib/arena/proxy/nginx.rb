@@ -45,6 +45,24 @@ module Arena
 
       def stop = @group&.stop
 
+      # After the server behind it started afresh on new addresses (a crash
+      # or restart scenario: the old port may be held for a minute by its
+      # closed connections): the same nginx on the same address, pointed at
+      # the new upstreams. HUP makes the master re-read its config and
+      # replace its workers; returns once the old workers are gone.
+      def retarget(upstreams, timeout: 10)
+        @upstreams = upstreams
+        File.write(config_path, config)
+        old = workers
+        @group.signal("HUP")
+        deadline = Clock.now + timeout
+        until (workers & old).empty? && workers.any?
+          raise Error, "nginx did not reload within #{timeout}s: #{@group.log_tail(3).join(" ")}" if Clock.now > deadline
+          sleep 0.02
+        end
+        self
+      end
+
       def pids = @group ? @group.tree : []
 
       def config_path = File.join(@dir, "nginx.conf")
@@ -96,6 +114,8 @@ module Arena
       end
 
       private
+
+      def workers = @group.tree - [@group.pid]
 
       def wait_ready(timeout)
         exited = nil
