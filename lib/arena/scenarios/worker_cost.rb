@@ -118,8 +118,14 @@ module Arena
           return {"workers" => adapter.settings[adapter.class.worker_setting], "label" => adapter.label, "error" => e.message}
         end
         workers_before = ctx.adapter.worker_pids(ctx.server.group)
+        # Sharing right after boot, before the settle probes touch a worker.
+        boot = sharing(Results::MemorySample.new(processes: snapshot(workers_before)), workers_before)
         m = measure(ctx, ctx.settings(keep_alive: ctx.load.keep_alive_modes.first), variant: name.tr("-", "="), per_process: true)
-        yield(m, workers_before)
+        yield(m, workers_before).merge("sharing_boot" => boot)
+      end
+
+      def snapshot(pids)
+        pids.filter_map { |pid| Procfs.memory(pid)&.then { |x| {"pid" => pid, "pss_kb" => x.pss_kb, "rss_kb" => x.rss_kb, "uss_kb" => x.uss_kb} } }
       end
 
       def replace(ctx, adapter, dir)
@@ -208,15 +214,15 @@ module Arena
           m.extra["points"].map do |p|
             [m.server, m.workload, p["refork"] ? "#{p["workers"]} (refork_after #{p["refork_after"]})" : p["workers"],
               Report::Format.rps(p["good_rps"].to_f), mib(p["pss_kb"]), mib(p["uss_kb"]), mib(p["rss_kb"]),
-              WorkerCost.pct(p["sharing_start"]), WorkerCost.pct(p["sharing_end"]), mib(m.extra["per_worker_kb"]), mib(m.extra["base_kb"])]
+              WorkerCost.pct(p["sharing_boot"]), WorkerCost.pct(p["sharing_start"]), WorkerCost.pct(p["sharing_end"]), mib(m.extra["per_worker_kb"]), mib(m.extra["base_kb"])]
           end
         end
         Report::Section.new(id: "worker-cost", title: "Memory per worker", charts: @fits.map { |m| chart(m) },
           note: "Each bar is the whole tree's PSS under the same closed load at that many workers (mean of the last third of the " \
                 "samples): solid is memory only one process holds (USS), shaded is the tree's share of pages several processes " \
                 "hold, copy-on-write pages counted once. Per-worker cost is the slope of PSS = base + n x per-worker; sharing " \
-                "is 1 - USS/RSS per worker at the start and the end of the load.",
-          headings: ["server", "workload", "workers", "good req/s", "PSS", "USS", "RSS", "sharing start", "sharing end",
+                "is 1 - USS/RSS per worker right after boot, at the start of the load (after the settle probes) and at its end.",
+          headings: ["server", "workload", "workers", "good req/s", "PSS", "USS", "RSS", "sharing at boot", "at load start", "at load end",
             "per worker", "base"], rows: rows)
       end
 
