@@ -32,7 +32,7 @@ module Arena
         raise UsageError, "arena tune does not take --repeat: the search repeats its start to measure the noise" if builder.options[:repeat]
         DEFAULTS.each { |name, value| builder.options[name] ||= value }
         builder.options[:scenarios] = ["sustained"]
-        builder.options[:workloads] ||= ["random"] unless builder.options[:app]
+        builder.options[:workloads] ||= ["random"] unless builder.options[:app] || builder.options[:requests_file]
         plan = builder.build
         raise UsageError, "arena tune searches for one workload at a time (got #{plan.workloads.map(&:name).join(", ")})" if plan.workloads.size > 1
         memory ||= builder.options[:memory_budget_mb]&.then { |mb| (mb * 1024**2).round } || Arena::Tune::Budget.default_bytes
@@ -96,7 +96,7 @@ module Arena
         trial = Arena::Tune::Trial.new(plan: plan, adapter: adapter, version: installation.version, workload: plan.workloads.first,
           store: store, engine: engine, starter: starter, memory_kb: memory / 1024, deadline: deadline, log: ->(line) { @err.puts line })
         outcome = Arena::Tune::Search.new(space: space, evaluate: trial, deadline: deadline).call
-        output.add(adapter: adapter, outcome: outcome)
+        output.add(adapter: adapter, outcome: outcome, slo_ms: trial.slo_ms)
         outcome
       end
     end

@@ -20,6 +20,8 @@ module Arena
       RESOLUTION = 0.05
       STEPS = 5
       LOWEST = 0.05
+      # Enough for a p99 (100 samples) with room for a few dropped or late.
+      MIN_REQUESTS = 120
 
       def planned(_load, _adapter) = STEPS + 1
 
@@ -69,7 +71,7 @@ module Arena
         # As in the rate scenario: spare connections for late requests, and
         # enough time for at least MIN_REQUESTS samples (within the time left).
         settings = ctx.settings(rate: rate, connections: [ctx.load.connections * 4, 64].max,
-          duration: Rate::MIN_REQUESTS.fdiv(rate).ceil.clamp(ctx.load.duration, [left.floor, ctx.load.duration].max).to_f)
+          duration: MIN_REQUESTS.fdiv(rate).ceil.clamp(ctx.load.duration, [left.floor, ctx.load.duration].max).to_f)
         measure(ctx, settings, variant: "#{(fraction * 100).round}%").then do |m|
           m.with(extra: {"fraction" => fraction, "target_rps" => rate, "closed_max_rps" => max.round(1)})
         end

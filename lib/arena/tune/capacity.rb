@@ -68,7 +68,7 @@ module Arena
         text << (slots ? " for #{slots} slots (#{slot_words}#{"; the rest queue" if in_server > slots})." : " (no fixed slot ceiling).")
         if cpu_ms
           text << " At the closed maximum (#{f.rps(@c.closed_rps)} req/s) the tree used #{@c.cpu_pct.round}% of a core, " \
-            "#{cpu_ms} ms of CPU a request: #{@cores} server core#{"s" unless @cores == 1} serve at most #{f.rps(cpu_ceiling)} req/s."
+            "#{cpu_ms} ms of CPU a request: #{@cores} server #{(@cores == 1) ? "core serves" : "cores serve"} at most #{f.rps(cpu_ceiling)} req/s."
         end
         if slot_ceiling
           text << " Unloaded a request holds a slot S = #{service_ms} ms, so #{slots} slots could pass #{f.rps(slot_ceiling)} req/s."

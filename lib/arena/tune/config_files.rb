@@ -35,14 +35,14 @@ module Arena
       def puma(s, rackup)
         lines = ["# Found by `arena tune`; Puma reads it with `puma -C puma.rb`.",
           "workers #{s["workers"]}", "threads #{s["threads"]}, #{s["threads"]}",
-          "port ENV.fetch(\"PORT\", 9292)", "environment ENV.fetch(\"RACK_ENV\", \"production\")"]
+          "port ENV.fetch(\"PORT\", 9292), ENV.fetch(\"HOST\", \"0.0.0.0\")", "environment ENV.fetch(\"RACK_ENV\", \"production\")"]
         lines << "preload_app!" if s["preload"] && s["workers"].to_i.positive?
         File.new(name: "puma.rb", text: lines.join("\n") + "\n", command: ["bundle", "exec", "puma", "-C", "puma.rb", rackup])
       end
 
       def prefork(name, s, rackup, preload:)
         lines = ["# Found by `arena tune`; #{name} reads it with `#{name} -c #{name}.rb`.",
-          "worker_processes #{s["workers"]}", "listen Integer(ENV.fetch(\"PORT\", 8080))"]
+          "worker_processes #{s["workers"]}", "listen \"\#{ENV.fetch(\"HOST\", \"0.0.0.0\")}:\#{ENV.fetch(\"PORT\", 8080)}\""]
         lines << "timeout #{s["timeout"]}" if s["timeout"]
         lines << "preload_app #{preload}" unless preload.nil?
         lines << "refork_after #{s["refork_after"].split("/").map(&:to_i).inspect}" if s["refork_after"] && s["refork_after"] != "off"

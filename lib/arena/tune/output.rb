@@ -12,7 +12,7 @@ module Arena
     # shows. Written after each server, so an interrupted run keeps the
     # servers already searched and the best so far of the current one.
     class Output
-      Result = Struct.new(:adapter, :outcome, :note, keyword_init: true)
+      Result = Struct.new(:adapter, :outcome, :note, :slo_ms, keyword_init: true)
 
       def initialize(dir:, constraints:, machine:, workload:, rackup:)
         @dir = dir
@@ -23,7 +23,7 @@ module Arena
         @results = []
       end
 
-      def add(adapter:, outcome: nil, note: nil) = @results << Result.new(adapter: adapter, outcome: outcome, note: note)
+      def add(adapter:, outcome: nil, note: nil, slo_ms: nil) = @results << Result.new(adapter: adapter, outcome: outcome, note: note, slo_ms: slo_ms)
 
       def write(interrupted: false)
         servers = @results.to_h { |r| [r.adapter.key, server_record(r)] }
@@ -47,7 +47,7 @@ module Arena
         best = o.best
         rec = {"best" => best && figures(best), "runner_up" => o.runner_up && figures(o.runner_up),
                "margin_pct" => o.margin&.then { |m| (100 * m).round(1) }, "noise_pct" => (100 * o.noise).round(1),
-               "within_noise" => o.within_noise?, "stopped" => o.stopped, "note" => r.note,
+               "within_noise" => o.within_noise?, "stopped" => o.stopped, "slo_ms" => r.slo_ms, "note" => r.note,
                "candidates" => o.candidates.map(&:to_record)}
         if best
           capacity = Capacity.new(key: r.adapter.key, candidate: best, cores: @machine.server_cores)

@@ -73,7 +73,8 @@ module Arena
       # The heuristic again: how far two measurements of one config differ here, now.
       def measure_noise(start)
         first = @measured[start]
-        resolution = first.resolution.to_f
+        # The bisection's own step, when it found a rate, is a floor too.
+        resolution = first.qualifies? ? first.resolution.to_f : 0.0
         if @repeat_start && first.qualifies?
           again = run(start)
           @measured[start] = first.repeated(again)

@@ -8,6 +8,9 @@ module Arena
     # Every server record and measurement goes to the results store as in
     # `arena run`, so `arena report` and `arena compare` read a tune run.
     class Trial
+      # The p99 objective every candidate of this server was judged by.
+      attr_reader :slo_ms
+
       # adapter: the server as given (its other settings and runtime are kept).
       def initialize(plan:, adapter:, version:, workload:, store:, engine:, starter:, memory_kb:, deadline: nil, log: ->(_) {}, scenario: Scenarios::Sustained)
         @plan = plan
@@ -56,16 +59,22 @@ module Arena
           machine: @plan.machine, starter: @starter, front: @starter.front, headers: @plan.headers || {},
           settle_limit: @plan.load.settle_timeout, baselines: @baselines)
         measurements = @scenario.new.call(ctx).map { |m| m.with(repeat: 1) }
+        @slo_ms ||= measurements.last.extra["slo_ms"]
         measurements.each { |m| @store.add_measurement(m) }
         from_summary(adapter, settings, measurements.last).tap { |c| say(c) }
       end
 
       # The plan's load, its --max-time cut to what is left of this server's
       # share (the sustained scenario bounds its open steps by it).
+      #
+      # Without --slo the relative default (3 x unloaded p99, at least 100 ms)
+      # is taken on the first candidate (the heuristic start) and held for
+      # every other: each config is judged against the same bar.
       def load
-        return @plan.load unless @deadline
-        left = [@deadline - Clock.now, 5.0].max
-        LoadOptions.new(**@plan.load.to_h, max_time: [left, @plan.load.max_time].min).freeze
+        changes = {}
+        changes[:slo_ms] = @slo_ms if @slo_ms && @plan.load.slo_ms.nil?
+        changes[:max_time] = (@deadline - Clock.now).clamp(5.0, [@plan.load.max_time, 5.0].max) if @deadline
+        changes.empty? ? @plan.load : LoadOptions.new(**@plan.load.to_h, **changes).freeze
       end
 
       def from_summary(adapter, settings, summary)

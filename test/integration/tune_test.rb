@@ -1,0 +1,95 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require_relative "../support/arena_case"
+require "arena"
+require "timeout"
+
+# `arena tune` on two real servers, briefly: the search runs, every candidate
+# is a measurement in results.json, tune.json and the winners' config files
+# are written, and the Puma config, started with `puma -C`, runs the workers
+# and threads the tune chose.
+class TuneTest < Arena::ArenaCase
+  def test_tune_writes_tune_json_and_config_files_that_puma_honours
+    out = File.join(@tmp, "tune")
+    # A given SLO (2 s) rather than the relative default, and both cores for
+    # the server: on this shared, busy machine a server pinned to one core
+    # stalls for seconds at a time when others' tests take it.
+    outcome = arena("tune", "--servers", "puma unicorn", "--workload", "pi", "--max-time", "90", "--slo", "2000",
+      "--cpus", "shared", "--out", out, timeout: 170)
+    assert outcome.status.success?, outcome.describe
+    tune = JSON.parse(File.read(File.join(out, "tune.json")))
+    assert_equal "arena-tune/1", tune["schema"]
+    assert_equal 90.0, tune.dig("constraints", "max_time_s")
+    assert_operator tune.dig("constraints", "memory_mib"), :>, 0
+    assert_equal %w[puma unicorn], tune["servers"].keys
+    tune["servers"].each do |name, server|
+      assert_operator server["candidates"].size, :>=, 1, name
+      assert server["candidates"].all? { |c| c["settings"].is_a?(Hash) && c["status"] }, name
+    end
+    puma = tune.dig("servers", "puma")
+    best = puma["best"]
+    refute_nil best, "puma: no config sustained a rate (#{puma["candidates"].map { |c| c["why"] }.compact.uniq.join("; ")})"
+    assert_operator best["sustained_rps"], :>, 0
+    assert_operator best["pss_mib"], :>, 1
+    assert best["p99_ms"]
+    assert_match(/Little's law/, puma.dig("capacity", "explanation"))
+
+    # Every candidate is a normal measurement: `arena report` reads the run.
+    results = Arena::Results::Document.load(out)
+    summaries = results.measurements.select { |m| m.scenario == "sustained" && m.summary? }
+    assert_equal tune["servers"].values.sum { |s| s["candidates"].sum { |c| c["rates"].size } }, summaries.size
+    assert_includes File.read(File.join(out, "report.html")), "Sustained rate against memory"
+
+    config = puma["config_file"]
+    assert File.file?(config), "puma.rb written"
+    assert_puma_runs(config, best["settings"])
+    unicorn = tune.dig("servers", "unicorn")
+    assert File.file?(unicorn["config_file"]) if unicorn["best"]
+  end
+
+  private
+
+  # Starts the written puma.rb on a free loopback port and counts, in the
+  # process tree, the worker processes and each one's pool threads.
+  def assert_puma_runs(config, settings)
+    port = Arena::Bind.free_port
+    group = Arena::ProcessGroup.new(["bundle", "exec", "puma", "-C", config, File.join(ROOT, "lib/arena/app/arena.ru")],
+      env: {"PORT" => port.to_s, "HOST" => "127.0.0.1", "BUNDLE_GEMFILE" => File.join(ROOT, "Gemfile")},
+      log_path: File.join(@tmp, "puma-config.log"), chdir: @tmp)
+    group.start
+    probe = Arena::HttpProbe.new(Arena::Bind.tcp(port: port), timeout: 2)
+    deadline = Arena::Clock.now + 30
+    begin
+      probe.request("GET", "/server")
+    rescue Arena::HttpProbe::Failure
+      raise "puma -C #{config} did not answer: #{group.log_tail.join("\n")}" if Arena::Clock.now > deadline
+      sleep 0.2
+      retry
+    end
+    workers = settings["workers"]
+    servers = wait_for_workers(group, workers)
+    assert_equal [workers, 1].max, servers.size, "serving processes in #{group.tree}"
+    servers.each { |pid| assert_equal settings["threads"], pool_threads(pid), "pool threads of #{pid}" }
+  ensure
+    group&.stop
+  end
+
+  # Cluster mode: the workers are the leader's children; single mode: the leader serves.
+  def wait_for_workers(group, workers)
+    deadline = Arena::Clock.now + 20
+    loop do
+      children = group.tree.select { |pid| Arena::Procfs.stat(pid)&.ppid == group.pid }
+      return [group.pid] if workers.zero?
+      return children if children.size >= workers || Arena::Clock.now > deadline
+      sleep 0.2
+    end
+  end
+
+  # Puma names its pool threads "puma srv tp 001", "002", ... (its reaper is "puma srv tp rea").
+  def pool_threads(pid)
+    Dir["/proc/#{pid}/task/*/comm"].count { |f| File.read(f).match?(/\Apuma srv tp \d+$/) }
+  rescue SystemCallError
+    0
+  end
+end

@@ -1,0 +1,103 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "arena"
+require "arena/tune"
+require "tmpdir"
+
+module Arena
+  # tune.json, the config files, the memory budget and the capacity note,
+  # from a search outcome built by hand.
+  class TuneOutputTest < Minitest::Test
+    def candidate(settings, rps, pss_mib, status: "ok")
+      Tune::Candidate.new(settings: settings, label: "puma:#{settings}", sustained_rps: rps, closed_rps: rps * 1.2, p99_ms: 40.0,
+        pss_kb: pss_mib * 1024, closed_pss_kb: pss_mib * 1024, error_pct: 0.0, mean_ms: 10.0, unloaded_ms: 8.0, cpu_pct: 95.0,
+        resolution: 0.05, elapsed_s: 12.0, status: status, rates: [rps]).freeze
+    end
+
+    def outcome
+      best = candidate({"workers" => 2, "threads" => 4}, 400.0, 120)
+      runner = candidate({"workers" => 1, "threads" => 4}, 300.0, 80)
+      over = candidate({"workers" => 4, "threads" => 4}, 500.0, 260, status: "over-memory")
+      Tune::Search::Outcome.new(candidates: [runner, best, over], best: best, runner_up: runner, noise: 0.05, stopped: "converged")
+    end
+
+    def test_tune_json_holds_best_runner_up_candidates_and_constraints
+      Dir.mktmpdir do |dir|
+        machine = Machine.new(cores: 2) # one server core: 95% CPU is CPU-bound
+        output = Tune::Output.new(dir: dir, constraints: {"memory_mib" => 200.0, "slo_ms" => nil}, machine: machine,
+          workload: Workloads.builtin["pi"], rackup: "config.ru")
+        output.add(adapter: Servers.fetch("puma").new(machine: machine), outcome: outcome)
+        output.add(adapter: Servers.fetch("webrick").new(machine: machine), note: "nothing to tune")
+        doc = JSON.parse(File.read(output.write))
+        assert_equal "arena-tune/1", doc["schema"]
+        assert_equal 200.0, doc.dig("constraints", "memory_mib")
+        puma = doc.dig("servers", "puma")
+        assert_equal({"workers" => 2, "threads" => 4}, puma.dig("best", "settings"))
+        assert_equal 400.0, puma.dig("best", "sustained_rps")
+        assert_equal 120.0, puma.dig("best", "pss_mib")
+        assert_equal 40.0, puma.dig("best", "p99_ms")
+        assert_equal 300.0, puma.dig("runner_up", "sustained_rps")
+        assert_in_delta 33.3, puma["margin_pct"], 0.1
+        refute puma["within_noise"]
+        assert_equal %w[ok ok over-memory], puma["candidates"].map { |c| c["status"] }
+        assert_equal "cpu", puma.dig("capacity", "limit")
+        assert_equal "nothing to tune", doc.dig("servers", "webrick", "note")
+        text = File.read(puma["config_file"])
+        assert_includes text, "workers 2\n"
+        assert_includes text, "threads 4, 4\n"
+        assert_equal %w[bundle exec puma -C puma.rb config.ru], puma["command"]
+        lines = output.lines.join("\n")
+        assert_match(%r{best: workers=2 threads=4: sustains 400 req/s, p99 40.0 ms, PSS 120.0 MiB}, lines)
+        assert_match(%r{1 server core serves at most 505 req/s}, lines)
+        assert_match(/margin 33\.3%/, lines)
+      end
+    end
+
+    def test_config_files_in_each_servers_format
+      unicorn = Tune::ConfigFiles.for("unicorn", {"workers" => 3, "preload" => true, "timeout" => 60})
+      assert_equal "unicorn.rb", unicorn.name
+      assert_includes unicorn.text, "worker_processes 3\n"
+      assert_includes unicorn.text, "preload_app true\n"
+      pitchfork = Tune::ConfigFiles.for("pitchfork", {"workers" => 5, "timeout" => 60, "refork_after" => "50/100"})
+      assert_includes pitchfork.text, "refork_after [50, 100]\n"
+      passenger = JSON.parse(Tune::ConfigFiles.for("passenger", {"pool" => 4, "queue" => 100, "turbocaching" => false}).text)
+      assert_equal [4, 4, false], passenger.values_at("max_pool_size", "min_instances", "turbocaching")
+      assert_includes Tune::ConfigFiles.for("uwsgi", {"processes" => 6, "gc_freq" => 1000}).text, "processes = 6\n"
+      falcon = Tune::ConfigFiles.for("falcon", {"count" => 2, "model" => "forked"})
+      assert_includes falcon.text, "--count 2 --forked"
+      assert_nil Tune::ConfigFiles.for("webrick", {})
+    end
+
+    def test_memory_sizes
+      assert_equal 512 * 1024**2, Tune::Budget.parse("512MiB")
+      assert_equal 2 * 1024**3, Tune::Budget.parse("2GiB")
+      assert_equal 1_500_000_000, Tune::Budget.parse("1.5GB")
+      assert_equal 123_456_789, Tune::Budget.parse("123456789")
+      error = assert_raises(UsageError) { Tune::Budget.parse("lots") }
+      assert_equal "--memory takes a size like 512MiB, 2GiB or a number of bytes, not \"lots\"", error.message
+      assert_raises(UsageError) { Tune::Budget.parse("10") }
+      Dir.mktmpdir do |dir|
+        File.write(File.join(dir, "meminfo"), "MemTotal: 8000000 kB\nMemAvailable:    4000000 kB\n")
+        assert_equal 3_072_000_000, Tune::Budget.default_bytes(meminfo: File.join(dir, "meminfo"))
+      end
+    end
+
+    def test_capacity_names_the_limit
+      c = candidate({"workers" => 1, "threads" => 5}, 100.0, 50).with(closed_rps: 120.0, cpu_pct: 40.0, mean_ms: 30.0, unloaded_ms: 40.0)
+      cap = Tune::Capacity.new(key: "puma", candidate: c, cores: 1)
+      assert_equal 5, cap.slots
+      assert_equal 3.0, cap.in_server # 100 req/s x 30 ms
+      assert_in_delta 125.0, cap.slot_ceiling, 0.01 # 5 slots / 40 ms
+      assert_equal "slots", cap.limit # 120 >= 0.8 x 125, CPU at 40%
+      assert_match(/L = 3\.0 requests in the server on average for 5 slots/, cap.explanation)
+      idle = c.with(closed_rps: 20.0)
+      assert_equal "waiting", Tune::Capacity.new(key: "puma", candidate: idle, cores: 1).limit
+    end
+
+    def test_frontier_keeps_configs_that_sustain_more_than_every_smaller_one
+      points = [[100.0, 300.0], [60.0, 250.0], [80.0, 240.0], [120.0, 290.0], [150.0, 400.0]]
+      assert_equal [[60.0, 250.0], [100.0, 300.0], [150.0, 400.0]], Tune::Chart.frontier(points)
+    end
+  end
+end
