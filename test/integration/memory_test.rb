@@ -74,6 +74,38 @@ class MemoryTest < Arena::ArenaCase
     run&.stop
   end
 
+  # The runtime reaches every server the same way, its environment: also
+  # uWSGI's embedded Ruby and Passenger's app processes (passed as --envvar).
+  def test_every_installed_server_runs_with_yjit_and_jemalloc
+    skip "libjemalloc2 not installed" unless Arena::Runtime.jemalloc_path
+    runtime = Arena::Runtime.parse("yjit,malloc=jemalloc")
+    app = Arena::AppSource.builtin
+    keys = Arena::Servers.all.reject { |k| k.ruby_engine != "mri" || !k.install(app).found }.map(&:key)
+    refute_empty keys
+    keys.each do |key|
+      klass = Arena::Servers.fetch(key)
+      workers = klass.worker_setting ? {klass.worker_setting => 1} : {}
+      run = Arena::ServerRun.new(adapter: klass.new(settings: workers, runtime: runtime), app: app, bind: Arena::Bind.tcp,
+        dir: File.join(@tmp, key))
+      begin
+        run.start
+        assert_includes Arena::HttpProbe.new(run.bind, timeout: 5).get("/server").body, "yjit: on", key
+        # A process that exited meanwhile (a zombie) has empty maps.
+        maps = run.pids.filter_map { |pid|
+          begin
+            File.read("/proc/#{pid}/maps")
+          rescue
+            nil
+          end
+        }.reject(&:empty?)
+        refute_empty maps, key
+        maps.each { |text| assert_match(/libjemalloc\.so\.2/, text, key) }
+      ensure
+        run.stop
+      end
+    end
+  end
+
   def test_without_a_runtime_there_is_no_jemalloc_and_no_yjit
     adapter = Arena::Servers::Puma.new(settings: {"workers" => 0})
     run = Arena::ServerRun.new(adapter: adapter, app: Arena::AppSource.builtin, bind: Arena::Bind.tcp, dir: File.join(@tmp, "server"))
