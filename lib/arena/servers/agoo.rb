@@ -27,8 +27,6 @@ module Arena
       server "agoo", "evented C core, Ruby threads, forked copies without respawn"
       tunable "workers", min: 1, max: ->(m) { 2 * m.server_cores }
       tunable "threads", min: 1, max: 16
-      tunable "workers", min: 1, max: ->(m) { 2 * m.server_cores }
-      tunable "threads", min: 1, max: 16
 
       def self.worker_setting = "workers"
 

@@ -47,14 +47,6 @@ module Arena
 
         def tunables = @tunables || {}
 
-        # The settings `arena tune` searches, one line each in the adapter:
-        #   tunable "threads", min: 1, max: 32
-        #   tunable "workers", min: 0, max: ->(m) { 2 * m.server_cores }
-        # A bound may be a lambda of Machine (lib/arena/tune/space.rb resolves it).
-        def tunable(name, min:, max:) = (@tunables ||= {})[name] = {min: min, max: max}.freeze
-
-        def tunables = @tunables || {}
-
         # Most servers are gems of the same name in the app's bundle.
         def gem_name = key
 

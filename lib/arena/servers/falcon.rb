@@ -8,7 +8,6 @@ module Arena
     class Falcon < Base
       server "falcon", "fibers, forked (or threaded) instances"
       tunable "count", min: 1, max: ->(m) { 2 * m.server_cores }
-      tunable "count", min: 1, max: ->(m) { 2 * m.server_cores }
 
       def self.worker_setting = "count"
 

@@ -17,8 +17,6 @@ module Arena
       server "itsi", "Rust core, Ruby threads (or fibers), optional forked workers"
       tunable "workers", min: 1, max: ->(m) { 2 * m.server_cores }
       tunable "threads", min: 1, max: 32
-      tunable "workers", min: 1, max: ->(m) { 2 * m.server_cores }
-      tunable "threads", min: 1, max: 32
 
       def self.worker_setting = "workers"
 

@@ -24,7 +24,6 @@ module Arena
     class Passenger < Base
       server "passenger", "Passenger Standalone (builtin engine): spawner + app processes"
       tunable "pool", min: 1, max: ->(m) { 4 * m.server_cores }
-      tunable "pool", min: 1, max: ->(m) { 4 * m.server_cores }
 
       def self.worker_setting = "pool"
 

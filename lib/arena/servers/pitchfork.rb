@@ -10,7 +10,6 @@ module Arena
     class Pitchfork < Base
       server "pitchfork", "prefork with reforking, one request per worker, no keep-alive"
       tunable "workers", min: 1, max: ->(m) { 4 * m.server_cores }
-      tunable "workers", min: 1, max: ->(m) { 4 * m.server_cores }
 
       def self.worker_setting = "workers"
 

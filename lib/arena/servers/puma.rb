@@ -7,8 +7,6 @@ module Arena
       server "puma", "threads, optional prefork cluster (MRI)"
       tunable "workers", min: 0, max: ->(m) { 2 * m.server_cores }
       tunable "threads", min: 1, max: 32
-      tunable "workers", min: 0, max: ->(m) { 2 * m.server_cores }
-      tunable "threads", min: 1, max: 32
 
       def self.worker_setting = "workers"
 

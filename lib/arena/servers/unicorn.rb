@@ -8,7 +8,6 @@ module Arena
     class Unicorn < Base
       server "unicorn", "prefork, one request per worker, no keep-alive"
       tunable "workers", min: 1, max: ->(m) { 4 * m.server_cores }
-      tunable "workers", min: 1, max: ->(m) { 4 * m.server_cores }
 
       def self.worker_setting = "workers"
 

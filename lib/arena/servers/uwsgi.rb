@@ -52,7 +52,6 @@ module Arena
     class Uwsgi < Base
       server "uwsgi", "master + workers behind uWSGI's HTTP router (rack plugin)"
       tunable "processes", min: 1, max: ->(m) { 4 * m.server_cores }
-      tunable "processes", min: 1, max: ->(m) { 4 * m.server_cores }
 
       def self.worker_setting = "processes"
 

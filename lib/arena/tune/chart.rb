@@ -31,6 +31,9 @@ module Arena
         points.sort_by { |mib, rps| [mib, -rps] }.select { |_, rps| (rps > best).tap { |up| best = rps if up } }
       end
 
+      # The frontier in a darker shade of its server's colour.
+      def self.darker(hex) = "#" + hex.delete("#").scan(/../).map { |c| format("%02X", (c.to_i(16) * 0.55).round) }.join
+
       private
 
       def chart(workload, group, rows)
@@ -48,7 +51,7 @@ module Arena
           end
           next if points.empty?
           series << {name: "#{name} search path", color: color, points: points}
-          series << {name: "#{name} frontier", color: color, points: self.class.frontier(points)}
+          series << {name: "#{name} frontier", color: self.class.darker(color), points: self.class.frontier(points)}
           if winner&.extra&.dig("pss_mib") && winner.extra["sustained_rps"].to_f.positive?
             marks << {x: winner.extra["pss_mib"].to_f, y: winner.extra["sustained_rps"].to_f, color: color,
                       label: "#{name}: #{winner.server.split(":", 2)[1]}"}
