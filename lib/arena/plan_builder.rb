@@ -11,7 +11,7 @@ module Arena
   class PlanBuilder
     DEFAULTS = {
       servers: [].freeze, workloads: nil, scenarios: ["steady"], bind: "tcp", repeat: 1, app: nil,
-      out: nil, json: nil, port: nil, ready_timeout: 30, front: nil
+      out: nil, json: nil, port: nil, ready_timeout: nil, front: nil
     }.merge(Load.defaults).freeze
 
     attr_reader :options, :notes, :remote
@@ -35,7 +35,7 @@ module Arena
       parser.on("--only-app-bundle", "only the servers in the app's own bundle (no overlay bundle)") { @options[:only_app_bundle] = true }
       parser.on("--bind KIND", %w[tcp unix], "tcp (default) or unix") { |v| @options[:bind] = v }
       parser.on("--port N", Integer, "TCP port for the server (default: a free one)") { |v| @options[:port] = v }
-      parser.on("--ready-timeout SEC", Float, "how long a server may take to answer (default 30)") { |v| @options[:ready_timeout] = positive(v, "--ready-timeout") }
+      parser.on("--ready-timeout SEC", Float, "how long a server may take to answer (default: the adapter's, 30 s for most)") { |v| @options[:ready_timeout] = positive(v, "--ready-timeout") }
       parser.on("--front PROXY", %w[nginx], "put a proxy in front of the server: nginx") { |v| @options[:front] = v }
       parser.on("--cpus MODE", Machine::MODES, "pinned (default): the engine on the last core, the server on the rest; shared: both on every core") { |v| @machine = @machine.with_cpus(v) }
       parser.on("--config FILE", "an arena.yml to use (default: ./arena.yml when there is one)") { |v| @config = ConfigFile.load(v) }

@@ -8,8 +8,9 @@ module Arena
   # current server and the proxy in front, so one `stop` (or `cleanup` at the
   # end of a run) takes everything down, whatever failed in between. After a
   # crash or restart scenario `restart` replaces the server with the same
-  # config: on a fresh port when Arena picked the port and nothing is in
-  # front, else on the same address once the old listener is gone.
+  # config on a fresh port (unless --port pinned one: then on the same
+  # address once the old listener is gone), and points nginx, on its own
+  # unchanged address, at the new server.
   class ServerStarter
     attr_reader :server, :front
 
@@ -26,13 +27,18 @@ module Arena
 
     def restart(old)
       old.stop
-      bind = (@plan.front || @plan.port || @plan.bind == "unix") ? old.bind : Bind.tcp
-      @server = new_server(old.adapter, bind, old.dir).start
+      @server = old.successor(keep_port: !@plan.port.nil?).start
+      @front&.retarget(old.adapter.upstreams(@server.bind))
+      @server
     end
 
+    # A second Ctrl-C during nginx's stop must not skip the server's.
     def stop
-      @front&.stop
-      @server&.stop
+      begin
+        @front&.stop
+      ensure
+        @server&.stop
+      end
       @front = @server = nil
     end
 

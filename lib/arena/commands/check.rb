@@ -26,9 +26,9 @@ module Arena
         server_dir = File.join(dir, adapter.label.gsub(/[^\w.=-]+/, "_"))
         bind = (plan.bind == "unix") ? Bind.unix(File.join(server_dir, "s.sock")) : Bind.tcp(port: plan.port)
         server = ServerRun.new(adapter: adapter, app: plan.app, bind: bind, dir: server_dir,
-          machine: plan.machine, ready_timeout: plan.ready_timeout)
+          machine: plan.machine, ready_timeout: plan.ready_timeout, env: plan.env || {})
         server.start
-        outcomes = Verify.new(bind: bind).call(plan.workloads)
+        outcomes = Verify.new(bind: bind, headers: plan.headers || {}).call(plan.workloads)
         failed = outcomes.reject(&:ok)
         detail = failed.empty? ? "#{outcomes.size} workloads verified" : failed.map { |o| "#{o.workload}: #{o.problems.join("; ")}" }.join(" | ")
         report("#{adapter.label} #{installation.version}", failed.empty?, "ready in #{server.boot_s}s, #{detail}")
