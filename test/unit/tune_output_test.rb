@@ -54,6 +54,20 @@ module Arena
       end
     end
 
+    def test_a_winner_with_yjit_starts_with_it_in_its_environment
+      skip "no YJIT in this Ruby" unless defined?(RubyVM::YJIT)
+      Dir.mktmpdir do |dir|
+        machine = Machine.new(cores: 2)
+        output = Tune::Output.new(dir: dir, constraints: {}, machine: machine, workload: Workloads.builtin["pi"], rackup: "config.ru")
+        best = candidate({"workers" => 2, "yjit" => 1}, 400.0, 120)
+        output.add(adapter: Servers.fetch("unicorn").new(machine: machine),
+          outcome: Tune::Search::Outcome.new(candidates: [best], best: best, noise: 0.05, stopped: "converged"))
+        unicorn = JSON.parse(File.read(output.write)).dig("servers", "unicorn")
+        assert_equal %w[env RUBY_YJIT_ENABLE=1 bundle exec unicorn -E production -c unicorn.rb config.ru], unicorn["command"]
+        assert_includes File.read(unicorn["config_file"]), "worker_processes 2\n"
+      end
+    end
+
     def test_config_files_in_each_servers_format
       unicorn = Tune::ConfigFiles.for("unicorn", {"workers" => 3, "preload" => true, "timeout" => 60})
       assert_equal "unicorn.rb", unicorn.name

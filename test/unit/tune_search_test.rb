@@ -125,5 +125,16 @@ module Arena
       assert_equal({"workers" => 4}, unicorn.start) # 2 x 1.5 + 1
       assert Tune::Space.for(Servers.fetch("webrick"), machine: machine).empty?
     end
+
+    def test_runtime_settings_are_tunables_of_every_mri_server_with_tune_runtime
+      machine = Machine.new(cores: 2)
+      names = Tune::Space.for(Servers.fetch("unicorn"), machine: machine, runtime: Runtime::NONE).dimensions.map(&:name)
+      expected = ["workers", ("yjit" if defined?(RubyVM::YJIT)), ("jemalloc" if Runtime.jemalloc_path)].compact
+      assert_equal expected, names
+      fixed = Tune::Space.for(Servers.fetch("unicorn"), machine: machine, runtime: Runtime.parse("yjit,malloc=glibc"))
+      assert_equal ["workers"], fixed.dimensions.map(&:name), "a runtime the user fixed is not searched"
+      assert_equal ["yjit"], Tune::Space.runtime_tokens({"workers" => 2, "yjit" => 1, "jemalloc" => 0})
+      assert_equal({"workers" => 2}, Tune::Space.adapter_settings({"workers" => 2, "yjit" => 1}))
+    end
   end
 end

@@ -20,9 +20,11 @@ module Arena
       def call
         builder = PlanBuilder.new
         memory = nil
+        tune_runtime = false
         OptionParser.new do |parser|
           parser.banner = BANNER
           builder.define(parser)
+          parser.on("--tune-runtime", "also search YJIT and jemalloc (off and on) for every MRI server") { tune_runtime = true }
           parser.on("--memory SIZE", "the most PSS a config may use under load: 512MiB, 2GiB or bytes (default 75% of MemAvailable)") do |v|
             memory = Arena::Tune::Budget.parse(v)
           end
@@ -36,6 +38,7 @@ module Arena
         plan = builder.build
         raise UsageError, "arena tune searches for one workload at a time (got #{plan.workloads.map(&:name).join(", ")})" if plan.workloads.size > 1
         memory ||= builder.options[:memory_budget_mb]&.then { |mb| (mb * 1024**2).round } || Arena::Tune::Budget.default_bytes
+        @tune_runtime = tune_runtime
         run(plan, memory)
       end
 
@@ -85,7 +88,7 @@ module Arena
       end
 
       def tune_server(plan, adapter, store, engine, starter, output, memory, deadline:)
-        space = Arena::Tune::Space.for(adapter.class, machine: plan.machine)
+        space = Arena::Tune::Space.for(adapter.class, machine: plan.machine, runtime: (adapter.runtime if @tune_runtime))
         return output.add(adapter: adapter, note: "nothing to tune (it declares no tunable settings)") && nil if space.empty?
         if adapter.key == "thin" && !plan.front
           return output.add(adapter: adapter, note: "skipped: its servers setting needs --front nginx") && nil

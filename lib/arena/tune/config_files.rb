@@ -10,7 +10,9 @@ module Arena
     # settings Arena ran it with (preload, timeout, queue...), so the file
     # reproduces what was measured.
     module ConfigFiles
-      File = Struct.new(:name, :text, :command, keyword_init: true)
+      File = Struct.new(:name, :text, :command, keyword_init: true) do
+        def with(**changes) = self.class.new(**to_h, **changes)
+      end
 
       module_function
 

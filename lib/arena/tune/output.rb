@@ -66,14 +66,22 @@ module Arena
 
       # The winner's settings are the adapter's with the tuned ones in place.
       def config_file(adapter, best)
-        settings = adapter.settings.merge(best.settings)
-        file = ConfigFiles.for(adapter.key, settings, rackup: @rackup)
+        file = winner_file(adapter, best)
         return nil unless file
         dir = File.join(@dir, "tune", adapter.key)
         FileUtils.mkdir_p(dir)
         path = File.join(dir, file.name)
         File.write(path, file.text)
         {path: path, command: file.command}
+      end
+
+      # The config file of a winner; its runtime (YJIT, jemalloc) is the
+      # environment the command starts with.
+      def winner_file(adapter, best)
+        file = ConfigFiles.for(adapter.key, adapter.settings.merge(Space.adapter_settings(best.settings)), rackup: @rackup)
+        return nil unless file
+        env = adapter.runtime.merge(Runtime.parse(Space.runtime_tokens(best.settings))).env.compact.map { |k, v| "#{k}=#{v}" }
+        env.empty? ? file : file.with(command: ["env", *env, *file.command])
       end
 
       def server_lines(r)
@@ -94,7 +102,7 @@ module Arena
         file = File.join(@dir, "tune", key)
         written = Dir[File.join(file, "*")].first
         out << "  config: #{written}" if written
-        command = ConfigFiles.for(key, r.adapter.settings.merge(best.settings), rackup: @rackup)&.command
+        command = winner_file(r.adapter, best)&.command
         out << "  start: #{command.join(" ")}" if command
         out
       end

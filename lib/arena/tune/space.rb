@@ -37,16 +37,35 @@ module Arena
         "itsi" => ->(cores) { {"workers" => cores, "threads" => 5} }
       }.freeze
 
+      # The runtime settings (lib/arena/runtime.rb) as tunables of every MRI
+      # server, with --tune-runtime: 0 off, 1 on, each the --runtime token it stands for.
+      RUNTIME = {"yjit" => "yjit", "jemalloc" => "malloc=jemalloc"}.freeze
+
       attr_reader :dimensions
 
-      def self.for(klass, machine:)
+      # runtime: the server's own runtime; a setting it fixes is not searched.
+      def self.for(klass, machine:, runtime: nil)
         dims = klass.tunables.map do |name, bounds|
           min, max = bounds.values_at(:min, :max).map { |b| b.respond_to?(:call) ? b.call(machine) : b }
           Dimension.new(name: name, min: min, max: [max, min].max).freeze
         end
+        dims += runtime_dimensions(klass, runtime) if runtime
         start = HEURISTICS.fetch(klass.key) { ->(_) { {} } }.call(machine.server_cores)
         new(dimensions: dims, start: start)
       end
+
+      def self.runtime_dimensions(klass, runtime)
+        return [] unless klass.ruby_engine == "mri"
+        names = []
+        names << "yjit" if defined?(RubyVM::YJIT) && !runtime.yjit
+        names << "jemalloc" if Runtime.jemalloc_path && runtime.malloc.nil?
+        names.map { |name| Dimension.new(name: name, min: 0, max: 1).freeze }
+      end
+
+      # The --runtime tokens a point's runtime dimensions stand for.
+      def self.runtime_tokens(settings) = RUNTIME.filter_map { |name, token| token if settings[name] == 1 }
+
+      def self.adapter_settings(settings) = settings.except(*RUNTIME.keys)
 
       def initialize(dimensions:, start: {})
         @dimensions = dimensions.freeze

@@ -43,9 +43,12 @@ module Arena
 
       private
 
+      # The adapter with these settings; runtime dimensions (yjit, jemalloc)
+      # go to its runtime, over the one it was given.
       def configured(settings)
-        changes = settings.transform_values(&:to_s)
-        @adapter.respond_to?(:with_settings) ? @adapter.with_settings(changes) : @adapter.class.new(settings: @adapter.settings.merge(changes), machine: @plan.machine)
+        changes = Space.adapter_settings(settings).transform_values(&:to_s)
+        runtime = @adapter.runtime.merge(Runtime.parse(Space.runtime_tokens(settings)))
+        @adapter.class.new(settings: @adapter.settings.merge(changes), machine: @plan.machine, runtime: runtime)
       end
 
       def measure(adapter, settings)
