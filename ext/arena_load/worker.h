@@ -3,8 +3,10 @@
  * Protocol with main: main fills `run_t` (times are CLOCK_MONOTONIC ns) and
  * starts the workers; a worker stops sending when the counted phase ends, its
  * request budget is spent or `stop` becomes 1, then waits up to the response
- * timeout for requests in flight (`stop` 2: at once), records `finish_ns` and
- * sets `done`. Only then does main read its stats. */
+ * timeout for requests in flight (`stop` 2: at once; a closed-model run that
+ * ends at its deadline or a signal does not wait: nothing after it counts),
+ * records `finish_ns` and sets `done`. Only then does main read its stats.
+ * Each worker adds its figures per interval to the shared timeline `tl`. */
 #ifndef ARENA_WORKER_H
 #define ARENA_WORKER_H
 
