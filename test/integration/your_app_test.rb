@@ -82,6 +82,18 @@ class YourAppTest < Arena::ArenaCase
     refute outcome.results["servers"].any? { |s| s["name"] == "itsi" }
   end
 
+  # The registry is a closed loopback port (Bundler's mirror setting): the
+  # server that would need it is named in one line, the installed ones run.
+  def test_with_no_registry_reachable_the_installed_servers_still_run
+    Dir.mktmpdir("arena-cache") do |cache|
+      outcome = run_app("run", "--app", File.join(FIXTURES, "rack2"), "--servers", "puma thin itsi", "--workload", "/json",
+        "-d", "1", "-w", "0.2", cache: cache, env: {"BUNDLE_MIRROR__ALL" => "http://127.0.0.1:9"})
+      assert outcome.status.success?, outcome.describe
+      assert_includes outcome.stderr.lines.map(&:chomp), "not fetched (no registry reachable): itsi-server; skipped: itsi"
+      assert_measured_without_errors(outcome, %w[puma thin])
+    end
+  end
+
   def test_the_overlay_is_built_once_and_then_reused
     Dir.mktmpdir("arena-cache") do |cache|
       first = run_app("servers", "--app", File.join(FIXTURES, "sinatra"), cache: cache)
@@ -128,11 +140,11 @@ class YourAppTest < Arena::ArenaCase
 
   private
 
-  def run_app(*args, cache: CACHE, chdir: ROOT, timeout: 300)
+  def run_app(*args, cache: CACHE, chdir: ROOT, timeout: 300, env: {})
     out = File.join(@tmp, "run-#{name}-#{rand(1 << 30)}")
     args += ["--out", out] if args.first == "run"
     stdout, stderr, status = Timeout.timeout(timeout) do
-      Open3.capture3({"XDG_CACHE_HOME" => cache}, EXE, *args, chdir: chdir)
+      Open3.capture3({"XDG_CACHE_HOME" => cache}.merge(env), EXE, *args, chdir: chdir)
     end
     Outcome.new(status: status, stdout: stdout, stderr: stderr, dir: out)
   end

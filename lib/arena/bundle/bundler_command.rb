@@ -20,8 +20,9 @@ module Arena
       # argv: the subcommand and its flags, e.g. ["lock", "--local"].
       def call(gemfile, argv, log_path:)
         File.write(log_path, "")
+        # One retry: an unreachable registry costs seconds, not half a minute.
         group = ProcessGroup.new(["bundle", *argv], log_path: log_path, chdir: File.dirname(gemfile),
-          env: CLEAN.merge("BUNDLE_GEMFILE" => gemfile).merge(@env))
+          env: CLEAN.merge("BUNDLE_GEMFILE" => gemfile, "BUNDLE_RETRY" => "1").merge(@env))
         begin
           group.start
           status = group.wait(timeout: @timeout)
