@@ -52,8 +52,10 @@ module Arena
         end
       end
 
+      # say: hears one line before a build (which may take a while), none when cached.
       def initialize(app:, servers: Servers.all, cache_root: self.class.cache_root, bundler: BundlerCommand.new,
-        floors: self.class.floors)
+        floors: self.class.floors, say: nil)
+        @say = say
         @app = app
         @servers = servers
         @cache_root = cache_root
@@ -133,6 +135,7 @@ module Arena
       end
 
       def build(dir, wanted)
+        @say&.call("overlay bundle: adding #{wanted.keys.sort.join(", ")} beside the app's bundle (once for this lock)")
         FileUtils.rm_f(File.join(dir, RECORD))
         entries = resolve_all(dir, wanted) || wanted.map { |key, gems| resolve_one(dir, key, gems) }
         entries = install(dir, entries)
