@@ -34,8 +34,10 @@ module Arena
         raise UsageError, "arena tune does not take --repeat: the search repeats its start to measure the noise" if builder.options[:repeat]
         DEFAULTS.each { |name, value| builder.options[name] ||= value }
         builder.options[:scenarios] = ["sustained"]
-        builder.options[:workloads] ||= ["random"] unless builder.options[:app] || builder.options[:requests_file]
+        given = builder.options[:workloads]
         plan = builder.build
+        # The built-in app's default workload for a tune is its mixed /random, not run's pair.
+        plan = Plan.new(**plan.members.to_h { |m| [m, plan[m]] }, workloads: [Workloads.builtin.fetch("random")]).freeze if plan.app.builtin && given.nil? && !builder.options[:requests_file]
         raise UsageError, "arena tune searches for one workload at a time (got #{plan.workloads.map(&:name).join(", ")})" if plan.workloads.size > 1
         memory ||= builder.options[:memory_budget_mb]&.then { |mb| (mb * 1024**2).round } || Arena::Tune::Budget.default_bytes
         @tune_runtime = tune_runtime
@@ -89,12 +91,15 @@ module Arena
 
       def tune_server(plan, adapter, store, engine, starter, output, memory, deadline:)
         space = Arena::Tune::Space.for(adapter.class, machine: plan.machine, runtime: (adapter.runtime if @tune_runtime))
-        return output.add(adapter: adapter, note: "nothing to tune (it declares no tunable settings)") && nil if space.empty?
-        if adapter.key == "thin" && !plan.front
-          return output.add(adapter: adapter, note: "skipped: its servers setting needs --front nginx") && nil
-        end
         installation = adapter.class.install(plan.app)
-        return output.add(adapter: adapter, note: "not installed (#{installation.why})") && nil unless installation.found
+        note = if space.empty? then "nothing to tune (it declares no tunable settings)"
+        elsif adapter.key == "thin" && !plan.front then "skipped: its servers setting needs --front nginx"
+        elsif !installation.found then "not installed (#{installation.why})"
+        end
+        if note
+          output.add(adapter: adapter, note: note)
+          return nil
+        end
         @err.puts "#{adapter.key}: searching #{space.dimensions.map { |d| "#{d.name} #{d.min}..#{d.max}" }.join(", ")} from #{space.start}"
         trial = Arena::Tune::Trial.new(plan: plan, adapter: adapter, version: installation.version, workload: plan.workloads.first,
           store: store, engine: engine, starter: starter, memory_kb: memory / 1024, deadline: deadline, log: ->(line) { @err.puts line })
