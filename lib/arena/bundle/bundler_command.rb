@@ -9,8 +9,10 @@ module Arena
     class BundlerCommand
       Outcome = Struct.new(:ok, :output, keyword_init: true)
 
-      CLEAN = %w[RUBYOPT RUBYLIB BUNDLE_BIN_PATH BUNDLER_SETUP BUNDLER_VERSION BUNDLE_FROZEN
-        BUNDLE_DEPLOYMENT BUNDLE_WITHOUT BUNDLE_ONLY BUNDLE_LOCKFILE].to_h { |name| [name, nil] }.freeze
+      # A frozen or deployment setting (say in ~/.bundle/config) would forbid
+      # writing the overlay's own lock: both are off for it.
+      CLEAN = %w[RUBYOPT RUBYLIB BUNDLE_BIN_PATH BUNDLER_SETUP BUNDLER_VERSION BUNDLE_WITHOUT BUNDLE_ONLY
+        BUNDLE_LOCKFILE].to_h { |name| [name, nil] }.merge("BUNDLE_FROZEN" => "false", "BUNDLE_DEPLOYMENT" => "false").freeze
 
       def initialize(timeout: 300, env: {})
         @timeout = timeout
