@@ -2,6 +2,13 @@
 
 $LOAD_PATH.unshift(File.expand_path("../lib", __dir__))
 require "minitest/autorun"
+require "tmpdir"
+require "fileutils"
+
+# The overlay bundles Arena builds for the tests' throwaway apps go to a
+# cache of this test run (inherited by the arena processes the tests start),
+# not to the user's ~/.cache, and are removed at the end.
+ENV["XDG_CACHE_HOME"] = Dir.mktmpdir("arena-test-cache").tap { |dir| Minitest.after_run { FileUtils.rm_rf(dir) } }
 
 module Arena
   module TestHelp
