@@ -62,7 +62,7 @@ class BadInputTest < Arena::ArenaCase
   end
 end
 
-class InterruptTest < Arena::ArenaCase
+class InterruptKeepsResultsTest < Arena::ArenaCase
   # Ctrl-C reaches Arena alone (the engine and the servers have process groups
   # of their own): it must stop them all and keep what was measured.
   def test_interrupt_keeps_results_and_leaves_nothing_behind

@@ -7,7 +7,7 @@ require "tmpdir"
 # The pieces of "your own app": app sources, requests files and their mix
 # files, header and env flags, verification of redirects and mixes, and
 # Bundler's answers read as one-line reasons.
-class YourAppTest < Minitest::Test
+class YourAppUnitTest < Minitest::Test
   FIXTURES = File.expand_path("../fixtures/apps", __dir__)
 
   Canned = Struct.new(:raw, :seen) do
