@@ -65,10 +65,11 @@ module Arena
           "#{constraints["memory_mib"]} MiB, at most #{plan.load.max_time.round} s"
         interrupted = false
         begin
-          plan.servers.each_with_index do |adapter, i|
-            left = plan.servers.size - i
-            outcome = tune_server(plan, adapter, store, engine, starter, output, memory,
-              deadline: Clock.now + (deadline - Clock.now) / left)
+          # The time left is shared between the servers still to search; one with nothing to search takes none.
+          searchable = plan.servers.filter_map { |adapter| searchable(plan, adapter, output) }
+          searchable.each_with_index do |(adapter, space, installation), i|
+            outcome = tune_server(plan, adapter, space, installation, store, engine, starter, output, memory,
+              deadline: Clock.now + (deadline - Clock.now) / (searchable.size - i))
             output.write
             if outcome&.interrupted?
               interrupted = true
@@ -89,17 +90,20 @@ module Arena
         0
       end
 
-      def tune_server(plan, adapter, store, engine, starter, output, memory, deadline:)
+      # [adapter, its space, its installation], or nil with the reason noted in the output.
+      def searchable(plan, adapter, output)
         space = Arena::Tune::Space.for(adapter.class, machine: plan.machine, runtime: (adapter.runtime if @tune_runtime))
         installation = adapter.class.install(plan.app)
         note = if space.empty? then "nothing to tune (it declares no tunable settings)"
         elsif adapter.key == "thin" && !plan.front then "skipped: its servers setting needs --front nginx"
         elsif !installation.found then "not installed (#{installation.why})"
         end
-        if note
-          output.add(adapter: adapter, note: note)
-          return nil
-        end
+        return [adapter, space, installation] unless note
+        output.add(adapter: adapter, note: note)
+        nil
+      end
+
+      def tune_server(plan, adapter, space, installation, store, engine, starter, output, memory, deadline:)
         @err.puts "#{adapter.key}: searching #{space.dimensions.map { |d| "#{d.name} #{d.min}..#{d.max}" }.join(", ")} from #{space.start}"
         trial = Arena::Tune::Trial.new(plan: plan, adapter: adapter, version: installation.version, workload: plan.workloads.first,
           store: store, engine: engine, starter: starter, memory_kb: memory / 1024, deadline: deadline, log: ->(line) { @err.puts line })
