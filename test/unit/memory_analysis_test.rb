@@ -52,6 +52,16 @@ class MemoryAnalysisTest < Minitest::Test
     assert_operator x["slope_mib_per_min"], :>, 0, "the whole run still rose"
   end
 
+  # Agoo here: both processes segfaulted under load, nothing respawned them.
+  def test_a_tree_that_died_is_said_so_not_fitted_to_zero
+    samples = (0..40).map { |i| sample(i * 0.5, 40_000 + i) }
+    samples += (41..60).map { |i| Arena::Results::MemorySample.new(t: i * 0.5, procs: 0, pss_kb: 0, rss_kb: 0, uss_kb: 0) }
+    x = Analysis.call(measurement(samples), rate: 3, closed_max: nil)
+    assert_equal "died at 20.5 s", x["verdict"]
+    assert_equal 40_040, x["pss_last_kb"]
+    assert_operator x["slope_mib_per_min"], :>, 0
+  end
+
   def test_too_few_samples_are_not_judged
     x = Analysis.call(measurement([sample(0, 1), sample(1, 2)]), rate: 1, closed_max: nil)
     assert_equal "too short to judge", x["verdict"]

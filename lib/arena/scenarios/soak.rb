@@ -39,10 +39,16 @@ module Arena
         "#{m.server} #{m.workload} soak (#{x["soak_s"]} s at #{f.rps(x["target_rps"])} req/s): PSS " \
           "#{mib(x["pss_first_kb"])} -> #{mib(x["pss_last_kb"])}, #{format("%+.2f", x["slope_mib_per_min"])} MiB/min " \
           "(R² #{format("%.2f", x["r2"])}); last third #{format("%+.2f", x["last_third_mib_per_min"])} MiB/min, private " \
-          "memory (USS) #{format("%+.1f", x["last_third_growth_pct"].to_f)}%: #{x["verdict"]}#{drift}"
+          "memory (USS) #{format("%+.1f", x["last_third_growth_pct"].to_f)}%: #{x["verdict"]}#{procs(x)}#{drift}"
       end
 
       def self.mib(kb) = "#{(kb.to_f / 1024).round(1)} MiB"
+
+      # Processes lost on the way (a crashed worker not replaced) are part of the story.
+      def self.procs(x)
+        return "" unless x["procs_min"] && x["procs_start"] && x["procs_min"] < x["procs_start"]
+        " (#{x["procs_start"]} processes at the start, #{x["procs_min"]} at the fewest)"
+      end
 
       def self.sections(document, colors:) = MemoryTimeline.new(document, colors: colors).sections
     end
@@ -66,7 +72,12 @@ module Arena
       GROWTH_FLOOR = 0.05
 
       def call(m, rate:, closed_max:)
-        samples = m.probes.samples
+        all = m.probes.samples
+        # A tree with no process left has died (a crash without respawn): its
+        # zero memory is not a fall, so the fit stops where it did.
+        died = all.find { |s| s.procs.to_i.zero? }
+        samples = all.take_while { |s| s.procs.to_i.positive? }
+        return {"target_rps" => rate, "verdict" => "died at once", "died_at_s" => died&.t} if samples.size < 2
         window = samples.last.t - samples.first.t
         whole = LinearFit.of(samples.map { |s| [s.t, s.pss_kb] })
         tail = samples.select { |s| s.t >= samples.first.t + window * 2 / 3.0 }
@@ -77,7 +88,8 @@ module Arena
           "pss_first_kb" => samples.first.pss_kb, "pss_last_kb" => samples.last.pss_kb,
           "slope_mib_per_min" => per_min(whole), "r2" => whole&.r2&.round(3),
           "last_third_mib_per_min" => per_min(last), "last_third_uss_mib_per_min" => per_min(private),
-          "last_third_growth_pct" => growth_pct(private, tail), "verdict" => verdict(private, tail),
+          "last_third_growth_pct" => growth_pct(private, tail), "verdict" => died ? "died at #{died.t.round(1)} s" : verdict(private, tail),
+          "died_at_s" => died&.t, "procs_start" => samples.first.procs, "procs_min" => all.map(&:procs).compact.min,
           "processes" => processes(samples)
         }.merge(latency(m.load, window))
       end
@@ -121,7 +133,8 @@ module Arena
           {"from_s" => i * slice, "good" => points.sum(&:good), "p50_us" => p50s[p50s.size / 2],
            "p99_us" => points.map(&:p99_us).compact.max}
         end
-        drift = (slices.size >= 2) ? {"first_p99_us" => slices.first["p99_us"], "last_p99_us" => slices.last["p99_us"]} : nil
+        timed = slices.select { |x| x["p99_us"].to_i.positive? }
+        drift = (timed.size >= 2) ? {"first_p99_us" => timed.first["p99_us"], "last_p99_us" => timed.last["p99_us"]} : nil
         {"slice_s" => slice, "latency_slices" => slices, "latency_drift" => drift}
       end
     end

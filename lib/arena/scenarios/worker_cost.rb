@@ -119,7 +119,7 @@ module Arena
         end
         workers_before = ctx.adapter.worker_pids(ctx.server.group)
         # Sharing right after boot, before the settle probes touch a worker.
-        boot = sharing(Results::MemorySample.new(processes: snapshot(workers_before)), workers_before)
+        boot = sharing(Results::MemorySample.new(processes: snapshot(workers_before.empty? ? ctx.server.pids : workers_before)), workers_before)
         m = measure(ctx, ctx.settings(keep_alive: ctx.load.keep_alive_modes.first), variant: name.tr("-", "="), per_process: true)
         yield(m, workers_before).merge("sharing_boot" => boot)
       end
