@@ -11,7 +11,7 @@ module Arena
   class TuneOutputTest < Minitest::Test
     def candidate(settings, rps, pss_mib, status: "ok")
       Tune::Candidate.new(settings: settings, label: "puma:#{settings}", sustained_rps: rps, closed_rps: rps * 1.2, p99_ms: 40.0,
-        pss_kb: pss_mib * 1024, closed_pss_kb: pss_mib * 1024, error_pct: 0.0, mean_ms: 10.0, unloaded_ms: 8.0, cpu_pct: 95.0,
+        pss_kb: pss_mib * 1024, closed_pss_kb: pss_mib * 1024, error_pct: 0.0, mean_ms: 10.0, service_ms: 8.0, cpu_pct: 95.0,
         resolution: 0.05, elapsed_s: 12.0, status: status, rates: [rps]).freeze
     end
 
@@ -98,7 +98,7 @@ module Arena
     end
 
     def test_capacity_names_the_limit
-      c = candidate({"workers" => 1, "threads" => 5}, 100.0, 50).with(closed_rps: 120.0, cpu_pct: 40.0, mean_ms: 30.0, unloaded_ms: 40.0)
+      c = candidate({"workers" => 1, "threads" => 5}, 100.0, 50).with(closed_rps: 120.0, cpu_pct: 40.0, mean_ms: 30.0, service_ms: 40.0)
       cap = Tune::Capacity.new(key: "puma", candidate: c, cores: 1)
       assert_equal 5, cap.slots
       assert_equal 3.0, cap.in_server # 100 req/s x 30 ms

@@ -7,8 +7,9 @@ module Arena
     # on average (served or queued), against the slots it has (workers x
     # threads). Two ceilings bound the throughput: the CPU (server cores over
     # the CPU one request costs, measured as the tree's CPU at the closed
-    # maximum over that throughput) and the slots (slots over the unloaded
-    # latency S, the time a slot is held when nothing queues).
+    # maximum over that throughput) and the slots (slots over S, the time a
+    # slot is held when little queues: the mean latency at the lightest rate
+    # the config held).
     class Capacity
       # Concurrent requests a config can hold, by server; nil when there is
       # no fixed ceiling (Falcon's fibers, Thin's reactor).
@@ -22,8 +23,9 @@ module Arena
         "passenger" => ->(s) { s["pool"].to_i },
         "uwsgi" => ->(s) { s["processes"].to_i }
       }.freeze
-      # The tree this busy (share of its cores) at the closed maximum: CPU-bound.
-      CPU_BOUND = 0.8
+      # The tree this busy (share of its cores) at the closed maximum: CPU-bound
+      # (the rest of a core goes to the kernel's network work and the probes).
+      CPU_BOUND = 0.75
 
       def initialize(key:, candidate:, cores:)
         @key = key
@@ -35,7 +37,7 @@ module Arena
 
       def in_server = (@c.mean_ms && @c.sustained_rps.to_f * @c.mean_ms / 1000.0)&.round(2)
 
-      def service_ms = @c.unloaded_ms&.to_f
+      def service_ms = @c.service_ms&.to_f
 
       # CPU milliseconds one request cost at the closed maximum.
       def cpu_ms = (@c.cpu_pct && @c.closed_rps.to_f.positive?) ? (@c.cpu_pct / 100.0 * 1000 / @c.closed_rps).round(3) : nil
@@ -49,7 +51,7 @@ module Arena
         closed = @c.closed_rps.to_f
         return nil if closed <= 0
         if @c.cpu_pct && @c.cpu_pct >= CPU_BOUND * 100 * @cores then "cpu"
-        elsif slot_ceiling && closed >= CPU_BOUND * slot_ceiling then "slots"
+        elsif slot_ceiling && closed >= 0.8 * slot_ceiling then "slots"
         else "waiting"
         end
       end
@@ -71,7 +73,8 @@ module Arena
             "#{cpu_ms} ms of CPU a request: #{@cores} server #{(@cores == 1) ? "core serves" : "cores serve"} at most #{f.rps(cpu_ceiling)} req/s."
         end
         if slot_ceiling
-          text << " Unloaded a request holds a slot S = #{service_ms} ms, so #{slots} slots could pass #{f.rps(slot_ceiling)} req/s."
+          text << " A request holds a slot S = #{service_ms} ms (its mean latency at a light rate, else unloaded), so #{slots} slots " \
+            "could pass #{f.rps(slot_ceiling)} req/s."
         end
         text << " #{verdict}"
       end

@@ -91,7 +91,7 @@ module Arena
                "over-memory" => "PSS #{x["pss_mib"]} MiB over the #{(@memory_kb / 1024.0).round} MiB budget"}[status]
         Candidate.new(settings: settings, label: adapter.label, sustained_rps: x["sustained_rps"].to_f, closed_rps: x["closed_max_rps"].to_f,
           p99_ms: x["p99_ms"], pss_kb: pss_kb, closed_pss_kb: x["closed_pss_mib"] && (x["closed_pss_mib"] * 1024).round,
-          error_pct: x["error_pct"], mean_ms: x["mean_ms"], unloaded_ms: x["unloaded_ms"], cpu_pct: x["closed_cpu_pct"], resolution: x["resolution"],
+          error_pct: x["error_pct"], mean_ms: x["mean_ms"], service_ms: x["service_ms"] || x["unloaded_ms"], cpu_pct: x["closed_cpu_pct"], resolution: x["resolution"],
           status: status, why: why, rates: [x["sustained_rps"].to_f]).freeze
       end
 
