@@ -36,6 +36,13 @@ module Arena
 
       private
 
+      # The winner's tunable settings (the rest are in the table below the chart).
+      def tuned_words(name, winner)
+        keys = Servers.registry[name]&.tunables&.keys || []
+        settings = winner.extra["settings"].is_a?(Hash) ? winner.extra["settings"].slice(*keys) : {}
+        settings.empty? ? winner.server.split(":", 2)[1].to_s : settings.map { |k, v| "#{k}=#{v}" }.join(" ")
+      end
+
       def chart(workload, group, rows)
         f = Report::Format
         series = []
@@ -54,7 +61,7 @@ module Arena
           series << {name: "#{name} frontier", color: self.class.darker(color), points: self.class.frontier(points)}
           if winner&.extra&.dig("pss_mib") && winner.extra["sustained_rps"].to_f.positive?
             marks << {x: winner.extra["pss_mib"].to_f, y: winner.extra["sustained_rps"].to_f, color: color,
-                      label: "#{name}: #{winner.server.split(":", 2)[1]}"}
+                      label: "#{name}: #{tuned_words(name, winner)}"}
           end
         end
         return {title: "Sustained rate: #{workload}", svg: ""} if series.empty?
