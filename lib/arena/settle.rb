@@ -26,8 +26,8 @@ module Arena
       @interval = interval
     end
 
-    # Probes the idle server for up to `seconds` (at least 3, at most 200 probes).
-    def baseline(seconds: 2.0)
+    # Probes the idle server for `seconds` (at least 3 probes, at most 200).
+    def baseline(seconds: 0.5)
       wait_idle(Clock.now + @limit)
       times = []
       deadline = Clock.now + seconds
