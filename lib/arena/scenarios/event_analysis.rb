@@ -6,9 +6,12 @@ module Arena
     # `at` of the counted phase: good throughput before, the dip after, how
     # long until it is back to `recovered` of before, and the errors after.
     # Slices may be finer than a second (crash and restart ask for 100 ms), so
-    # rates are per second whatever the slice.
+    # rates are per second whatever the slice. Recovery must hold for
+    # HOLD_S (or one slice, when slices are longer): a slice that merely
+    # straddles the event, with answers from before it, is not a recovery.
     module EventAnalysis
       TIMELINE_MS = 100
+      HOLD_S = 0.5
 
       module_function
 
@@ -18,7 +21,9 @@ module Arena
         before = load.timeline.select { |p| p.t + step <= at }
         after = load.timeline.select { |p| p.t + step > at }
         baseline = before.empty? ? nil : before.sum(&rate) / before.size
-        back = baseline && after.find { |p| p.t >= at && rate.call(p) >= recovered * baseline }
+        hold = [(HOLD_S / step).round, 1].max
+        back = baseline && after.each_index.lazy.select { |i| after[i].t > at }.map { |i| after[i, hold] }
+          .find { |run| run.size == hold && run.all? { |p| rate.call(p) >= recovered * baseline } }&.first
         dip = after.map(&rate).min
         {
           "event_at_s" => at.round(2),
