@@ -4,11 +4,32 @@ require "delegate"
 
 module Arena
   module Remote
+    # What the agent started and a handle names (a server, its nginx): stopped,
+    # asked for its pids and sampled through the agent. Its pids are the server
+    # host's: nothing here may read them in /proc.
+    module Handled
+      def stop
+        return unless @handle
+        @channel.request("stop", timeout: 60, handle: @handle) unless @channel.closed?
+        @handle = nil
+      end
+
+      def pids = call("pids")["pids"]
+
+      def remote? = true
+
+      def call(op, **fields) = @channel.request(op, handle: @handle, **fields)
+
+      def sampler(interval: 0.2) = Sampler.new(self, interval)
+    end
+
     # A server config running on the server host through its agent. It
     # answers what the runner and the scenarios ask of a ServerRun: bind,
     # adapter, pids, group, start, stop, and a sampler whose samples are taken
     # there (a remote pid means nothing in this host's /proc).
     class Server
+      include Handled
+
       attr_reader :adapter, :bind, :dir, :argv, :boot_s, :group, :remote_pid, :handle
 
       def initialize(channel:, adapter:, app:, bind:, dir:, ready_timeout:)
@@ -34,21 +55,6 @@ module Arena
         raise ServerRun::Failed.new(e.message, log_tail: e.log_tail)
       end
 
-      def stop
-        return unless @handle
-        @channel.request("stop", timeout: 60, handle: @handle) unless @channel.closed?
-        @handle = nil
-      end
-
-      def pids = call("pids")["pids"]
-
-      # Its pids are the server host's: nothing here may read them in /proc.
-      def remote? = true
-
-      def call(op, **fields) = @channel.request(op, handle: @handle, **fields)
-
-      def sampler(interval: 0.2) = Sampler.new(self, interval)
-
       def to_h
         {label: @adapter.label, argv: @argv, bind: @bind.to_h, boot_s: @boot_s, host: @channel.host.to_s}
       end
@@ -70,6 +76,8 @@ module Arena
     # nginx in front of a Server, on the server host (Proxy::Nginx run by the
     # agent), listening on that host's address.
     class Front
+      include Handled
+
       attr_reader :bind
 
       def initialize(channel:, server:, bind:)
@@ -84,20 +92,6 @@ module Arena
         @record = reply["front"]
         self
       end
-
-      def stop
-        return unless @handle
-        @channel.request("stop", timeout: 60, handle: @handle) unless @channel.closed?
-        @handle = nil
-      end
-
-      def pids = call("pids")["pids"]
-
-      def remote? = true
-
-      def call(op, **fields) = @channel.request(op, handle: @handle, **fields)
-
-      def sampler(interval: 0.2) = Sampler.new(self, interval)
 
       def to_h = @record.merge("host" => @channel.host.to_s)
     end
