@@ -60,9 +60,10 @@ module Arena
 
       def uwsgi(s, rackup)
         text = <<~INI
-          ; Found by `arena tune`; start with `uwsgi --ini uwsgi.ini`.
+          ; Found by `arena tune`; start with `uwsgi --ini uwsgi.ini`. Debian's rack plugin predates Rack 3:
+          ; Arena ran it with a shim (lib/arena/servers/uwsgi.rb) that a Rack 3 app needs too.
           [uwsgi]
-          plugins = http,rack
+          plugins = http,#{Servers::Uwsgi::PLUGIN}
           http = :$(PORT)
           http-keepalive = true
           master = true
