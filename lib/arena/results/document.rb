@@ -35,7 +35,7 @@ module Arena
         new(cpu_model: h["cpu_model"], cores: h["cores"], memory_kb: h["memory_kb"], kernel: h["kernel"], os: h["os"],
           ruby: h["ruby"], yjit_available: (yjit["available"] unless yjit.empty?), yjit_on: yjit["enabled_for_servers"],
           engine_version: h["engine_version"], server_cpus: pin["server_cpus"], engine_cpus: pin["engine_cpus"],
-          shared_cpus: pin["shared"]).freeze
+          shared_cpus: pin["cpus"] == "shared").freeze
       end
 
       def pinned? = !(server_cpus.nil? && engine_cpus.nil?)
