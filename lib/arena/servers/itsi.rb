@@ -29,7 +29,7 @@ module Arena
       def self.allowed = {"workers" => 1.., "threads" => 1..}
 
       def command(app:, bind:, dir:)
-        listen = bind.tcp? ? "http://#{bind.host}:#{bind.port}" : "unix://#{bind.path}"
+        listen = bind.uri("http")
         # Itsi writes its pid file into the working directory (the app's)
         # unless told where: the server's own directory instead.
         argv = ["env", "ITSI_SERVER_PID_DIR=#{dir}", *bundle_exec("itsi", "serve", "--bind", listen, "--workers", workers.to_s,
