@@ -12,8 +12,8 @@ class CompareTest < Minitest::Test
   UNICORN = "unicorn:workers=2,preload=true,timeout=60"
 
   def compare
-    a = Arena::Report::Source.open(File.join(FIXTURES, "steady")).document
-    b = Arena::Report::Source.open(File.join(FIXTURES, "steady-again")).document
+    a = Arena::Report::Source.open(File.join(FIXTURES, "steady")).view
+    b = Arena::Report::Source.open(File.join(FIXTURES, "steady-again")).view
     Arena::Report::Compare.new(a, b)
   end
 
@@ -47,8 +47,8 @@ class CompareTest < Minitest::Test
   end
 
   def one_run(rps, p99, pss)
-    {"measurements" => [{"server" => "puma", "workload" => "server", "scenario" => "steady", "variant" => "keep-alive",
-                         "load" => {"throughput_rps" => rps, "duration_s" => 1.0, "requests" => {"completed" => rps}, "latency_us" => {"count" => rps, "p99" => p99}}, "probes" => {"pss_peak_kb" => pss}}]}
+    Arena::Results::Document.from_h({"measurements" => [{"server" => "puma", "workload" => "server", "scenario" => "steady", "variant" => "keep-alive",
+                                                         "load" => {"throughput_rps" => rps, "duration_s" => 1.0, "requests" => {"completed" => rps}, "latency_us" => {"count" => rps, "p99" => p99}}, "probes" => {"pss_peak_kb" => pss}}]})
   end
 
   def test_without_repeats_the_default_band_is_used_and_said

@@ -30,7 +30,7 @@ class GateTest < Minitest::Test
   end
 
   def gate(a, b, spec, default_band: 0.05)
-    docs = [a, b].map { |name| Arena::Report::Source.open(fixture(name)).document }
+    docs = [a, b].map { |name| Arena::Report::Source.open(fixture(name)).view }
     Arena::Gate.new(compare: Arena::Report::Compare.new(*docs), thresholds: Arena::Gate::Threshold.parse_list(spec), default_band: default_band)
   end
 

@@ -58,7 +58,7 @@ module Arena
           runs = side.split(",").reject(&:empty?).map { |target| Arena::Report::Source.open(target) }
           raise UsageError, USAGE if runs.empty?
           runs.each { |s| s.notes.each { |note| @err.puts "arena: note: #{note}" } }
-          Side.new(path: runs.map(&:path).join(", "), document: {"measurements" => runs.flat_map { |s| s.document["measurements"] }})
+          Side.new(path: runs.map(&:path).join(", "), document: Results::Document.pool(runs.map(&:view)))
         end
       rescue UsageError
         raise

@@ -96,10 +96,9 @@ module Arena
 
       private
 
-      # A results document as parsed JSON (Source#document) or as values (Source#view).
+      # A Results::Document (Source#view, or several runs pooled).
       def groups(document)
-        list = document.is_a?(Hash) ? document.fetch("measurements", []).map { |h| Results::Measurement.from_h(h) } : document.measurements
-        list.select(&:measured?).reject(&:summary?).group_by { |m| [m.server, m.workload, m.scenario, m.variant] }
+        document.measured.reject(&:summary?).group_by { |m| [m.server, m.workload, m.scenario, m.variant] }
       end
 
       # Same label on both sides first; then, per server name × workload ×

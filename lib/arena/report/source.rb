@@ -3,9 +3,9 @@
 module Arena
   module Report
     # A run directory (or its results file) opened for reporting: `view` is
-    # the Results::Document (values); `document` the raw hash as read.
+    # the Results::Document (values).
     class Source
-      attr_reader :dir, :path, :document, :view
+      attr_reader :dir, :path, :view
 
       def self.open(target)
         path = File.directory?(target) ? File.join(target, "results.json") : target
@@ -16,7 +16,6 @@ module Arena
         @path = path
         @dir = File.dirname(path)
         @view = Results::Document.from_h(document, path: path)
-        @document = document
       end
 
       def notes = @view.notes

@@ -81,6 +81,16 @@ module Arena
           notes: notes.freeze).freeze
       end
 
+      # Several runs as one (A B A B on one CI runner): their measurements
+      # pool as repeats; the first run's machine and plan stand for all.
+      def self.pool(documents)
+        first, = documents
+        first.with(path: documents.map(&:path).join(", "), measurements: documents.flat_map(&:measurements).freeze,
+          notes: documents.flat_map(&:notes).freeze)
+      end
+
+      def with(**changes) = self.class.new(**to_h, **changes).freeze
+
       def dir = path && File.dirname(path)
 
       def measured = measurements.select(&:measured?)
