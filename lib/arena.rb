@@ -6,6 +6,16 @@ module Arena
 
   # Bad input on the command line; exit status 2.
   class UsageError < Error; end
+
+  # A failure a process's log explains: its last lines travel with it.
+  class LoggedError < Error
+    attr_reader :log_tail
+
+    def initialize(message, log_tail: [])
+      super(message)
+      @log_tail = log_tail
+    end
+  end
 end
 
 require "time"

@@ -7,14 +7,7 @@ module Arena
   # until an HTTP GET is answered, stop and clean up. Failures carry the last
   # lines of the server's log.
   class ServerRun
-    class Failed < Error
-      attr_reader :log_tail
-
-      def initialize(message, log_tail: [])
-        super(message)
-        @log_tail = log_tail
-      end
-    end
+    class Failed < LoggedError; end
 
     attr_reader :adapter, :bind, :dir, :group, :argv, :boot_s, :env
 

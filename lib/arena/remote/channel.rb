@@ -9,14 +9,7 @@ module Arena
     # a reader thread, events handed to a block. Closing it closes the agent's
     # stdin, which makes the agent stop everything it started.
     class Channel
-      class Refused < Error
-        attr_reader :log_tail
-
-        def initialize(message, log_tail: [])
-          super(message)
-          @log_tail = log_tail
-        end
-      end
+      class Refused < LoggedError; end
 
       attr_reader :host, :hello
 

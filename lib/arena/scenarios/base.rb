@@ -93,6 +93,19 @@ module Arena
         def each_level(ctx, &block) = levels(ctx.load).product(ctx.load.keep_alive_modes).map(&block)
       end
 
+      # One open-model level at `fraction` of the closed maximum `max`: spare
+      # connections, so a late request finds one free instead of being
+      # dropped, and long enough for `min_requests` samples within
+      # `seconds_left` (never shorter than -d).
+      def open_level(ctx, max, fraction, min_requests:, seconds_left:)
+        rate = [(max * fraction).round, 1].max
+        settings = ctx.settings(rate: rate, connections: [ctx.load.connections * 4, 64].max,
+          duration: min_requests.fdiv(rate).ceil.clamp(ctx.load.duration, [seconds_left, ctx.load.duration].max).to_f)
+        measure(ctx, settings, variant: "#{(fraction * 100).round}%").then do |m|
+          m.with(extra: {"fraction" => fraction, "target_rps" => rate, "closed_max_rps" => max.round(1)})
+        end
+      end
+
       def summary_record(ctx, variant, extra)
         Results::Measurement.new(server: ctx.adapter.label, workload: ctx.workload.name, scenario: key, variant: variant,
           kind: "summary", extra: extra.freeze).freeze

@@ -27,14 +27,7 @@ module Arena
         points = FRACTIONS.filter_map do |fraction|
           left = deadline - Clock.now
           next if left <= 0
-          rate = [(max * fraction).round, 1].max
-          # The open model needs spare connections: a late request must find
-          # one free, or it is counted as dropped.
-          settings = ctx.settings(rate: rate, connections: [ctx.load.connections * 4, 64].max,
-            duration: MIN_REQUESTS.fdiv(rate).ceil.clamp(ctx.load.duration, [left.ceil, ctx.load.duration].max).to_f)
-          measure(ctx, settings, variant: "#{(fraction * 100).round}%").then do |m|
-            m.with(extra: {"fraction" => fraction, "target_rps" => rate, "closed_max_rps" => max.round(1)})
-          end
+          open_level(ctx, max, fraction, min_requests: MIN_REQUESTS, seconds_left: left.ceil)
         end
         [closed, *points, summary(ctx, max, points)]
       end

@@ -38,7 +38,7 @@ module Arena
         STEPS.times do
           left = deadline - Clock.now
           break if left <= 1
-          point = open_point(ctx, max, fraction, left)
+          point = open_level(ctx, max, fraction, min_requests: MIN_REQUESTS, seconds_left: left.floor)
           ok = Rate.sustained?(self.class.row(point), slo_us)
           points << point.with(extra: point.extra.merge("sustained" => ok))
           ok ? held = fraction : missed = fraction
@@ -65,17 +65,6 @@ module Arena
       def self.sections(document, colors:) = [Tune::Chart.new(document, colors: colors).section].compact
 
       private
-
-      def open_point(ctx, max, fraction, left)
-        rate = [(max * fraction).round, 1].max
-        # As in the rate scenario: spare connections for late requests, and
-        # enough time for at least MIN_REQUESTS samples (within the time left).
-        settings = ctx.settings(rate: rate, connections: [ctx.load.connections * 4, 64].max,
-          duration: MIN_REQUESTS.fdiv(rate).ceil.clamp(ctx.load.duration, [left.floor, ctx.load.duration].max).to_f)
-        measure(ctx, settings, variant: "#{(fraction * 100).round}%").then do |m|
-          m.with(extra: {"fraction" => fraction, "target_rps" => rate, "closed_max_rps" => max.round(1)})
-        end
-      end
 
       def next_fraction(held, missed)
         return nil if held && held >= 1
