@@ -7,13 +7,11 @@ module Arena
   # 100 responses, head has 60")`. Rules that return one take frozen values and
   # start no process and read no clock, so they are unit-tested on synthetic data.
   Verdict = Struct.new(:word, :reason, keyword_init: true) do
-    CANNOT_JUDGE = "cannot judge"
-
     def self.of(word, reason = nil) = new(word: word.to_s, reason: reason).freeze
 
-    def self.cannot_judge(reason) = of(CANNOT_JUDGE, reason)
+    def self.cannot_judge(reason) = of("cannot judge", reason)
 
-    def judged? = word != CANNOT_JUDGE
+    def judged? = word != "cannot judge"
 
     def to_s = (reason.nil? || reason.empty?) ? word : "#{word}: #{reason}"
   end
