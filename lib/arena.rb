@@ -21,6 +21,7 @@ end
 require "time"
 require_relative "arena/version"
 require_relative "arena/verdict"
+require_relative "arena/stats"
 require_relative "arena/registry"
 require_relative "arena/procfs"
 require_relative "arena/process_group"
