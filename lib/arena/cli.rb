@@ -11,7 +11,7 @@ module Arena
       "run" => "Commands::Run", "servers" => "Commands::Servers", "check" => "Commands::Check",
       "presets" => "Commands::Presets", "report" => "Commands::Report", "compare" => "Commands::Compare",
       "init" => "Commands::Init", "tune" => "Commands::Tune",
-      "agent" => "Commands::Agent"
+      "traffic" => "Commands::Traffic", "agent" => "Commands::Agent"
     }.freeze
 
     USAGE = <<~TEXT
@@ -23,6 +23,7 @@ module Arena
         tune      search each server's settings for the config that sustains the most (arena tune --help)
         compare   what changed between two runs, with noise marked (arena compare A B)
         presets   the published comparisons `arena run --preset NAME` re-runs
+        traffic   arena traffic import LOG: a requests file (--requests) from a production log
         init      write a commented arena.yml for the app here (`arena run` here then uses it)
         agent     the remote side of --server-host/--loader-hosts (started by Arena over SSH)
     TEXT

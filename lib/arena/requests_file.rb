@@ -11,15 +11,23 @@ module Arena
   #     item:   {path: /items/7, expect_body: '"id":7'}
   #     create: {method: POST, path: /items, headers: {Content-Type: application/json},
   #              body: '{"name":"x"}', expect_status: 201}
+  #     show:   {path: /items/7, paths: [/items/7, /items/12, /items/7, /items/90]}
   #   mixes:
-  #     production: {item: 9, create: 1}
+  #     production: {item: 9, create: 1, show: 5}
   #   workloads: [production]        # what runs when --workload names none
   #
   # The engine sends one set of headers and one body for a whole mix, so the
   # members of a mix must agree on both (a GET's lack of body aside).
+  #
+  # paths: (optional) real paths of one request's template, as `arena traffic
+  # import` samples them from a log: in a mix, the request's weight is shared
+  # equally between them (a path listed twice gets twice the share), so a
+  # cache sees the log's spread of records rather than one hot path. path:
+  # stays the one a pre-flight check and a lone run send.
   class RequestsFile
     METHODS = %w[GET HEAD POST PUT PATCH DELETE OPTIONS].freeze
-    REQUEST_KEYS = %w[method path headers body body_file expect_status expect_body].freeze
+    REQUEST_KEYS = %w[method path paths headers body body_file expect_status expect_body].freeze
+    MAX_PATHS = 1000
 
     def self.load(path)
       raise UsageError, "--requests #{path}: no such file" unless File.file?(path)
@@ -72,7 +80,16 @@ module Arena
       status = spec.fetch("expect_status", 200)
       fail!("#{at}.expect_status: must be a status code such as 200") unless status.is_a?(Integer) && status.between?(100, 599)
       Workload.new(name: name, path: path, method: method, body: body(at, spec), content_type: nil,
-        expect_status: status, expect_body: spec["expect_body"]&.to_s, headers: headers(at, spec["headers"])).freeze
+        expect_status: status, expect_body: spec["expect_body"]&.to_s, headers: headers(at, spec["headers"]),
+        samples: samples(at, spec["paths"])).freeze
+    end
+
+    def samples(at, value)
+      return nil if value.nil?
+      fail!("#{at}.paths: must be a list of 1 to #{MAX_PATHS} paths") unless value.is_a?(Array) && value.size.between?(1, MAX_PATHS)
+      value.map(&:to_s).each do |p|
+        fail!("#{at}.paths: #{p.inspect} must start with / and have no spaces") unless p.start_with?("/") && !p.match?(/\s/)
+      end.freeze
     end
 
     def body(at, spec)

@@ -9,9 +9,10 @@ module Arena
   # plan's --header). mix: [[weight, Workload], ...] for a weighted mix of
   # requests, run as one workload through the engine's mix file; the mix's
   # own path, method and body are its first member's (what a settle probe
-  # sends), and its members carry their expectations.
+  # sends), and its members carry their expectations. samples: a member's
+  # real paths (a requests file's paths:), which share its weight in the mix.
   Workload = Struct.new(:name, :path, :method, :body, :content_type, :expect_status, :expect_body,
-    :body_rule, :framing, :headers, :mix, keyword_init: true) do
+    :body_rule, :framing, :headers, :mix, :samples, keyword_init: true) do
     # body_rule: lambda(body, bind) -> nil when right, else what is wrong.
     def check_body(body, bind)
       return body_rule.call(body, bind) if body_rule
@@ -27,16 +28,32 @@ module Arena
       return nil unless mix?
       path = File.join(dir, "mix-#{name.gsub(/[^\w.-]/, "_")}.txt")
       return path if File.exist?(path)
-      lines = mix.map do |weight, wl|
-        [weight, wl.method, wl.path, wl.expect_status || "*", wl.expect_body].compact.join(" ")
-      end
-      File.write(path, "# weight method path expected_status [expected body substring]\n#{lines.join("\n")}\n")
+      File.write(path, "# weight method path expected_status [expected body substring]\n#{mix_lines.join("\n")}\n")
       path
+    end
+
+    # A member with samples is one line a sample, its weight shared between
+    # them: every weight is first scaled up (as far as the engine's limit of
+    # 1,000,000 a line allows) so the shares stay close after rounding.
+    def mix_lines
+      scale = (mix.any? { |_, wl| wl.samples }) ? (1_000_000 / mix.map(&:first).max).clamp(1, 1000) : 1
+      mix.flat_map do |weight, wl|
+        paths = wl.samples || [wl.path]
+        each = [(weight * scale).fdiv(paths.size).round, 1].max
+        paths.map { |p| [each, wl.method, p, wl.expect_status || "*", wl.expect_body].compact.join(" ") }
+      end
+    end
+
+    # The member of the mix each of the engine's mix lines belongs to.
+    def mix_members
+      mix.flat_map { |_, wl| [wl] * (wl.samples || [wl.path]).size }
     end
 
     def to_h
       h = {name: name, path: path, method: method, expect_status: expect_status, expect_body: expect_body}
       h[:headers] = headers.keys if headers && !headers.empty? # names only: values may be secrets
+      h[:paths] = samples.size if samples # how many, not which: they may carry ids
+      h[:paths] = samples.size if samples # how many, not which: they may carry ids
       h[:mix] = mix.map { |weight, wl| {weight: weight}.merge(wl.to_h) } if mix?
       h
     end
