@@ -65,6 +65,8 @@ class TrafficImportUnitTest < Minitest::Test
     assert_equal 200, req.expect_status
     assert_equal 7, req.samples.size, "only requests that got the expected status are sampled"
     assert req.samples.all? { |p| p.match?(%r{\A/orders/\d/lines\?token=&page=\d\z}) }, req.samples.inspect
+    _, _, _, file = import(log.join("\n"))
+    assert_includes file.requests.values.first.samples, "/orders/3/lines?token=s3&page=3", "without --redact, values stay"
   end
 
   def test_coverage_and_bodies_decide_what_goes_in

@@ -21,7 +21,7 @@ module Arena
       # control characters (which a request line cannot carry) escaped.
       def self.sample(target, redact: [])
         path, query = target.split("?", 2)
-        return escape(path) if query.nil? || redact.empty?
+        return escape(target) if query.nil? || redact.empty?
         kept = query.split("&").map do |pair|
           key = pair.split("=", 2).first
           redact.include?(key) ? "#{key}=" : pair
