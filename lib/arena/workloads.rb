@@ -62,6 +62,7 @@ module Arena
   module Workloads
     PRIMES_1000 = 3_682_913
     PI_PREFIX = "3.14159265358979323846"
+    PAGE_BYTES = 4_700
 
     def self.builtin
       @builtin ||= [
@@ -78,6 +79,9 @@ module Arena
         w("ip", "/ip", body_rule: ->(b, bind) { ip_rule(b, bind) }),
         w("json", "/json", content_type: %r{\Aapplication/json}, expect_body: "Hello, World!"),
         w("body", "/body?kb=64", body_rule: ->(b, _) { (b.bytesize == 65_536) ? nil : "expected 65536 bytes, got #{b.bytesize}" }),
+        # A page of 4,700 bytes: a typical HTML page, over the 4 KB that a
+        # server writing in pieces without TCP_NODELAY may stall on.
+        w("page", "/body?bytes=#{PAGE_BYTES}", body_rule: ->(b, _) { (b.bytesize == PAGE_BYTES) ? nil : "expected #{PAGE_BYTES} bytes, got #{b.bytesize}" }),
         w("upload", "/upload", method: "POST", body: "u" * 10_240, expect_body: "10240"),
         w("stream", "/stream?chunks=5&ms=20", framing: :chunked,
           body_rule: ->(b, _) { (b == (0..4).map { |i| "chunk #{i}\n" }.join) ? nil : "stream body incomplete" }),

@@ -96,10 +96,10 @@ class AdaptersTest < Minitest::Test
   def test_uwsgi_defaults_to_the_http_router_with_keep_alive
     shim = "#{@dir}/uwsgi_rack3_shim.rb"
     assert_equal ["/usr/bin/uwsgi", "--plugin", "http,rack_ruby31", "--http", "127.0.0.1:9292", "--http-keepalive",
-      "--http-auto-chunked", "--master", "--processes", "2", "--die-on-term", "--need-app", "--auto-procname",
+      "--http-auto-chunked", "--http-buffer-size", "65536", "--master", "--processes", "2", "--die-on-term", "--need-app", "--auto-procname",
       "--rb-gc-freq", "1000", "--post-buffering", "4096", "--rbrequire", "bundler/setup", "--rbrequire", shim, "--rack", RU, "--chdir", APP.dir,
       "--pidfile", "#{@dir}/uwsgi.pid", "--touch-chain-reload", "#{@dir}/uwsgi.chain-reload"], argv("uwsgi")
-    assert_equal "uwsgi:processes=2,mode=http,socket_timeout=1,gc_freq=1000", adapter("uwsgi").label
+    assert_equal "uwsgi:processes=2,mode=http,socket_timeout=1,gc_freq=1000,http_buffer_size=65536", adapter("uwsgi").label
     assert_includes File.read(shim), "Rack::Builder.singleton_class.prepend"
     assert_equal ["--http", unix.path], argv("uwsgi", bind: unix)[3, 2]
     assert_equal [:chain, :hup], adapter("uwsgi").restart_mechanisms
@@ -139,7 +139,7 @@ class AdaptersTest < Minitest::Test
     {
       "falcon:model=hybrid" => 'falcon: model must be forked or threaded, not "hybrid"',
       "uwsgi:mode=fastcgi" => 'uwsgi: mode must be one of http, http11-socket, http-socket, not "fastcgi"',
-      "uwsgi:socket=fastcgi" => 'uwsgi: unknown setting "socket" (known: processes, mode, socket_timeout, gc_freq)',
+      "uwsgi:socket=fastcgi" => 'uwsgi: unknown setting "socket" (known: processes, mode, socket_timeout, gc_freq, http_buffer_size)',
       "pitchfork:refork_after=soon" => 'pitchfork: refork_after must be off or request counts like 50/100/1000, not "soon"',
       "pitchfork:refork_after=50/0" => 'pitchfork: refork_after must be off or request counts like 50/100/1000, not "50/0"',
       "thin:servers=0" => "thin: servers must be at least 1, not 0",

@@ -29,7 +29,7 @@ module ArenaApp
     when "/trial" then text(trial_division_sum(int(params, "count", 1000, 100_000)).to_s)
     when "/ip" then text(env["REMOTE_ADDR"].to_s)
     when "/json" then respond("application/json", JSON.generate(message: "Hello, World!"))
-    when "/body" then text("x" * (1024 * int(params, "kb", 64, 100_000)))
+    when "/body" then text("x" * body_bytes(params))
     when "/upload" then upload(env)
     when "/stream" then stream(int(params, "chunks", 5, 1000), int(params, "ms", 20, 10_000))
     when "/leak" then leak(int(params, "kb", 64, 10_240))
@@ -45,6 +45,12 @@ module ArenaApp
 
   def respond(type, body, status: 200)
     [status, {"content-type" => type, "content-length" => body.bytesize.to_s}, [body]]
+  end
+
+  # ?bytes=N (a page of an exact size) or ?kb=N (64 by default).
+  def body_bytes(params)
+    return int(params, "bytes", 0, 100 * 1024 * 1024) if params.key?("bytes")
+    1024 * int(params, "kb", 64, 100_000)
   end
 
   def query(string)

@@ -47,6 +47,21 @@ module Arena
     # /server at c=16 (2 processes): gc_freq=1 90 req/s, 10 630, 100 3,260,
     # 1000 5,486, PSS 37-38 MiB for every one. gc_freq=1 is uWSGI as shipped.
     #
+    # The HTTP router forwards a response in pieces of its buffer
+    # (--http-buffer-size, a memory page, 4 KB, by default) and never sets
+    # TCP_NODELAY on its clients' sockets (--tcp-nodelay is for the workers'
+    # sockets). Linux's Nagle rule holds a piece shorter than a segment while
+    # an earlier short piece is unacknowledged, and on a kept-alive connection
+    # the client acknowledges late (delayed ACK, 40 ms at least); on loopback
+    # a segment is 64 KB, so every piece is short. Measured here at c=1: every
+    # response over 4 KB waited about 44 ms, one TcpExt DelayedACK each
+    # (43 of 43 requests); with TCP_NODELAY forced on the router's sockets for
+    # the diagnosis, no stall and no delayed ACK. A new connection starts in
+    # quick-ACK mode, which is why keep-alive off hides it. No uWSGI option
+    # sets TCP_NODELAY there; a buffer of 64 KB makes most pages one write
+    # (http_buffer_size, 2 buffers per connection). A response the router
+    # still reads in pieces can stall: the measurement says `stalled`.
+    #
     # Without --die-on-term, TERM makes uWSGI reload rather than exit, and a
     # stop would hang until KILL.
     class Uwsgi < Base
@@ -69,10 +84,14 @@ module Arena
       end
 
       def self.settings
-        {"processes" => ->(m) { m.default_workers }, "mode" => "http", "socket_timeout" => 1, "gc_freq" => 1000}
+        {"processes" => ->(m) { m.default_workers }, "mode" => "http", "socket_timeout" => 1, "gc_freq" => 1000,
+         "http_buffer_size" => 65_536}
       end
 
-      def self.allowed = {"processes" => 1.., "mode" => MODES, "socket_timeout" => 1.., "gc_freq" => 1..}
+      def self.allowed
+        {"processes" => 1.., "mode" => MODES, "socket_timeout" => 1.., "gc_freq" => 1..,
+         "http_buffer_size" => 4096..(16 * 1024 * 1024)}
+      end
 
       # What a Rack 3 server does for a response without Content-Length:
       # count an Array body, chunk any other one for an HTTP/1.1 client.
@@ -180,10 +199,13 @@ module Arena
 
       def listen(address)
         case settings["mode"]
-        when "http" then ["--http", address, "--http-keepalive", "--http-auto-chunked"]
+        when "http" then ["--http", address, "--http-keepalive", "--http-auto-chunked", *router_buffer]
         else ["--#{settings["mode"]}", address, "--socket-timeout", settings["socket_timeout"].to_s]
         end
       end
+
+      # The router's write size (see the class comment on the 40 ms stall).
+      def router_buffer = ["--http-buffer-size", settings["http_buffer_size"].to_s]
 
       def touch_file(dir) = File.join(dir, "uwsgi.chain-reload")
     end
