@@ -40,7 +40,7 @@ class ReportMarkdownTest < Minitest::Test
 
       ## Results
 
-      Good req/s counts only responses that passed the checks; latency is of good responses. Medians over repeats, with the min-max range when repeated; "!" marks errors over 1%.
+      Good req/s counts only responses that passed the checks; latency is of good responses. Medians over repeats, with the min-max range when repeated; "!" marks errors over 1%, "stalled" latency that sits at a fixed delay while the server idled (Findings say why).
 
       | server | workload | scenario | good req/s | errors | p50 | p99 | max | PSS peak | RSS peak | CPU |
       |---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|

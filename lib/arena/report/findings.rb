@@ -16,11 +16,19 @@ module Arena
 
       module_function
 
-      def lines(document) = document.measurements.filter_map { |m| line(m) } + flag_lines(document)
+      def lines(document) = document.measurements.filter_map { |m| line(m) } + flag_lines(document) + stall_lines(document)
 
       def line(m)
         scenario = Scenarios.registry[m.scenario]
         scenario&.finding(m)
+      end
+
+      # Each stalled measurement with its own reason: the delay, the likely
+      # cause and the run that tells it apart differ by row.
+      def stall_lines(document)
+        document.measured.select { |m| m.summary&.stall }.map do |m|
+          "#{m.server} #{m.workload} #{m.label}: stalled: #{m.summary.stall}"
+        end
       end
 
       def flag_lines(document)

@@ -65,8 +65,11 @@ module Arena
         spread = (row.runs > 1) ? " (#{Format.rps(row.rps_min)}–#{Format.rps(row.rps_max)} over #{row.runs} runs)" : ""
         errors = row.errors.positive? ? ", #{Format.error_pct(row.error_pct)} errors" : ""
         cpu = row.cpu_pct.positive? ? ", CPU #{row.cpu_pct.round}%" : ""
-        "#{Format.rps(row.rps)} good req/s#{spread}, p99 #{Format.percentile_us(row.p99_us, row.samples, :p99)}#{cpu}#{errors}"
+        "#{Format.rps(row.rps)} good req/s#{spread}, p99 #{Format.percentile_us(row.p99_us, row.samples, :p99)}#{cpu}#{errors}#{stalled(row)}"
       end
+
+      # A stalled row may be picked, but never without the word.
+      def stalled(row) = row.stalled? ? ", stalled (its latency is a fixed delay: see Findings)" : ""
 
       def overlap?(a, b) = a.runs > 1 && b.runs > 1 && a.rps_min <= b.rps_max
 
@@ -86,7 +89,7 @@ module Arena
         serving = per_server.select { |r| r.rps >= floor }.sort_by(&:pss_peak_kb)
         best, second = serving
         because = "PSS peak #{Format.memory_kb(best.pss_peak_kb)} (RSS #{Format.memory_kb(best.rss_peak_kb)}) at " \
-          "#{Format.rps(best.rps)} good req/s on #{workload}#{workers(best.server)}, among the servers within " \
+          "#{Format.rps(best.rps)} good req/s#{stalled(best)} on #{workload}#{workers(best.server)}, among the servers within " \
           "#{(100 * (1 - SERVING_SHARE)).round}% of the best goodput (#{Format.rps(floor / SERVING_SHARE)} req/s)"
         if second
           because += "; runner-up #{second.server} #{Format.memory_kb(second.pss_peak_kb)}#{workers(second.server)} at " \

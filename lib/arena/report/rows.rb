@@ -14,6 +14,8 @@ module Arena
         def label = variant ? "#{scenario} #{variant}" : scenario
 
         def erroneous? = flags.include?("errors")
+
+        def stalled? = flags.include?("stalled")
       end
 
       module_function

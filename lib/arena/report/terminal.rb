@@ -22,9 +22,10 @@ module Arena
         "#{table}\n"
       end
 
-      # Throughput is goodput; a row with errors over 1% is marked "!".
+      # Throughput is goodput; a row with errors over 1% is marked "!", one
+      # whose latency is a fixed delay (lib/arena/stall.rb) "stalled".
       def cells(r)
-        [r.server, r.workload, r.label, "#{Format.rps_spread(r)}#{" !" if r.erroneous?}", Format.error_pct(r.error_pct),
+        [r.server, r.workload, r.label, "#{Format.rps_spread(r)}#{" !" if r.erroneous?}#{" stalled" if r.stalled?}", Format.error_pct(r.error_pct),
           Format.duration_us(r.p50_us), Format.percentile_us(r.p99_us, r.samples, :p99), Format.duration_us(r.max_us),
           Format.memory_kb(r.pss_peak_kb), Format.memory_kb(r.rss_peak_kb), "#{r.cpu_pct.round}%"]
       end

@@ -91,6 +91,16 @@ module Arena
 
       def warmup_s = raw["warmup_s"].to_f
 
+      # Whether connections were kept alive (older documents: they were).
+      def keep_alive? = raw.fetch("keep_alive", true) != false
+
+      # What the stall rule (lib/arena/stall.rb) reads of this load.
+      def stall_figures(server_cpu_pct:, server_cores:)
+        Stall::Figures.new(p50_us: latency.p50, p99_us: latency.p99, mean_us: latency.mean, good_rps: good_rps,
+          connections: connections_requested, open_model: open?, keep_alive: keep_alive?,
+          server_cpu_pct: server_cpu_pct, server_cores: server_cores).freeze
+      end
+
       # Connections asked of the engine (older documents lack the argv).
       def connections_requested = raw.dig("connections", "requested").to_i
 
@@ -127,23 +137,28 @@ module Arena
     # The figures every table shows, computed once when the measurement is
     # made and written beside the engine's document, so a reader of
     # results.json (or another tool) need not know the engine's schema.
-    Summary = Struct.new(:good_rps, :error_pct, :p50_us, :p99_us, :samples, :settled_s, :loader_cpu_pct, :flags,
+    # `stall` is the stall rule's reason when it said "stalled" (the flag
+    # names the shape, the reason names its likely cause and the telling run).
+    Summary = Struct.new(:good_rps, :error_pct, :p50_us, :p99_us, :samples, :settled_s, :loader_cpu_pct, :flags, :stall,
       keyword_init: true) do
-      def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil)
+      def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil, server_cpu_pct: nil, server_cores: nil)
         flags = []
         flags << "errors" if load.error_pct > ERROR_LIMIT_PCT
         flags << "loader-bound" if loader_cpu_pct && loader_cpu_pct > LOADER_BUSY_PCT
         flags << "did-not-settle" unless settled
         flags << "few-samples" unless load.latency.supported?(:p99)
+        stall = Stall.verdict(load.stall_figures(server_cpu_pct: server_cpu_pct, server_cores: server_cores))
+        flags << "stalled" if stall.word == "stalled"
         new(good_rps: load.good_rps.round(2), error_pct: load.error_pct, p50_us: load.latency.p50, p99_us: load.latency.p99,
-          samples: load.latency.n, settled_s: settled_s, loader_cpu_pct: loader_cpu_pct, flags: flags.freeze).freeze
+          samples: load.latency.n, settled_s: settled_s, loader_cpu_pct: loader_cpu_pct, flags: flags.freeze,
+          stall: (stall.word == "stalled") ? stall.reason : nil).freeze
       end
 
       def self.from_h(h)
         new(**h.transform_keys(&:to_sym).slice(*members)).tap { |s| s.flags = Array(s.flags).freeze }.freeze
       end
 
-      def to_record = to_h.transform_keys(&:to_s)
+      def to_record = to_h.transform_keys(&:to_s).tap { |h| h.delete("stall") unless stall }
 
       def flagged?(flag) = flags.include?(flag)
 

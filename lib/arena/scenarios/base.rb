@@ -121,15 +121,16 @@ module Arena
         extra = block_given? ? yield(run) : nil
         load = run.wait
         extra = extra.value if extra.is_a?(Thread)
-        probes = sampler.stop
+        probes = Results::Memory.from_h(sampler.stop.to_h)
         loader_cpu = loader.stop
         done = Results::Measurement.new(
           server: ctx.adapter.label, workload: ctx.workload.name, scenario: key, variant: variant,
           engine_argv: ctx.engine.argv(ctx.target, settings)[1..], load: load,
-          probes: Results::Memory.from_h(probes.to_h), front_probes: front && Results::Memory.from_h(front.stop.to_h),
+          probes: probes, front_probes: front && Results::Memory.from_h(front.stop.to_h),
           loader: Results::Memory.from_h(loader_cpu.to_h),
           summary: Results::Summary.of(load, settled_s: settled.seconds, settled: settled.settled,
-            loader_cpu_pct: loader_cpu.cpu_pct_mean),
+            loader_cpu_pct: loader_cpu.cpu_pct_mean, server_cpu_pct: probes&.cpu_pct,
+            server_cores: ctx.adapter.machine.server_cores),
           extra: (extra || {}).freeze
         ).freeze
       ensure
