@@ -106,17 +106,18 @@ module Arena
 
     def op_free_port(r) = {port: Bind.free_port(r.fetch("host"))}
 
-    # A server config by adapter (its command and config files are made here,
-    # on the host that runs it), started and answering before the reply.
+    # A server config by its LaunchSpec (settings, runtime, --env, rackup: its
+    # command and config files are made here, on the host that runs it),
+    # started and answering before the reply.
     def op_start(r)
       # A server host gives the server every core: no engine runs beside it.
       machine = Machine.new(cores: Machine.current.cores, shared: true).freeze
-      adapter = Servers.fetch(r.fetch("server")).new(settings: r.fetch("settings", {}), machine: machine)
-      app = r["rackup"] ? AppSource.user(r["rackup"]) : AppSource.builtin
+      launch = LaunchSpec.from_wire(r.fetch("launch"))
+      adapter = launch.adapter(machine: machine)
       bind = Bind.new(kind: :tcp, host: r.fetch("host"), port: Integer(r.fetch("port"))).freeze
       name = "#{@count += 1}-#{adapter.key}"
-      server = ServerRun.new(adapter: adapter, app: app, bind: bind, dir: File.join(@dir, name), machine: machine,
-        ready_timeout: r["ready_timeout"]&.to_f)
+      server = ServerRun.new(adapter: adapter, app: launch.app, bind: bind, dir: File.join(@dir, name), machine: machine,
+        ready_timeout: r["ready_timeout"]&.to_f, env: launch.env)
       @servers[name] = server
       server.start
       {handle: name, argv: server.argv, boot_s: server.boot_s, pid: server.group.pid}
@@ -162,7 +163,7 @@ module Arena
     def op_probe_start(r)
       s = server(r)
       @samplers[r["handle"]]&.stop
-      @samplers[r["handle"]] = Probes::Sampler.new(pids: -> { s.pids }, interval: r.fetch("interval", 0.2).to_f).start
+      @samplers[r["handle"]] = s.sampler(interval: r.fetch("interval", 0.2).to_f, per_process: r["per_process"] == true).start
       {}
     end
 
@@ -171,9 +172,13 @@ module Arena
       {summary: sampler.stop.to_h}
     end
 
-    def op_kill_worker(r) = {victim: server(r).adapter.kill_worker(server(r).group)}
+    def op_worker_pids(r) = {pids: server(r).worker_pids}
 
-    def op_restart(r) = {outcome: server(r).adapter.restart(server(r).group, r.fetch("mechanism").to_sym).to_s}
+    def op_memory(r) = {processes: RunningServer.memory(Array(r.fetch("pids")).map { |pid| Integer(pid) })}
+
+    def op_kill_worker(r) = {victim: server(r).kill_worker}
+
+    def op_restart(r) = {outcome: server(r).restart(r.fetch("mechanism").to_sym)}
 
     def op_signal(r) = {sent: server(r).group.signal(r.fetch("signal"))}
 
@@ -186,7 +191,8 @@ module Arena
     # A loader: the engine starts, connects, and waits for go (LoaderJob).
     def op_load(r)
       name = "#{@count += 1}-load"
-      job = @jobs[name] = Remote::LoaderJob.new(argv: [Load::Engine.path, *r.fetch("args")], dir: @dir, name: name)
+      args = shipped(r.fetch("args"), r.fetch("files", []), name)
+      job = @jobs[name] = Remote::LoaderJob.new(argv: [Load::Engine.path, *args], dir: @dir, name: name)
       job.start(ready_timeout: r.fetch("ready_timeout", 30).to_f) { |result| emit({event: "load_done", handle: name}.merge(result)) }
       {handle: name}
     end
@@ -203,6 +209,17 @@ module Arena
 
     private
 
+    # The caller's files the engine reads (its request mix, a body), written
+    # here; the arguments naming the caller's paths name these copies.
+    def shipped(args, files, name)
+      copies = files.each_with_index.to_h do |f, i|
+        path = File.join(@dir, "#{name}-#{i}-#{File.basename(f.fetch("path"))}")
+        File.binwrite(path, f.fetch("content").unpack1("m0"))
+        [f.fetch("path"), path]
+      end
+      args.map { |a| copies.fetch(a, a) }
+    end
+
     def server(r) = @servers.fetch(r.fetch("handle")) { raise Error, "no server #{r["handle"].inspect}" }
 
     def stop_all
@@ -218,6 +235,8 @@ module Arena
     # A bare spawned program, answering what the ops ask of a server.
     Spawned = Struct.new(:group) do
       def pids = group.tree
+
+      def sampler(interval:, per_process:) = Probes::Sampler.new(pids: -> { pids }, interval: interval, per_process: per_process)
 
       def stop = group.stop
     end

@@ -27,7 +27,7 @@ module Arena
       @store = store
       @engine = engine || Load::Engine.new(dir: plan.out_dir, machine: plan.machine)
       @starter = starter || ServerStarter.new(plan: plan)
-      @verifier = verifier || ->(bind, entry) { Verify.new(bind: bind, probe: HttpProbe.new(entry, timeout: 10), headers: plan.headers || {}) }
+      @verifier = verifier
       @scenarios = scenarios
       @failures = []
     end
@@ -60,69 +60,39 @@ module Arena
 
     def run_server(adapter, index)
       installation = adapter.class.install(@plan.app)
-      return fail_server(adapter, "#{adapter.label}: not installed (#{installation.why})", installation: installation) unless installation.found
-      dir = File.join(@plan.out_dir, "servers", format("%02d-%s", index + 1, adapter.label.gsub(/[^\w.=-]+/, "_")))
-      server = @starter.start(adapter, dir)
-      record = server_record(adapter, installation, server)
-      good = verified(record, server)
-      return fail_server(adapter, "#{adapter.label}: failed verification (#{first_problem(record)})", installation: installation, record: record) if good.empty?
-      @store.add_server(record.merge("status" => "ok"))
-      @reporter.server_started(Results::ServerRecord.from_h(record))
-      baselines = {}
-      good.each { |workload| run_workload(workload, dir, baselines) }
+      session = ServerSession.new(plan: @plan, adapter: adapter, index: index + 1, starter: @starter, engine: @engine,
+        store: @store, installation: installation, verifier: @verifier)
+      return fail_server(session, "#{adapter.label}: not installed (#{installation.why})") unless installation.found
+      good = session.start(@plan.workloads)
+      @reporter.server_started(session.record)
+      good.each { |workload| run_workload(session, workload) }
     rescue ServerRun::Failed => e
-      fail_server(adapter, e.message, log_tail: e.log_tail, installation: installation, record: record, after_start: !record.nil?)
+      fail_server(session, e.message, log_tail: e.log_tail)
     rescue Error => e
-      fail_server(adapter, e.message, log_tail: @starter.server&.group&.log_tail || [], installation: installation, record: record,
-        after_start: !record.nil?)
+      fail_server(session, e.message)
     ensure
-      @starter.stop
+      session&.stop
     end
 
-    def verified(record, server)
-      entry = @starter.front ? @starter.front.bind : server.bind
-      outcomes = @verifier.call(server.bind, entry).call(@plan.workloads)
-      record["verify"] = outcomes.map(&:to_h)
-      record["topology"] = {"front" => @starter.front&.to_h}
-      @plan.workloads.select { |wl| outcomes.find { |o| o.workload == wl.name }&.ok }
-    end
-
-    def first_problem(record) = record["verify"].flat_map { |v| v["problems"] }.first
-
-    def run_workload(workload, dir, baselines)
+    def run_workload(session, workload)
       @plan.scenarios.each do |name|
         scenario = @scenarios.fetch(name).new
         @plan.repeat.times do |i|
-          ctx = Scenarios::Context.new(server: @starter.server, workload: workload, engine: @engine, load: @plan.load,
-            dir: dir, machine: @plan.machine, starter: @starter, front: @starter.front, headers: @plan.headers || {},
-            settle_limit: @plan.load.settle_timeout, baselines: baselines)
-          scenario.call(ctx).each do |measurement|
+          session.run(scenario, workload).each do |measurement|
             measurement = measurement.with(repeat: i + 1)
             @store.add_measurement(measurement)
             @reporter.measured(measurement)
           end
-          @starter.restart(@starter.server) if scenario.disruptive?
         end
       end
     end
 
-    def server_record(adapter, installation, server)
-      {
-        "label" => adapter.label, "name" => adapter.key, "settings" => adapter.settings,
-        "version" => installation.version, "source" => installation.source,
-        "command" => server.argv, "bind" => server.bind.to_h, "boot_s" => server.boot_s,
-        "cpus" => @plan.machine.server_cpus, "workers" => adapter.workers
-      }
-    end
-
-    # A failure after the server was recorded as started (a fresh start, the
-    # engine, the proxy) is recorded beside it: what was measured stands.
-    def fail_server(adapter, message, installation:, log_tail: [], record: nil, after_start: false)
-      record ||= {"label" => adapter.label, "version" => installation&.version, "source" => installation&.source}.compact
+    # One server's failure is recorded (beside its start record when it had
+    # started: what was measured stands) and the run goes on.
+    def fail_server(session, message, log_tail: nil)
       @failures << message
-      @store.add_server(record.merge("status" => "failed", "error" => message, "log_tail" => log_tail,
-        "failed_after_start" => after_start || nil).compact)
-      @reporter.server_failed(adapter.label, message, log_tail)
+      record = session.fail(message, log_tail: log_tail)
+      @reporter.server_failed(record.label, message, record.log_tail)
       nil
     end
   end

@@ -5,7 +5,8 @@ require "fileutils"
 module Arena
   # One server config brought up on one bind: spawn through ProcessGroup, wait
   # until an HTTP GET is answered, stop and clean up. Failures carry the last
-  # lines of the server's log.
+  # lines of the server's log. It answers RunningServer (running_server.rb),
+  # as Remote::Server does for a server on another host.
   class ServerRun
     class Failed < LoggedError; end
 
@@ -53,6 +54,22 @@ module Arena
     end
 
     def pids = @group.tree
+
+    def local_pids = pids
+
+    def worker_pids = @adapter.worker_pids(@group)
+
+    def launch = LaunchSpec.of(adapter: @adapter, app: @app, env: @env)
+
+    def sampler(interval: 0.2, per_process: false) = Probes::Sampler.new(pids: -> { pids }, interval: interval, per_process: per_process)
+
+    def memory(pids) = RunningServer.memory(pids)
+
+    def kill_worker = @adapter.kill_worker(@group)
+
+    def restart(mechanism) = @adapter.restart(@group, mechanism)
+
+    def log_tail(lines = 20) = @group ? @group.log_tail(lines) : []
 
     # The same config, to start afresh after a crash or restart scenario: on
     # a new port unless the user pinned one. A server that closes

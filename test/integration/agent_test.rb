@@ -53,7 +53,8 @@ module Arena
         hello = ask.call("hello", version: VERSION)
         assert hello.dig("environment", "kernel"), "the agent's host environment"
         port = ask.call("free_port", host: "127.0.0.1")["port"]
-        started = ask.call("start", server: "puma", settings: {"workers" => 2}, host: "127.0.0.1", port: port)
+        launch = {"server" => "puma", "settings" => {"workers" => 2}, "runtime" => [], "env" => {}}
+        started = ask.call("start", launch: launch, host: "127.0.0.1", port: port)
         assert started["ok"], started["error"]
         handle = started["handle"]
         pids = ask.call("pids", handle: handle)["pids"]
@@ -61,7 +62,6 @@ module Arena
         assert ask.call("probe_start", handle: handle, interval: 0.1)["ok"]
         victim = ask.call("kill_worker", handle: handle)["victim"]
         assert_includes pids.drop(1), victim
-        sleep 0.3
         summary = ask.call("probe_stop", handle: handle)["summary"]
         assert_operator summary["pss_peak_kb"], :>, 0
         stdin.close # as when SSH drops

@@ -149,7 +149,9 @@ module Arena
       pid = Process.spawn(*argv, chdir: ROOT, in: File::NULL, out: log, err: log, pgroup: true)
       server_up = wait_for(30) { @lab.processes.any? { |p| p.start_with?("srv:") && p.include?("puma") } }
       assert server_up, "server never started: #{File.read(log)}"
-      sleep 1
+      # Cut mid-run: once the engine is loading, not at a fixed time.
+      loading = wait_for(30) { @lab.processes.any? { |p| p.start_with?("l1:") && p.include?("arena-load") } }
+      assert loading, "the load never started: #{File.read(log)}"
       ssh = @lab.processes.find { |p| p.start_with?("l1:") && p =~ /\d+ ssh .*#{Regexp.escape(@lab.address("srv"))}/ }
       refute_nil ssh, @lab.processes.join("\n")
       Process.kill("KILL", ssh[/: (\d+)/, 1].to_i)

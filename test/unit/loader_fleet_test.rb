@@ -70,9 +70,24 @@ module Arena
       @channels.each { |c| refute_includes c.args, "--allow-remote" }
     end
 
-    def test_refuses_fewer_connections_than_loaders_and_body_files
+    def test_refuses_fewer_connections_than_loaders
       assert_raises(Error) { fleet(3).start("http://198.18.77.1:1/", Load::Settings.build(connections: 2, duration: 1.0)) }
-      assert_raises(Error) { fleet(2).start("http://198.18.77.1:1/", Load::Settings.build(connections: 2, body_file: "/tmp/b")) }
+    end
+
+    # The loader hosts do not have this host's files: the mix and the body travel with the request.
+    def test_the_mix_and_body_files_travel_with_the_load_request
+      f = fleet(2)
+      mix = File.join(@dir, "mix.txt")
+      body = File.join(@dir, "body")
+      File.write(mix, "1 GET /a\n")
+      File.binwrite(body, "\x00\xffpayload")
+      f.start("http://198.18.77.1:1/", Load::Settings.build(connections: 2, duration: 1.0, mix_file: mix, body_file: body))
+      @channels.each do |c|
+        files = c.requests.find { |op, _| op == "load" }.last[:files]
+        assert_equal [mix, body], files.map { |x| x["path"] }
+        assert_equal ["1 GET /a\n", "\x00\xffpayload".b], files.map { |x| x["content"].unpack1("m0") }
+        assert_equal mix, flag(c.args, "--mix"), "the agent swaps the path for its copy"
+      end
     end
   end
 end

@@ -19,6 +19,8 @@ class RunnerTest < Minitest::Test
   FakeServer = Struct.new(:adapter, :bind, :dir, :argv, :boot_s, :group, keyword_init: true) do
     def pids = []
 
+    def log_tail(_lines = 20) = []
+
     def stop = nil
   end
 

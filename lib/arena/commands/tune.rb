@@ -105,7 +105,7 @@ module Arena
 
       def tune_server(plan, adapter, space, installation, store, engine, starter, output, memory, deadline:)
         @err.puts "#{adapter.key}: searching #{space.dimensions.map { |d| "#{d.name} #{d.min}..#{d.max}" }.join(", ")} from #{space.start}"
-        trial = Arena::Tune::Trial.new(plan: plan, adapter: adapter, version: installation.version, workload: plan.workloads.first,
+        trial = Arena::Tune::Trial.new(plan: plan, adapter: adapter, installation: installation, workload: plan.workloads.first,
           store: store, engine: engine, starter: starter, memory_kb: memory / 1024, deadline: deadline, log: ->(line) { @err.puts line })
         outcome = Arena::Tune::Search.new(space: space, evaluate: trial, deadline: deadline).call
         output.add(adapter: adapter, outcome: outcome, slo_ms: trial.slo_ms)

@@ -65,6 +65,9 @@ module Arena
 
       def pids = @group ? @group.tree : []
 
+      # Sampled as a server is (RunningServer#sampler), here where it runs.
+      def sampler(interval: 0.2, per_process: false) = Probes::Sampler.new(pids: -> { pids }, interval: interval, per_process: per_process)
+
       def config_path = File.join(@dir, "nginx.conf")
 
       def to_h

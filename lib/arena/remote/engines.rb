@@ -42,12 +42,11 @@ module Arena
       def argv(target, settings) = ["arena-load", *engine_args(target, settings)]
 
       def start(target, settings)
-        raise Error, "--loader-hosts: a request body file is not sent to loader hosts" if settings.body_file
         n = @channels.size
         raise Error, "--loader-hosts: #{n} loaders need at least #{n} connections" if settings.connections.to_i < n
         @count += 1
         parts = @channels.each_with_index.map { |ch, i| [ch, engine_args(target, share(settings, i, n))] }
-        FleetRun.new(parts, out: File.join(@dir, "loaders-#{@count}.json"), limit: limit(settings)).start
+        FleetRun.new(parts, out: File.join(@dir, "loaders-#{@count}.json"), limit: limit(settings), files: files(settings)).start
       end
 
       private
@@ -68,6 +67,13 @@ module Arena
         args
       end
 
+      # The files the engine reads (a request mix, a body) exist on this host
+      # only: they travel with the load request, and the agent writes them
+      # there and points the engine at its copies.
+      def files(s)
+        [s.mix_file, s.body_file].compact.map { |path| {"path" => path, "content" => [File.binread(path)].pack("m0")} }
+      end
+
       def limit(s)
         busy = s.duration || ((s.requests || s.reps) ? 600 : 10)
         busy + (s.warmup || 0) + (s.timeout || 10) + 30
@@ -77,8 +83,9 @@ module Arena
     # One measurement across the fleet: started together on "go", waited
     # for together, merged into one engine document.
     class FleetRun
-      def initialize(parts, out:, limit:)
+      def initialize(parts, out:, limit:, files: [])
         @parts = parts
+        @files = files
         @out = out
         @limit = limit
         @results = Queue.new
@@ -88,7 +95,7 @@ module Arena
       def start
         @parts.each do |channel, args|
           channel.on_event { |e| @results.push([channel, e]) if e["event"] == "closed" || @handles[channel] == e["handle"] }
-          @handles[channel] = channel.request("load", timeout: 60, args: args)["handle"]
+          @handles[channel] = channel.request("load", timeout: 60, args: args, files: @files)["handle"]
         end
         # Every engine is connected and waiting: one go each, back to back.
         @parts.each { |channel, _| channel.request("go", handles: [@handles[channel]]) }

@@ -1,7 +1,5 @@
 # frozen_string_literal: true
 
-require "delegate"
-
 module Arena
   module Remote
     # What the agent started and a handle names (a server, its nginx): stopped,
@@ -16,36 +14,37 @@ module Arena
 
       def pids = call("pids")["pids"]
 
-      def remote? = true
+      def local_pids = []
 
       def call(op, **fields) = @channel.request(op, handle: @handle, **fields)
 
-      def sampler(interval: 0.2) = Sampler.new(self, interval)
+      def sampler(interval: 0.2, per_process: false) = Sampler.new(self, interval, per_process)
     end
 
-    # A server config running on the server host through its agent. It
-    # answers what the runner and the scenarios ask of a ServerRun: bind,
-    # adapter, pids, group, start, stop, and a sampler whose samples are taken
-    # there (a remote pid means nothing in this host's /proc).
+    # A server config running on the server host through its agent: the
+    # RunningServer interface (running_server.rb), as a local ServerRun. The
+    # whole LaunchSpec goes to the agent (runtime and --env with it); worker
+    # pids, memory and samples are read there (a remote pid means nothing in
+    # this host's /proc); a worker is killed and a restart signalled there,
+    # by the same adapter code.
     class Server
       include Handled
 
-      attr_reader :adapter, :bind, :dir, :argv, :boot_s, :group, :remote_pid, :handle
+      attr_reader :adapter, :bind, :dir, :argv, :boot_s, :remote_pid, :handle, :launch
 
-      def initialize(channel:, adapter:, app:, bind:, dir:, ready_timeout:)
+      def initialize(channel:, adapter:, app:, bind:, dir:, ready_timeout:, env: {})
         @channel = channel
-        @adapter = RemoteAdapter.new(adapter, self)
+        @adapter = adapter
         @app = app
+        @launch = LaunchSpec.of(adapter: adapter, app: app, env: env)
         @bind = bind
         @dir = dir
         @ready_timeout = ready_timeout || adapter.ready_timeout
-        @group = Group.new(self)
       end
 
       def start
-        reply = @channel.request("start", timeout: @ready_timeout + 120, server: @adapter.key,
-          settings: @adapter.settings, rackup: @app.builtin ? nil : @app.rackup, host: @bind.host,
-          port: @bind.port, ready_timeout: @ready_timeout)
+        reply = @channel.request("start", timeout: @ready_timeout + 120, launch: @launch.to_wire,
+          host: @bind.host, port: @bind.port, ready_timeout: @ready_timeout)
         @handle = reply["handle"]
         @argv = reply["argv"]
         @boot_s = reply["boot_s"]
@@ -55,22 +54,21 @@ module Arena
         raise ServerRun::Failed.new(e.message, log_tail: e.log_tail)
       end
 
+      def worker_pids = call("worker_pids")["pids"]
+
+      def memory(pids) = call("memory", pids: pids)["processes"]
+
+      def kill_worker = call("kill_worker")["victim"]
+
+      # true (signalled), false (gone) or a Symbol (:unsupported), as ServerRun's.
+      def restart(mechanism) = call("restart", mechanism: mechanism.to_s)["outcome"].then { |o| o.is_a?(String) ? o.to_sym : o }
+
+      # The log stays on the server host (the agent's reply to a failed start carries its tail).
+      def log_tail(_lines = 20) = []
+
       def to_h
         {label: @adapter.label, argv: @argv, bind: @bind.to_h, boot_s: @boot_s, host: @channel.host.to_s}
       end
-    end
-
-    # The adapter as scenarios see it: killing a worker and restarting happen
-    # on the server host, by the same adapter code, through the agent.
-    class RemoteAdapter < SimpleDelegator
-      def initialize(adapter, server)
-        super(adapter)
-        @server = server
-      end
-
-      def kill_worker(_group) = @server.call("kill_worker")["victim"]
-
-      def restart(_group, mechanism) = @server.call("restart", mechanism: mechanism.to_s)["outcome"].to_sym
     end
 
     # nginx in front of a Server, on the server host (Proxy::Nginx run by the
@@ -96,32 +94,16 @@ module Arena
       def to_h = @record.merge("host" => @channel.host.to_s)
     end
 
-    # What callers use of a ProcessGroup, for a group on the server host.
-    class Group
-      def initialize(server) = @server = server
-
-      def pid = @server.remote_pid
-
-      def tree = @server.pids
-
-      def signal(sig, _pids = nil) = @server.call("signal", signal: sig.to_s)["sent"]
-
-      def alive? = !tree.empty?
-
-      def exited = nil
-
-      def log_tail(_lines = 20) = []
-    end
-
     # Probes::Sampler's interface, sampled on the server host.
     class Sampler
-      def initialize(server, interval)
+      def initialize(server, interval, per_process)
         @server = server
         @interval = interval
+        @per_process = per_process
       end
 
       def start
-        @server.call("probe_start", interval: @interval)
+        @server.call("probe_start", interval: @interval, per_process: @per_process)
         self
       end
 
@@ -152,7 +134,7 @@ module Arena
       # upstream); otherwise a fresh port, as a local run does.
       def restart(old)
         old.stop
-        @server = new_server(old.adapter.__getobj__, old.dir, port: @front && old.bind.port).start
+        @server = new_server(old.adapter, old.dir, port: @front && old.bind.port).start
       end
 
       def stop
@@ -175,7 +157,7 @@ module Arena
 
       def new_server(adapter, dir, port: nil)
         port ||= @plan.port || free_port
-        Server.new(channel: @channel, adapter: adapter, app: @plan.app, dir: dir, ready_timeout: @plan.ready_timeout,
+        Server.new(channel: @channel, adapter: adapter, app: @plan.app, dir: dir, ready_timeout: @plan.ready_timeout, env: @plan.env || {},
           bind: Bind.new(kind: :tcp, host: @address, port: port).freeze)
       end
     end

@@ -7,22 +7,42 @@ module Arena
     # One workload's pre-flight verification.
     VerifyRecord = Struct.new(:workload, :ok, :problems, keyword_init: true) do
       def self.from_h(h) = new(workload: h["workload"], ok: h["ok"], problems: Array(h["problems"])).freeze
+
+      def to_record = {"workload" => workload, "ok" => ok, "problems" => problems}
     end
 
     # A server config's record: how it was started and whether it served.
+    # ServerSession makes it (to_record writes it); reports read it (from_h).
     ServerRecord = Struct.new(:label, :name, :settings, :version, :source, :command, :boot_s, :workers, :status,
-      :error, :log_tail, :verify, :front, :unloaded_us, keyword_init: true) do
+      :error, :log_tail, :verify, :front, :unloaded_us, :bind, :cpus, :failed_after_start, keyword_init: true) do
       def self.from_h(h)
         new(label: h["label"].to_s, name: h["name"] || h["label"].to_s.split(":").first, settings: h["settings"] || {},
           version: h["version"], source: h["source"], command: h["command"], boot_s: h["boot_s"], workers: h["workers"],
           status: h["status"] || "ok", error: h["error"], log_tail: Array(h["log_tail"]),
           verify: Array(h["verify"]).select { |v| v.is_a?(Hash) }.map { |v| VerifyRecord.from_h(v) },
-          front: h.dig("topology", "front"), unloaded_us: h["unloaded_us"]).freeze
+          front: h.dig("topology", "front"), unloaded_us: h["unloaded_us"], bind: h["bind"], cpus: h["cpus"],
+          failed_after_start: h["failed_after_start"]).freeze
       end
 
       def failed? = status == "failed"
 
       def state = failed? ? "failed: #{error}" : status
+
+      # The same record, failed: what was recorded of its start stays beside the error.
+      def failing(error, log_tail:, after_start:)
+        with(status: "failed", error: error, log_tail: Array(log_tail), failed_after_start: after_start || nil)
+      end
+
+      def with(**changes) = self.class.new(**to_h, **changes).freeze
+
+      def to_record
+        started = !command.nil?
+        {"label" => label, "name" => name, "settings" => settings, "version" => version, "source" => source,
+         "command" => command, "bind" => bind, "boot_s" => boot_s, "cpus" => cpus, "workers" => workers,
+         "status" => status, "error" => error, "log_tail" => (log_tail if failed?),
+         "verify" => (Array(verify).map(&:to_record) if started), "topology" => ({"front" => front} if started),
+         "failed_after_start" => failed_after_start}.compact
+      end
     end
 
     # The machine a run was made on, as recorded.

@@ -2,17 +2,35 @@
 
 module Arena
   module Scenarios
-    # What a scenario gets: the running server, the workload, the engine, the
-    # plan's load options, a directory for its files, and the server starter
-    # that replaces the server after a crash or restart (`restart_server`).
-    Context = Struct.new(:server, :workload, :engine, :load, :dir, :machine, :starter, :front, :headers, :settle_limit,
-      :baselines, keyword_init: true) do
+    # What a scenario gets: its ServerSession (the running server, the
+    # proxy in front, the engine, a directory, the machine, the user's
+    # headers, the baselines), the workload and the load options. Through
+    # the session it replaces the server after a crash or restart
+    # (`restart_server`) or with another config (`replace`).
+    Context = Struct.new(:session, :workload, :load, keyword_init: true) do
+      def server = session.server
+
+      def front = session.front
+
       def adapter = server.adapter
 
+      def engine = session.engine
+
+      def dir = session.dir
+
+      def machine = session.machine
+
+      def headers = session.headers
+
+      def baselines = session.baselines
+
+      def settle_limit = load.settle_timeout
+
       # A fresh server in place of the current one (after a crash or restart).
-      def restart_server
-        self.server = starter.restart(server)
-      end
+      def restart_server = session.restart
+
+      # Another config in place of the current one, its files in dir.
+      def replace(adapter, dir) = session.replace(adapter, dir)
 
       # Where clients connect: the proxy when there is one, else the server.
       def entry = front ? front.bind : server.bind
@@ -36,7 +54,7 @@ module Arena
       end
 
       # A server on another host has no processes in this host's /proc: only the probe settles it.
-      def settle = Settle.new(pids: -> { server.respond_to?(:remote?) ? [] : server.pids }, probe: HttpProbe.new(entry, timeout: 30), workload: workload,
+      def settle = Settle.new(pids: -> { server.local_pids }, probe: HttpProbe.new(entry, timeout: 30), workload: workload,
         headers: headers.merge(workload.headers || {}), limit: settle_limit)
 
       # The workload's unloaded latency on this server, measured once.
@@ -113,9 +131,9 @@ module Arena
 
       def measure(ctx, settings, variant: nil, interval: 0.2, per_process: false)
         settled = ctx.settle.call(ctx.baseline)
-        # A server on another host is sampled there (Remote::Server#sampler).
-        sampler = (ctx.server.respond_to?(:sampler) ? ctx.server.sampler(interval: interval) : Probes::Sampler.new(pids: -> { ctx.server.pids }, interval: interval, per_process: per_process)).start
-        front = ctx.front && (ctx.front.respond_to?(:sampler) ? ctx.front.sampler(interval: interval) : Probes::Sampler.new(pids: -> { ctx.front.pids }, interval: interval)).start
+        # Sampled where each runs (RunningServer#sampler): here, or on the server host.
+        sampler = ctx.server.sampler(interval: interval, per_process: per_process).start
+        front = ctx.front&.sampler(interval: interval)&.start
         run = ctx.engine.start(ctx.target, settings)
         loader = Probes::Sampler.new(pids: -> { run.pids }, interval: interval).start
         extra = block_given? ? yield(run) : nil

@@ -19,7 +19,7 @@ module Arena
         record = measure(ctx, settings, variant: "kill-worker") do
           At.schedule((settings.warmup || 0) + at) do
             before = ctx.server.pids.size
-            {"victim" => ctx.adapter.kill_worker(ctx.server.group), "procs_before" => before}
+            {"victim" => ctx.server.kill_worker, "procs_before" => before}
           end
         end
         [finish(ctx, record, at)]

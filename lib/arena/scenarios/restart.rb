@@ -38,7 +38,7 @@ module Arena
         record = measure(ctx, settings, variant: mechanism.to_s) do
           At.schedule((settings.warmup || 0) + at) do
             before = ctx.server.pids
-            outcome = ctx.adapter.restart(ctx.server.group, mechanism)
+            outcome = ctx.server.restart(mechanism)
             {"mechanism" => mechanism.to_s, "signalled" => outcome.to_s, "pids_before" => before}
           end
         end

@@ -14,7 +14,7 @@ module Arena
     # refork falls mid-load), to show sharing and cost after a refork.
     #
     # The scenario replaces the server while it runs and starts the original
-    # config again at the end, through the run's ServerStarter.
+    # config again at the end, through the run's ServerSession.
     class WorkerCost < Base
       scenario "worker-cost", "the same load at 1, 2, 4 workers (to --max-workers): PSS = base + n x per-worker, copy-on-write sharing at start and end"
 
@@ -117,23 +117,16 @@ module Arena
         rescue ServerRun::Failed => e
           return {"workers" => adapter.settings[adapter.class.worker_setting], "label" => adapter.label, "error" => e.message}
         end
-        workers_before = ctx.adapter.worker_pids(ctx.server.group)
+        workers_before = ctx.server.worker_pids
         # Sharing right after boot, before the settle probes touch a worker.
-        boot = sharing(Results::MemorySample.new(processes: snapshot(workers_before.empty? ? ctx.server.pids : workers_before)), workers_before)
+        boot = sharing(Results::MemorySample.new(processes: ctx.server.memory(workers_before.empty? ? ctx.server.pids : workers_before)), workers_before)
         m = measure(ctx, ctx.settings(keep_alive: ctx.load.keep_alive_modes.first), variant: name.tr("-", "="), per_process: true)
         yield(m, workers_before).merge("sharing_boot" => boot)
       end
 
-      def snapshot(pids)
-        pids.filter_map { |pid| Procfs.memory(pid)&.then { |x| {"pid" => pid, "pss_kb" => x.pss_kb, "rss_kb" => x.rss_kb, "uss_kb" => x.uss_kb} } }
-      end
-
       def replace(ctx, adapter, dir)
         @replaced = !adapter.equal?(ctx.adapter) || @replaced
-        ctx.starter.stop
-        ctx.starter.start(adapter, dir)
-        ctx.server = ctx.starter.server
-        ctx.front = ctx.starter.front
+        ctx.replace(adapter, dir)
       end
 
       # Reforking after about half the counted load: each worker's share of
@@ -149,7 +142,7 @@ module Arena
       def point(ctx, m, n, before, refork: false)
         samples = m.probes.samples
         tail = samples.last([samples.size / 3, 1].max)
-        workers = ctx.adapter.worker_pids(ctx.server.group)
+        workers = ctx.server.worker_pids
         {
           "measurement" => m.with(extra: m.extra.merge("workers" => n)), "workers" => n, "label" => ctx.adapter.label,
           "good_rps" => m.good_rps, "pss_kb" => mean(tail.map(&:pss_kb)), "rss_kb" => mean(tail.map(&:rss_kb)),

@@ -2,9 +2,9 @@
 
 module Arena
   module Tune
-    # Measures one configuration for the search: start the server with these
-    # settings (ServerStarter), verify the workload, run the sustained
-    # scenario (closed maximum, then the bisection of open rates), stop.
+    # Measures one configuration for the search: a ServerSession with these
+    # settings (start, verify the workload, record), the sustained scenario
+    # (closed maximum, then the bisection of open rates), stop.
     # Every server record and measurement goes to the results store as in
     # `arena run`, so `arena report` and `arena compare` read a tune run.
     class Trial
@@ -12,10 +12,10 @@ module Arena
       attr_reader :slo_ms
 
       # adapter: the server as given (its other settings and runtime are kept).
-      def initialize(plan:, adapter:, version:, workload:, store:, engine:, starter:, memory_kb:, deadline: nil, log: ->(_) {}, scenario: Scenarios::Sustained)
+      def initialize(plan:, adapter:, installation:, workload:, store:, engine:, starter:, memory_kb:, deadline: nil, log: ->(_) {}, scenario: Scenarios::Sustained)
         @plan = plan
         @adapter = adapter
-        @version = version
+        @installation = installation
         @workload = workload
         @store = store
         @engine = engine
@@ -32,13 +32,15 @@ module Arena
         started = Clock.now
         adapter = configured(settings)
         @count += 1
-        candidate = measure(adapter, settings)
+        session = ServerSession.new(plan: @plan, adapter: adapter, index: @count, starter: @starter, engine: @engine,
+          store: @store, installation: @installation, baselines: @baselines)
+        candidate = measure(session, settings)
         candidate.with(elapsed_s: (Clock.now - started).round(2), rates: [candidate.sustained_rps.to_f])
       rescue ServerRun::Failed, Error => e
-        @store.add_server({"label" => adapter&.label || @adapter.key, "name" => @adapter.key, "status" => "failed", "error" => e.message})
+        session&.fail(e.message, log_tail: e.is_a?(LoggedError) ? e.log_tail : nil)
         Candidate.failed(settings, e.message, elapsed_s: (Clock.now - started).round(2)).tap { |c| say(c) }
       ensure
-        @starter.stop
+        session ? session.stop : @starter.stop
       end
 
       private
@@ -51,20 +53,12 @@ module Arena
         @adapter.class.new(settings: @adapter.settings.merge(changes), machine: @plan.machine, runtime: runtime)
       end
 
-      def measure(adapter, settings)
-        dir = File.join(@plan.out_dir, "servers", format("%02d-%s", @count, adapter.label.gsub(/[^\w.=-]+/, "_")))
-        server = @starter.start(adapter, dir)
-        entry = @starter.front ? @starter.front.bind : server.bind
-        outcome = Verify.new(bind: server.bind, probe: HttpProbe.new(entry, timeout: 10), headers: @plan.headers || {}).call([@workload]).first
-        raise Error, "#{adapter.label}: failed verification (#{outcome.problems.first})" unless outcome.ok
-        @store.add_server(record(adapter, server, outcome))
-        ctx = Scenarios::Context.new(server: server, workload: @workload, engine: @engine, load: load, dir: dir,
-          machine: @plan.machine, starter: @starter, front: @starter.front, headers: @plan.headers || {},
-          settle_limit: @plan.load.settle_timeout, baselines: @baselines)
-        measurements = @scenario.new.call(ctx).map { |m| m.with(repeat: 1) }
+      def measure(session, settings)
+        session.start([@workload])
+        measurements = session.run(@scenario.new, @workload, load: load).map { |m| m.with(repeat: 1) }
         @slo_ms ||= measurements.last.extra["slo_ms"]
         measurements.each { |m| @store.add_measurement(m) }
-        from_summary(adapter, settings, measurements.last).tap { |c| say(c) }
+        from_summary(session.adapter, settings, measurements.last).tap { |c| say(c) }
       end
 
       # The plan's load, its --max-time cut to what is left of this server's
@@ -93,13 +87,6 @@ module Arena
           p99_ms: x["p99_ms"], pss_kb: pss_kb, closed_pss_kb: x["closed_pss_mib"] && (x["closed_pss_mib"] * 1024).round,
           error_pct: x["error_pct"], mean_ms: x["mean_ms"], service_ms: x["service_ms"] || x["unloaded_ms"], cpu_pct: x["closed_cpu_pct"], resolution: x["resolution"],
           status: status, why: why, rates: [x["sustained_rps"].to_f]).freeze
-      end
-
-      def record(adapter, server, outcome)
-        {"label" => adapter.label, "name" => adapter.key, "settings" => adapter.settings, "status" => "ok",
-         "version" => @version, "command" => server.argv, "bind" => server.bind.to_h,
-         "boot_s" => server.boot_s, "cpus" => @plan.machine.server_cpus, "workers" => adapter.workers,
-         "verify" => [outcome.to_h], "topology" => {"front" => @starter.front&.to_h}}
       end
 
       def say(c)
