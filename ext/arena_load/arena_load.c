@@ -143,7 +143,7 @@ int main(int argc, char **argv)
         w->budget = o.total ? o.total / (uint64_t)o.threads + ((uint64_t)i < o.total % (uint64_t)o.threads) : 0;
         w->rate = o.rate / o.threads;
         w->cpu = o.ncpus ? o.cpus[i % o.ncpus] : -1;
-        if (stats_init(&w->stats) < 0) die(1, "out of memory");
+        if (stats_init(&w->stats) < 0 || stats_init_requests(&w->stats, reqs.ngroups) < 0) die(1, "out of memory");
     }
     int started = 0;
     for (int i = 0; i < o.threads; i++) {
@@ -176,7 +176,7 @@ int main(int argc, char **argv)
     if (started < o.threads) die(1, "%s", err);
 
     stats_t total;
-    if (stats_init(&total) < 0) die(1, "out of memory");
+    if (stats_init(&total) < 0 || stats_init_requests(&total, reqs.ngroups) < 0) die(1, "out of memory");
     uint64_t finish = 0;
     for (int i = 0; i < o.threads; i++) {
         stats_merge(&total, &workers[i].stats);
@@ -199,7 +199,7 @@ int main(int argc, char **argv)
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    report_t r = {.o = &o, .target = &target, .threads = o.threads, .duration_s = duration, .st = &total,
+    report_t r = {.o = &o, .target = &target, .rs = &reqs, .threads = o.threads, .duration_s = duration, .st = &total,
                   .tl = &timeline, .cpu_user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
                   .cpu_sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, .max_rss_kb = hwm_kb};
     if (o.json) report_json(stdout, &r);

@@ -281,6 +281,14 @@ static int on_response(loop_t *L, conn_t *c)
             st->good++;
             hist_record(&st->good_lat, lat);
         }
+        if (st->nreq) {
+            req_stats_t *rq = &st->req[r->group];
+            rq->completed++;
+            if (good) {
+                rq->good++;
+                hist_record(&rq->good_lat, lat);
+            }
+        }
         timeline_at(L, L->now);
         tl_local_response(&L->tl, lat, good);
         if (!status_good) count_error(L, ERR_UNEXPECTED_STATUS, s->t);

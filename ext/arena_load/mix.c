@@ -33,6 +33,19 @@ int mix_parse_line(char *line, mix_line *out, char *err, size_t errlen)
         return -1;
     }
     char *end;
+    char *name = strchr(w, ':');
+    if (name) {
+        *name++ = 0;
+        if (!*name || strlen(name) > 200) {
+            snprintf(err, errlen, "bad request name after '%s:'", w);
+            return -1;
+        }
+        for (char *q = name; *q; q++)
+            if (!isalnum((unsigned char)*q) && !strchr("_.-", *q)) {
+                snprintf(err, errlen, "bad request name '%s': letters, digits, '_', '.', '-'", name);
+                return -1;
+            }
+    }
     errno = 0;
     unsigned long weight = strtoul(w, &end, 10);
     if (errno || *end || !isdigit((unsigned char)*w) || weight == 0 || weight > 1000000) {
@@ -64,6 +77,7 @@ int mix_parse_line(char *line, mix_line *out, char *err, size_t errlen)
     }
     while (*s == ' ' || *s == '\t') s++;
     out->weight = (uint32_t)weight;
+    out->name = name;
     out->method = method;
     out->path = path;
     out->expect_status = st;
@@ -107,6 +121,7 @@ int mix_load(mix_t *m, const char *file, char *err, size_t errlen)
             if (!nl) goto oom;
             m->lines = nl;
         }
+        ml.name = ml.name ? strdup(ml.name) : NULL;
         ml.method = strdup(ml.method);
         ml.path = strdup(ml.path);
         ml.expect_body = ml.expect_body ? strdup(ml.expect_body) : NULL;
@@ -136,6 +151,7 @@ fail:
 void mix_free(mix_t *m)
 {
     for (size_t i = 0; i < m->n; i++) {
+        free(m->lines[i].name);
         free(m->lines[i].method);
         free(m->lines[i].path);
         free(m->lines[i].expect_body);

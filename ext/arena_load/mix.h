@@ -1,5 +1,7 @@
 /* Request mix file: one request per line,
- *   weight method path expected_status [expected body substring]
+ *   weight[:name] method path expected_status [expected body substring]
+ * Lines that share a name are one request of the mix (its sampled paths):
+ * the engine reports latency per name, else per line.
  * Blank lines and lines starting with '#' are ignored. expected_status may be
  * '*' or 'any' (any status) or '2xx' (any 2xx/3xx, the default elsewhere). */
 #ifndef ARENA_MIX_H
@@ -10,6 +12,7 @@
 
 typedef struct {
     uint32_t weight;
+    char *name;            /* NULL: none (the line is its own request) */
     char *method;
     char *path;
     int expect_status;     /* a code, EXPECT_ANY or EXPECT_2XX_3XX */

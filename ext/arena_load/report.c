@@ -46,6 +46,32 @@ static void latency_json(FILE *out, const hist_t *h)
             (unsigned long long)hist_percentile(h, 99.99));
 }
 
+/* A mix's requests apart: "requests_mix":[{name, weight_share, completed,
+ * good, bad, latency_us of the good}], or null for a single request. Bad
+ * responses are those with an unexpected status or body; a connection's
+ * errors stay the mix's (the request in flight is not always known). */
+static void per_request_json(FILE *out, const report_t *r)
+{
+    const stats_t *st = r->st;
+    if (!r->rs || !st->nreq || st->nreq != r->rs->ngroups) {
+        fputs(",\"requests_mix\":null", out);
+        return;
+    }
+    fputs(",\"requests_mix\":[", out);
+    for (size_t g = 0; g < st->nreq; g++) {
+        const req_stats_t *rq = &st->req[g];
+        fputs(g ? ",{\"name\":" : "{\"name\":", out);
+        json_string(out, r->rs->group_names[g]);
+        fprintf(out, ",\"weight_share\":%.6f,\"completed\":%llu,\"good\":%llu,\"bad\":%llu,\"latency_us\":",
+                r->rs->total_weight ? (double)r->rs->group_weight[g] / (double)r->rs->total_weight : 0,
+                (unsigned long long)rq->completed, (unsigned long long)rq->good,
+                (unsigned long long)(rq->completed - rq->good));
+        latency_json(out, &rq->good_lat);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
 void report_json(FILE *out, const report_t *r)
 {
     const stats_t *st = r->st;
@@ -94,6 +120,7 @@ void report_json(FILE *out, const report_t *r)
             r->duration_s > 0 ? (double)st->good / r->duration_s : 0);
     latency_json(out, &st->good_lat);
     fputc('}', out);
+    per_request_json(out, r);
     fprintf(out, ",\"engine\":{\"cpu_user_s\":%.3f,\"cpu_sys_s\":%.3f,\"max_rss_kb\":%ld}", r->cpu_user_s,
             r->cpu_sys_s, r->max_rss_kb);
 

@@ -3,6 +3,7 @@
 #define ARENA_REPORT_H
 
 #include "options.h"
+#include "request.h"
 #include "stats.h"
 #include "timeline.h"
 #include "url.h"
@@ -12,6 +13,7 @@
 typedef struct {
     const options_t *o;
     const target_t *target;
+    const request_set *rs; /* a mix's requests, by name (per-request figures) */
     int threads;
     double duration_s;
     const stats_t *st;

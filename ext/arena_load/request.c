@@ -103,6 +103,37 @@ static int set_expect(request_t *r, int status, const char *body)
     return 0;
 }
 
+/* Lines that share a name are one request of the mix; a line without a
+ * name is one of its own. */
+static int group_lines(request_set *rs, const mix_t *m)
+{
+    rs->group_names = calloc(REQ_MAX_GROUPS, sizeof *rs->group_names);
+    rs->group_weight = calloc(REQ_MAX_GROUPS, sizeof *rs->group_weight);
+    if (!rs->group_names || !rs->group_weight) return -1;
+    for (size_t i = 0; i < m->n; i++) {
+        const mix_line *l = &m->lines[i];
+        size_t g = rs->ngroups;
+        if (l->name)
+            for (g = 0; g < rs->ngroups; g++)
+                if (!strcmp(rs->group_names[g], l->name)) break;
+        if (g == rs->ngroups) {
+            if (rs->ngroups == REQ_MAX_GROUPS) {
+                rs->ngroups = 0; /* too many to report apart */
+                return 0;
+            }
+            size_t len = l->name ? strlen(l->name) + 1 : strlen(l->method) + strlen(l->path) + 2;
+            char *label = malloc(len);
+            if (!label) return -1;
+            if (l->name) memcpy(label, l->name, len);
+            else snprintf(label, len, "%s %s", l->method, l->path);
+            rs->group_names[rs->ngroups++] = label;
+        }
+        rs->reqs[i].group = (uint32_t)g;
+        rs->group_weight[g] += l->weight;
+    }
+    return 0;
+}
+
 int requests_build(request_set *rs, const options_t *o, const target_t *t, char *err, size_t errlen)
 {
     memset(rs, 0, sizeof *rs);
@@ -127,6 +158,7 @@ int requests_build(request_set *rs, const options_t *o, const target_t *t, char 
             rs->total_weight += l->weight;
             rs->reqs[i].cum_weight = rs->total_weight;
         }
+        if (group_lines(rs, &m) < 0) goto oom_mix;
         mix_free(&m);
         free(body);
         return 0;
@@ -163,4 +195,11 @@ void requests_free(request_set *rs)
     free(rs->reqs);
     rs->reqs = NULL;
     rs->n = 0;
+    if (rs->group_names)
+        for (size_t g = 0; g < REQ_MAX_GROUPS; g++) free(rs->group_names[g]);
+    free(rs->group_names);
+    free(rs->group_weight);
+    rs->group_names = NULL;
+    rs->group_weight = NULL;
+    rs->ngroups = 0;
 }

@@ -15,12 +15,20 @@ typedef struct {
     int expect_status;        /* a code, EXPECT_ANY or EXPECT_2XX_3XX */
     body_expect expect;       /* len 0: none */
     uint64_t cum_weight;      /* running total of weights up to this one */
+    uint32_t group;           /* the request of the mix it belongs to (its name) */
 } request_t;
+
+/* A mix reports latency per request: per name, else per line; at most
+ * REQ_MAX_GROUPS of them (beyond, none: ngroups is 0). */
+#define REQ_MAX_GROUPS 256
 
 typedef struct {
     request_t *reqs;
     size_t n;
     uint64_t total_weight;
+    size_t ngroups;      /* 0: a single request, or too many to report apart */
+    char **group_names;  /* a line's name, else "METHOD path" */
+    uint64_t *group_weight;
 } request_set;
 
 int requests_build(request_set *rs, const options_t *o, const target_t *t, char *err, size_t errlen);

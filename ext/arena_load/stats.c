@@ -15,10 +15,25 @@ int stats_init(stats_t *s)
     return hist_init(&s->good_lat, LAT_SUB_BITS, LAT_HIGHEST_US);
 }
 
+int stats_init_requests(stats_t *s, size_t n)
+{
+    if (n == 0) return 0;
+    s->req = calloc(n, sizeof *s->req);
+    if (!s->req) return -1;
+    s->nreq = n;
+    for (size_t i = 0; i < n; i++)
+        if (hist_init(&s->req[i].good_lat, REQ_SUB_BITS, LAT_HIGHEST_US) < 0) return -1;
+    return 0;
+}
+
 void stats_free(stats_t *s)
 {
     hist_free(&s->lat);
     hist_free(&s->good_lat);
+    for (size_t i = 0; i < s->nreq; i++) hist_free(&s->req[i].good_lat);
+    free(s->req);
+    s->req = NULL;
+    s->nreq = 0;
 }
 
 void stats_merge(stats_t *dst, const stats_t *src)
@@ -35,4 +50,9 @@ void stats_merge(stats_t *dst, const stats_t *src)
     for (int i = 0; i < 1000; i++) dst->status[i] += src->status[i];
     hist_merge(&dst->lat, &src->lat);
     hist_merge(&dst->good_lat, &src->good_lat);
+    for (size_t i = 0; i < dst->nreq && i < src->nreq; i++) {
+        dst->req[i].completed += src->req[i].completed;
+        dst->req[i].good += src->req[i].good;
+        hist_merge(&dst->req[i].good_lat, &src->req[i].good_lat);
+    }
 }

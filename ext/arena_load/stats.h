@@ -34,9 +34,21 @@ typedef struct {
     uint64_t status[1000];
     hist_t lat;      /* every completed response (open model: and dropped requests) */
     hist_t good_lat; /* good responses only */
+    size_t nreq;     /* a mix: one req_stats_t per request of it (0: none) */
+    struct req_stats *req;
 } stats_t;
 
+/* One request of a mix: its responses, the good ones, their latency
+ * (~2 significant digits: a mix may have hundreds of requests per thread). */
+#define REQ_SUB_BITS 8
+typedef struct req_stats {
+    uint64_t completed, good;
+    hist_t good_lat;
+} req_stats_t;
+
 int stats_init(stats_t *s);
+/* Adds n per-request records to an initialised s; 0, or -1 when out of memory. */
+int stats_init_requests(stats_t *s, size_t n);
 void stats_free(stats_t *s);
 void stats_merge(stats_t *dst, const stats_t *src);
 

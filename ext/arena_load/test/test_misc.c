@@ -62,6 +62,14 @@ static void check_mix(void)
     CHECK(mix_parse_line(b3, &m, err, sizeof err) < 0, "bad status");
     CHECK(mix_parse_line(b4, &m, err, sizeof err) < 0, "missing status");
     CHECK(mix_parse_line(b5, &m, err, sizeof err) < 0, "bad method");
+    char n1[] = "5:get_items_id GET /items/7 200", n2[] = "5:bad/name GET / 200", n3[] = "5: GET / 200";
+    CHECK(mix_parse_line(n1, &m, err, sizeof err) == 1 && m.weight == 5 && !strcmp(m.name, "get_items_id") &&
+              !strcmp(m.path, "/items/7"),
+          "a named line");
+    char n4[] = "2 GET /a 200";
+    CHECK(mix_parse_line(n4, &m, err, sizeof err) == 1 && m.name == NULL, "no name");
+    CHECK(mix_parse_line(n2, &m, err, sizeof err) < 0 && strstr(err, "bad request name"), "bad name");
+    CHECK(mix_parse_line(n3, &m, err, sizeof err) < 0, "empty name");
     mix_t mx;
     CHECK(mix_load(&mx, "/nonexistent/mix", err, sizeof err) < 0 && strstr(err, "cannot read"), "unreadable file");
 }
