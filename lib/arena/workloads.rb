@@ -28,7 +28,7 @@ module Arena
       return nil unless mix?
       path = File.join(dir, "mix-#{name.gsub(/[^\w.-]/, "_")}.txt")
       return path if File.exist?(path)
-      File.write(path, "# weight method path expected_status [expected body substring]\n#{mix_lines.join("\n")}\n")
+      File.write(path, "# weight[:request] method path expected_status [expected body substring]\n#{mix_lines.join("\n")}\n")
       path
     end
 
@@ -37,16 +37,24 @@ module Arena
     # 1,000,000 a line allows) so the shares stay close after rounding.
     def mix_lines
       scale = (mix.any? { |_, wl| wl.samples }) ? (1_000_000 / mix.map(&:first).max).clamp(1, 1000) : 1
-      mix.flat_map do |weight, wl|
+      names = mix_names
+      mix.each_with_index.flat_map do |(weight, wl), i|
         paths = wl.samples || [wl.path]
         each = [(weight * scale).fdiv(paths.size).round, 1].max
-        paths.map { |p| [each, wl.method, p, wl.expect_status || "*", wl.expect_body].compact.join(" ") }
+        paths.map { |p| ["#{each}:#{names[i]}", wl.method, p, wl.expect_status || "*", wl.expect_body].compact.join(" ") }
       end
     end
 
-    # The member of the mix each of the engine's mix lines belongs to.
-    def mix_members
-      mix.flat_map { |_, wl| [wl] * (wl.samples || [wl.path]).size }
+    # Each member's name as the engine takes it (letters, digits, _ . -),
+    # made unique where two would read the same: the engine reports each
+    # member apart under it, a member's sampled paths together.
+    def mix_names
+      mix.each_with_object([]) do |(_, wl), names|
+        name = wl.name.to_s.gsub(/[^\w.-]/, "_")[0, 100]
+        name = "r" if name.empty?
+        name = "#{name}.#{names.size}" if names.include?(name)
+        names << name
+      end
     end
 
     def to_h

@@ -113,8 +113,8 @@ class TrafficImportUnitTest < Minitest::Test
     YAML
     mix = Arena::RequestsFile.load(path).workloads.first
     lines = mix.mix_lines.map { |l| l.split(" ", 3).values_at(0, 2).join(" ") }
-    assert_equal ["1000 /items/1 200", "1000 /items/2 200", "1000 /items/2 200", "1000 /items 200"], lines
-    assert_equal %w[show show show list], mix.mix_members.map(&:name)
+    assert_equal ["1000:show /items/1 200", "1000:show /items/2 200", "1000:show /items/2 200", "1000:list /items 200"], lines
+    assert_equal %w[show list], mix.mix_names
     File.write(path, "requests:\n  a: {path: /a, paths: [nope]}\n")
     assert_raises(Arena::UsageError) { Arena::RequestsFile.load(path) }
   end

@@ -72,10 +72,10 @@ class YourAppUnitTest < Minitest::Test
       assert mix.mix?
       assert_equal '{"a":1}', mix.body
       assert_equal <<~MIX, File.read(mix.mix_file(dir))
-        # weight method path expected_status [expected body substring]
-        6 GET /items/7 200 "id":7
-        3 GET /items 200
-        1 POST /items 201 created ok
+        # weight[:request] method path expected_status [expected body substring]
+        6:item GET /items/7 200 "id":7
+        3:list GET /items 200
+        1:create POST /items 201 created ok
       MIX
       assert_nil file.requests["item"].mix_file(dir)
     end

@@ -29,6 +29,7 @@ module Arena
         @timelines = own.select(&:panels?)
         @recommendations = Recommend.new(@document).call
         @summary = Rows.from(@document)
+        @per_request = PerRequest.rows(@document)
         @table = Table.new(@document)
         @findings = Findings.lines(@document)
         ERB.new(File.read(TEMPLATE), trim_mode: "-").result(binding)

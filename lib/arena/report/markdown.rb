@@ -16,7 +16,7 @@ module Arena
       end
 
       def render
-        [header, environment, servers, results, findings, recommendations].compact.join("\n")
+        [header, environment, servers, results, per_request, findings, recommendations].compact.join("\n")
       end
 
       private
@@ -49,6 +49,14 @@ module Arena
         ["## Results", "", "Good req/s counts only responses that passed the checks; latency is of good responses. " \
           "Medians over repeats, with the min-max range when repeated; \"!\" marks errors over 1%, " \
           "\"stalled\" latency that sits at a fixed delay while the server idled (Findings say why).", "", body, ""].join("\n")
+      end
+
+      def per_request
+        rows = PerRequest.rows(@document)
+        return nil if rows.empty?
+        ["### Per request of a mix", "", "Each request of a mix measured apart: its share of the mix as asked, its share " \
+          "of the goodput, its bad responses (unexpected status or body) and its own latency.", "",
+          table(PerRequest::HEADINGS, rows.map { |r| PerRequest.cells(r) }, right: (4..10)), ""].join("\n")
       end
 
       def findings

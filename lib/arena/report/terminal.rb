@@ -69,6 +69,7 @@ module Arena
         @bar&.stop
         say "interrupted: the results measured so far are kept" if interrupted
         @out.print Table.new(document).render
+        @out.print PerRequest.render(document)
         Findings.lines(document).each { |line| @out.puts line }
       end
 

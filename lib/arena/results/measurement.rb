@@ -43,10 +43,24 @@ module Arena
       def self.bad(kinds) = kinds.to_h.values_at(*FAILED_CHECKS).sum(&:to_i)
     end
 
+    # One request of a mix, measured apart by the engine: its share of the
+    # mix's weight, its responses, the good ones, the bad ones (unexpected
+    # status or body) and the latency of its good responses. A connection's
+    # errors stay the mix's.
+    RequestFigures = Struct.new(:name, :weight_share, :completed, :good, :bad, :latency, keyword_init: true) do
+      def self.from_engine(list)
+        return nil unless list.is_a?(Array)
+        list.map do |h|
+          new(name: h["name"].to_s, weight_share: h["weight_share"].to_f, completed: h["completed"].to_i,
+            good: h["good"].to_i, bad: h["bad"].to_i, latency: Latency.from_engine(h["latency_us"])).freeze
+        end.freeze
+      end
+    end
+
     # What the engine measured, parsed once at its boundary. `raw` is the
     # engine's document as it printed it, kept whole in the results file.
     LoadFigures = Struct.new(:schema, :model, :duration_s, :sent, :completed, :good, :rps, :good_rps, :errors,
-      :error_kinds, :latency, :latency_all, :timeline, :late, :dropped, :resent, :status, :raw, keyword_init: true) do
+      :error_kinds, :latency, :latency_all, :timeline, :late, :dropped, :resent, :status, :requests, :raw, keyword_init: true) do
       def self.from_engine(raw)
         raise Error, "load engine output is not a JSON object" unless raw.is_a?(Hash)
         unless ENGINE_SCHEMAS.include?(raw["schema"])
@@ -78,7 +92,7 @@ module Arena
           latency: good_section ? Latency.from_engine(good_section["latency_us"]) : all, latency_all: all,
           timeline: Array(raw["timeline"]).map { |p| TimelinePoint.from_engine(p) }.freeze,
           late: raw.dig("open", "late"), dropped: raw.dig("open", "dropped"), resent: raw.dig("connections", "resent"),
-          status: (raw["status"] || {}).freeze, raw: raw
+          status: (raw["status"] || {}).freeze, requests: RequestFigures.from_engine(raw["requests_mix"]), raw: raw
         ).freeze
       end
 
