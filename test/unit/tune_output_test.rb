@@ -69,18 +69,18 @@ module Arena
     end
 
     def test_config_files_in_each_servers_format
-      unicorn = Tune::ConfigFiles.for("unicorn", {"workers" => 3, "preload" => true, "timeout" => 60})
+      unicorn = Servers.fetch("unicorn").config_file({"workers" => 3, "preload" => true, "timeout" => 60}, rackup: "config.ru")
       assert_equal "unicorn.rb", unicorn.name
       assert_includes unicorn.text, "worker_processes 3\n"
       assert_includes unicorn.text, "preload_app true\n"
-      pitchfork = Tune::ConfigFiles.for("pitchfork", {"workers" => 5, "timeout" => 60, "refork_after" => "50/100"})
+      pitchfork = Servers.fetch("pitchfork").config_file({"workers" => 5, "timeout" => 60, "refork_after" => "50/100"}, rackup: "config.ru")
       assert_includes pitchfork.text, "refork_after [50, 100]\n"
-      passenger = JSON.parse(Tune::ConfigFiles.for("passenger", {"pool" => 4, "queue" => 100, "turbocaching" => false}).text)
+      passenger = JSON.parse(Servers.fetch("passenger").config_file({"pool" => 4, "queue" => 100, "turbocaching" => false}, rackup: "config.ru").text)
       assert_equal [4, 4, false], passenger.values_at("max_pool_size", "min_instances", "turbocaching")
-      assert_includes Tune::ConfigFiles.for("uwsgi", {"processes" => 6, "gc_freq" => 1000}).text, "processes = 6\n"
-      falcon = Tune::ConfigFiles.for("falcon", {"count" => 2, "model" => "forked"})
+      assert_includes Servers.fetch("uwsgi").config_file({"processes" => 6, "gc_freq" => 1000}, rackup: "config.ru").text, "processes = 6\n"
+      falcon = Servers.fetch("falcon").config_file({"count" => 2, "model" => "forked"}, rackup: "config.ru")
       assert_includes falcon.text, "--count 2 --forked"
-      assert_nil Tune::ConfigFiles.for("webrick", {})
+      assert_nil Servers.fetch("webrick").config_file({}, rackup: "config.ru")
     end
 
     def test_memory_sizes
@@ -99,14 +99,14 @@ module Arena
 
     def test_capacity_names_the_limit
       c = candidate({"workers" => 1, "threads" => 5}, 100.0, 50).with(closed_rps: 120.0, cpu_pct: 40.0, mean_ms: 30.0, service_ms: 40.0)
-      cap = Tune::Capacity.new(key: "puma", candidate: c, cores: 1)
+      cap = Tune::Capacity.new(server: Servers.fetch("puma"), candidate: c, cores: 1)
       assert_equal 5, cap.slots
       assert_equal 3.0, cap.in_server # 100 req/s x 30 ms
       assert_in_delta 125.0, cap.slot_ceiling, 0.01 # 5 slots / 40 ms
       assert_equal "slots", cap.limit # 120 >= 0.8 x 125, CPU at 40%
       assert_match(/L = 3\.0 requests in the server on average for 5 slots/, cap.explanation)
       idle = c.with(closed_rps: 20.0)
-      assert_equal "waiting", Tune::Capacity.new(key: "puma", candidate: idle, cores: 1).limit
+      assert_equal "waiting", Tune::Capacity.new(server: Servers.fetch("puma"), candidate: idle, cores: 1).limit
     end
 
     def test_frontier_keeps_configs_that_sustain_more_than_every_smaller_one

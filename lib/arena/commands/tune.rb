@@ -95,7 +95,7 @@ module Arena
         space = Arena::Tune::Space.for(adapter.class, machine: plan.machine, runtime: (adapter.runtime if @tune_runtime))
         installation = adapter.class.install(plan.app)
         note = if space.empty? then "nothing to tune (it declares no tunable settings)"
-        elsif adapter.key == "thin" && !plan.front then "skipped: its servers setting needs --front nginx"
+        elsif adapter.class.tune_needs_front? && !plan.front then "skipped: its #{space.dimensions.map(&:name).join(", ")} setting needs --front nginx"
         elsif !installation.found then "not installed (#{installation.why})"
         end
         return [adapter, space, installation] unless note

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "tuning"
+
 module Arena
   module Servers
     # The adapter contract. One subclass per server, in a file of its own under
@@ -28,6 +30,8 @@ module Arena
 
     class Base
       extend Registry::Member
+      # tunable, tune_start, slots, config_file: what `arena tune` knows of the server (tuning.rb).
+      extend Tuning
 
       class << self
         def server(key, description) = declare(key, description, into: Servers)
@@ -38,14 +42,6 @@ module Arena
         # text): checked in `new`, so a bad value fails when the plan is built,
         # in one line, before anything starts.
         def allowed = {}
-
-        # The settings `arena tune` searches, one line each in the adapter:
-        #   tunable "threads", min: 1, max: 32
-        #   tunable "workers", min: 0, max: ->(m) { 2 * m.server_cores }
-        # A bound may be a lambda of Machine (lib/arena/tune/space.rb resolves it).
-        def tunable(name, min:, max:) = (@tunables ||= {})[name] = {min: min, max: max}.freeze
-
-        def tunables = @tunables || {}
 
         # Most servers are gems of the same name in the app's bundle.
         def gem_name = key

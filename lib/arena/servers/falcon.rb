@@ -8,6 +8,13 @@ module Arena
     class Falcon < Base
       server "falcon", "fibers, forked (or threaded) instances"
       tunable "count", min: 1, max: ->(m) { 2 * m.server_cores }
+      tune_start("a process per core (Falcon's default count)") { |cores| {"count" => cores} }
+      no_slots "fibers: no fixed ceiling of concurrent requests"
+
+      def self.config_file(s, rackup:)
+        ConfigFile.script(key, ["bundle", "exec", "falcon", "serve", "--bind", "http://0.0.0.0:${PORT:-9292}",
+          "--count", s["count"], "--#{s["model"] || "forked"}", "--config", rackup])
+      end
 
       def self.worker_setting = "count"
 

@@ -17,6 +17,20 @@ module Arena
       server "itsi", "Rust core, Ruby threads (or fibers), optional forked workers"
       tunable "workers", min: 1, max: ->(m) { 2 * m.server_cores }
       tunable "threads", min: 1, max: 32
+      tune_start("a worker per core, 5 threads (Puma's rule: Itsi's docs give none)") { |cores| {"workers" => cores, "threads" => 5} }
+      slots("workers x threads") { |s| [s["workers"].to_i, 1].max * s["threads"].to_i }
+
+      # Itsi reads Itsi.rb from the app's directory (`itsi serve`).
+      def self.config_file(s, rackup:)
+        text = <<~RUBY
+          # Found by `arena tune`; Itsi reads Itsi.rb from the app's directory (`itsi serve`).
+          workers #{s["workers"]}
+          threads #{s["threads"]}
+          bind "http://0.0.0.0:\#{ENV.fetch("PORT", 3000)}"
+          rackup_file #{rackup.inspect}
+        RUBY
+        ConfigFile.new(name: "Itsi.rb", text: text, command: ["bundle", "exec", "itsi", "serve"])
+      end
 
       def self.worker_setting = "workers"
 

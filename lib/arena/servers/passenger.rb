@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require "json"
+
 module Arena
   module Servers
     # Passenger Standalone from Debian's package (the gem would download or
@@ -24,6 +26,15 @@ module Arena
     class Passenger < Base
       server "passenger", "Passenger Standalone (builtin engine): spawner + app processes"
       tunable "pool", min: 1, max: ->(m) { 4 * m.server_cores }
+      tune_start("cores x 1.5 + 1 for a single-threaded app (its docs size the pool by memory and CPU)") { |cores| {"pool" => (cores * 1.5 + 1).round} }
+      slots("worker processes") { |s| s["pool"].to_i }
+
+      # Passenger Standalone reads Passengerfile.json from the app's directory.
+      def self.config_file(s, rackup:)
+        config = {"environment" => "production", "port" => 3000, "rackup" => rackup, "max_pool_size" => s["pool"],
+                  "min_instances" => s["pool"], "max_request_queue_size" => s["queue"], "turbocaching" => s["turbocaching"]}.compact
+        ConfigFile.new(name: "Passengerfile.json", text: JSON.pretty_generate(config) + "\n", command: ["passenger", "start"])
+      end
 
       def self.worker_setting = "pool"
 

@@ -10,6 +10,10 @@ module Arena
     class Pitchfork < Base
       server "pitchfork", "prefork with reforking, one request per worker, no keep-alive"
       tunable "workers", min: 1, max: ->(m) { 4 * m.server_cores }
+      tune_start("cores x 1.5 + 1 (the rule of thumb seed 000 quotes, as for Unicorn)") { |cores| {"workers" => (cores * 1.5 + 1).round} }
+      slots("worker processes") { |s| s["workers"].to_i }
+
+      def self.config_file(s, rackup:) = Unicorn.prefork_file("pitchfork", s, rackup, preload: nil)
 
       def self.worker_setting = "workers"
 

@@ -7,6 +7,17 @@ module Arena
       server "puma", "threads, optional prefork cluster (MRI)"
       tunable "workers", min: 0, max: ->(m) { 2 * m.server_cores }
       tunable "threads", min: 1, max: 32
+      tune_start("a worker per core (Puma's docs, `workers :auto`), 5 threads (Rails' default before 7.2)") { |cores| {"workers" => cores, "threads" => 5} }
+      slots("workers x threads") { |s| [s["workers"].to_i, 1].max * s["threads"].to_i }
+
+      # puma.rb, read with `puma -C puma.rb`.
+      def self.config_file(s, rackup:)
+        lines = ["# Found by `arena tune`; Puma reads it with `puma -C puma.rb`.",
+          "workers #{s["workers"]}", "threads #{s["threads"]}, #{s["threads"]}",
+          "port ENV.fetch(\"PORT\", 9292), ENV.fetch(\"HOST\", \"0.0.0.0\")", "environment ENV.fetch(\"RACK_ENV\", \"production\")"]
+        lines << "preload_app!" if s["preload"] && s["workers"].to_i.positive?
+        ConfigFile.new(name: "puma.rb", text: lines.join("\n") + "\n", command: ["bundle", "exec", "puma", "-C", "puma.rb", rackup])
+      end
 
       def self.worker_setting = "workers"
 

@@ -16,6 +16,26 @@ module Arena
     class Thin < Base
       server "thin", "evented (EventMachine), one process per port"
       tunable "servers", min: 1, max: ->(m) { 2 * m.server_cores }
+      tune_start("a server per core (one reactor per process)") { |cores| {"servers" => cores} }
+      no_slots "one reactor per process: no fixed ceiling of concurrent requests"
+
+      # Its servers are ports: tuning them needs nginx round-robin in front.
+      def self.tune_needs_front? = true
+
+      # `thin -C thin.yml start`: with servers > 1 Thin starts that many on
+      # consecutive ports, which need a proxy in front (Arena measured it
+      # behind nginx round-robin).
+      def self.config_file(s, rackup:)
+        text = <<~YAML
+          # Found by `arena tune`; start with `thin -C thin.yml start` (several servers need a proxy in front).
+          environment: production
+          port: 3000
+          servers: #{s["servers"]}
+          rackup: #{rackup}
+          threaded: #{s["threaded"] || false}
+        YAML
+        ConfigFile.new(name: "thin.yml", text: text, command: ["bundle", "exec", "thin", "-C", "thin.yml", "start"])
+      end
 
       def self.settings
         {"servers" => 1, "threaded" => false}

@@ -67,6 +67,28 @@ module Arena
     class Uwsgi < Base
       server "uwsgi", "master + workers behind uWSGI's HTTP router (rack plugin)"
       tunable "processes", min: 1, max: ->(m) { 4 * m.server_cores }
+      tune_start("2 processes per core (its \"Things to know\" starting point)") { |cores| {"processes" => 2 * cores} }
+      slots("worker processes") { |s| s["processes"].to_i }
+
+      def self.config_file(s, rackup:)
+        text = <<~INI
+          ; Found by `arena tune`; start with `uwsgi --ini uwsgi.ini`. Debian's rack plugin predates Rack 3:
+          ; Arena ran it with a shim (lib/arena/servers/uwsgi.rb) that a Rack 3 app needs too.
+          [uwsgi]
+          plugins = http,#{PLUGIN}
+          http = :$(PORT)
+          http-keepalive = true
+          master = true
+          processes = #{s["processes"]}
+          die-on-term = true
+          need-app = true
+          rb-gc-freq = #{s["gc_freq"] || 1}
+          post-buffering = 4096
+          rbrequire = bundler/setup
+          rack = #{rackup}
+        INI
+        ConfigFile.new(name: "uwsgi.ini", text: text, command: ["env", "PORT=8080", "uwsgi", "--ini", "uwsgi.ini"])
+      end
 
       def self.worker_setting = "processes"
 

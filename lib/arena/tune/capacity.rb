@@ -11,29 +11,18 @@ module Arena
     # slot is held when little queues: the mean latency at the lightest rate
     # the config held).
     class Capacity
-      # Concurrent requests a config can hold, by server; nil when there is
-      # no fixed ceiling (Falcon's fibers, Thin's reactor).
-      SLOTS = {
-        "puma" => ->(s) { [s["workers"].to_i, 1].max * s["threads"].to_i },
-        "iodine" => ->(s) { [s["workers"].to_i, 1].max * s["threads"].to_i },
-        "agoo" => ->(s) { [s["workers"].to_i, 1].max * s["threads"].to_i },
-        "itsi" => ->(s) { [s["workers"].to_i, 1].max * s["threads"].to_i },
-        "unicorn" => ->(s) { s["workers"].to_i },
-        "pitchfork" => ->(s) { s["workers"].to_i },
-        "passenger" => ->(s) { s["pool"].to_i },
-        "uwsgi" => ->(s) { s["processes"].to_i }
-      }.freeze
       # The tree this busy (share of its cores) at the closed maximum: CPU-bound
       # (the rest of a core goes to the kernel's network work and the probes).
       CPU_BOUND = 0.75
 
-      def initialize(key:, candidate:, cores:)
-        @key = key
+      # server: the adapter class, whose `slots` (servers/tuning.rb) say what a config can hold.
+      def initialize(server:, candidate:, cores:)
+        @slots = server.slots
         @c = candidate
         @cores = cores
       end
 
-      def slots = SLOTS[@key]&.call(@c.settings)
+      def slots = @slots&.call(@c.settings)
 
       def in_server = (@c.mean_ms && @c.sustained_rps.to_f * @c.mean_ms / 1000.0)&.round(2)
 
@@ -81,7 +70,7 @@ module Arena
 
       private
 
-      def slot_words = (SLOTS[@key] && @c.settings.key?("threads")) ? "workers x threads" : "worker processes"
+      def slot_words = @slots.words
 
       def verdict
         case limit

@@ -50,7 +50,7 @@ module Arena
                "within_noise" => o.within_noise?, "stopped" => o.stopped, "slo_ms" => r.slo_ms, "note" => r.note,
                "candidates" => o.candidates.map(&:to_record)}
         if best
-          capacity = Capacity.new(key: r.adapter.key, candidate: best, cores: @machine.server_cores)
+          capacity = Capacity.new(server: r.adapter.class, candidate: best, cores: @machine.server_cores)
           file = config_file(r.adapter, best)
           rec.merge!("capacity" => capacity.to_h.merge("explanation" => capacity.explanation),
             "config_file" => file && file[:path], "command" => file && file[:command])
@@ -78,7 +78,7 @@ module Arena
       # The config file of a winner; its runtime (YJIT, jemalloc) is the
       # environment the command starts with.
       def winner_file(adapter, best)
-        file = ConfigFiles.for(adapter.key, adapter.settings.merge(Space.adapter_settings(best.settings)), rackup: @rackup)
+        file = adapter.class.config_file(adapter.settings.merge(Space.adapter_settings(best.settings)), rackup: @rackup)
         return nil unless file
         env = adapter.runtime.merge(Runtime.parse(Space.runtime_tokens(best.settings))).env.compact.map { |k, v| "#{k}=#{v}" }
         env.empty? ? file : file.with(command: ["env", *env, *file.command])
@@ -98,7 +98,7 @@ module Arena
           margin = "#{(100 * o.margin).round(1)}%#{" (within the noise)" if o.within_noise?}"
           out << "  runner-up: #{setting_words(o.runner_up)}: #{f.rps(o.runner_up.sustained_rps)} req/s, PSS #{o.runner_up.pss_mib} MiB; margin #{margin}"
         end
-        out << "  why: #{Capacity.new(key: key, candidate: best, cores: @machine.server_cores).explanation}"
+        out << "  why: #{Capacity.new(server: r.adapter.class, candidate: best, cores: @machine.server_cores).explanation}"
         file = File.join(@dir, "tune", key)
         written = Dir[File.join(file, "*")].first
         out << "  config: #{written}" if written

@@ -15,28 +15,10 @@ module Arena
     end
 
     # The settings space of one server: the tunables its adapter declares
-    # (servers/base.rb `tunable`), each bounded by the machine, and where the
-    # search starts: the documented heuristic for that server.
+    # (servers/tuning.rb `tunable`), each bounded by the machine, and where the
+    # search starts: the heuristic its adapter declares (`tune_start`, with
+    # its documented source).
     class Space
-      # Documented starting points, per server, as functions of the server's cores:
-      # - Puma: a worker per core (its docs, `workers :auto`), 5 threads (Rails' default before 7.2);
-      # - Unicorn, Pitchfork: cores x 1.5 + 1 (the rule of thumb seed 000 quotes);
-      # - uWSGI: 2 processes per core (its "Things to know" starting point);
-      # - Passenger: cores x 1.5 + 1 for a single-threaded app (its docs size the pool by memory and CPU);
-      # - the others: a worker per core, their default threads.
-      HEURISTICS = {
-        "puma" => ->(cores) { {"workers" => cores, "threads" => 5} },
-        "unicorn" => ->(cores) { {"workers" => (cores * 1.5 + 1).round} },
-        "pitchfork" => ->(cores) { {"workers" => (cores * 1.5 + 1).round} },
-        "uwsgi" => ->(cores) { {"processes" => 2 * cores} },
-        "passenger" => ->(cores) { {"pool" => (cores * 1.5 + 1).round} },
-        "falcon" => ->(cores) { {"count" => cores} },
-        "thin" => ->(cores) { {"servers" => cores} },
-        "iodine" => ->(cores) { {"workers" => cores, "threads" => 4} },
-        "agoo" => ->(cores) { {"workers" => cores, "threads" => 4} },
-        "itsi" => ->(cores) { {"workers" => cores, "threads" => 5} }
-      }.freeze
-
       # The runtime settings (lib/arena/runtime.rb) as tunables of every MRI
       # server, with --tune-runtime: 0 off, 1 on, each the --runtime token it stands for.
       RUNTIME = {"yjit" => "yjit", "jemalloc" => "malloc=jemalloc"}.freeze
@@ -50,7 +32,7 @@ module Arena
           Dimension.new(name: name, min: min, max: [max, min].max).freeze
         end
         dims += runtime_dimensions(klass, runtime) if runtime
-        start = HEURISTICS.fetch(klass.key) { ->(_) { {} } }.call(machine.server_cores)
+        start = klass.tune_start&.call(machine.server_cores) || {}
         new(dimensions: dims, start: start)
       end
 

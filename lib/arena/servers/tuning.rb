@@ -1,0 +1,70 @@
+# frozen_string_literal: true
+
+module Arena
+  module Servers
+    # What `arena tune` knows of a server, declared in its adapter next to its
+    # `tunable` lines, so nothing under lib/arena/tune/ names a server and a
+    # new adapter cannot tune silently from its minimum bounds
+    # (test/unit/tuning_test.rb fails for a tunable adapter that lacks any):
+    #
+    #   tunable "workers", min: 0, max: ->(m) { 2 * m.server_cores }
+    #   tunable "threads", min: 1, max: 32
+    #   tune_start("a worker per core: Puma's docs (`workers :auto`)") { |cores| {"workers" => cores, "threads" => 5} }
+    #   slots("workers x threads") { |s| [s["workers"].to_i, 1].max * s["threads"].to_i }
+    #   no_slots "fibers: no fixed ceiling"          # instead of slots, where there is none
+    #   def self.config_file(s, rackup:) = ConfigFile.new(name:, text:, command:)
+    #   def self.tune_needs_front? = true           # its tunable needs --front nginx (Thin's ports)
+    module Tuning
+      # A ready-to-commit configuration in the server's own format, and the
+      # command line that starts it. The port comes from $PORT where the
+      # format allows it.
+      ConfigFile = Struct.new(:name, :text, :command, keyword_init: true) do
+        def with(**changes) = self.class.new(**to_h, **changes)
+
+        # Servers whose own format is the command line.
+        def self.script(key, argv)
+          new(name: "#{key}.sh", text: "#!/bin/sh\n# Found by `arena tune`.\nexec #{argv.join(" ")}\n", command: ["sh", "#{key}.sh"])
+        end
+      end
+
+      # Where the search starts, with where the rule comes from.
+      Start = Struct.new(:source, :rule, keyword_init: true) do
+        def call(cores) = rule.call(cores)
+      end
+
+      # The concurrent requests a config can hold (nil count: no fixed ceiling).
+      Slots = Struct.new(:words, :count, :why, keyword_init: true) do
+        def call(settings) = count&.call(settings)
+      end
+
+      # The settings `arena tune` searches, one line each in the adapter:
+      #   tunable "threads", min: 1, max: 32
+      #   tunable "workers", min: 0, max: ->(m) { 2 * m.server_cores }
+      # A bound may be a lambda of Machine (lib/arena/tune/space.rb resolves it).
+      def tunable(name, min:, max:) = (@tunables ||= {})[name] = {min: min, max: max}.freeze
+
+      def tunables = @tunables || {}
+
+      def tune_start(source = nil, &rule)
+        return @tune_start unless rule
+        @tune_start = Start.new(source: source, rule: rule).freeze
+      end
+
+      def slots(words = nil, &count)
+        return @slots unless count
+        @slots = Slots.new(words: words, count: count).freeze
+      end
+
+      def no_slots(why) = @slots = Slots.new(why: why).freeze
+
+      # This server's config file for these settings (every setting of the
+      # winning adapter, tuned and not, so the file reproduces what was
+      # measured), or nil where it has none to write.
+      def config_file(_settings, rackup:) = nil
+
+      def tune_needs_front? = false
+    end
+
+    ConfigFile = Tuning::ConfigFile
+  end
+end
