@@ -9,6 +9,7 @@
 #include "report.h"
 #include "request.h"
 #include "stats.h"
+#include "transport.h"
 #include "url.h"
 #include "worker.h"
 
@@ -100,6 +101,14 @@ int main(int argc, char **argv)
     if (target_parse(&target, o.target, o.allow_remote, err, sizeof err) < 0) die(2, "%s", err);
     request_set reqs;
     if (requests_build(&reqs, &o, &target, err, sizeof err) < 0) die(2, "%s", err);
+    if ((o.tls_resume || o.cacert || o.alpn) && !target.tls)
+        die(2, "--tls-resume, --cacert and --alpn are for TLS: use an https:// target");
+    transport_t transport;
+    if (transport_setup(&transport, target.tls, o.http2, o.tls_resume, o.cacert, o.alpn, target.host, err,
+                        sizeof err) < 0)
+        die(2, "%s", err);
+    if (o.http2 && h2_requests_build(&reqs, target.tls ? "https" : "http") < 0)
+        die(2, "a request cannot be sent over HTTP/2");
     if (o.json < 0) o.json = !isatty(STDOUT_FILENO);
     if (o.total && (uint64_t)o.threads > o.total) o.threads = (int)o.total;
     raise_fd_limit(o.connections + 64);
@@ -121,6 +130,7 @@ int main(int argc, char **argv)
     run.o = &o;
     run.target = &target;
     run.reqs = &reqs;
+    run.tp = &transport;
     run.timeout_ns = (uint64_t)(o.timeout_s * 1e9);
     run.connect_timeout_ns = (uint64_t)(o.connect_timeout_s * 1e9);
     run.t0 = now_ns();
@@ -211,5 +221,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < o.threads; i++) stats_free(&workers[i].stats);
     free(workers);
     requests_free(&reqs);
+    if (o.http2) h2_requests_free();
+    transport_free(&transport);
     return 0;
 }

@@ -11,7 +11,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-static void conn_fill(loop_t *L, conn_t *c);
 
 /* Moves this thread's timeline to the interval of time t (counted phase). */
 static void timeline_at(loop_t *L, uint64_t t)
@@ -34,7 +33,10 @@ void count_error(loop_t *L, int kind, uint64_t origin)
 
 void conn_close(loop_t *L, conn_t *c)
 {
+    if (c->h2) h2_close(c);
+    if (c->tls) L->tp->sock->close(c);
     if (c->fd >= 0) close(c->fd);
+    c->handshaking = c->draining = 0;
     if (c->state == C_CONNECTING && L->open) L->nconnecting--;
     c->fd = -1;
     c->state = C_DOWN;
@@ -117,7 +119,7 @@ void conn_fail(loop_t *L, conn_t *c, int kind)
 }
 
 /* The server ended the connection on purpose (or after a complete response). */
-static void conn_end(loop_t *L, conn_t *c)
+void conn_end(loop_t *L, conn_t *c)
 {
     requeue(L, c);
     conn_close(L, c);
@@ -128,6 +130,22 @@ static void conn_end(loop_t *L, conn_t *c)
 
 static void on_connected(loop_t *L, conn_t *c)
 {
+    const transport_t *tp = L->tp;
+    if (tp->sock->handshake) {
+        int kind = ERR_HANDSHAKE;
+        int r = tp->sock->handshake(L, c, &kind);
+        c->handshaking = r == T_AGAIN;
+        if (r == T_AGAIN) return;
+        if (r == T_FAIL) {
+            conn_fail(L, c, kind);
+            return;
+        }
+    }
+    if (counted(L, L->now)) {
+        hist_record(&L->st->handshake, L->now > c->since ? (L->now - c->since) / 1000 : 0);
+        if (!L->st->protocol[0]) transport_note_protocol(L, c);
+    }
+    if (tp->h2 && h2_start(L, c) < 0) return;
     c->state = C_UP;
     if (L->open) L->nconnecting--;
     if (counted(L, L->now)) L->st->opened++;
@@ -181,7 +199,7 @@ static int can_issue_closed(loop_t *L, conn_t *c)
 {
     if (!closed_has_work(L, c)) return 0;
     if (!L->o->keep_alive && c->issued > 0) return 0;
-    return 1;
+    return !c->draining;
 }
 
 void push_request(loop_t *L, conn_t *c, uint64_t origin)
@@ -203,7 +221,7 @@ void push_request(loop_t *L, conn_t *c, uint64_t origin)
 }
 
 /* Closed model: top the connection up to the pipeline depth and send. */
-static void conn_fill(loop_t *L, conn_t *c)
+void conn_fill(loop_t *L, conn_t *c)
 {
     if (L->open) {
         sched_update(L, c);
@@ -221,6 +239,10 @@ static void conn_fill(loop_t *L, conn_t *c)
 
 void conn_flush(loop_t *L, conn_t *c)
 {
+    if (c->h2) {
+        h2_flush(L, c);
+        return;
+    }
     struct iovec iov[64];
     while (c->written < c->count) {
         int n = 0;
@@ -230,8 +252,7 @@ void conn_flush(loop_t *L, conn_t *c)
             iov[n].iov_base = r->bytes + off;
             iov[n].iov_len = r->len - off;
         }
-        struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)n};
-        ssize_t w = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t w = L->tp->sock->writev(c, iov, n);
         if (w < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) break;
             if (errno == EINTR) continue;
@@ -263,19 +284,17 @@ void conn_flush(loop_t *L, conn_t *c)
 
 /* ---- receiving ---- */
 
-/* A response is complete. Returns 0 when the connection was closed. */
-static int on_response(loop_t *L, conn_t *c)
+/* One response's figures, whatever carried it (HTTP/1.1 here, a stream in h2.c). */
+void account_response(loop_t *L, const slot_t *s, int status, int matched)
 {
-    slot_t *s = slot_at(L, c, 0);
     const request_t *r = &L->rs->reqs[s->req];
-    http_parser *p = &c->parser;
     if (L->open || !L->run->t_end ? counted(L, s->t) : counts_event(L, s->t)) {
         uint64_t lat = L->now > s->t ? (L->now - s->t) / 1000 : 0;
-        int status_good = status_ok(r->expect_status, p->status);
-        int good = status_good && p->matched;
+        int status_good = status_ok(r->expect_status, status);
+        int good = status_good && matched;
         stats_t *st = L->st;
         st->completed++;
-        st->status[p->status]++;
+        st->status[status]++;
         hist_record(&st->lat, lat);
         if (good) {
             st->good++;
@@ -292,8 +311,15 @@ static int on_response(loop_t *L, conn_t *c)
         timeline_at(L, L->now);
         tl_local_response(&L->tl, lat, good);
         if (!status_good) count_error(L, ERR_UNEXPECTED_STATUS, s->t);
-        else if (!p->matched) count_error(L, ERR_BODY_MISMATCH, s->t);
+        else if (!matched) count_error(L, ERR_BODY_MISMATCH, s->t);
     }
+}
+
+/* A response is complete. Returns 0 when the connection was closed. */
+static int on_response(loop_t *L, conn_t *c)
+{
+    http_parser *p = &c->parser;
+    account_response(L, slot_at(L, c, 0), p->status, p->matched);
     c->fails = 0;
     c->backoff_ms = 0;
     L->last_progress = L->now;
@@ -344,6 +370,13 @@ static void on_eof(loop_t *L, conn_t *c)
         conn_end(L, c);
         return;
     }
+    if (c->h2) {
+        /* Streams the server never answered before closing (after a GOAWAY,
+         * or a keep-alive limit) are sent again, as in HTTP/1.1. */
+        if (c->served > 0) conn_end(L, c);
+        else conn_fail(L, c, ERR_CLOSED_BEFORE_RESPONSE);
+        return;
+    }
     if (http_parser_eof(&c->parser)) {
         on_response(L, c); /* closes: keep_alive is 0 */
         return;
@@ -362,12 +395,13 @@ static void on_eof(loop_t *L, conn_t *c)
 static void on_readable(loop_t *L, conn_t *c, int hup)
 {
     for (;;) {
-        ssize_t n = read(c->fd, L->rbuf, READ_BUF);
+        ssize_t n = L->tp->sock->read(c, L->rbuf, READ_BUF);
         if (n > 0) {
             L->now = now_ns();
             if (counted(L, L->now)) L->st->bytes += (uint64_t)n;
-            if (!on_bytes(L, c, L->rbuf, (size_t)n)) return;
-            if ((size_t)n < READ_BUF && !hup) break;
+            if (!(c->h2 ? h2_on_bytes(L, c, L->rbuf, (size_t)n) : on_bytes(L, c, L->rbuf, (size_t)n))) return;
+            /* A TLS read returns one record: only EAGAIN says the socket is drained. */
+            if ((size_t)n < READ_BUF && !hup && L->tp->sock == &sock_plain) break;
             continue;
         }
         if (n == 0) {
@@ -393,7 +427,13 @@ static void on_readable(loop_t *L, conn_t *c, int hup)
 
 void conn_event(loop_t *L, conn_t *c, uint32_t events)
 {
-    if (c->state == C_CONNECTING) {
+    if (c->handshaking) {
+        on_connected(L, c);
+        if (c->state != C_UP) return;
+        /* The handshake's last read may have left the server's first bytes
+         * (HTTP/2 SETTINGS, a session ticket) behind this edge: read now. */
+        events |= EPOLLIN;
+    } else if (c->state == C_CONNECTING) {
         /* Writable without an error: connected (no getsockopt needed). */
         int err = 0;
         if (events & (EPOLLERR | EPOLLHUP) || !(events & EPOLLOUT)) {

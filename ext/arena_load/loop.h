@@ -22,6 +22,7 @@
 
 #include "clock.h"
 #include "parser.h"
+#include "transport.h"
 #include "worker.h"
 
 #include <stdatomic.h>
@@ -41,11 +42,14 @@ typedef struct {
     uint64_t t;      /* latency origin: send time (closed) or intended time (open) */
     uint64_t sent;   /* when it was handed to the kernel (for the timeout) */
     uint32_t req;
+    int32_t stream;  /* HTTP/2: its stream id once submitted */
 } slot_t;
 
-typedef struct {
+typedef struct conn_s {
     int fd;
     uint8_t state;
+    uint8_t handshaking; /* connected, transport handshake under way (state stays C_CONNECTING) */
+    uint8_t draining;    /* HTTP/2 GOAWAY received: finish what is in flight, send nothing new */
     uint8_t want_out;   /* EPOLLOUT registered */
     int16_t level;      /* open model: in the list of connections with this many in flight, -1 none */
     uint8_t parser_set; /* parser prepared for the head request */
@@ -61,9 +65,12 @@ typedef struct {
     int32_t lv_prev, lv_next;
     http_parser parser;
     slot_t *slots;
+    void *tls;          /* the transport's per-connection state (tls.c) */
+    void *tls_session;  /* the last session the server gave, offered again with --tls-resume */
+    void *h2;           /* HTTP/2 session (h2.c) */
 } conn_t;
 
-typedef struct {
+typedef struct loop_s {
     worker_t *w;
     run_t *run;
     const options_t *o;
@@ -76,6 +83,7 @@ typedef struct {
     int n;
     uint32_t depth;
     int nodelay;        /* TCP_NODELAY needed: pipelining or requests of several segments */
+    const transport_t *tp; /* chosen once for the run: every connection uses it */
     char *rbuf;
     uint64_t now;
     int open;
@@ -140,6 +148,10 @@ int closed_has_work(loop_t *L, conn_t *c);
 void push_request(loop_t *L, conn_t *c, uint64_t origin);
 void conn_flush(loop_t *L, conn_t *c);
 void conn_event(loop_t *L, conn_t *c, uint32_t events);
+void conn_end(loop_t *L, conn_t *c);
+void conn_fill(loop_t *L, conn_t *c);
+void account_response(loop_t *L, const slot_t *s, int status, int matched);
+void transport_conn_free(loop_t *L, conn_t *c);
 
 /* schedule.c: the open model. */
 int sched_init(loop_t *L, const worker_t *w);

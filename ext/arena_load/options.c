@@ -267,6 +267,42 @@ SETTER(set_wait_go)
     return 0;
 }
 
+SETTER(set_http2)
+{
+    (void)v, (void)err, (void)errlen;
+    o->http2 = 1;
+    return 0;
+}
+
+SETTER(set_h2_streams)
+{
+    uint64_t u;
+    if (parse_uint(v, 1024, &u) || u == 0) BAD("bad stream count '%s' (1..1024)", v);
+    o->h2_streams = (int)u;
+    return 0;
+}
+
+SETTER(set_tls_resume)
+{
+    (void)v, (void)err, (void)errlen;
+    o->tls_resume = 1;
+    return 0;
+}
+
+SETTER(set_cacert)
+{
+    if (!*v) BAD("empty --cacert");
+    o->cacert = v;
+    return 0;
+}
+
+SETTER(set_alpn)
+{
+    if (!*v || strlen(v) > 200) BAD("bad --alpn '%s'", v);
+    o->alpn = v;
+    return 0;
+}
+
 SETTER(set_merge)
 {
     (void)o, (void)v;
@@ -317,6 +353,13 @@ static const flag_t flags[] = {
     {0, "mix", "FILE", "request mix: lines 'weight method path status [body substring]'", NULL, set_mix},
     {0, "expect-status", "N", "status a response must have (default: any 2xx or 3xx; 'any')", NULL, set_expect_status},
     {0, "expect-body", "STR", "substring the response body must contain", NULL, set_expect_body},
+    {0, "http2", NULL, "HTTP/2: over TLS (ALPN h2) for https://, h2c (prior knowledge) for http://", "Transport",
+     set_http2},
+    {0, "h2-streams", "N", "HTTP/2 requests in flight per connection (default 1)", NULL, set_h2_streams},
+    {0, "tls-resume", NULL, "resume TLS sessions on reconnect (default: a full handshake each)", NULL, set_tls_resume},
+    {0, "cacert", "FILE", "verify the server's certificate against this CA (default: not verified)", NULL,
+     set_cacert},
+    {0, "alpn", "LIST", "protocols offered by ALPN, e.g. h2,http/1.1 (default h2 or http/1.1)", NULL, set_alpn},
     {0, "timeout", "SEC", "response timeout (default 5)", "Timing", set_timeout},
     {0, "connect-timeout", "SEC", "connect timeout (default 2)", NULL, set_connect_timeout},
     {0, "json", NULL, "one JSON document (default when stdout is not a terminal)", "Output", set_json},
@@ -336,7 +379,8 @@ void options_usage(void)
 {
     fputs("Usage: arena-load [options] TARGET\n"
           "  TARGET                     http://127.0.0.1:PORT/path, http://[::1]:PORT/path,\n"
-          "                             http://localhost:PORT/path or unix:/path/to.sock:/path\n",
+          "                             http://localhost:PORT/path or unix:/path/to.sock:/path;\n"
+          "                             https://... for TLS\n",
           stdout);
     for (size_t i = 0; i < NFLAGS; i++) {
         const flag_t *f = &flags[i];
@@ -442,6 +486,15 @@ int options_parse(options_t *o, int argc, char **argv, char *err, size_t errlen)
         snprintf(err, errlen, "--expect-status/--expect-body are per line in the mix file, not with --mix");
         return OPTIONS_ERROR;
     }
+    if (o->h2_streams && !o->http2) {
+        snprintf(err, errlen, "--h2-streams is for HTTP/2: add --http2");
+        return OPTIONS_ERROR;
+    }
+    if (o->http2 && o->pipeline > 1) {
+        snprintf(err, errlen, "-p (pipelining) is HTTP/1.1's: with --http2 use --h2-streams");
+        return OPTIONS_ERROR;
+    }
+    if (o->http2 && !o->h2_streams) o->h2_streams = 1;
     /* Every run is bounded. */
     if (o->duration_s == 0 && o->total == 0 && o->repetitions == 0) o->duration_s = 10;
     /* A thread per CPU the engine is given: more would only share a core. */

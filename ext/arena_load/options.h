@@ -39,6 +39,12 @@ typedef struct {
     int wait_go;             /* --wait-go: start on a 'go' line on stdin */
     int expect_status;
     const char *expect_body;
+    /* transport (transport.h): https:// targets are TLS */
+    int http2;               /* --http2: h2 over TLS (ALPN) or h2c with prior knowledge */
+    int h2_streams;          /* --h2-streams: concurrent streams per connection (the depth) */
+    int tls_resume;          /* --tls-resume: resume TLS sessions on reconnect */
+    const char *cacert;      /* --cacert: verify the server against this CA */
+    const char *alpn;        /* --alpn: protocols offered (default h2 or http/1.1) */
     int cpus[MAX_CPUS];
     int ncpus;
 } options_t;

@@ -124,6 +124,19 @@ void report_json(FILE *out, const report_t *r)
     fprintf(out, ",\"engine\":{\"cpu_user_s\":%.3f,\"cpu_sys_s\":%.3f,\"max_rss_kb\":%ld}", r->cpu_user_s,
             r->cpu_sys_s, r->max_rss_kb);
 
+    /* What the figures were measured over, and what connecting cost. */
+    fputs(",\"transport\":{\"protocol\":", out);
+    json_string(out, st->protocol);
+    fputs(",\"tls\":", out);
+    if (r->target->tls) json_string(out, st->tls_version);
+    else fputs("null", out);
+    fprintf(out, ",\"h2_streams\":%d,\"tls_resume\":%s,\"tls_handshakes\":{\"full\":%llu,\"resumed\":%llu}",
+            o->http2 ? o->h2_streams : 0, o->tls_resume ? "true" : "false", (unsigned long long)st->tls_full,
+            (unsigned long long)st->tls_resumed);
+    fputs(",\"handshake_us\":", out);
+    latency_json(out, &st->handshake);
+    fputc('}', out);
+
     fprintf(out, ",\"timeline_ms\":%llu,\"timeline\":[", (unsigned long long)o->timeline_ms);
     size_t n = timeline_length(r);
     hist_t scratch = {0};
@@ -205,6 +218,16 @@ void report_human(FILE *out, const report_t *r)
         fprintf(out, "  Errors    %llu:", (unsigned long long)total);
         for (int k = 0; k < ERR_KINDS; k++)
             if (st->errors[k]) fprintf(out, " %s %llu", error_names[k], (unsigned long long)st->errors[k]);
+        fputc('\n', out);
+    }
+    if (r->target->tls || o->http2) {
+        human_us(a, sizeof a, (double)hist_percentile(&st->handshake, 50));
+        human_us(b, sizeof b, (double)hist_percentile(&st->handshake, 99));
+        fprintf(out, "  Transport %s%s%s, handshake p50 %s p99 %s", st->protocol[0] ? st->protocol : "(none)",
+                r->target->tls ? " over " : "", r->target->tls ? st->tls_version : "", a, b);
+        if (r->target->tls)
+            fprintf(out, ", %llu full, %llu resumed", (unsigned long long)st->tls_full,
+                    (unsigned long long)st->tls_resumed);
         fputc('\n', out);
     }
     if (o->rate > 0)

@@ -21,7 +21,7 @@ static void lv_unlink(loop_t *L, conn_t *c)
 void sched_update(loop_t *L, conn_t *c)
 {
     if (!L->open) return;
-    int usable = c->state == C_UP && c->count < L->depth && (L->o->keep_alive || c->issued == 0);
+    int usable = c->state == C_UP && c->count < L->depth && (L->o->keep_alive || c->issued == 0) && !c->draining;
     int want = usable ? (int)c->count : -1;
     if (want == c->level) return;
     lv_unlink(L, c);

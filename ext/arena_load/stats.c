@@ -6,12 +6,14 @@
 const char *const error_names[ERR_KINDS] = {
     "connect_refused", "connect_timeout", "reset", "closed_before_response",
     "timeout", "parse", "unexpected_status", "body_mismatch",
+    "handshake", "certificate", "alpn_mismatch", "goaway", "rst_stream", "flow_control",
 };
 
 int stats_init(stats_t *s)
 {
     memset(s, 0, sizeof *s);
     if (hist_init(&s->lat, LAT_SUB_BITS, LAT_HIGHEST_US) < 0) return -1;
+    if (hist_init(&s->handshake, LAT_SUB_BITS, LAT_HIGHEST_US) < 0) return -1;
     return hist_init(&s->good_lat, LAT_SUB_BITS, LAT_HIGHEST_US);
 }
 
@@ -34,6 +36,7 @@ void stats_free(stats_t *s)
     free(s->req);
     s->req = NULL;
     s->nreq = 0;
+    hist_free(&s->handshake);
 }
 
 void stats_merge(stats_t *dst, const stats_t *src)
@@ -55,4 +58,9 @@ void stats_merge(stats_t *dst, const stats_t *src)
         dst->req[i].good += src->req[i].good;
         hist_merge(&dst->req[i].good_lat, &src->req[i].good_lat);
     }
+    hist_merge(&dst->handshake, &src->handshake);
+    dst->tls_full += src->tls_full;
+    dst->tls_resumed += src->tls_resumed;
+    if (!dst->protocol[0]) memcpy(dst->protocol, src->protocol, sizeof dst->protocol);
+    if (!dst->tls_version[0]) memcpy(dst->tls_version, src->tls_version, sizeof dst->tls_version);
 }

@@ -16,6 +16,12 @@ enum {
     ERR_PARSE,
     ERR_UNEXPECTED_STATUS,
     ERR_BODY_MISMATCH,
+    ERR_HANDSHAKE,     /* TLS handshake failed (other than the certificate) */
+    ERR_CERTIFICATE,   /* the server's certificate did not verify (expired, wrong name, unknown CA) */
+    ERR_ALPN,          /* the server did not choose the protocol asked for (h2) */
+    ERR_GOAWAY,        /* HTTP/2 GOAWAY with an error code */
+    ERR_RST_STREAM,    /* HTTP/2 stream reset by the server */
+    ERR_FLOW_CONTROL,  /* HTTP/2 flow-control violation (either side) */
     ERR_KINDS
 };
 
@@ -36,6 +42,10 @@ typedef struct {
     hist_t good_lat; /* good responses only */
     size_t nreq;     /* a mix: one req_stats_t per request of it (0: none) */
     struct req_stats *req;
+    hist_t handshake;   /* connect() to ready to send: TCP, then TLS and the HTTP/2 preface */
+    uint64_t tls_full, tls_resumed; /* TLS handshakes by kind */
+    char protocol[16];  /* negotiated: "http/1.1", "h2" or "h2c" (first connection that saw it) */
+    char tls_version[16];
 } stats_t;
 
 /* One request of a mix: its responses, the good ones, their latency

@@ -77,15 +77,13 @@ int target_parse(target_t *t, const char *text, int allow_remote, char *err, siz
         return 0;
     }
     if (strncmp(text, "https://", 8) == 0) {
-        snprintf(err, errlen, "malformed target '%s': https is not supported", text);
-        return -1;
-    }
-    if (strncmp(text, "http://", 7) != 0) {
-        snprintf(err, errlen, "malformed target '%s': expected http://HOST:PORT/path or unix:/path.sock:/path", text);
+        t->tls = 1;
+    } else if (strncmp(text, "http://", 7) != 0) {
+        snprintf(err, errlen, "malformed target '%s': expected http(s)://HOST:PORT/path or unix:/path.sock:/path", text);
         return -1;
     }
 
-    const char *h = text + 7;
+    const char *h = text + (t->tls ? 8 : 7);
     const char *slash = strchr(h, '/');
     const char *authority_end = slash ? slash : h + strlen(h);
     char host[256];
@@ -126,7 +124,8 @@ int target_parse(target_t *t, const char *text, int allow_remote, char *err, siz
         return -1;
     }
 
-    long port = 80;
+    snprintf(t->host, sizeof t->host, "%s", host);
+    long port = t->tls ? 443 : 80;
     if (port_s) {
         char pbuf[8];
         if (port_len == 0 || port_len >= sizeof pbuf) goto bad_port;
@@ -177,7 +176,7 @@ int target_parse(target_t *t, const char *text, int allow_remote, char *err, siz
     t->family = pick->ai_family;
     freeaddrinfo(res);
 
-    int default_port = port == 80;
+    int default_port = port == (t->tls ? 443 : 80);
     if (bracketed)
         snprintf(t->host_header, sizeof t->host_header, default_port ? "[%s]" : "[%s]:%ld", host, port);
     else

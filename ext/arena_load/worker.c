@@ -76,11 +76,12 @@ static int loop_init(loop_t *L, worker_t *w)
     L->rs = w->run->reqs;
     L->st = &w->stats;
     L->n = w->nconns;
-    L->depth = (uint32_t)L->o->pipeline;
+    L->tp = w->run->tp ? w->run->tp : &transport_default;
+    L->depth = (uint32_t)(L->tp->h2 ? L->o->h2_streams : L->o->pipeline);
     /* One small request per round trip is never held by Nagle (nothing of ours
      * is unacknowledged when it is sent); pipelined or multi-segment requests
      * may be. */
-    L->nodelay = L->depth > 1;
+    L->nodelay = L->depth > 1 || L->tp->tls || L->tp->h2; /* TLS: the handshake's last write and the request */
     for (size_t i = 0; i < L->rs->n; i++)
         if (L->rs->reqs[i].len > 8192) L->nodelay = 1;
     L->open = w->rate > 0;
@@ -107,8 +108,10 @@ static int loop_init(loop_t *L, worker_t *w)
 
 static void loop_free(loop_t *L)
 {
-    for (int i = 0; i < L->n; i++)
-        if (L->conns && L->conns[i].fd >= 0) close(L->conns[i].fd);
+    for (int i = 0; L->conns && i < L->n; i++) {
+        transport_conn_free(L, &L->conns[i]);
+        if (L->conns[i].fd >= 0) close(L->conns[i].fd);
+    }
     if (L->conns) free(L->conns[0].slots);
     free(L->conns);
     free(L->rbuf);

@@ -14,6 +14,7 @@
 #include "request.h"
 #include "stats.h"
 #include "timeline.h"
+#include "transport.h"
 #include "url.h"
 
 #include <pthread.h>
@@ -24,6 +25,7 @@ typedef struct {
     const options_t *o;
     const target_t *target;
     const request_set *reqs;
+    const transport_t *tp; /* plain, TLS; HTTP/1.1 or HTTP/2: one for every connection */
     uint64_t t0;          /* start of the run (warm-up included) */
     uint64_t t_count;     /* start of the counted phase */
     uint64_t t_end;       /* end of the counted phase, 0: no duration */

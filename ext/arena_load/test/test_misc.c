@@ -34,8 +34,14 @@ static void check_targets(void)
     CHECK(!parses("http://[::ffff:10.0.0.1]:80/", 0, &t), "mapped non-loopback refused");
     CHECK(!parses("http://0.0.0.0:80/", 0, &t), "0.0.0.0 refused");
     CHECK(parses("http://10.0.0.1:80/", 1, &t), "--allow-remote lets it through (nothing is sent)");
+    /* The guard holds for every transport: TLS and HTTP/2 targets are the same addresses. */
+    CHECK(parses("https://127.0.0.1:8443/x", 0, &t) && t.tls && !strcmp(t.host, "127.0.0.1") &&
+              !strcmp(t.host_header, "127.0.0.1:8443"),
+          "https target");
+    CHECK(parses("https://localhost/", 0, &t) && t.tls && !strcmp(t.host_header, "localhost"), "https default port");
+    CHECK(!parses("https://10.0.0.1:443/", 0, &t), "https non-loopback refused");
     static const char *bad[] = {"ftp://127.0.0.1/", "http://", "http://:80/", "http://127.0.0.1:99999/",
-                                "http://127.0.0.1:abc/", "http://127.0.0.1:/", "https://127.0.0.1/", "unix:",
+                                "http://127.0.0.1:abc/", "http://127.0.0.1:/", "https://", "https://8.8.8.8/", "unix:",
                                 "127.0.0.1:80", "http://[::1/", "http://u@127.0.0.1/", "http://127.0.0.1/a b"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK(!parses(bad[i], 0, &t), "malformed: %s", bad[i]);
 }

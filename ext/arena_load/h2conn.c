@@ -1,0 +1,173 @@
+/* HTTP/2 on a connection (see h2.h): the slot ring of conn.c holds the
+ * requests in flight, one stream each; a stream that ends is taken out of the
+ * ring wherever it is (its slot swapped with the head's), since streams end
+ * in any order. The open-model schedule, the timeouts and the figures see
+ * slots as they do over HTTP/1.1: --h2-streams is the depth. */
+#ifdef ARENA_H2
+#include "h2.h"
+#include "loop.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define H2_WINDOW (16u << 20) /* large bodies are not held back by a small window */
+
+static h2_req *reqs;
+static size_t nreqs;
+
+int h2_requests_build(const void *set, const char *scheme)
+{
+    const request_set *rs = set;
+    if (h2s_init() < 0) return -1;
+    reqs = calloc(rs->n, sizeof *reqs);
+    if (!reqs) return -1;
+    nreqs = rs->n;
+    for (size_t i = 0; i < rs->n; i++)
+        if (h2_req_from_http1(&reqs[i], rs->reqs[i].bytes, rs->reqs[i].len, scheme, &rs->reqs[i].expect) < 0) return -1;
+    return 0;
+}
+
+void h2_requests_free(void)
+{
+    for (size_t i = 0; reqs && i < nreqs; i++) h2_req_free(&reqs[i]);
+    free(reqs);
+    reqs = NULL;
+    nreqs = 0;
+}
+
+typedef struct {
+    h2sess_t *s;
+    loop_t *L;
+    conn_t *c;
+} h2conn_t;
+
+static uint32_t find_slot(loop_t *L, conn_t *c, int32_t stream)
+{
+    for (uint32_t i = 0; i < c->count; i++)
+        if (slot_at(L, c, i)->stream == stream) return i;
+    return UINT32_MAX;
+}
+
+/* Takes slot i out of the ring: the head's slot moves into its place. */
+static void remove_slot(loop_t *L, conn_t *c, uint32_t i)
+{
+    slot_t *s = slot_at(L, c, i);
+    *s = *slot_at(L, c, 0);
+    c->head = (c->head + 1) % L->depth;
+    c->count--;
+    c->written--;
+    L->inflight--;
+    sched_update(L, c);
+}
+
+static void on_stream(void *ud, int32_t stream, int what, int status, int matched, int kind)
+{
+    h2conn_t *h = ud;
+    loop_t *L = h->L;
+    conn_t *c = h->c;
+    uint32_t i = find_slot(L, c, stream);
+    if (i == UINT32_MAX) return;
+    slot_t *s = slot_at(L, c, i);
+    if (what == H2_RETRY) {
+        s->stream = -1; /* never processed: sent again when the connection ends */
+        return;
+    }
+    if (what == H2_RESPONSE) {
+        account_response(L, s, status, matched);
+        c->fails = 0;
+        c->backoff_ms = 0;
+        L->last_progress = L->now;
+        c->served++;
+    } else {
+        count_error(L, kind, s->t);
+    }
+    remove_slot(L, c, i);
+}
+
+static const h2_hooks hooks = {on_stream};
+
+int h2_start(loop_t *L, conn_t *c)
+{
+    h2conn_t *h = calloc(1, sizeof *h);
+    if (h) h->s = h2s_new(&hooks, h, H2_WINDOW);
+    if (!h || !h->s) {
+        free(h);
+        conn_fail(L, c, ERR_CONNECT_REFUSED);
+        return -1;
+    }
+    h->L = L;
+    h->c = c;
+    c->h2 = h;
+    return 0;
+}
+
+void h2_close(conn_t *c)
+{
+    h2conn_t *h = c->h2;
+    if (!h) return;
+    h2s_free(h->s);
+    free(h);
+    c->h2 = NULL;
+}
+
+/* Are the streams left all refused ones (to send again elsewhere)? */
+static int only_refused(loop_t *L, conn_t *c)
+{
+    for (uint32_t i = 0; i < c->count; i++)
+        if (slot_at(L, c, i)->stream >= 0) return 0;
+    return 1;
+}
+
+void h2_flush(loop_t *L, conn_t *c)
+{
+    h2conn_t *h = c->h2;
+    while (c->written < c->count) {
+        slot_t *s = slot_at(L, c, c->written);
+        s->stream = h2s_submit(h->s, &reqs[s->req]);
+        if (s->stream < 0) {
+            conn_fail(L, c, ERR_PARSE);
+            return;
+        }
+        c->written++;
+    }
+    const uint8_t *out;
+    size_t n;
+    while ((n = h2s_pending(h->s, &out)) > 0) {
+        struct iovec iov = {(void *)out, n};
+        ssize_t w = L->tp->sock->writev(c, &iov, 1);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                c->want_out = 1;
+                return;
+            }
+            c->want_out = 0;
+            if (errno != EPIPE) conn_fail(L, c, ERR_RESET);
+            return; /* EPIPE: the read side tells how the server closed */
+        }
+        h2s_sent(h->s, (size_t)w);
+    }
+    c->want_out = 0;
+}
+
+int h2_on_bytes(loop_t *L, conn_t *c, const char *buf, size_t len)
+{
+    h2conn_t *h = c->h2;
+    int kind = h2s_recv(h->s, (const uint8_t *)buf, len);
+    if (kind >= 0) {
+        conn_fail(L, c, kind);
+        return 0;
+    }
+    if (h2s_goaway(h->s)) c->draining = 1;
+    sched_update(L, c);
+    int done = !L->o->keep_alive && c->served > 0 && c->count == 0;
+    if (done || (c->draining && (c->count == 0 || only_refused(L, c))) || h2s_finished(h->s)) {
+        conn_end(L, c);
+        return 0;
+    }
+    /* Replies the session owes (SETTINGS and PING acks, WINDOW_UPDATE). */
+    h2_flush(L, c);
+    return c->state == C_UP;
+}
+#endif
