@@ -115,6 +115,17 @@ static int on_frame(nghttp2_session *s, const nghttp2_frame *f, void *ud)
     return 0;
 }
 
+/* nghttp2 ends a session that broke the protocol (a window overrun, a bad
+ * first frame) by sending GOAWAY with the reason, not by an error return. */
+static int on_sent(nghttp2_session *s, const nghttp2_frame *f, void *ud)
+{
+    (void)s;
+    h2sess_t *h = ud;
+    if (f->hd.type == NGHTTP2_GOAWAY && f->goaway.error_code != NGHTTP2_NO_ERROR && h->conn_error < 0)
+        h->conn_error = f->goaway.error_code == NGHTTP2_FLOW_CONTROL_ERROR ? ERR_FLOW_CONTROL : ERR_PARSE;
+    return 0;
+}
+
 /* A frame nghttp2 refused to accept (its own checks: flow control, framing). */
 static int on_invalid(nghttp2_session *s, const nghttp2_frame *f, int err, void *ud)
 {
@@ -150,6 +161,7 @@ int h2s_init(void)
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
     nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(cb, on_invalid);
+    nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_sent);
     callbacks = cb;
     return 0;
 }
@@ -233,6 +245,11 @@ void h2s_sent(h2sess_t *h, size_t n)
 {
     h->out += n;
     h->outlen -= n;
+}
+
+int h2s_error(const h2sess_t *h)
+{
+    return h->conn_error;
 }
 
 int h2s_goaway(const h2sess_t *h)

@@ -47,6 +47,9 @@ void h2s_free(h2sess_t *h);
 int32_t h2s_submit(h2sess_t *h, const h2_req *r);
 /* Feeds received bytes. Returns -1 (ok) or the error kind of a connection error. */
 int h2s_recv(h2sess_t *h, const uint8_t *buf, size_t len);
+/* A connection error seen so far (-1: none). nghttp2 tells some only when it
+ * writes its GOAWAY: ask again after h2s_pending. */
+int h2s_error(const h2sess_t *h);
 /* Bytes to send next (0: none); stay valid until h2s_sent. */
 size_t h2s_pending(h2sess_t *h, const uint8_t **out);
 void h2s_sent(h2sess_t *h, size_t n);

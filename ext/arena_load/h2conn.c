@@ -154,7 +154,12 @@ void h2_flush(loop_t *L, conn_t *c)
 int h2_on_bytes(loop_t *L, conn_t *c, const char *buf, size_t len)
 {
     h2conn_t *h = c->h2;
-    int kind = h2s_recv(h->s, (const uint8_t *)buf, len);
+    h2s_recv(h->s, (const uint8_t *)buf, len);
+    /* Replies the session owes (SETTINGS and PING acks, WINDOW_UPDATE, or
+     * the GOAWAY that says what the server did wrong). */
+    h2_flush(L, c);
+    if (c->state != C_UP) return 0;
+    int kind = h2s_error(h->s);
     if (kind >= 0) {
         conn_fail(L, c, kind);
         return 0;
@@ -166,8 +171,6 @@ int h2_on_bytes(loop_t *L, conn_t *c, const char *buf, size_t len)
         conn_end(L, c);
         return 0;
     }
-    /* Replies the session owes (SETTINGS and PING acks, WINDOW_UPDATE). */
-    h2_flush(L, c);
-    return c->state == C_UP;
+    return 1;
 }
 #endif

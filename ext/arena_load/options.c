@@ -1,6 +1,7 @@
 /* Command line flags: every flag is one row of `flags` below (its names,
  * value, help line and setter); parsing and --help both read the table. */
 #include "options.h"
+#include "transport.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -312,7 +313,8 @@ SETTER(set_merge)
 SETTER(show_version)
 {
     (void)o, (void)v, (void)err, (void)errlen;
-    printf("arena-load %s\n", ARENA_VERSION);
+    printf("arena-load %s (transports: http1%s%s)\n", ARENA_VERSION, transport_has_tls() ? " tls" : "",
+           transport_has_h2() ? " h2 h2c" : "");
     return 1;
 }
 

@@ -47,7 +47,7 @@ module Arena
     end
 
     ERROR_KINDS = %w[connect_refused connect_timeout reset closed_before_response timeout parse
-      unexpected_status body_mismatch].freeze
+      unexpected_status body_mismatch handshake certificate alpn_mismatch goaway rst_stream flow_control].freeze
 
     def setup
       engine = TestHelp.engine_path
