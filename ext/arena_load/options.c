@@ -144,7 +144,8 @@ SETTER(set_rate)
     char *end;
     errno = 0;
     o->rate = strtod(v, &end);
-    if (errno || end == v || *end || !isfinite(o->rate) || o->rate <= 0 || o->rate > 1e8) BAD("bad rate '%s'", v);
+    if (errno || end == v || *end || !isfinite(o->rate) || o->rate < 1e-3 || o->rate > 1e8)
+        BAD("bad rate '%s' (requests per second, 0.001 to 1e8; fractions allowed: -R 0.2)", v);
     return 0;
 }
 

@@ -110,7 +110,7 @@ void report_json(FILE *out, const report_t *r)
     }
 
     if (o->rate > 0)
-        fprintf(out, ",\"open\":{\"target_rps\":%.2f,\"late\":%llu,\"dropped\":%llu}", o->rate,
+        fprintf(out, ",\"open\":{\"target_rps\":%.6g,\"late\":%llu,\"dropped\":%llu}", o->rate,
                 (unsigned long long)st->late, (unsigned long long)st->dropped);
     else
         fputs(",\"open\":null", out);
@@ -193,7 +193,7 @@ void report_human(FILE *out, const report_t *r)
     fprintf(out, "  %d threads, %d connections (%llu opened)%s", r->threads, o->connections,
             (unsigned long long)st->opened, o->keep_alive ? "" : ", no keep-alive");
     if (o->pipeline > 1) fprintf(out, ", pipeline %d", o->pipeline);
-    if (o->rate > 0) fprintf(out, ", target %.0f req/s", o->rate);
+    if (o->rate > 0) fprintf(out, ", target %g req/s", o->rate);
     fputc('\n', out);
     human_us(a, sizeof a, hist_mean(h));
     human_us(b, sizeof b, hist_stdev(h));

@@ -134,6 +134,14 @@ static void check_options(void)
     CHECK(opts(&o, a20, 5) == OPTIONS_RUN && o.threads == 1, "-t wins over the CPU count");
     const char *a21[] = {"--cpus", "0-3", "-c", "3", "http://127.0.0.1:1/"};
     CHECK(opts(&o, a21, 5) == OPTIONS_RUN && o.threads == 3, "threads capped by connections");
+    const char *a22[] = {"-R", "0.2", "http://127.0.0.1:1/"};
+    CHECK(opts(&o, a22, 3) == OPTIONS_RUN && o.rate == 0.2, "a fractional rate");
+    const char *a23[] = {"-R", "0", "http://127.0.0.1:1/"};
+    CHECK(opts(&o, a23, 3) == OPTIONS_ERROR, "a zero rate");
+    const char *a24[] = {"-R", "0,2", "http://127.0.0.1:1/"};
+    CHECK(opts(&o, a24, 3) == OPTIONS_ERROR, "a decimal comma");
+    const char *a25[] = {"-R", "1e-4", "http://127.0.0.1:1/"};
+    CHECK(opts(&o, a25, 3) == OPTIONS_ERROR, "a rate below one request per 1000 s");
     const char *a18[] = {"--connection", "5", "http://127.0.0.1:1/"};
     CHECK(opts(&o, a18, 3) == OPTIONS_ERROR, "a prefix is not a flag");
 }
