@@ -54,7 +54,14 @@ module Arena
     module Format
       module_function
 
-      def rps(value) = (value >= 100) ? value.round.to_s.reverse.scan(/\d{1,3}/).join(",").reverse : format("%.1f", value)
+      # Under 1 req/s (a fractional open-model rate, 0.25) two significant digits.
+      def rps(value)
+        return value.round.to_s.reverse.scan(/\d{1,3}/).join(",").reverse if value >= 100
+        (value.positive? && value < 1) ? format("%.2g", value) : format("%.1f", value)
+      end
+
+      # "10%, 25% and 50%"
+      def and_list(words) = (words.size < 2) ? words.join : "#{words[0..-2].join(", ")} and #{words.last}"
 
       def duration_us(us)
         return "-" if us.nil?

@@ -116,7 +116,7 @@ module Arena
       # dropped, and long enough for `min_requests` samples within
       # `seconds_left` (never shorter than -d).
       def open_level(ctx, max, fraction, min_requests:, seconds_left:)
-        rate = [(max * fraction).round, 1].max
+        rate = RatePlan.rate_at(max, fraction)
         settings = ctx.settings(rate: rate, connections: [ctx.load.connections * 4, 64].max,
           duration: min_requests.fdiv(rate).ceil.clamp(ctx.load.duration, [seconds_left, ctx.load.duration].max).to_f)
         measure(ctx, settings, variant: "#{(fraction * 100).round}%").then do |m|

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "rate_plan"
+
 module Arena
   module Scenarios
     # Open model. First the closed-model maximum, then constant rates from 10%
@@ -11,25 +13,33 @@ module Arena
     class Rate < Base
       scenario "rate", "open-model rate sweep 10%..120% of the closed maximum; latency curve and knee"
 
-      FRACTIONS = [0.1, 0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.2].freeze
-      MIN_REQUESTS = 200
+      FRACTIONS = RatePlan::FRACTIONS
 
       def planned(_load, _adapter) = FRACTIONS.size + 1
 
+      # --max-time bounds the whole sweep, the closed maximum included (the
+      # unloaded baseline, shared by every scenario, comes before it). The
+      # levels are planned (RatePlan) from the closed maximum, the unloaded
+      # latency and the time left; a level that cannot finish before the
+      # deadline is not started, and the summary says what was measured.
       def call(ctx)
+        unloaded_s = ctx.baseline&.p99_us.to_f / 1e6
+        started = Clock.now
+        deadline = started + ctx.load.max_time
         # Long enough for a few responses per connection however slow the
         # workload is: a 1 s /sleep at -d 1 would otherwise measure nothing.
-        slow = 5 * ctx.baseline&.p99_us.to_f / 1e6
-        closed = measure(ctx, ctx.settings(duration: [ctx.load.duration, slow].max), variant: "closed-max")
+        closed = measure(ctx, ctx.settings(duration: [ctx.load.duration, 5 * unloaded_s].max), variant: "closed-max")
         max = closed.good_rps
         return [closed] if max <= 0
-        deadline = Clock.now + ctx.load.max_time
-        points = FRACTIONS.filter_map do |fraction|
-          left = deadline - Clock.now
-          next if left <= 0
-          open_level(ctx, max, fraction, min_requests: MIN_REQUESTS, seconds_left: left.ceil)
+        plan = RatePlan.call(closed_max_rps: max, unloaded_s: unloaded_s, budget_s: deadline - Clock.now,
+          base_duration_s: ctx.load.duration)
+        points = []
+        plan.levels.each do |level|
+          left = deadline - Clock.now - RatePlan.overhead_s(unloaded_s)
+          break if left < [ctx.load.duration, 1.0].min
+          points << rate_level(ctx, level, max, duration: [level.duration_s, left.floor.to_f].min.clamp(1.0, nil))
         end
-        [closed, *points, summary(ctx, max, points)]
+        [closed, *points, summary(ctx, max, points, plan, sweep_s: Clock.now - started)]
       end
 
       # A rate counts as served only if the server kept up with it: p99 (of
@@ -46,7 +56,9 @@ module Arena
         return nil unless m.summary?
         x = m.extra
         knee = x["knee_rps"] ? "#{Report::Format.rps(x["knee_rps"])} req/s" : "none (no rate sustained with p99 within the SLO)"
-        "#{m.server} #{m.workload} rate: knee at #{knee} with p99 <= #{x["slo_ms"]} ms#{slo_origin(x)} " \
+        cut = incomplete(x)
+        knee = "or above #{knee}" if cut && x["knee_rps"]
+        "#{m.server} #{m.workload} rate: #{"#{cut}; " if cut}knee at #{knee} with p99 <= #{x["slo_ms"]} ms#{slo_origin(x)} " \
           "(closed maximum #{Report::Format.rps(x["closed_max_rps"])} req/s)"
       end
 
@@ -54,9 +66,25 @@ module Arena
 
       def self.sections(document, colors:) = [RateChart.new(document, colors: colors).section].compact
 
+      # "incomplete: measured 50% and 90% of 4 planned levels", or nil.
+      def self.incomplete(x)
+        planned = x["planned_levels"]
+        measured = x["measured_levels"]
+        return nil unless planned && measured && measured.size < planned.size
+        said = measured.empty? ? "none" : Report::Format.and_list(measured)
+        "incomplete: measured #{said} of #{planned.size} planned levels"
+      end
+
       private
 
-      def summary(ctx, max, points)
+      def rate_level(ctx, level, max, duration:)
+        settings = ctx.settings(rate: level.rate, connections: [ctx.load.connections * 4, 64].max, duration: duration)
+        measure(ctx, settings, variant: level.label).then do |m|
+          m.with(extra: {"fraction" => level.fraction, "target_rps" => level.rate, "closed_max_rps" => max.round(1)})
+        end
+      end
+
+      def summary(ctx, max, points, plan, sweep_s:)
         slo_us = ctx.slo_ms * 1000
         curve = points.map do |p|
           {"target_rps" => p.extra["target_rps"], "achieved_rps" => p.load.rps, "good_rps" => p.good_rps,
@@ -66,7 +94,10 @@ module Arena
         end
         knee = curve.select { |c| self.class.sustained?(c, slo_us) }.max_by { |c| c["target_rps"] }
         summary_record(ctx, "curve", "curve" => curve, "slo_ms" => ctx.slo_ms, "slo_relative" => ctx.load.slo_ms.nil?,
-          "closed_max_rps" => max.round(1), "knee_rps" => knee&.fetch("target_rps"))
+          "closed_max_rps" => max.round(1), "knee_rps" => knee&.fetch("target_rps"),
+          "planned_levels" => plan.levels.map(&:label), "measured_levels" => points.map(&:variant),
+          "dropped_levels" => plan.dropped.map { |f| "#{(f * 100).round}%" }, "min_requests" => plan.min_requests,
+          "sweep_s" => sweep_s.round(1))
       end
     end
 

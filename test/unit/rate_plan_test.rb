@@ -1,0 +1,68 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+
+# The rate sweep's levels from the closed maximum, the unloaded latency and
+# the time left: a fast endpoint keeps every level at 200 requests; a 1 s
+# endpoint fits its budget with fewer levels and fewer requests, and no two
+# levels share a rate.
+class RatePlanTest < Minitest::Test
+  Plan = Arena::Scenarios::RatePlan
+
+  def plan(max, unloaded_s, budget_s, base = 5.0) = Plan.call(closed_max_rps: max, unloaded_s: unloaded_s, budget_s: budget_s, base_duration_s: base)
+
+  def test_a_fast_endpoint_keeps_every_level_at_full_samples
+    p = plan(14_000, 0.001, 295)
+    assert_equal %w[10% 25% 50% 75% 90% 100% 110% 120%], p.levels.map(&:label)
+    assert_equal 200, p.min_requests
+    assert_equal [1400.0, 3500.0, 7000.0], p.levels.first(3).map(&:rate)
+    assert p.levels.all? { |l| l.duration_s == 5.0 }
+  end
+
+  def test_a_1s_endpoint_with_2_workers_fits_its_budget_with_distinct_fractional_rates
+    [295, 60, 40].each do |budget|
+      p = plan(2.0, 1.0, budget, 1.0)
+      assert p.fits?(budget), "#{budget} s: planned #{p.seconds}"
+      rates = p.levels.map(&:rate)
+      assert_equal rates.uniq, rates
+      assert_operator p.levels.size, :>=, 3
+    end
+    p = plan(2.0, 1.0, 295, 1.0)
+    assert_equal [1.0, 1.8, 2.0, 2.4], p.levels.map(&:rate)
+    assert_operator p.min_requests, :>=, Plan::P99_REQUESTS, "with 5 minutes, enough for a p99"
+    assert_equal [0.1, 0.25, 0.75, 1.1], p.dropped
+    assert_equal [1.8, 2.0, 2.4], plan(2.0, 1.0, 40, 1.0).levels.map(&:rate), "at last the three around the maximum"
+    short = plan(2.0, 1.0, 20, 1.0)
+    assert_equal 10, short.min_requests, "the floor"
+    refute short.fits?(20), "what does not fit at the floor is cut short by the deadline"
+  end
+
+  def test_a_40_rps_endpoint_keeps_all_levels_with_longer_low_levels
+    p = plan(40, 0.05, 295)
+    assert_equal 8, p.levels.size
+    assert_equal 200, p.min_requests
+    assert_equal 50.0, p.levels.first.duration_s, "200 requests at 4 req/s"
+    slower = plan(4, 0.25, 295)
+    assert_equal [1.0, 2.0, 3.0], slower.levels.first(3).map(&:rate), "10% (500 s for 200 requests) is given up first"
+    assert_equal [0.1], slower.dropped
+  end
+
+  def test_rates_keep_three_significant_digits_and_never_collapse
+    assert_equal 0.2, Plan.rate_at(2.0, 0.1)
+    assert_equal 12_300.0, Plan.rate_at(12_345, 1.0)
+    assert_equal 0.00123, Plan.rate_at(0.001234, 1.0)
+    tiny = plan(0.0004, 100, 295)
+    assert_equal tiny.levels.map(&:rate).uniq, tiny.levels.map(&:rate)
+  end
+
+  def test_a_sweep_cut_short_says_what_it_measured
+    x = {"planned_levels" => %w[10% 25% 50% 75% 90% 100%], "measured_levels" => %w[10% 25%], "knee_rps" => 0.5,
+         "closed_max_rps" => 2.0, "slo_ms" => 3000}
+    assert_equal "incomplete: measured 10% and 25% of 6 planned levels", Arena::Scenarios::Rate.incomplete(x)
+    assert_nil Arena::Scenarios::Rate.incomplete(x.merge("measured_levels" => x["planned_levels"]))
+    m = Arena::Results::Measurement.new(server: "unicorn", workload: "sleep", scenario: "rate", variant: "curve", kind: "summary", extra: x)
+    finding = Arena::Scenarios::Rate.finding(m)
+    assert_match(/incomplete: measured 10% and 25% of 6 planned levels; knee at or above 0.5 req\/s/, finding)
+  end
+end
