@@ -17,7 +17,7 @@ class RatePlanTest < Minitest::Test
     assert_equal %w[10% 25% 50% 75% 90% 100% 110% 120%], p.levels.map(&:label)
     assert_equal 200, p.min_requests
     assert_equal [1400.0, 3500.0, 7000.0], p.levels.first(3).map(&:rate)
-    assert p.levels.all? { |l| l.duration_s == 5.0 }
+    assert_equal [5.0], p.levels.map(&:duration_s).uniq
   end
 
   def test_a_1s_endpoint_with_2_workers_fits_its_budget_with_distinct_fractional_rates

@@ -155,8 +155,9 @@ module Arena
     # names the shape, the reason names its likely cause and the telling run).
     Summary = Struct.new(:good_rps, :error_pct, :p50_us, :p99_us, :samples, :settled_s, :loader_cpu_pct, :flags, :stall,
       keyword_init: true) do
-      def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil, server_cpu_pct: nil, server_cores: nil)
+      def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil, server_cpu_pct: nil, server_cores: nil, noisy: false)
         flags = []
+        flags << "noisy" if noisy
         flags << "errors" if load.error_pct > ERROR_LIMIT_PCT
         flags << "loader-bound" if loader_cpu_pct && loader_cpu_pct > LOADER_BUSY_PCT
         flags << "did-not-settle" unless settled
@@ -180,14 +181,47 @@ module Arena
       def erroneous? = flagged?("errors")
     end
 
-    MEASUREMENT_KEYS = %w[server workload scenario variant kind repeat engine_argv load probes front_probes loader summary extra].freeze
+    # What was going on around a measurement (Probes::Noise::Figures), with
+    # the verdict on it: "noisy" (and why) or "quiet".
+    NoiseRecord = Struct.new(:figures, :verdict, keyword_init: true) do
+      def self.from_h(h)
+        return nil unless h.is_a?(Hash)
+        figures = Probes::Noise::Figures.from_h(h)
+        new(figures: figures, verdict: Verdict.of(h["verdict"] || "quiet", h["reason"])).freeze
+      end
+
+      def noisy? = verdict.word == "noisy"
+
+      def to_record
+        figures.to_h.transform_keys(&:to_s).merge("verdict" => verdict.word, "reason" => verdict.reason).compact
+      end
+    end
+
+    # How a measurement warmed up: seconds to a steady state (or to
+    # --warmup-max), whether it got there, and the slices' good req/s.
+    WarmupRecord = Struct.new(:seconds, :steady, :slices, keyword_init: true) do
+      def self.from_h(seconds, h)
+        return nil if seconds.nil?
+        h = h.is_a?(Hash) ? h : {}
+        new(seconds: seconds.to_f, steady: h["steady"], slices: Array(h["slices_rps"]).freeze).freeze
+      end
+
+      def to_record = {"steady" => steady, "slices_rps" => slices}
+    end
+
+    MEASUREMENT_KEYS = %w[server workload scenario variant kind repeat engine_argv load probes front_probes loader summary extra
+      warmup_s warmup noise rerun].freeze
 
     # One measurement: a server config under one workload and scenario
     # variant. A scenario's own figures (a crash's recovery, a rate curve) are
     # in `extra`, whose keys the scenario's file both writes and reads. A
     # summary record (`kind` "summary") carries no load of its own.
+    #
+    # repeat: the round it belongs to (1, 2, ...; "repeat" in the file, as
+    # before rounds); warmup: WarmupRecord; noise: NoiseRecord; rerun: true
+    # for the second run of a measurement flagged noisy.
     Measurement = Struct.new(:server, :workload, :scenario, :variant, :kind, :repeat, :engine_argv, :load, :probes,
-      :front_probes, :loader, :summary, :extra, keyword_init: true) do
+      :front_probes, :loader, :summary, :extra, :warmup, :noise, :rerun, keyword_init: true) do
       def self.from_h(h)
         load = h["load"].is_a?(Hash) ? LoadFigures.from_h(h["load"]) : nil
         # Older summary records kept their figures at the top level.
@@ -198,8 +232,13 @@ module Arena
         new(server: h["server"], workload: h["workload"], scenario: h["scenario"], variant: h["variant"], kind: h["kind"],
           repeat: h["repeat"], engine_argv: h["engine_argv"], load: load, probes: Memory.from_h(h["probes"]),
           front_probes: Memory.from_h(h["front_probes"]), loader: Memory.from_h(h["loader"]), summary: summary,
-          extra: extra.freeze).freeze
+          extra: extra.freeze, warmup: WarmupRecord.from_h(h["warmup_s"], h["warmup"]), noise: NoiseRecord.from_h(h["noise"]),
+          rerun: h["rerun"] || nil).freeze
       end
+
+      def noisy? = flags.include?("noisy")
+
+      def warmup_s = warmup&.seconds
 
       def measured? = !load.nil?
 
@@ -225,7 +264,8 @@ module Arena
         {"server" => server, "workload" => workload, "scenario" => scenario, "variant" => variant, "kind" => kind,
          "repeat" => repeat, "engine_argv" => engine_argv, "load" => load&.raw, "probes" => probes&.to_record,
          "front_probes" => front_probes&.to_record, "loader" => loader&.to_record, "summary" => summary&.to_record,
-         "extra" => extra.empty? ? nil : extra}.compact
+         "extra" => extra.empty? ? nil : extra, "warmup_s" => warmup&.seconds, "warmup" => warmup&.to_record,
+         "noise" => noise&.to_record, "rerun" => rerun}.compact
       end
     end
   end

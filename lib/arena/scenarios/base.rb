@@ -129,8 +129,11 @@ module Arena
           kind: "summary", extra: extra.freeze).freeze
       end
 
-      def measure(ctx, settings, variant: nil, interval: 0.2, per_process: false)
+      # warm: warm up to a steady state first (Warmup, bounded by --warmup-max).
+      def measure(ctx, settings, variant: nil, interval: 0.2, per_process: false, warm: false)
         settled = ctx.settle.call(ctx.baseline)
+        warmed = Warmup.new(engine: ctx.engine, target: ctx.target, settings: settings, max_s: ctx.load.warmup_max).call if warm
+        watch = Probes::Noise::Watch.new(ours: -> { ctx.server.pids + (ctx.front&.pids || []) }).start
         # Sampled where each runs (RunningServer#sampler): here, or on the server host.
         sampler = ctx.server.sampler(interval: interval, per_process: per_process).start
         front = ctx.front&.sampler(interval: interval)&.start
@@ -141,6 +144,7 @@ module Arena
         extra = extra.value if extra.is_a?(Thread)
         probes = Results::Memory.from_h(sampler.stop.to_h)
         loader_cpu = loader.stop
+        noise = watch.stop
         done = Results::Measurement.new(
           server: ctx.adapter.label, workload: ctx.workload.name, scenario: key, variant: variant,
           engine_argv: ctx.engine.argv(ctx.target, settings)[1..], load: load,
@@ -148,8 +152,9 @@ module Arena
           loader: Results::Memory.from_h(loader_cpu.to_h),
           summary: Results::Summary.of(load, settled_s: settled.seconds, settled: settled.settled,
             loader_cpu_pct: loader_cpu.cpu_pct_mean, server_cpu_pct: probes&.cpu_pct,
-            server_cores: ctx.adapter.machine.server_cores),
-          extra: (extra || {}).freeze
+            server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?),
+          extra: (extra || {}).freeze, noise: noise,
+          warmup: warmed && Results::WarmupRecord.new(seconds: warmed.warmup_s, steady: warmed.steady, slices: warmed.slices).freeze
         ).freeze
       ensure
         # Interrupted (Ctrl-C) or failed: the engine lives in its own process

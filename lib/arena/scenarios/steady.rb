@@ -2,7 +2,8 @@
 
 module Arena
   module Scenarios
-    # Closed model: -c connections for -d seconds after a warm-up, with
+    # Closed model: -c connections for -d seconds after a warm-up to a steady
+    # state (Warmup, bounded by --warmup-max) and -w seconds, with
     # keep-alive on, off, or both side by side.
     class Steady < Base
       scenario "steady", "closed loop, -c connections for -d seconds"
@@ -11,7 +12,7 @@ module Arena
 
       def call(ctx)
         ctx.load.keep_alive_modes.map do |keep_alive|
-          measure(ctx, ctx.settings(keep_alive: keep_alive), variant: keep_alive ? "keep-alive" : "close")
+          measure(ctx, ctx.settings(keep_alive: keep_alive), variant: keep_alive ? "keep-alive" : "close", warm: true)
         end
       end
     end

@@ -1,0 +1,113 @@
+# frozen_string_literal: true
+
+require "set"
+
+module Arena
+  module Probes
+    # What else the machine did while a measurement ran: the hypervisor's
+    # steal (on a VM the neighbours show up there), other processes' CPU (not
+    # the server's tree, not the loader, not Arena), the load average before
+    # it and the CPU frequency governor where the system shows one. Two
+    # snapshots of /proc, one before and one after; the figures are a pure
+    # function of the two (Noise.between), so the suite checks them on fixtures.
+    module Noise
+      # cpu: the aggregate /proc/stat line's fields; ticks: pid => utime+stime.
+      Snapshot = Struct.new(:t, :cpu, :ticks, :load1, keyword_init: true)
+
+      # other_cpu_pct: other processes' CPU in % of one core (100 = a core
+      # busy the whole time); steal_pct: % of all CPU time the hypervisor took.
+      Figures = Struct.new(:steal_pct, :other_cpu_pct, :load_before, :governor, :seconds, keyword_init: true) do
+        def self.from_h(h)
+          return nil unless h.is_a?(Hash)
+          new(**h.transform_keys(&:to_sym).slice(*members)).freeze
+        end
+      end
+
+      # Past either, the measurement is flagged `noisy` and run again once at
+      # the end of its round. A fifth of a core is what a busy neighbour
+      # takes from a 2-core server's share here and more than the idle servers
+      # kept up between rounds use together (measured: under 3%); 5% steal is
+      # where a VM's throughput moves by more than the 5% precision Arena aims at.
+      OTHER_CPU_LIMIT_PCT = 20.0
+      STEAL_LIMIT_PCT = 5.0
+
+      # One measurement's watch: start before the load, stop after it.
+      # ours: -> pids whose CPU is the measurement's own (called at both ends).
+      class Watch
+        def initialize(ours:, root: "/proc")
+          @ours = ours
+          @root = root
+        end
+
+        def start
+          @seen = @ours.call.to_set
+          @before = Noise.snapshot(root: @root)
+          self
+        end
+
+        def stop
+          after = Noise.snapshot(root: @root)
+          ours = @seen | @ours.call | [Process.pid]
+          figures = Noise.between(@before, after, ours: ours, governor: Noise.governor)
+          Results::NoiseRecord.new(figures: figures, verdict: Noise.judge(figures)).freeze
+        end
+      end
+
+      module_function
+
+      def snapshot(root: "/proc")
+        Snapshot.new(t: Clock.now, cpu: cpu_line(root), ticks: ticks(root), load1: load1(root)).freeze
+      end
+
+      # ours: the pids whose CPU is the measurement's own (server tree, front,
+      # loader, Arena). A process that started during the run counts in
+      # full; one that ended during it is not seen (its CPU is lost, so the
+      # figure is a lower bound).
+      def between(before, after, ours:, governor: nil)
+        seconds = after.t - before.t
+        total = after.cpu.first(8).sum - before.cpu.first(8).sum
+        steal = (after.cpu[7].to_i - before.cpu[7].to_i)
+        other = after.ticks.sum do |pid, t|
+          next 0 if ours.include?(pid)
+          [t - before.ticks.fetch(pid, 0), 0].max
+        end
+        Figures.new(
+          steal_pct: total.positive? ? (100.0 * steal / total).round(2) : 0.0,
+          other_cpu_pct: seconds.positive? ? (100.0 * other / Procfs::CLK_TCK / seconds).round(1) : 0.0,
+          load_before: before.load1, governor: governor, seconds: seconds.round(3)
+        ).freeze
+      end
+
+      # A Verdict: "noisy" with what crossed its limit, or "quiet".
+      def judge(figures)
+        return Verdict.cannot_judge("no noise figures") if figures.nil?
+        over = []
+        over << format("other processes took %.0f%% of a core (limit %.0f%%)", figures.other_cpu_pct, OTHER_CPU_LIMIT_PCT) if figures.other_cpu_pct > OTHER_CPU_LIMIT_PCT
+        over << format("steal %.1f%% (limit %.0f%%)", figures.steal_pct, STEAL_LIMIT_PCT) if figures.steal_pct > STEAL_LIMIT_PCT
+        over.empty? ? Verdict.of("quiet") : Verdict.of("noisy", over.join("; "))
+      end
+
+      def governor(root: "/sys/devices/system/cpu")
+        File.read(File.join(root, "cpu0/cpufreq/scaling_governor")).strip
+      rescue SystemCallError
+        nil
+      end
+
+      def cpu_line(root)
+        File.foreach(File.join(root, "stat")).first.split.drop(1).map(&:to_i).freeze
+      rescue SystemCallError
+        [].freeze
+      end
+
+      def load1(root)
+        File.read(File.join(root, "loadavg")).split.first.to_f
+      rescue SystemCallError
+        nil
+      end
+
+      def ticks(root)
+        Procfs.all_stats(root: root).to_h { |s| [s.pid, s.utime + s.stime] }.freeze
+      end
+    end
+  end
+end

@@ -1,0 +1,47 @@
+# frozen_string_literal: true
+
+module Arena
+  # Warm-up to a steady state instead of a fixed number of seconds: the load
+  # runs in short slices (SLICE_S each, the measurement's own settings) until
+  # Stats.steady_state finds the last slices steady (no significant trend,
+  # within ±BAND_PCT of their median), or --warmup-max is spent. A C core
+  # (Agoo, Iodine) is steady after the first window, a cold Rails process
+  # keeps climbing for seconds and gets them. What it took is recorded with
+  # the measurement as `warmup_s`, and whether it got steady.
+  #
+  # Slices are separate engine runs, not one run read as it goes: the engine
+  # prints its figures at the end, and a new run every 0.25 s costs a
+  # process start (a few ms) and fresh connections, which a warm-up can
+  # afford and a measurement does not see.
+  class Warmup
+    Result = Struct.new(:warmup_s, :slices, :steady, keyword_init: true) do
+      def self.skipped = new(warmup_s: 0.0, slices: [].freeze, steady: nil).freeze
+    end
+
+    SLICE_S = 0.25
+    WINDOW = 4
+    BAND_PCT = 10.0
+
+    def initialize(engine:, target:, settings:, max_s:, slice_s: SLICE_S, window: WINDOW, band_pct: BAND_PCT)
+      @engine = engine
+      @target = target
+      @settings = settings.with(duration: slice_s, warmup: 0.0)
+      @max_s = max_s
+      @window = window
+      @band_pct = band_pct
+    end
+
+    def call
+      return Result.skipped if @max_s <= 0
+      started = Clock.now
+      slices = []
+      steady = nil
+      loop do
+        slices << @engine.start(@target, @settings).wait.good_rps
+        steady = Stats.steady_state(slices, band_pct: @band_pct, window: @window)
+        break if steady || Clock.now - started >= @max_s
+      end
+      Result.new(warmup_s: (Clock.now - started).round(2), slices: slices.map { |r| r.round(1) }.freeze, steady: !steady.nil?).freeze
+    end
+  end
+end

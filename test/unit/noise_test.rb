@@ -1,0 +1,71 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+
+# The noise figures from two snapshots of /proc, and the verdict on them; the
+# warm-up's stopping rule with an engine whose slices the test chooses.
+class NoiseTest < Minitest::Test
+  Noise = Arena::Probes::Noise
+  TCK = Arena::Procfs::CLK_TCK
+
+  # total: all CPU ticks so far (1000 at the start, 1000 more after).
+  def snap(t, steal:, busy:, ticks:, load1: 0.5)
+    total = t.zero? ? 1000 : 2000
+    # user nice system idle iowait irq softirq steal
+    Noise::Snapshot.new(t: t, cpu: [busy, 0, 0, total - busy - steal, 0, 0, 0, steal], ticks: ticks, load1: load1)
+  end
+
+  def test_other_processes_cpu_counts_everything_but_ours
+    before = snap(0.0, steal: 0, busy: 0, ticks: {10 => 0, 20 => 0, 30 => 5})
+    # 2 s later: the server (10) used a core, a neighbour (30) half a core, a
+    # process that started during the run (40) a fifth of a core.
+    after = snap(2.0, steal: 10, busy: 400, ticks: {10 => 2 * TCK, 20 => 0, 30 => 5 + TCK, 40 => (0.4 * TCK).round})
+    f = Noise.between(before, after, ours: [10, 20])
+    assert_in_delta 70.0, f.other_cpu_pct, 1.0
+    assert_equal 1.0, f.steal_pct
+    assert_equal 0.5, f.load_before
+    v = Noise.judge(f)
+    assert_equal "noisy", v.word
+    assert_match(/other processes took 70% of a core \(limit 20%\)/, v.reason)
+  end
+
+  def test_a_quiet_machine_and_a_stealing_hypervisor
+    before = snap(0.0, steal: 0, busy: 0, ticks: {10 => 0})
+    quiet = Noise.between(before, snap(1.0, steal: 1, busy: 300, ticks: {10 => TCK}), ours: [10])
+    assert_equal "quiet", Noise.judge(quiet).word
+    stolen = Noise.between(before, snap(1.0, steal: 80, busy: 300, ticks: {10 => TCK}), ours: [10])
+    assert_equal "noisy", Noise.judge(stolen).word
+    assert_match(/steal 8.0% \(limit 5%\)/, Noise.judge(stolen).reason)
+    refute Noise.judge(nil).judged?
+  end
+
+  def test_the_live_system_can_be_read
+    s = Noise.snapshot
+    assert_operator s.cpu.size, :>=, 8
+    assert s.ticks.key?(Process.pid)
+  end
+
+  class Engine
+    Run = Struct.new(:rps) do
+      def wait = Struct.new(:good_rps).new(rps)
+    end
+
+    def initialize(series) = @series = series.dup
+
+    def start(_target, _settings) = Run.new(@series.shift || 1000.0)
+  end
+
+  def warm(series, max_s:) = Arena::Warmup.new(engine: Engine.new(series), target: nil, settings: Arena::Load::Settings.build(duration: 5.0), max_s: max_s, slice_s: 0.0).call
+
+  def test_warm_up_stops_at_the_first_steady_window_and_is_bounded
+    cold = [100, 300, 500, 700, 850, 950, 1000, 1000, 1005, 995, 1000, 1000]
+    w = warm(cold, max_s: 60)
+    assert w.steady
+    assert_includes 8..10, w.slices.size, "steady once the climb flattens: #{w.slices}"
+    climbing = warm(Array.new(10_000) { |i| 100.0 + i }, max_s: 0.05)
+    refute climbing.steady
+    assert_operator climbing.warmup_s, :<, 1.0
+    assert_nil warm(cold, max_s: 0).steady, "--warmup-max 0: no warm-up"
+  end
+end
