@@ -38,8 +38,8 @@ module Arena
       SETTING.new(name: :connections, flag: "-c N", type: Integer, default: 16, check: 1..20_000, engine: "-c", help: "connections"),
       SETTING.new(name: :duration, flag: "-d SEC", type: Float, default: 5.0, check: POSITIVE, engine: "-d", help: "seconds of load per measurement"),
       SETTING.new(name: :warmup, flag: "-w SEC", type: Float, default: 1.0, check: 0..3600, engine: "-w", help: "warm-up seconds, not counted"),
-      SETTING.new(name: :warmup_max, flag: "--warmup-max SEC", type: Float, default: 10.0, check: 0..3600,
-        help: "steady: longest warm-up to a steady state before -w (0: none)"),
+      SETTING.new(name: :warmup_max, flag: "--warmup-max SEC", type: Float, default: nil, check: 0..3600,
+        help: "steady: longest warm-up to a steady state before -w (default 2 x -d, at most 10; 0: none)"),
       SETTING.new(name: :threads, flag: "-t N", type: Integer, default: 1, check: 1..64, engine: "-t", help: "load engine threads (on the engine's own cores)"),
       SETTING.new(name: :timeout, flag: "--timeout SEC", type: Float, default: 10.0, check: POSITIVE, engine: "--timeout", help: "response timeout"),
       SETTING.new(name: :keep_alive, flag: "--keep-alive MODE", type: %w[on off both], default: "on", help: "on, off, or both side by side"),
@@ -81,6 +81,10 @@ module Arena
     def keep_alive_modes
       {"on" => [true], "off" => [false], "both" => [true, false]}.fetch(keep_alive)
     end
+
+    # The bound of the warm-up to a steady state: a short load (tests, -d 1)
+    # gets a short one, a cold Rails app at -d 5 up to 10 s.
+    def warmup_limit = warmup_max || [2 * duration, 10.0].min
 
     def engine_settings = Load::TABLE.select(&:engine).to_h { |s| [s.name, self[s.name]] }
   end

@@ -132,7 +132,7 @@ module Arena
       # warm: warm up to a steady state first (Warmup, bounded by --warmup-max).
       def measure(ctx, settings, variant: nil, interval: 0.2, per_process: false, warm: false)
         settled = ctx.settle.call(ctx.baseline)
-        warmed = Warmup.new(engine: ctx.engine, target: ctx.target, settings: settings, max_s: ctx.load.warmup_max).call if warm
+        warmed = Warmup.new(engine: ctx.engine, target: ctx.target, settings: settings, max_s: ctx.load.warmup_limit).call if warm
         watch = Probes::Noise::Watch.new(ours: -> { ctx.server.pids + (ctx.front&.pids || []) }).start
         # Sampled where each runs (RunningServer#sampler): here, or on the server host.
         sampler = ctx.server.sampler(interval: interval, per_process: per_process).start
