@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require "etc"
+require "ipaddr"
+require "set"
 
 module Arena
   # Reads the few /proc files Arena needs. Every reader takes the proc root as a
@@ -76,6 +78,43 @@ module Arena
         end
       end
       members.sort
+    end
+
+    # Every TCP address the given processes listen on ("127.0.0.1:8080",
+    # "[::]:9292"): the LISTEN rows of /proc/net/tcp and tcp6 whose socket
+    # inode one of the processes holds open.
+    def listening(pids, root: "/proc")
+      inodes = pids.flat_map { |pid| socket_inodes(pid, root: root) }.to_set
+      %w[tcp tcp6].flat_map do |table|
+        File.readlines("#{root}/net/#{table}").drop(1).filter_map do |line|
+          local, state, inode = line.split.values_at(1, 3, 9)
+          tcp_address(local) if state == TCP_LISTEN && inodes.include?(inode)
+        end
+      rescue Errno::ENOENT
+        []
+      end.uniq
+    end
+
+    TCP_LISTEN = "0A"
+
+    def socket_inodes(pid, root: "/proc")
+      Dir.glob("#{root}/#{pid}/fd/*").filter_map do |fd|
+        File.readlink(fd)[/\Asocket:\[(\d+)\]\z/, 1]
+      rescue Errno::ENOENT, Errno::EACCES
+        nil
+      end
+    rescue Errno::ENOENT, Errno::ESRCH, Errno::EACCES
+      []
+    end
+
+    # "0100007F:1F90" -> "127.0.0.1:8080"; an IPv6 address in brackets. The
+    # kernel prints each 32-bit word of the address in host (little-endian) order.
+    def tcp_address(hex)
+      addr, port = hex.split(":")
+      words = addr.scan(/.{8}/).map { |w| [w].pack("H*").unpack1("V") }
+      packed = words.pack("N*")
+      ip = (words.size == 1) ? IPAddr.new_ntoh(packed).to_s : "[#{IPAddr.new_ntoh(packed)}]"
+      "#{ip}:#{port.to_i(16)}"
     end
   end
 end

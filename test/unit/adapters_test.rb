@@ -96,7 +96,7 @@ class AdaptersTest < Minitest::Test
   def test_uwsgi_defaults_to_the_http_router_with_keep_alive
     shim = "#{@dir}/uwsgi_rack3_shim.rb"
     assert_equal ["/usr/bin/uwsgi", "--plugin", "http,rack_ruby31", "--http", "127.0.0.1:9292", "--http-keepalive",
-      "--http-auto-chunked", "--http-buffer-size", "65536", "--master", "--processes", "2", "--die-on-term", "--need-app", "--auto-procname",
+      "--http-auto-chunked", "--http-buffer-size", "65536", "--socket", "@arena-uwsgi-#{Digest::SHA256.hexdigest(@dir)[0, 16]}", "--master", "--processes", "2", "--die-on-term", "--need-app", "--auto-procname",
       "--rb-gc-freq", "1000", "--post-buffering", "4096", "--rbrequire", "bundler/setup", "--rbrequire", shim, "--rack", RU, "--chdir", APP.dir,
       "--pidfile", "#{@dir}/uwsgi.pid", "--touch-chain-reload", "#{@dir}/uwsgi.chain-reload"], argv("uwsgi")
     assert_equal "uwsgi:processes=2,mode=http,socket_timeout=1,gc_freq=1000,http_buffer_size=65536", adapter("uwsgi").label
@@ -162,10 +162,10 @@ class AdaptersTest < Minitest::Test
   end
 
   def test_agoo_binds_a_url_and_serves_no_static_files
-    assert_equal ["bundle", "exec", "agoo", "-b", "http://127.0.0.1:9292", "-w", "2", "-t", "4", "-d", "#{@dir}/agoo-public",
-      "--no-log-colorize", RU], argv("agoo")
+    assert_equal ["bundle", "exec", "agoo", "-r", "#{@dir}/agoo_init.rb", "-b", "http://127.0.0.1:9292", "-w", "2", "-t", "4",
+      "-d", "#{@dir}/agoo-public", "--no-log-colorize", RU], argv("agoo")
     assert File.directory?("#{@dir}/agoo-public")
-    assert_equal "unix://#{unix.path}", argv("agoo:workers=1", bind: unix)[4]
+    assert_equal "unix://#{unix.path}", argv("agoo:workers=1", bind: unix)[6]
     assert_empty adapter("agoo").restart_mechanisms
   end
 
@@ -174,8 +174,8 @@ class AdaptersTest < Minitest::Test
   def test_agoo_poll_timeout_through_a_required_file
     assert_equal "0.1", adapter("agoo").env(app: APP)["ARENA_AGOO_POLL_TIMEOUT"]
     cmd = argv("agoo:poll_timeout=0.01")
-    assert_equal ["-r", "#{@dir}/agoo_poll_timeout.rb"], cmd[3, 2]
-    assert_includes File.read("#{@dir}/agoo_poll_timeout.rb"), "Agoo::Server.singleton_class.prepend"
+    assert_equal ["-r", "#{@dir}/agoo_init.rb"], cmd[3, 2]
+    assert_includes File.read("#{@dir}/agoo_init.rb"), "Agoo::Server.singleton_class.prepend"
     assert_equal "0.01", adapter("agoo:poll_timeout=0.01").env(app: APP)["ARENA_AGOO_POLL_TIMEOUT"]
     assert_raises(Arena::UsageError) { adapter("agoo:poll_timeout=0.00001") }
     assert_raises(Arena::UsageError) { adapter("agoo:poll_timeout=2") }

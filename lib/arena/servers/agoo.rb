@@ -44,15 +44,28 @@ module Arena
          "poll_timeout" => Pattern.new(/\A(1(\.0+)?|0?\.(?!0000)\d+)\z/, "seconds from 0.0001 to 1")}
       end
 
-      POLL_TIMEOUT = <<~RUBY
-        # Written by Arena: Agoo::Server.init's poll_timeout, which bin/agoo has no flag for.
+      # Loaded with -r before Agoo starts (bin/agoo has no flag for either).
+      # - Bind only where asked: for a rackup file bin/agoo sets port 9292
+      #   when none is given, and Agoo::Server.init then listens on
+      #   0.0.0.0:9292 beside every --bind URL (its docs: "If bind option is
+      #   to be used instead of the port then set the port to zero"). That
+      #   exposed the app on every interface and failed whenever anything held
+      #   9292 (rackup's default).
+      # - poll_timeout from the environment (Agoo's own 0.1 by default).
+      INIT = <<~RUBY
+        # Written by Arena (see lib/arena/servers/agoo.rb).
         require "agoo"
-        module ArenaAgooPollTimeout
+        module ArenaAgooInit
           def init(port, root, options = {})
-            super(port, root, options.merge(poll_timeout: Float(ENV.fetch("ARENA_AGOO_POLL_TIMEOUT"))))
+            binds = Array(options[:bind] || options[:b])
+            port = 0 unless binds.empty?
+            options = options.reject { |k, _| k == :Port || k == :port } unless binds.empty?
+            timeout = ENV["ARENA_AGOO_POLL_TIMEOUT"]
+            options = options.merge(poll_timeout: Float(timeout)) if timeout
+            super(port, root, options)
           end
         end
-        Agoo::Server.singleton_class.prepend(ArenaAgooPollTimeout)
+        Agoo::Server.singleton_class.prepend(ArenaAgooInit)
       RUBY
 
       # Agoo serves static files from its root (default: the working dir,
@@ -62,7 +75,7 @@ module Arena
         root = File.join(dir, "agoo-public")
         FileUtils.mkdir_p(root)
         url = bind.uri("http")
-        bundle_exec("agoo", *poll_timeout_require(dir), "-b", url, "-w", workers.to_s, "-t", settings["threads"].to_s,
+        bundle_exec("agoo", *init_require(dir), "-b", url, "-w", workers.to_s, "-t", settings["threads"].to_s,
           "-d", root, "--no-log-colorize", app.rackup)
       end
 
@@ -77,11 +90,9 @@ module Arena
 
       private
 
-      # Agoo's own default needs no file: the command stays the plain one.
-      def poll_timeout_require(dir)
-        return [] if Rational(settings["poll_timeout"]) == Rational("0.1")
-        path = File.join(dir, "agoo_poll_timeout.rb")
-        File.write(path, POLL_TIMEOUT)
+      def init_require(dir)
+        path = File.join(dir, "agoo_init.rb")
+        File.write(path, INIT)
         ["-r", path]
       end
     end

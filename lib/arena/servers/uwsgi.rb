@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require "digest"
+
 module Arena
   module Servers
     # uWSGI with Debian's rack plugin for Ruby 3.1: a master and N forked
@@ -181,7 +183,7 @@ module Arena
         shim = File.join(dir, "uwsgi_rack3_shim.rb")
         File.write(shim, SHIM)
         address = bind.address
-        [PROGRAM, "--plugin", router? ? "http,#{PLUGIN}" : PLUGIN, *listen(address),
+        [PROGRAM, "--plugin", router? ? "http,#{PLUGIN}" : PLUGIN, *listen(address), *worker_socket(dir),
           "--master", "--processes", workers.to_s, "--die-on-term", "--need-app", "--auto-procname",
           "--rb-gc-freq", settings["gc_freq"].to_s,
           # "post-buffering is required by the Rack specification" (uWSGI's Ruby docs).
@@ -224,6 +226,15 @@ module Arena
         when "http" then ["--http", address, "--http-keepalive", "--http-auto-chunked", *router_buffer]
         else ["--#{settings["mode"]}", address, "--socket-timeout", settings["socket_timeout"].to_s]
         end
+      end
+
+      # Where the router hands requests to the workers. Left to itself uWSGI
+      # opens a TCP port of its own on 127.0.0.1 for that: a second listener
+      # beside the one Arena asked for. An abstract unix socket (no file, no
+      # path-length limit) named for this server's dir keeps the tree on
+      # Arena's address alone.
+      def worker_socket(dir)
+        router? ? ["--socket", "@arena-uwsgi-#{Digest::SHA256.hexdigest(File.expand_path(dir))[0, 16]}"] : []
       end
 
       # The router's write size (see the class comment on the 40 ms stall).
