@@ -1,7 +1,25 @@
 # frozen_string_literal: true
 
 $LOAD_PATH.unshift(File.expand_path("../lib", __dir__))
-require "minitest/autorun"
+# Under mutant the integration loads and runs the tests itself: autorun
+# would run every test again at exit, outside its control, and every mutant
+# would survive.
+if defined?(Mutant)
+  require "minitest"
+else
+  require "minitest/autorun"
+end
+# `cover "Arena::Gate*"`: which code a test class is the proof of (mutant
+# runs only those tests against a mutation of that code). Without the gem
+# (a machine without the development bundle) it declares nothing.
+begin
+  require "set"
+  require "mutant/minitest/coverage"
+rescue LoadError
+  class Minitest::Test
+    def self.cover(*) = nil
+  end
+end
 require "tmpdir"
 require "fileutils"
 

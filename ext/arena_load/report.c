@@ -119,6 +119,11 @@ void report_json(FILE *out, const report_t *r)
     fprintf(out, ",\"good\":{\"completed\":%llu,\"rps\":%.2f,\"latency_us\":", (unsigned long long)st->good,
             r->duration_s > 0 ? (double)st->good / r->duration_s : 0);
     latency_json(out, &st->good_lat);
+    if (o->histograms) {
+        /* So several loaders' good latency merges exactly (Remote::Merge). */
+        fputs(",\"latency_histogram\":", out);
+        hcodec_write_json(out, &st->good_lat);
+    }
     fputc('}', out);
     per_request_json(out, r);
     fprintf(out, ",\"engine\":{\"cpu_user_s\":%.3f,\"cpu_sys_s\":%.3f,\"max_rss_kb\":%ld}", r->cpu_user_s,

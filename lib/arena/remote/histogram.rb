@@ -66,6 +66,22 @@ module Arena
         ((b + 1) << (sub_bits - 1)) + (highest >> b) - (1 << (sub_bits - 1)) + 1
       end
 
+      # A histogram of these values (microseconds), bucketed as the engine
+      # does (histogram.c: index_of, values beyond highest in the last bucket):
+      # synthetic engine documents for the tests of rules that read them.
+      def self.of(values, sub_bits: 11, highest: 100_000_000)
+        mask = (1 << sub_bits) - 1
+        half = 1 << (sub_bits - 1)
+        counts = Hash.new(0)
+        values.each do |v|
+          c = [v, highest].min
+          b = 64 - sub_bits - (64 - (c | mask).bit_length)
+          counts[((b + 1) << (sub_bits - 1)) + (c >> b) - half] += 1
+        end
+        new(sub_bits: sub_bits, highest: highest, counts: counts, min: values.min || 0, max: values.max || 0,
+          sum: values.sum, sum_sq: values.sum { |v| v.to_f * v })
+      end
+
       def self.merge(histograms)
         histograms.compact.reduce { |a, b| a.merge(b) }
       end

@@ -27,7 +27,7 @@ module Arena
           "status" => sum_hashes(raws.map { |r| r["status"] || {} }),
           "errors" => sum_hashes(raws.map { |r| r["errors"] || {} }),
           "latency_us" => whole.latency_us, "latency_histogram" => whole.to_h,
-          "open" => merge_open(raws), "timeline" => timeline(raws),
+          "open" => merge_open(raws), "good" => good(raws, duration), "timeline" => timeline(raws),
           "loaders" => raws.each_with_index.map { |r, i| loader_summary(r, hosts&.at(i)) }
         )
       end
@@ -35,6 +35,23 @@ module Arena
       def histogram(hash, where)
         raise Error, "loader document has no #{where} (engine without --histograms?)" if hash.nil?
         Histogram.decode(hash)
+      end
+
+      # Goodput over every loader: good responses summed, their latency from
+      # the merged histograms of good responses alone (the engine writes one
+      # with --histograms). A loader without that histogram leaves the good
+      # latency unmeasured (count 0: "cannot judge") rather than one loader's.
+      def good(raws, duration)
+        goods = raws.map { |r| r["good"] }
+        return nil if goods.any? { |g| !g.is_a?(Hash) }
+        completed = goods.sum { |g| g["completed"].to_i }
+        hists = goods.map { |g| g["latency_histogram"] }
+        latency = if hists.all?
+          Histogram.merge(hists.map { |h| histogram(h, "good latency_histogram") }).latency_us
+        else
+          {"count" => 0}
+        end
+        {"completed" => completed, "rps" => duration.positive? ? (completed / duration).round(2) : 0.0, "latency_us" => latency}
       end
 
       def sum_hashes(hashes)
@@ -53,10 +70,11 @@ module Arena
         Array.new(length) do |t|
           seconds = raws.filter_map { |r| r["timeline"][t] }
           hist = Histogram.merge(seconds.filter_map { |s| s["histogram"] && Histogram.decode(s["histogram"]) })
-          {"t" => t, "completed" => seconds.sum { |s| s["completed"].to_i }, "errors" => seconds.sum { |s| s["errors"].to_i },
+          good = seconds.all? { |s| s.key?("good") } ? seconds.sum { |s| s["good"].to_i } : nil
+          {"t" => t, "completed" => seconds.sum { |s| s["completed"].to_i }, "good" => good, "errors" => seconds.sum { |s| s["errors"].to_i },
            "p50_us" => hist&.percentile(50) || 0, "p99_us" => hist&.percentile(99) || 0,
            "error_kinds" => sum_hashes(seconds.map { |s| s["error_kinds"] || {} }),
-           "histogram" => hist&.to_h}
+           "histogram" => hist&.to_h}.compact
         end
       end
 

@@ -1,0 +1,134 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "arena"
+require "arena/remote/merge"
+
+module Arena
+  # Remote::Merge on values: engine documents made here from known
+  # latencies (no engine started), so every figure's truth is known.
+  class RemoteMergeTest < Minitest::Test
+    cover "Arena::Remote::Merge*"
+
+    FAST = Array.new(40_229) { |i| 1_000 + i % 100 }.freeze
+    SLOW = Array.new(85_654) { |i| 50_000 + i % 1_000 }.freeze
+
+    # One loader's document as the engine prints it with --histograms:
+    # `good` responses passed the checks; `bad` arrived but failed them.
+    def self.doc(good:, bad: [], duration: 10.0, seconds: 2, threads: 2, connections: 8, host_cpu: 40.0)
+      all = good + bad
+      whole = Remote::Histogram.of(all)
+      goods = Remote::Histogram.of(good)
+      per = all.each_slice((all.size / seconds.to_f).ceil).to_a
+      {
+        "schema" => "arena-load/2", "model" => "closed", "target" => "http://127.0.0.1:1/", "threads" => threads,
+        "connections" => {"requested" => connections, "opened" => connections, "resent" => 0}, "duration_s" => duration,
+        "requests" => {"sent" => all.size, "completed" => all.size}, "throughput_rps" => (all.size / duration).round(2),
+        "bytes_received" => 10 * all.size, "status" => {"200" => good.size, "500" => bad.size},
+        "errors" => {"unexpected_status" => bad.size, "total" => bad.size},
+        "latency_us" => whole.latency_us, "latency_histogram" => whole.to_h, "open" => nil,
+        "good" => {"completed" => good.size, "rps" => (good.size / duration).round(2), "latency_us" => goods.latency_us,
+                   "latency_histogram" => goods.to_h},
+        "loader_cpu_pct" => host_cpu,
+        "timeline" => per.each_with_index.map do |vals, t|
+          h = Remote::Histogram.of(vals)
+          ngood = [[good.size - per.first(t).sum(&:size), 0].max, vals.size].min
+          {"t" => t, "completed" => vals.size, "good" => ngood, "errors" => vals.size - ngood,
+           "p50_us" => h.percentile(50), "p99_us" => h.percentile(99), "error_kinds" => {}, "histogram" => h.to_h}
+        end
+      }
+    end
+
+    # Built once when the file loads (mutant then forks per mutation).
+    BIG = [doc(good: FAST), doc(good: SLOW), Remote::Histogram.of(FAST + SLOW)].freeze
+
+    def doc(...) = self.class.doc(...)
+
+    # The issue's two loaders: 40,229 and 85,654 requests; the first loader's
+    # good responses are fast, the second's slow, so a p99 from either alone is wrong.
+    def test_goodput_and_its_latency_cover_every_loader
+      a, b, exact = BIG
+      merged = Remote::Merge.call([a, b], hosts: %w[one two])
+      assert_equal 125_883, merged.dig("requests", "completed")
+      assert_equal 125_883, merged.dig("good", "completed")
+      assert_in_delta 12_588.3, merged.dig("good", "rps"), 0.01
+      assert_equal exact.latency_us, merged.dig("good", "latency_us")
+      assert_operator merged.dig("good", "latency_us", "p99"), :>=, 50_000 # loader two's, not loader one's 1.1 ms
+      m = Results::LoadFigures.from_h(merged)
+      assert_equal 125_883, m.good
+      assert_in_delta 12_588.3, m.good_rps, 0.01
+      assert_equal 125_883, m.latency.n
+    end
+
+    def test_good_excludes_failed_checks_on_every_loader
+      a = doc(good: Array.new(300, 2_000), bad: Array.new(100, 500))
+      b = doc(good: Array.new(200, 3_000), bad: Array.new(50, 400))
+      merged = Remote::Merge.call([a, b])
+      assert_equal 650, merged.dig("requests", "completed")
+      assert_equal 500, merged.dig("good", "completed")
+      assert_equal 50.0, merged.dig("good", "rps")
+      assert_equal 500, merged.dig("good", "latency_us", "count")
+      assert_equal 2_000, merged.dig("good", "latency_us", "min") # the 400-500 us failures are not in it
+      assert_equal 150, merged.dig("errors", "total")
+      assert_equal({"200" => 500, "500" => 150}, merged["status"])
+    end
+
+    def test_throughput_is_over_the_longest_loader
+      merged = Remote::Merge.call([doc(good: Array.new(100, 1_000), duration: 10.0), doc(good: Array.new(100, 1_000), duration: 20.0)])
+      assert_equal 20.0, merged["duration_s"]
+      assert_equal 10.0, merged["throughput_rps"]
+      assert_equal 10.0, merged.dig("good", "rps")
+      assert_equal 0.0, Remote::Merge.call([doc(good: [1_000], duration: 0.0)])["throughput_rps"]
+    end
+
+    def test_sums_threads_connections_bytes_and_describes_each_loader
+      merged = Remote::Merge.call([doc(good: [1_000] * 10, threads: 2, connections: 8), doc(good: [2_000] * 30, threads: 3, connections: 4, host_cpu: 90.0)],
+        hosts: %w[a b])
+      assert_equal 5, merged["threads"]
+      assert_equal({"requested" => 12, "opened" => 12, "resent" => 0}, merged["connections"])
+      assert_equal 400, merged["bytes_received"]
+      assert_equal [{"host" => "a", "connections" => 8, "completed" => 10, "errors" => 0, "throughput_rps" => 1.0, "p99_us" => 1_000, "cpu_pct" => 40.0},
+        {"host" => "b", "connections" => 4, "completed" => 30, "errors" => 0, "throughput_rps" => 3.0, "p99_us" => 2_000, "cpu_pct" => 90.0}],
+        merged["loaders"]
+      refute merged.key?("loader_cpu_pct")
+      assert_nil Remote::Merge.call([doc(good: [1])])["loaders"].first["host"]
+    end
+
+    def test_timeline_sums_each_second_and_merges_its_histograms
+      a = doc(good: [1_000] * 10 + [9_000] * 10, seconds: 2)
+      b = doc(good: [2_000] * 6, seconds: 3)
+      t = Remote::Merge.call([a, b])["timeline"]
+      assert_equal [0, 1, 2], t.map { |s| s["t"] }
+      assert_equal [12, 12, 2], t.map { |s| s["completed"] }
+      assert_equal [12, 12, 2], t.map { |s| s["good"] }
+      assert_equal [0, 0, 0], t.map { |s| s["errors"] }
+      assert_equal [1_000, 9_000, 2_000], t.map { |s| s["p50_us"] }
+      assert_equal [2_000, 9_000, 2_000], t.map { |s| s["p99_us"] }
+      assert_equal 12, Remote::Histogram.decode(t.first["histogram"]).total
+    end
+
+    def test_open_model_figures_are_summed
+      a = doc(good: [1_000]).merge("open" => {"target_rps" => 100.0, "late" => 3, "dropped" => 1})
+      b = doc(good: [1_000]).merge("open" => {"target_rps" => 50.5, "late" => 2, "dropped" => 4})
+      assert_equal({"target_rps" => 150.5, "late" => 5, "dropped" => 5}, Remote::Merge.call([a, b])["open"])
+      assert_nil Remote::Merge.call([doc(good: [1_000])])["open"]
+    end
+
+    # A loader whose engine wrote no good histogram: the good latency is not
+    # measured (count 0), never taken from the loaders that have one.
+    def test_a_loader_without_a_good_histogram_leaves_good_latency_unmeasured
+      b = doc(good: [1_000] * 200)
+      b["good"] = b["good"].except("latency_histogram")
+      merged = Remote::Merge.call([doc(good: [5_000] * 200), b])
+      assert_equal 400, merged.dig("good", "completed")
+      assert_equal({"count" => 0}, merged.dig("good", "latency_us"))
+      assert_nil Results::LoadFigures.from_h(merged).latency.at(:p99)
+    end
+
+    def test_refuses_what_cannot_be_merged
+      assert_raises(Error) { Remote::Merge.call([]) }
+      error = assert_raises(Error) { Remote::Merge.call([doc(good: [1]).except("latency_histogram")]) }
+      assert_equal "loader document has no latency_histogram (engine without --histograms?)", error.message
+    end
+  end
+end
