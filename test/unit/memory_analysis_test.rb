@@ -62,6 +62,25 @@ class MemoryAnalysisTest < Minitest::Test
     assert_operator x["slope_mib_per_min"], :>, 0
   end
 
+  # The issue's soak: 5 MiB/min on 200 MiB over 300 s, GC's sawtooth on it.
+  # The old rule's hidden floor (5% of USS over the last third) called it
+  # plateaued while printing +4.91 MiB/min.
+  def test_a_slow_leak_on_a_large_heap_is_growing_and_the_floor_is_said
+    rng = Random.new(5)
+    samples = (0..300).map do |t|
+      kb = (200 * 1024 + 5 * 1024 / 60.0 * t + 4096 * ((t % 10) / 10.0) + 300 * (rng.rand - 0.5)).round
+      sample(t.to_f, kb)
+    end
+    x = Analysis.call(measurement(samples), rate: 100, closed_max: nil)
+    assert_equal "growing", x["verdict"], x.inspect
+    assert_in_delta 5.0, x["slope_mib_per_min"], 0.3
+    assert_operator x["floor_mib_per_min"], :<, 5.0
+    flat = (0..300).map { |t| sample(t.to_f, (200 * 1024 + 4096 * ((t % 10) / 10.0) + 300 * (rng.rand - 0.5)).round) }
+    x = Analysis.call(measurement(flat), rate: 100, closed_max: nil)
+    assert_equal "plateaued", x["verdict"]
+    assert_equal format("no growth above %.2f MiB/min detected (this soak's floor)", x["floor_mib_per_min"]), x["verdict_reason"]
+  end
+
   def test_too_few_samples_are_not_judged
     x = Analysis.call(measurement([sample(0, 1), sample(1, 2)]), rate: 1, closed_max: nil)
     assert_equal "too short to judge", x["verdict"]

@@ -39,10 +39,13 @@ module Arena
         "#{m.server} #{m.workload} soak (#{x["soak_s"]} s at #{f.rps(x["target_rps"])} req/s): PSS " \
           "#{mib(x["pss_first_kb"])} -> #{mib(x["pss_last_kb"])}, #{format("%+.2f", x["slope_mib_per_min"])} MiB/min " \
           "(R² #{format("%.2f", x["r2"])}); last third #{format("%+.2f", x["last_third_mib_per_min"])} MiB/min, private " \
-          "memory (USS) #{format("%+.1f", x["last_third_growth_pct"].to_f)}%: #{x["verdict"]}#{procs(x)}#{drift}"
+          "memory (USS) #{format("%+.1f", x["last_third_growth_pct"].to_f)}%: #{x["verdict"]}#{reason(x)}#{procs(x)}#{drift}"
       end
 
       def self.mib(kb) = "#{(kb.to_f / 1024).round(1)} MiB"
+
+      # Older results files have no reason (nor a stated floor).
+      def self.reason(x) = x["verdict_reason"] ? ": #{x["verdict_reason"]}" : ""
 
       # Processes lost on the way (a crashed worker not replaced) are part of the story.
       def self.procs(x)
@@ -61,16 +64,9 @@ module Arena
       # Growth is judged on the last third, on USS: a leak grows private
       # memory, while PSS also moves when another process on the machine that
       # maps the same libraries starts or exits (their shared pages are split
-      # among fewer). It is noise when the change the fit predicts over that
-      # third is no larger than twice the samples' scatter around the line
-      # (GC's sawtooth), or than GROWTH_FLOOR of the tree's USS, or when the
-      # slope is within two standard errors of 0. The
-      # floor is there because a fresh Ruby heap creeps up for minutes (Puma
-      # on /server here: +2.6% in the second 10 s of a 20 s soak, +4% over
-      # the last minute of 90 s) and a short soak cannot tell that from a
-      # leak; a leak worth finding outgrows it (64 KB x 200 req/s: +100%).
-      GROWTH_FLOOR = 0.05
-
+      # among fewer). The last third because a fresh Ruby heap creeps up for
+      # minutes (Puma on /server here: +2.6% in the second 10 s of a 20 s
+      # soak). The rule and its stated floor: SoakVerdict.
       def call(m, rate:, closed_max:)
         all = m.probes.samples
         # A tree with no process left has died (a crash without respawn): its
@@ -83,12 +79,14 @@ module Arena
         tail = samples.select { |s| s.t >= samples.first.t + window * 2 / 3.0 }
         last = LinearFit.of(tail.map { |s| [s.t, s.pss_kb] })
         private = LinearFit.of(tail.map { |s| [s.t, s.uss_kb] })
+        judged = SoakVerdict.call(tail.map { |s| [s.t, s.uss_kb.to_f] })
         {
           "target_rps" => rate, "closed_max_rps" => closed_max&.round(1), "soak_s" => window.round(1),
           "pss_first_kb" => samples.first.pss_kb, "pss_last_kb" => samples.last.pss_kb,
           "slope_mib_per_min" => per_min(whole), "r2" => whole&.r2&.round(3),
           "last_third_mib_per_min" => per_min(last), "last_third_uss_mib_per_min" => per_min(private),
-          "last_third_growth_pct" => growth_pct(private, tail), "verdict" => died ? "died at #{died.t.round(1)} s" : verdict(private, tail),
+          "last_third_growth_pct" => growth_pct(private, tail), "verdict" => died ? "died at #{died.t.round(1)} s" : verdict(judged.verdict),
+          "verdict_reason" => died ? nil : judged.verdict.reason, "floor_mib_per_min" => judged.floor_mib_per_min,
           "died_at_s" => died&.t, "procs_start" => samples.first.procs, "procs_min" => all.map(&:procs).compact.min,
           "processes" => processes(samples)
         }.merge(latency(m.load, window))
@@ -96,12 +94,9 @@ module Arena
 
       def per_min(fit) = fit && (fit.slope * 60 / 1024).round(3)
 
-      def verdict(fit, tail)
-        return "too short to judge" unless fit && tail.size >= 5
-        change = fit.slope * (tail.last.t - tail.first.t)
-        noise = [2 * fit.sigma, GROWTH_FLOOR * mean_uss(tail)].max
-        (change > noise && fit.slope > 2 * fit.slope_se) ? "growing" : "plateaued"
-      end
+      # The word results files have always held ("too short to judge" for
+      # the cannot-judge verdict).
+      def verdict(v) = v.judged? ? v.word : "too short to judge"
 
       # The change the USS fit predicts over the last third, as a share of USS.
       def growth_pct(fit, tail)

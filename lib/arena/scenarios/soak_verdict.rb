@@ -1,0 +1,85 @@
+# frozen_string_literal: true
+
+module Arena
+  module Scenarios
+    # Does memory grow over a soak's judged window? A pure rule on [[t_s, kb]]
+    # points (the tree's USS over the last third), returning the Verdict and
+    # the floor it could see: "no growth above 2.4 MiB/min detected (this
+    # soak's floor)". No hidden share of the heap decides: the floor comes from
+    # this soak's own scatter and length, and is stated.
+    #
+    # Growing needs both:
+    # - the least-squares slope beyond CUT standard errors, the error widened
+    #   for the residuals' autocorrelation (GC's sawtooth makes neighbouring
+    #   samples alike: n samples carry n(1-r)/(1+r) samples' worth of news);
+    # - the growth sustained: the means of BLOCKS equal blocks rise in at least
+    #   RISES of their ordered pairs (a Mann-Kendall count), so one step near
+    #   the end is not a leak.
+    # The floor is the slope found with 95% odds: CUT + 1.645 standard errors,
+    # and at least what the block means' own scatter hides over one block.
+    # test/unit/soak_verdict_test.rb simulates leaks at the floor (found in at
+    # least 95%) and flat sawtooths (called growing in at most 5%).
+    module SoakVerdict
+      CUT = 2.33
+      FIND = 1.645
+      BLOCKS = 6
+      RISES = 11
+      MIN_POINTS = 12
+
+      Judgement = Struct.new(:verdict, :slope_mib_per_min, :floor_mib_per_min, keyword_init: true)
+
+      module_function
+
+      def call(points)
+        fit = LinearFit.of(points)
+        if fit.nil? || points.size < MIN_POINTS
+          return Judgement.new(verdict: Verdict.cannot_judge("too short to judge: #{points.size} memory samples in the last third, " \
+            "#{MIN_POINTS} needed")).freeze
+        end
+        se = widened_se(points, fit)
+        floor = [(CUT + FIND) * se, block_floor(points, fit)].max
+        slope = per_min(fit.slope)
+        rises = rises(points)
+        verdict = if fit.slope > CUT * se && rises >= RISES && fit.slope > 0
+          Verdict.of("growing", format("%+.2f MiB/min, above this soak's floor of %.2f MiB/min", slope, per_min(floor)))
+        else
+          Verdict.of("plateaued", format("no growth above %.2f MiB/min detected (this soak's floor)", per_min(floor)))
+        end
+        Judgement.new(verdict: verdict, slope_mib_per_min: slope.round(3), floor_mib_per_min: per_min(floor).round(3)).freeze
+      end
+
+      def per_min(kb_per_s) = kb_per_s * 60 / 1024.0
+
+      # The slope's standard error with the residuals' lag-1 autocorrelation
+      # taken into account (an effective sample size, at least 3).
+      def widened_se(points, fit)
+        res = points.map { |t, y| y - fit.at(t) }
+        n = res.size
+        ss = res.sum { |e| e * e }
+        r = ss.zero? ? 0.0 : ((1...n).sum { |i| res[i] * res[i - 1] } / ss).clamp(0.0, 0.99)
+        n_eff = [n * (1 - r) / (1 + r), 3.0].max
+        fit.slope_se * Math.sqrt((n - 2) / [n_eff - 2, 1.0].max)
+      end
+
+      def blocks(points)
+        points.each_slice((points.size / BLOCKS.to_f).ceil).map { |b| [b.sum(&:first) / b.size, b.sum(&:last) / b.size.to_f] }
+      end
+
+      # Ordered pairs of block means that rise, less those that fall.
+      def rises(points)
+        means = blocks(points).map(&:last)
+        means.each_index.sum { |i| (i + 1...means.size).sum { |j| means[j] <=> means[i] } }
+      end
+
+      # A slope must lift one block's mean above twice the block means'
+      # scatter around the line to be seen rising block after block.
+      def block_floor(points, fit)
+        b = blocks(points)
+        return 0.0 if b.size < 3
+        sd = Math.sqrt(b.sum { |t, y| (y - fit.at(t))**2 } / (b.size - 1))
+        length = (points.last.first - points.first.first) / b.size
+        length.positive? ? 2 * sd / length : 0.0
+      end
+    end
+  end
+end
