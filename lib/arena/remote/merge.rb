@@ -70,7 +70,7 @@ module Arena
         Array.new(length) do |t|
           seconds = raws.filter_map { |r| r["timeline"][t] }
           hist = Histogram.merge(seconds.filter_map { |s| s["histogram"] && Histogram.decode(s["histogram"]) })
-          good = seconds.all? { |s| s.key?("good") } ? seconds.sum { |s| s["good"].to_i } : nil
+          good = (seconds.all? { |s| s.key?("good") }) ? seconds.sum { |s| s["good"].to_i } : nil
           {"t" => t, "completed" => seconds.sum { |s| s["completed"].to_i }, "good" => good, "errors" => seconds.sum { |s| s["errors"].to_i },
            "p50_us" => hist&.percentile(50) || 0, "p99_us" => hist&.percentile(99) || 0,
            "error_kinds" => sum_hashes(seconds.map { |s| s["error_kinds"] || {} }),

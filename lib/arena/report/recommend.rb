@@ -144,7 +144,7 @@ module Arena
 
       def crash_text(m)
         x = m.extra
-        back = x["recovered"] ? "back to 90% throughput in #{x["recovery_s"]}s" : "throughput not back to 90%"
+        back = Scenarios::EventAnalysis.words(x)
         "worker killed: #{x["outcome"]}, #{x["errors_after_event"].to_i} errors after, #{back}"
       end
 

@@ -35,8 +35,35 @@ module Arena
         return nil unless m.summary?
         x = m.extra
         clean = x["last_clean_connections"] ? "last clean at #{x["last_clean_connections"]} connections (#{Report::Format.rps(x["last_clean_rps"])} req/s)" : "no clean level"
-        broke = x["broke_at_connections"] ? "; broke at #{x["broke_at_connections"]}: #{x["broke_because"]}" : "; did not break within the bounds"
-        "#{m.server} #{m.workload} breakpoint: #{clean}#{broke}"
+        "#{m.server} #{m.workload} breakpoint: #{clean}; #{outcome_words(x)}"
+      end
+
+      # Older results files stored no verdict: they ran every level or broke.
+      def self.outcome_words(x)
+        return "#{x["verdict"]}: #{x["verdict_reason"]}" if x["verdict"]
+        x["broke_at_connections"] ? "broke at #{x["broke_at_connections"]}: #{x["broke_because"]}" : "did not break within the bounds"
+      end
+
+      # Level = what the rule reads of one concurrency level.
+      Level = Struct.new(:connections, :rps, :broken_because, keyword_init: true)
+
+      # The outcome of the levels measured, in ascending order, out of the
+      # `planned` ones: broke at the first broken level (the last clean one is
+      # the level before it), did not break when every planned level ran
+      # clean, and "stopped" when --max-time ended the climb first: a climb cut
+      # short has not shown that the server holds to the bound.
+      def self.judge(levels, planned:)
+        broke = levels.find(&:broken_because)
+        if broke
+          Verdict.of("broke", "at #{broke.connections} connections: #{broke.broken_because}")
+        elsif levels.empty?
+          Verdict.cannot_judge("time ran out before the first level")
+        elsif levels.size < planned
+          Verdict.of("stopped", "time ran out after #{levels.size} of #{planned} levels (clean up to #{levels.last.connections} " \
+            "connections); not known to hold beyond")
+        else
+          Verdict.of("did not break", "clean at every level up to #{levels.last.connections} connections (the bound)")
+        end
       end
 
       def self.sections(document, colors:) = [BreakpointChart.new(document, colors: colors).section].compact
@@ -46,12 +73,16 @@ module Arena
       def broken?(m, slo_ms) = m.summary.erroneous? || m.load.latency.p99.to_f > slo_ms * 1000
 
       def summary(ctx, levels, slo_ms)
-        clean = levels.reject { |m| broken?(m, slo_ms) }.last
-        broke = levels.find { |m| broken?(m, slo_ms) }
+        judged = levels.map do |m|
+          Level.new(connections: m.argv_value("-c")&.to_i, rps: m.good_rps, broken_because: broken?(m, slo_ms) ? reason(m, slo_ms) : nil)
+        end
+        verdict = self.class.judge(judged, planned: self.class.levels(ctx.load).size)
+        broke_at = judged.index(&:broken_because)
+        clean = broke_at ? judged[0...broke_at].last : judged.last
         summary_record(ctx, "summary", "step" => ctx.load.step, "slo_ms" => slo_ms,
-          "last_clean_connections" => clean&.argv_value("-c")&.to_i, "last_clean_rps" => clean&.good_rps,
-          "broke_at_connections" => broke&.argv_value("-c")&.to_i, "broke_because" => broke && reason(broke, slo_ms),
-          "levels" => levels.size)
+          "last_clean_connections" => clean&.connections, "last_clean_rps" => clean&.rps,
+          "broke_at_connections" => broke_at && judged[broke_at].connections, "broke_because" => broke_at && judged[broke_at].broken_because,
+          "levels" => levels.size, "verdict" => verdict.word, "verdict_reason" => verdict.reason)
       end
 
       def reason(m, slo_ms)
@@ -112,7 +143,10 @@ module Arena
         clean = summary.extra["last_clean_connections"]
         level = ms.find { |m| connections(m) == clean }
         return nil unless level
-        broke = summary.extra["broke_at_connections"] ? ", broke at #{summary.extra["broke_at_connections"]}" : ", never broke"
+        broke = if summary.extra["broke_at_connections"] then ", broke at #{summary.extra["broke_at_connections"]}"
+        elsif summary.extra["verdict"] == "stopped" then ", stopped by --max-time"
+        else ", never broke"
+        end
         {x: clean, y: level.good_rps, color: @colors.call(summary.server), label: "clean at #{clean}#{broke}"}
       end
 

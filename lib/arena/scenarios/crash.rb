@@ -28,7 +28,7 @@ module Arena
       def self.finding(m)
         return nil if m.summary?
         x = m.extra
-        recovery = x["recovered"] ? "back to 90% in #{x["recovery_s"]}s" : "throughput not back to 90%"
+        recovery = EventAnalysis.words(x)
         "#{m.server} #{m.workload} crash: worker #{x["victim"]} killed at #{x["event_at_s"]}s, #{x["outcome"]}, " \
           "#{x["errors_after_event"]} errors, #{recovery}, longest #{Report::Format.duration_us(x["longest_us"])}"
       end

@@ -55,10 +55,7 @@ module Arena
       def self.finding(m)
         return nil unless m.summary?
         x = m.extra
-        knee = x["knee_rps"] ? "#{Report::Format.rps(x["knee_rps"])} req/s" : "none (no rate sustained with p99 within the SLO)"
-        cut = incomplete(x)
-        knee = "or above #{knee}" if cut && x["knee_rps"]
-        "#{m.server} #{m.workload} rate: #{"#{cut}; " if cut}knee at #{knee} with p99 <= #{x["slo_ms"]} ms#{slo_origin(x)} " \
+        "#{m.server} #{m.workload} rate: #{knee_words(x)}, with p99 <= #{x["slo_ms"]} ms#{slo_origin(x)} " \
           "(closed maximum #{Report::Format.rps(x["closed_max_rps"])} req/s)"
       end
 
@@ -73,6 +70,41 @@ module Arena
         return nil unless planned && measured && measured.size < planned.size
         said = measured.empty? ? "none" : Report::Format.and_list(measured)
         "incomplete: measured #{said} of #{planned.size} planned levels"
+      end
+
+      # The knee: the highest rate of the unbroken run of sustained levels
+      # from the lowest up (curve in ascending target order). A level that
+      # passes above one that missed is chance, not capacity: the knee stops
+      # at the first miss. A sweep cut short by --max-time before any level
+      # missed has not found its knee: it says so and how far it got.
+      # Returns [Verdict, knee_rps or nil].
+      def self.knee(curve, slo_us:, planned:)
+        levels = curve.sort_by { |c| c["target_rps"].to_f }
+        held = levels.take_while { |c| sustained?(c, slo_us) }
+        missed = levels[held.size]
+        f = Report::Format
+        cut = (levels.size < planned) ? "stopped: time ran out after #{levels.size} of #{planned} levels" : nil
+        if levels.empty?
+          [Verdict.cannot_judge(cut ? "time ran out before the first level" : "no level measured"), nil]
+        elsif missed.nil? && cut
+          [Verdict.of("stopped", "time ran out after #{levels.size} of #{planned} levels; every level measured held, up to " \
+            "#{f.rps(held.last["target_rps"].to_f)} req/s: the knee is at or above it"), nil]
+        elsif held.empty?
+          [Verdict.of("none", "no rate sustained with p99 within the SLO (the lowest, #{f.rps(missed["target_rps"].to_f)} req/s, missed)"), nil]
+        else
+          top = held.last["target_rps"]
+          above = missed ? "#{f.rps(missed["target_rps"].to_f)} req/s missed" : "the highest level measured"
+          [Verdict.of("knee", "#{f.rps(top.to_f)} req/s (#{above}#{"; #{cut}" if cut})"), top]
+        end
+      end
+
+      # Summary finding words (older results files stored no verdict).
+      def self.knee_words(x)
+        return "#{x["verdict"]}: #{x["verdict_reason"]}" if x["verdict"]
+        knee = x["knee_rps"] ? "#{Report::Format.rps(x["knee_rps"])} req/s" : "none (no rate sustained with p99 within the SLO)"
+        cut = incomplete(x)
+        knee = "or above #{knee}" if cut && x["knee_rps"]
+        "#{"#{cut}; " if cut}knee at #{knee}"
       end
 
       private
@@ -92,9 +124,9 @@ module Arena
            "samples" => p.load.latency.n, "late" => p.load.late, "dropped" => p.load.dropped,
            "errors" => p.load.errors, "error_pct" => p.load.error_pct, "duration_s" => p.load.duration_s}
         end
-        knee = curve.select { |c| self.class.sustained?(c, slo_us) }.max_by { |c| c["target_rps"] }
+        verdict, knee = self.class.knee(curve, slo_us: slo_us, planned: plan.levels.size)
         summary_record(ctx, "curve", "curve" => curve, "slo_ms" => ctx.slo_ms, "slo_relative" => ctx.load.slo_ms.nil?,
-          "closed_max_rps" => max.round(1), "knee_rps" => knee&.fetch("target_rps"),
+          "closed_max_rps" => max.round(1), "knee_rps" => knee, "verdict" => verdict.word, "verdict_reason" => verdict.reason,
           "planned_levels" => plan.levels.map(&:label), "measured_levels" => points.map(&:variant),
           "dropped_levels" => plan.dropped.map { |f| "#{(f * 100).round}%" }, "min_requests" => plan.min_requests,
           "sweep_s" => sweep_s.round(1))
