@@ -78,7 +78,18 @@ class ScenariosTest < Arena::ArenaCase
     open = find(outcome, "rate", "50%").dig("load", "latency_us", "p99")
     assert_operator open, :>, closed, "open p99 #{open} us vs closed p99 #{closed} us"
     assert_operator open, :>, 100_000
-    assert find(outcome, "rate", "curve")["extra"].key?("knee_rps")
+    # The knee is the top of the run of levels held from the lowest up, by
+    # the rule written out here (p99 within the SLO from >= 100 samples,
+    # goodput within 1% of the target, errors and drops under 1%).
+    x = find(outcome, "rate", "curve")["extra"]
+    slo_us = x["slo_ms"] * 1000
+    held = x["curve"].sort_by { |c| c["target_rps"] }.take_while do |c|
+      c["samples"] >= 100 && c["p99_us"].between?(1, slo_us) && c["good_rps"] >= 0.99 * c["target_rps"] &&
+        c["error_pct"] <= 1.0 && c["dropped"] <= 0.01 * c["target_rps"] * c["duration_s"]
+    end
+    assert_equal [held.last&.fetch("target_rps")], [x["knee_rps"]], x["curve"].inspect
+    assert_equal x["curve"].size, x["levels"]
+    assert_includes outcome.stdout, "rate: #{x["verdict"]}: #{x["verdict_reason"]}"
   end
 
   def test_restart_reports_failed_requests_per_mechanism_and_unsupported

@@ -32,7 +32,7 @@ module Arena
         "loader_cpu_pct" => host_cpu,
         "timeline" => per.each_with_index.map do |vals, t|
           h = Remote::Histogram.of(vals)
-          ngood = [[good.size - per.first(t).sum(&:size), 0].max, vals.size].min
+          ngood = (good.size - per.first(t).sum(&:size)).clamp(0, vals.size)
           {"t" => t, "completed" => vals.size, "good" => ngood, "errors" => vals.size - ngood,
            "p50_us" => h.percentile(50), "p99_us" => h.percentile(99), "error_kinds" => {}, "histogram" => h.to_h}
         end

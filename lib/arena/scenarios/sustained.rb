@@ -42,7 +42,7 @@ module Arena
           ok = Rate.sustained?(self.class.row(point), slo_us)
           points << point.with(extra: point.extra.merge("sustained" => ok))
           ok ? held = fraction : missed = fraction
-          fraction = next_fraction(held, missed) or break
+          fraction = self.class.next_fraction(held, missed) or break
         end
         [closed, *points, summary(ctx, closed, points)]
       end
@@ -64,9 +64,10 @@ module Arena
 
       def self.sections(document, colors:) = [Tune::Chart.new(document, colors: colors).section].compact
 
-      private
-
-      def next_fraction(held, missed)
+      # The bisection's next fraction of the closed maximum, or nil to stop:
+      # 100% after 90% held, half the lowest miss while nothing held (down to
+      # LOWEST), then the midpoint until held and missed are RESOLUTION apart.
+      def self.next_fraction(held, missed)
         return nil if held && held >= 1
         return 1.0 if missed.nil?
         if held.nil?
@@ -75,6 +76,8 @@ module Arena
         end
         (missed - held <= RESOLUTION) ? nil : ((held + missed) / 2).round(4)
       end
+
+      private
 
       # The config's answer: the highest rate held, its p99 and the peak PSS
       # of the tree under it (the closed maximum's when none held).

@@ -1,0 +1,136 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "arena"
+
+module Arena
+  # The sweeps' rules on made-up levels of known truth: the rate sweep's knee,
+  # the breakpoint's outcome, the sustained bisection's steps and stop.
+  class SweepVerdictsTest < Minitest::Test
+    cover "Arena::Scenarios::Rate*"
+    cover "Arena::Scenarios::Breakpoint*"
+    cover "Arena::Scenarios::Sustained*"
+
+    SLO = 100_000
+
+    # A level as the rate summary writes it; `held: false` misses the SLO.
+    def level(target, held: true, **over)
+      {"target_rps" => target, "good_rps" => target, "dropped" => 0, "duration_s" => 2.0, "error_pct" => 0.0,
+       "samples" => 500, "p99_us" => held ? 50_000 : 400_000}.merge(over.transform_keys(&:to_s))
+    end
+
+    def knee(curve, planned: 6) = Scenarios::Rate.knee(curve, slo_us: SLO, planned: planned)
+
+    def test_the_knee_is_the_top_of_the_sustained_run
+      verdict, rps = knee([level(100), level(250), level(500), level(750), level(900, held: false), level(1000, held: false)])
+      assert_equal 750, rps
+      assert_equal "knee: 750 req/s (900 req/s missed)", verdict.to_s
+    end
+
+    # The issue's sweep: 100% missed, 110% passed by chance. The old rule
+    # named 1,100 req/s, above a closed maximum of 1,000.
+    def test_a_level_passing_above_a_miss_is_not_the_knee
+      curve = [level(100), level(500), level(900), level(1000, held: false), level(1100), level(1200, held: false)]
+      verdict, rps = knee(curve)
+      assert_equal 900, rps
+      assert_equal "knee: 900 req/s (1,000 req/s missed)", verdict.to_s
+      assert_equal 900, knee(curve.reverse).last, "order of the curve does not matter"
+    end
+
+    # The issue's --max-time 20: four levels of six, all held; the old rule
+    # said "knee at 750 req/s" where the full sweep found 1,000.
+    def test_a_sweep_cut_short_before_any_miss_has_no_knee
+      verdict, rps = knee([level(100), level(250), level(500), level(750)], planned: 6)
+      assert_nil rps
+      assert_equal "stopped: time ran out after 4 of 6 levels; every level measured held, up to 750 req/s: the knee is at or above it",
+        verdict.to_s
+    end
+
+    def test_a_sweep_cut_short_after_a_miss_keeps_its_knee_and_says_the_cut
+      verdict, rps = knee([level(100), level(250, held: false)], planned: 6)
+      assert_equal 100, rps
+      assert_equal "knee: 100 req/s (250 req/s missed; stopped: time ran out after 2 of 6 levels)", verdict.to_s
+    end
+
+    def test_every_level_held_is_a_knee_at_the_top
+      verdict, rps = knee([level(10), level(20)], planned: 2)
+      assert_equal [20, "knee: 20.0 req/s (the highest level measured)"], [rps, verdict.to_s]
+    end
+
+    def test_nothing_held_and_nothing_measured
+      verdict, rps = knee([level(10, held: false), level(20)], planned: 2)
+      assert_nil rps
+      assert_equal "none: no rate sustained with p99 within the SLO (the lowest, 10.0 req/s, missed)", verdict.to_s
+      assert_equal "cannot judge: time ran out before the first level", knee([], planned: 3).first.to_s
+      assert_equal "cannot judge: no level measured", knee([], planned: 0).first.to_s
+    end
+
+    # Each condition of a sustained level, at its edge.
+    def test_sustained_needs_goodput_few_drops_few_errors_enough_samples_and_p99
+      rule = ->(**over) { Scenarios::Rate.sustained?(level(1000, **over), SLO) }
+      assert rule.call
+      assert rule.call(good_rps: 990)
+      refute rule.call(good_rps: 989)
+      assert rule.call(dropped: 20)
+      refute rule.call(dropped: 21)
+      assert rule.call(error_pct: 1.0)
+      refute rule.call(error_pct: 1.01)
+      assert rule.call(samples: 100)
+      refute rule.call(samples: 99)
+      assert rule.call(p99_us: SLO)
+      refute rule.call(p99_us: SLO + 1)
+      refute rule.call(p99_us: 0), "no p99 at all is not within the SLO"
+      assert rule.call(p99_us: 1)
+    end
+
+    Level = Scenarios::Breakpoint::Level
+
+    def bp(*levels, planned:) = Scenarios::Breakpoint.judge(levels, planned: planned).to_s
+
+    def test_breakpoint_outcomes
+      clean = ->(c) { Level.new(connections: c, rps: 10.0 * c) }
+      assert_equal "broke: at 8 connections: p99 120.0 ms > SLO 100 ms",
+        bp(clean[1], clean[2], clean[4], Level.new(connections: 8, rps: 5, broken_because: "p99 120.0 ms > SLO 100 ms"), planned: 10)
+      assert_equal "did not break: clean at every level up to 4 connections (the bound)", bp(clean[1], clean[2], clean[4], planned: 3)
+      # The issue's breakpoint: out of time at 400 of 1,000 connections.
+      assert_equal "stopped: time ran out after 4 of 10 levels (clean up to 400 connections); not known to hold beyond",
+        bp(clean[100], clean[200], clean[300], clean[400], planned: 10)
+      assert_equal "cannot judge: time ran out before the first level", bp(planned: 10)
+    end
+
+    def test_breakpoint_levels_start_low_then_step
+      load = ->(step, max) { Struct.new(:step, :max_connections).new(step, max) }
+      assert_equal [1, 2, 4, 8, 10, 20, 30], Scenarios::Breakpoint.levels(load.call(10, 30))
+      assert_equal [1, 2, 3], Scenarios::Breakpoint.levels(load.call(1, 3))
+      assert_equal [1, 2, 4], Scenarios::Breakpoint.levels(load.call(16, 4))
+    end
+
+    def next_fraction(held, missed) = Scenarios::Sustained.next_fraction(held, missed)
+
+    def test_bisection_steps_and_stop
+      assert_equal 1.0, next_fraction(0.9, nil), "90% held: try the closed maximum"
+      assert_nil next_fraction(1.0, nil), "the closed maximum held: nothing above to look for"
+      assert_equal 0.45, next_fraction(nil, 0.9), "90% missed: halve"
+      assert_nil next_fraction(nil, 0.09), "below 5% of the maximum: stop"
+      assert_equal 0.05, next_fraction(nil, 0.1)
+      assert_equal 0.95, next_fraction(0.9, 1.0)
+      assert_nil next_fraction(0.9, 0.95), "5% apart: resolved"
+      assert_equal 0.9255, next_fraction(0.9, 0.951)
+      assert_equal 0.6667, next_fraction(0.6, 0.73333)
+    end
+
+    # The whole search on a server that sustains 62% of its maximum.
+    def test_bisection_converges_on_the_true_fraction
+      held = missed = nil
+      fraction = Scenarios::Sustained::FIRST
+      tried = []
+      Scenarios::Sustained::STEPS.times do
+        tried << fraction
+        (fraction <= 0.62) ? held = fraction : missed = fraction
+        fraction = next_fraction(held, missed) or break
+      end
+      assert_equal [0.9, 0.45, 0.675, 0.5625, 0.6188], tried
+      assert_operator 0.62 - held, :<=, 0.06
+    end
+  end
+end
