@@ -24,7 +24,8 @@ module Arena
         elsif type == Float then Float(value.to_s, exception: false) || fail!("must be a number")
         else value.to_s
         end
-        Array(v).each { |x| fail!("must be between #{check.begin} and #{check.end}") if check && x.is_a?(Numeric) && !check.cover?(x) }
+        Array(v).each { |x| fail!("must be between #{check.begin} and #{check.end}") if check.is_a?(Range) && x.is_a?(Numeric) && !check.cover?(x) }
+        fail!("must be #{CHECK_WORDS.fetch(check)}") if check.is_a?(Regexp) && !check.match?(v)
         v
       end
 
@@ -34,6 +35,8 @@ module Arena
     end
 
     POSITIVE = (Float::EPSILON..Float::INFINITY)
+    PATH = %r{\A/[^\s]*\z}
+    CHECK_WORDS = {PATH => "a path starting with / (query allowed, no spaces)"}.freeze
     TABLE = [
       SETTING.new(name: :connections, flag: "-c N", type: Integer, default: 16, check: 1..20_000, engine: "-c", help: "connections"),
       SETTING.new(name: :duration, flag: "-d SEC", type: Float, default: 5.0, check: POSITIVE, engine: "-d", help: "seconds of load per measurement"),
@@ -56,6 +59,10 @@ module Arena
       SETTING.new(name: :soak_time, flag: "--soak-time SEC", type: Float, default: 300.0, check: 1..86_400, help: "soak: seconds of sustained open-model load"),
       SETTING.new(name: :soak_rate, flag: "--soak-rate RPS", type: Integer, default: nil, check: 1..1_000_000,
         help: "soak: this request rate instead of 70% of the closed maximum"),
+      SETTING.new(name: :slow_request, flag: "--slow-request PATH", type: String, default: nil, check: PATH,
+        help: "head-of-line: the slow request beside the fast one (default /sleep?ms=200 on the built-in app, a mix's slowest request)"),
+      SETTING.new(name: :slow_share, flag: "--slow-share PCT", type: Float, default: 10.0, check: 0.1..90,
+        help: "head-of-line: the slow request's share of the requests, in percent"),
       SETTING.new(name: :max_workers, flag: "--max-workers N", type: Integer, default: 4, check: 1..256, help: "worker-cost: largest worker count of 1, 2, 4, ..."),
       SETTING.new(name: :settle_timeout, flag: "--settle-timeout SEC", type: Float, default: 30.0, check: POSITIVE,
         help: "longest wait for a quiet server before each measurement")

@@ -91,6 +91,9 @@ module Arena
 
       def self.sections(_document, colors:) = []
 
+      # Sentences about the whole run (across server configs), beside the per-measurement finding.
+      def self.overall_findings(_document) = []
+
       def key = self.class.key
 
       # A disruptive scenario leaves the server changed (killed, restarted):

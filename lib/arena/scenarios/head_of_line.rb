@@ -1,0 +1,153 @@
+# frozen_string_literal: true
+
+module Arena
+  module Scenarios
+    # Fast requests alone, then with a slow request beside them at
+    # --slow-share (default 10% /sleep?ms=200 on the built-in app; a mix's
+    # slowest request, by its unloaded latency; or --slow-request PATH). The
+    # fast requests' own p50 and p99 (the engine's per-request histograms)
+    # before and after say how well the server keeps a slow request from
+    # holding up fast ones: threads and fibers go on serving, a process busy
+    # with the slow one cannot.
+    #
+    # Both runs are open-model, at the same arrival rate for every config:
+    # the rate that keeps one slow request in flight on average (1 / (share x
+    # the slow request's unloaded latency): 50 req/s for 10% of 200 ms), which
+    # any server with two workers or threads can serve. A closed loop would
+    # not do: its connections pile up on the slow requests (each holds one
+    # 200 times as long), so every config ends up waiting on them.
+    class HeadOfLine < Base
+      scenario "head-of-line", "fast requests alone, then beside a slow one at --slow-share (default 10% /sleep?ms=200): the fast ones' p50/p99 inflation"
+
+      SLOW_DEFAULT = "/sleep?ms=200"
+      SLOW_NAME = "slow"
+
+      def planned(_load, _adapter) = 2
+
+      def call(ctx)
+        fast, slow = split(ctx)
+        return [summary_record(ctx, "not applicable", {"reason" => slow})] unless fast
+        share = ctx.load.slow_share
+        slow_s = Context.new(session: ctx.session, workload: slow, load: ctx.load).baseline&.p50_us.to_f / 1e6
+        return [summary_record(ctx, "not applicable", {"reason" => "the slow request #{slow.path} did not answer unloaded"})] unless slow_s.positive?
+        rate = self.class.rate(share, slow_s)
+        # At least 150 fast responses in each run, for a p99.
+        duration = [ctx.load.duration, (150 / (rate * (1 - share / 100))).ceil].max.to_f
+        mixed = beside(fast, slow, share)
+        alone = run(ctx, fast, "alone", rate, duration)
+        next_to = run(ctx, mixed, "beside #{format("%g", share)}% slow", rate, duration)
+        names = mixed.mix_names
+        fast_names = names[0...-1]
+        figures = fast_names.map do |name|
+          before = fast.mix? ? alone.load.requests&.find { |r| r.name == name }&.latency : alone.load.latency
+          after = next_to.load.requests&.find { |r| r.name == name }&.latency
+          self.class.point(name, before, after)
+        end
+        slow_after = next_to.load.requests&.find { |r| r.name == names.last }
+        extra = {"slow" => slow.path, "share_pct" => share, "rate" => rate, "slow_unloaded_us" => (slow_s * 1e6).round, "fast" => figures,
+                 "slow_good" => slow_after&.good, "slow_p50_us" => slow_after&.latency&.p50}
+        [alone, next_to, summary_record(ctx, "inflation", extra)]
+      end
+
+      # Arrivals that keep one slow request in flight on average.
+      def self.rate(share_pct, slow_s) = (1.0 / (share_pct / 100.0 * slow_s)).round(1).clamp(1.0, 100_000.0)
+
+      # One fast request's figures alone and beside the slow one.
+      def self.point(name, before, after)
+        {"request" => name, "alone_n" => before&.n.to_i, "alone_p50_us" => before&.p50, "alone_p99_us" => before&.at(:p99),
+         "beside_n" => after&.n.to_i, "beside_p50_us" => after&.p50, "beside_p99_us" => after&.at(:p99),
+         "p50_x" => ratio(after&.p50, before&.p50), "p99_x" => ratio(after&.at(:p99), before&.at(:p99))}
+      end
+
+      def self.ratio(after, before) = (after && before.to_f.positive?) ? (after.to_f / before).round(2) : nil
+
+      def self.finding(m)
+        return nil unless m.scenario == key && m.summary?
+        return "#{m.server} #{m.workload} head-of-line: not measured, #{m.extra["reason"]}" if m.extra["reason"]
+        x = m.extra
+        fast = x["fast"].map do |f|
+          "#{f["request"]} p50 #{us(f["alone_p50_us"])}→#{us(f["beside_p50_us"])} (#{times(f["p50_x"])}), " \
+            "p99 #{us(f["alone_p99_us"])}→#{us(f["beside_p99_us"])} (#{times(f["p99_x"])})"
+        end
+        "#{m.server} #{m.workload} head-of-line at #{format("%g", x["rate"])} req/s: beside #{format("%g", x["share_pct"])}% #{x["slow"]}, #{fast.join("; ")}"
+      end
+
+      # Across server configs, per workload: which protects its fast requests best.
+      def self.overall_findings(document)
+        document.measurements.select { |m| m.scenario == key && m.summary? && !m.extra["reason"] }.group_by(&:workload).map do |workload, ms|
+          verdict = HeadOfLineRule.best(ms.map { |m| HeadOfLineRule::Entry.new(server: m.server, fast: m.extra["fast"]).freeze })
+          "head-of-line #{workload}: #{verdict}"
+        end
+      end
+
+      def self.us(value) = value ? Report::Format.duration_us(value) : "-"
+
+      def self.times(x) = x ? "x#{format("%.1f", x)}" : "-"
+
+      private
+
+      # [fast workload, slow workload], or [nil, why not].
+      def split(ctx)
+        wl = ctx.workload
+        if ctx.load.slow_request
+          path = ctx.load.slow_request
+          return [wl, Workload.new(name: SLOW_NAME, path: path, method: "GET", content_type: nil, expect_status: 200).freeze]
+        elsif wl.mix?
+          return [nil, "a mix of one request has nothing slow beside its fast requests (--slow-request PATH)"] if wl.mix.size < 2
+          slowest = wl.mix.max_by { |_, member| Context.new(session: ctx.session, workload: member, load: ctx.load).baseline&.p50_us.to_i }.last
+          rest = wl.mix.reject { |_, member| member.equal?(slowest) }
+          return [wl.dup.tap { |w| w.mix = rest.freeze }.freeze, slow_workload(slowest)]
+        elsif ctx.session.plan.app.builtin
+          return [wl, slow_workload(Workloads.builtin.fetch("sleep").dup.tap { |w|
+            w.path = SLOW_DEFAULT
+            w.expect_body = "slept 200 ms"
+          })]
+        end
+        [nil, "no slow request to put beside #{wl.path}: give one with --slow-request PATH"]
+      end
+
+      def slow_workload(wl) = wl.dup.tap { |w| w.name = SLOW_NAME }.freeze
+
+      # The fast requests at (100 - share)% of the weight, the slow one at share%.
+      def beside(fast, slow, share)
+        members = fast.mix? ? fast.mix : [[1, fast]]
+        total = members.sum(&:first).to_f
+        weights = members.map { |w, member| [[((100 - share) * 100 * w / total).round, 1].max, member] }
+        mix = (weights + [[[(share * 100).round, 1].max, slow]]).freeze
+        first = mix.first.last
+        Workload.new(name: "#{fast.name}+#{SLOW_NAME}", path: first.path, method: first.method, body: mix.map(&:last).filter_map(&:body).first,
+          content_type: nil, expect_status: nil, expect_body: nil, headers: first.headers, mix: mix).freeze
+      end
+
+      def run(ctx, workload, variant, rate, duration)
+        sub = Context.new(session: ctx.session, workload: workload, load: ctx.load)
+        settings = sub.settings(keep_alive: ctx.load.keep_alive_modes.first, rate: rate, duration: duration,
+          connections: [ctx.load.connections * 4, 64].max)
+        measure(sub, settings, variant: variant).with(workload: ctx.workload.name, extra: {"target_rps" => rate})
+      end
+    end
+
+    # Which server config keeps its fast requests' p99 closest to what it was
+    # alone. Pure: entries in, a Verdict out.
+    module HeadOfLineRule
+      Entry = Struct.new(:server, :fast, keyword_init: true)
+
+      module_function
+
+      # The worst fast request's p99 inflation per config; the lowest wins.
+      def best(entries)
+        judged = entries.filter_map do |e|
+          xs = e.fast.map { |f| f["p99_x"] }
+          next nil if xs.empty? || xs.any?(&:nil?)
+          [e, xs.max]
+        end
+        return Verdict.cannot_judge("needs two server configs with a p99 (100 fast responses) alone and beside the slow request") if judged.size < 2
+        ranked = judged.sort_by(&:last)
+        (winner, x), (second, y) = ranked
+        figures = ranked.map { |e, r| "#{e.server} x#{format("%.1f", r)}" }.join(", ")
+        Verdict.of("#{winner.server} protects fast requests best",
+          "their p99 grew x#{format("%.1f", x)} beside the slow request, against x#{format("%.1f", y)} on #{second.server} (#{figures})")
+      end
+    end
+  end
+end
