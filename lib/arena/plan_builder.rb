@@ -28,7 +28,7 @@ module Arena
     def define(parser, load: true)
       parser.on("--app PATH", "an app directory or its config.ru (run in its bundle, plus an overlay for servers it lacks); default: the app in this directory, else the built-in one") { |v| @options[:app] = v }
       parser.on("--servers LIST", "e.g. 'puma:workers=2,threads=5 unicorn:workers=3'; default: every installed server") { |v| @options[:servers] << v }
-      parser.on("--workload LIST", Array, "built-in workload names, or paths PATH[=STATUS[:BODY]] for --app, or names from --requests (repeatable)") { |v| (@options[:workloads] ||= []).concat(v) }
+      parser.on("--workload LIST", Array, "built-in workload names, or paths PATH[=STATUS[:BODY]] for --app ('/books?limit=2', '/books?limit=2=404'), or names from --requests (repeatable)") { |v| (@options[:workloads] ||= []).concat(v) }
       parser.on("--requests FILE", "a requests file (YAML): named requests and weighted mixes (README)") { |v| @options[:requests_file] = v }
       parser.on("--header 'NAME: VALUE'", "sent with every request, verification included (repeatable)") { |v| @options[:headers] = (@options[:headers] || {}).merge(Workloads.header(v)) }
       parser.on("--env KEY=VALUE", "in every server's environment (repeatable)") { |v| @options[:env] = (@options[:env] || {}).merge(AppSource.env_pair(v)) }
@@ -132,6 +132,7 @@ module Arena
     def workloads(app)
       return RequestsFile.load(@options[:requests_file]).workloads(@options[:workloads]) if @options[:requests_file]
       names = @options[:workloads] || @preset&.workloads || (app.builtin ? Workloads::DEFAULT : ["/"])
+      names = Workloads.rejoin_queries(names) unless app.builtin
       names.map { |name| name.is_a?(Workload) ? name : Workloads.resolve([name], builtin_app: app.builtin).first }
     end
 

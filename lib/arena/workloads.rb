@@ -119,6 +119,7 @@ module Arena
     # Names of built-in workloads, or for a user's app, paths written as
     # PATH[=STATUS[:BODY_SUBSTRING]].
     def self.resolve(list, builtin_app:)
+      list = rejoin_queries(list) unless builtin_app
       list.map do |item|
         if builtin_app
           builtin.fetch(item) { raise UsageError, "unknown workload #{item.inspect} (known: #{builtin.keys.join(", ")})" }
@@ -128,6 +129,19 @@ module Arena
       end
     end
 
+    # --workload is a comma-separated list: a piece that is not a path, after
+    # a path with a query string, was a comma of that query ("?ids=1,2").
+    def self.rejoin_queries(list)
+      list.each_with_object([]) do |item, out|
+        if out.last.is_a?(String) && out.last.include?("?") && item.is_a?(String) && !item.start_with?("/")
+          out[-1] = "#{out.last},#{item}"
+        else
+          out << item
+        end
+      end
+    end
+
+    REQUESTS_FILE_HINT = "or name the request in a requests file: --requests FILE"
     # --header 'Name: value'
     def self.header(text)
       name, value = text.split(":", 2)
@@ -138,13 +152,47 @@ module Arena
     end
 
     def self.custom(spec)
-      path, expect = spec.split("=", 2)
-      raise UsageError, "workload #{spec.inspect} must be a path starting with /" unless path.start_with?("/")
+      unless spec.start_with?("/")
+        raise UsageError, "workload #{spec.inspect} must be a path starting with / (built-in workload names are for " \
+          "the built-in app; #{REQUESTS_FILE_HINT})"
+      end
+      path, expect = split_expectation(spec)
       status, body = expect.to_s.split(":", 2)
       status = status.to_s.empty? ? 200 : Integer(status, exception: false)
-      raise UsageError, "workload #{spec.inspect}: status must be a number" unless status
+      unless status
+        raise UsageError, "workload #{spec.inspect}: status must be a number (PATH=STATUS[:BODY], e.g. " \
+          "/books?limit=2=200; #{REQUESTS_FILE_HINT})"
+      end
       Workload.new(name: path, path: path, method: "GET", content_type: nil, expect_status: status,
         expect_body: body).freeze
+    end
+
+    # Where PATH ends. Without a query string, at the first "=". In a query
+    # string an "=" after a key is that key's value ("?limit=2"); the
+    # expectation starts at an "=" after a
+    # whole pair ("?limit=2=404"; "?flag=404" is the key flag with the value
+    # 404, so write "?flag=404=200" for both).
+    def self.split_expectation(spec)
+      eq = spec.index("=")
+      q = spec.index("?")
+      # An "=" before any "?": the old syntax (a body substring may hold "?").
+      return spec.split("=", 2) if eq.nil? || q.nil? || eq < q
+      base, query = spec.split("?", 2)
+      at = expectation_start(query)
+      at ? ["#{base}?#{query[0...at]}", query[(at + 1)..]] : [spec, nil]
+    end
+
+    # The index in the query string of the "=" that starts the expectation:
+    # the first "=" of a pair's second "=" (key=value=STATUS).
+    def self.expectation_start(query)
+      offset = 0
+      query.split("&", -1).each do |pair|
+        first = pair.index("=")
+        second = first && pair.index("=", first + 1)
+        return offset + second if second
+        offset += pair.size + 1
+      end
+      nil
     end
   end
 end
