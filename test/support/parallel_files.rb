@@ -1,0 +1,104 @@
+# frozen_string_literal: true
+
+# Runs test files, each in a Ruby process of its own, ARENA_TEST_JOBS at a
+# time (default: the machine's cores), the longest first so the last to
+# finish is a short one. How long each file took is kept in
+# tmp/test-durations.json for the next run's order; a file never timed is
+# guessed from its number of tests. Files whose first lines say
+# `# test: serial` (timing thresholds that contention would distort) run
+# after the others, one at a time. Each file's output is printed whole when it
+# ends (a failure in full, a pass as its summary line), so two files never
+# interleave. Exit status 1 if any file failed. Ctrl-C stops every child's
+# process group.
+#
+#   ruby test/support/parallel_files.rb FILE...
+require "etc"
+require "json"
+require "tempfile"
+require "fileutils"
+
+module ParallelFiles
+  ROOT = File.expand_path("../..", __dir__)
+  DURATIONS = File.join(ROOT, "tmp", "test-durations.json")
+  # A guess for a file never timed, per test: integration tests start servers.
+  GUESS_S = {"integration" => 12.0, "engine" => 1.5}.freeze
+
+  Result = Struct.new(:file, :ok, :seconds, :output, keyword_init: true)
+
+  module_function
+
+  def call(files, jobs: Integer(ENV.fetch("ARENA_TEST_JOBS", Etc.nprocessors)), out: $stdout)
+    known = durations
+    serial, parallel = files.partition { |f| serial?(f) }
+    order = ->(list) { list.sort_by { |f| -known.fetch(f) { guess(f) } } }
+    started = clock
+    running = {}
+    results = []
+    stop = ->(*) { running.each_key { |pid| kill(pid) } && exit(130) }
+    trap("INT", &stop)
+    trap("TERM", &stop)
+    [[order.call(parallel), jobs], [order.call(serial), 1]].each do |queue, width|
+      until queue.empty? && running.empty?
+        while running.size < width && (file = queue.shift)
+          log = Tempfile.new("test-out")
+          pid = Process.spawn(RbConfig.ruby, "-Ilib", "-Itest", file, chdir: ROOT, out: log, err: log, pgroup: true)
+          running[pid] = [file, log, clock]
+        end
+        pid, status = Process.wait2
+        file, log, t0 = running.delete(pid)
+        result = Result.new(file: file, ok: status.success?, seconds: (clock - t0).round(1), output: File.read(log.path))
+        log.close!
+        report(result, out)
+        results << result
+      end
+    end
+    save(known.merge(results.to_h { |r| [r.file, r.seconds] }))
+    summary(results, clock - started, jobs, out)
+    results.all?(&:ok)
+  end
+
+  def report(result, out)
+    if result.ok
+      line = result.output.lines.grep(/\d+ runs, \d+ assertions/).last&.strip || "no summary line"
+      out.puts "#{result.file} (#{result.seconds} s): #{line}"
+    else
+      out.puts "#{result.file} (#{result.seconds} s): FAILED\n#{result.output}"
+    end
+    out.flush
+  end
+
+  def summary(results, wall, jobs, out)
+    failed = results.reject(&:ok)
+    slowest = results.max_by(3, &:seconds).map { |r| "#{File.basename(r.file)} #{r.seconds} s" }.join(", ")
+    out.puts "#{results.size} files in #{wall.round(1)} s with #{jobs} at once (slowest: #{slowest}); " \
+      "#{failed.empty? ? "all passed" : "FAILED: #{failed.map(&:file).join(" ")}"}"
+  end
+
+  def serial?(file) = File.foreach(file).first(5).any? { |l| l.start_with?("# test: serial") }
+
+  def guess(file)
+    per = GUESS_S.fetch(file.split("/")[1], 1.0)
+    [File.read(file).scan(/^\s*def test_|define_method\("test_/).size, 1].max * per
+  end
+
+  def durations
+    JSON.parse(File.read(DURATIONS))
+  rescue Errno::ENOENT, JSON::ParserError
+    {}
+  end
+
+  def save(table)
+    FileUtils.mkdir_p(File.dirname(DURATIONS))
+    File.write(DURATIONS, JSON.pretty_generate(table.sort.to_h))
+  end
+
+  def kill(pid)
+    Process.kill("KILL", -pid)
+  rescue SystemCallError
+    nil
+  end
+
+  def clock = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+end
+
+exit(ParallelFiles.call(ARGV) ? 0 : 1) if $PROGRAM_NAME == __FILE__
