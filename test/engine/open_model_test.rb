@@ -1,4 +1,5 @@
 # frozen_string_literal: true
+
 # test: serial (timing thresholds that another file running beside it would distort)
 
 require_relative "../test_helper"
