@@ -19,9 +19,11 @@ module Arena
     module_function
 
     # "puma:workers=2,threads=5 unicorn:workers=3" (spaces or separate flags);
-    # a "+yjit+malloc=jemalloc" tail is that config's runtime (lib/arena/runtime.rb).
+    # a "+yjit+malloc=jemalloc" tail is that config's runtime (lib/arena/runtime.rb),
+    # an "@cpus=1,memory=512MiB" tail its envelope (lib/arena/envelope.rb).
     def parse(items, machine:)
       items.flat_map { |item| item.split(/\s+/) }.reject(&:empty?).map do |spec|
+        spec, envelope = spec.split("@", 2)
         spec, *runtime = spec.split("+")
         name, settings = spec.split(":", 2)
         pairs = settings.to_s.split(",").to_h do |pair|
@@ -29,7 +31,7 @@ module Arena
           raise UsageError, "#{spec}: settings are NAME=VALUE pairs separated by commas" if value.nil? || key.empty?
           [key, value]
         end
-        Servers.fetch(name).new(settings: pairs, machine: machine, runtime: Runtime.parse(runtime))
+        Servers.fetch(name).new(settings: pairs, machine: machine, runtime: Runtime.parse(runtime), envelope: Envelope.parse(envelope))
       end
     end
   end

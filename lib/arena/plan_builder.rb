@@ -41,6 +41,7 @@ module Arena
       parser.on("--config FILE", "an arena.yml to use (default: ./arena.yml when there is one)") { |v| @config = ConfigFile.load(v) }
       parser.on("--out DIR", "results directory (default ./arena-results/TIMESTAMP)") { |v| @options[:out] = v }
       parser.on("--runtime LIST", "every server's Ruby runtime: #{Runtime::KNOWN} (comma-separated; added to each server's own +tail)") { |v| @runtime = (@runtime || Runtime::NONE).merge(Runtime.parse(v)) }
+      parser.on("--envelope LIST", "every server's CPU quota and memory limit, in a cgroup of its own: cpus=N,memory=SIZE (e.g. cpus=1,memory=512MiB; needs root)") { |v| @options[:envelope] = Envelope.parse([@options[:envelope], v].compact) }
       return unless load
       @remote.define(parser)
       parser.on("--preset NAME", "re-run a published comparison (arena presets lists them)") { |v| @preset = Presets.fetch(v) }
@@ -110,12 +111,25 @@ module Arena
       # A server the overlay could not add was reported in one line (AppSource.for_run) and is skipped.
       list = list.select { |s| app.overlay&.entry(s.key)&.runnable? != false }
       raise Error, "no server is installed (run `bundle install`, see README)" if list.empty?
-      list = list.map { |s| s.class.new(settings: s.settings, machine: @machine, runtime: @runtime.merge(s.runtime)) } if @runtime
+      list = list.map { |s| s.rebuilt(runtime: @runtime.merge(s.runtime)) } if @runtime
+      # A server's own @tail wins over --envelope (and arena.yml's envelope:).
+      list = list.map { |s| s.rebuilt(envelope: o[:envelope].merge(s.envelope)) } if o[:envelope]
+      envelope_check(list)
       unsupported = list.reject { |s| s.supports?(:unix) } if o[:bind] == "unix"
       raise UsageError, "#{unsupported.map(&:key).join(", ")} cannot listen on a unix socket" if unsupported&.any?
       clustered = list.find { |s| s.ports > 1 }
       raise UsageError, "#{clustered.label} listens on several ports: it needs --front nginx" if clustered && !o[:front]
       list
+    end
+
+    # Cgroups are checked now, before anything starts: without root or a
+    # cgroup hierarchy with cpu and memory, one line and exit 2.
+    def envelope_check(list)
+      bounded = list.select { |s| s.envelope.bounded? }
+      return if bounded.empty?
+      raise UsageError, "--envelope wraps local servers only (not --server-host)" if @remote.server_host
+      Envelope::Cgroups.current
+      bounded.flat_map { |s| s.envelope.notes(@machine) }.uniq.each { |note| @say&.call("arena: note: #{note}") }
     end
 
     # A preset's servers that are not installed are skipped with a note

@@ -18,7 +18,7 @@ module Arena
   # delivered right after: every started group is registered until it is
   # stopped, and an exit of Arena (Ctrl-C, TERM, an error) stops what is left.
   class ProcessGroup
-    attr_reader :pid, :argv, :log_path
+    attr_reader :pid, :argv, :log_path, :cgroup
 
     LIVE = {} # pid => group, from spawn until stop
     OWNER = Process.pid # a forked child must not stop its parent's groups
@@ -27,8 +27,12 @@ module Arena
 
     at_exit { LIVE.values.each { |group| group.stop(grace: 2) } if Process.pid == OWNER }
 
-    def initialize(argv, log_path:, env: {}, chdir: Dir.pwd, cpus: nil)
+    # cgroup: an Envelope::Cgroup the program enters before it execs (a
+    # wrapper writes its pid into cgroup.procs), removed once the group stops.
+    def initialize(argv, log_path:, env: {}, chdir: Dir.pwd, cpus: nil, cgroup: nil)
       @argv = cpus ? ["taskset", "-c", cpus.to_s, *argv] : argv
+      @argv = cgroup.wrap(@argv) if cgroup
+      @cgroup = cgroup
       @env = env
       @chdir = chdir
       @log_path = log_path
@@ -46,6 +50,7 @@ module Arena
       self
     rescue SystemCallError => e
       @log&.close
+      @cgroup&.remove
       raise Error, "cannot start #{@argv.first}: #{e.message}"
     end
 
@@ -83,7 +88,10 @@ module Arena
     # (Passenger's parts race each other if all are told at once). Whatever
     # is left after half the grace gets TERM itself, then KILL at the end.
     def stop(grace: 10)
-      return @log&.close unless @pid
+      unless @pid
+        @cgroup&.remove
+        return @log&.close
+      end
       Signals.deferred do
         survivors = tree
         kill_quietly("TERM", @pid)
@@ -97,6 +105,8 @@ module Arena
         await(tree, 2)
         LIVE.delete(@pid)
       ensure
+        # Anything that left the tree but not the cgroup goes with it.
+        @cgroup&.remove
         @log&.close
       end
       exited

@@ -13,8 +13,10 @@ module Arena
     attr_reader :adapter, :bind, :dir, :group, :argv, :boot_s, :env
 
     # env: the user's --env, over the adapter's own environment.
-    def initialize(adapter:, app:, bind:, dir:, machine: Machine.current, ready_timeout: nil, probe_path: "/", env: {})
+    # cgroups: where an envelope's cgroup is made (default: this machine's).
+    def initialize(adapter:, app:, bind:, dir:, machine: Machine.current, ready_timeout: nil, probe_path: "/", env: {}, cgroups: nil)
       @env = env
+      @cgroups = cgroups
       @adapter = adapter
       @app = app
       @bind = bind
@@ -33,7 +35,7 @@ module Arena
       @adapter.upstreams(@bind).select(&:tcp?).each { |b| wait_port_free(b, deadline) }
       @argv = @adapter.command(app: @app, bind: @bind, dir: @dir)
       @group = ProcessGroup.new(@argv, env: @adapter.env(app: @app).merge(@env), chdir: @app.dir,
-        log_path: File.join(@dir, "server.log"), cpus: @machine.server_cpus)
+        log_path: File.join(@dir, "server.log"), cpus: @machine.server_cpus, cgroup: new_cgroup)
       started = Clock.now
       @group.start
       wait_ready
@@ -71,6 +73,9 @@ module Arena
 
     def log_tail(lines = 20) = @group ? @group.log_tail(lines) : []
 
+    # The envelope's cgroup the server runs in, or nil without an envelope.
+    def cgroup = @group&.cgroup
+
     # The same config, to start afresh after a crash or restart scenario: on
     # a new port unless the user pinned one. A server that closes
     # connections itself leaves them in TIME_WAIT on its port for a minute,
@@ -79,7 +84,7 @@ module Arena
     def successor(keep_port: false)
       bind = (@bind.tcp? && !keep_port) ? Bind.tcp(host: @bind.host) : @bind
       ServerRun.new(adapter: @adapter, app: @app, bind: bind, dir: @dir, machine: @machine,
-        ready_timeout: @ready_timeout, probe_path: @probe_path, env: @env)
+        ready_timeout: @ready_timeout, probe_path: @probe_path, env: @env, cgroups: @cgroups)
     end
 
     def to_h
@@ -87,6 +92,11 @@ module Arena
     end
 
     private
+
+    def new_cgroup
+      return nil unless @adapter.envelope.bounded?
+      (@cgroups || Envelope::Cgroups.current).create(@adapter.envelope)
+    end
 
     # A fresh start on the port of a server just stopped (after a crash or
     # restart scenario) waits for the old listener to be gone; a port some

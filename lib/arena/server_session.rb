@@ -74,7 +74,8 @@ module Arena
     def fail(message, log_tail: nil)
       log_tail ||= server&.log_tail || []
       base = @record || Results::ServerRecord.new(label: @adapter.label, name: @adapter.key, settings: @adapter.settings,
-        version: @installation&.version, source: @installation&.source, status: "failed", log_tail: [], verify: [])
+        version: @installation&.version, source: @installation&.source, status: "failed", log_tail: [], verify: [],
+        envelope: envelope)
       base.failing(message, log_tail: log_tail, after_start: @recorded).tap { |failed| @store.add_server(failed.to_record) }
     end
 
@@ -103,7 +104,10 @@ module Arena
       Results::ServerRecord.new(label: @adapter.label, name: @adapter.key, settings: @adapter.settings,
         version: @installation&.version, source: @installation&.source, command: server.argv, bind: server.bind.to_h,
         boot_s: server.boot_s, cpus: machine.server_cpus, workers: @adapter.workers, status: "ok", log_tail: [],
-        verify: [], front: front&.to_h).freeze
+        verify: [], front: front&.to_h, envelope: envelope).freeze
     end
+
+    # The config's CPU quota and memory limit as recorded, nil without one.
+    def envelope = (@adapter.envelope.to_h if @adapter.envelope.bounded?)
   end
 end

@@ -20,6 +20,8 @@ class ProcessGroupTest < Minitest::Test
     def env(app:) = {}
 
     def ready_timeout = 30
+
+    def envelope = Arena::Envelope::NONE
   end
 
   App = Struct.new(:dir)

@@ -21,6 +21,7 @@ module Arena
         "headers" => "sent with every request: NAME: VALUE",
         "env" => "the servers' environment: KEY: VALUE",
         "memory_budget_mb" => "arena tune: the most PSS (MiB) a config may use",
+        "envelope" => "every server's CPU quota and memory limit: {cpus: 1, memory: 512MiB} or \"cpus=1,memory=512MiB\"",
         "only_app_bundle" => "true: only the servers in the app's own bundle (no overlay bundle)",
         "out" => "results directory"
       }.freeze
@@ -127,6 +128,14 @@ module Arena
       def read_ready_timeout(value) = {ready_timeout: number(["ready_timeout"], value, 0.1..3600)}
 
       def read_memory_budget_mb(value) = {memory_budget_mb: number(["memory_budget_mb"], value, 1..10_000_000)}
+
+      # `envelope: {cpus: 1, memory: 512MiB}` or `envelope: "cpus=1,memory=512MiB"`.
+      def read_envelope(value)
+        text = value.is_a?(Hash) ? value.map { |k, v| "#{k}=#{v}" }.join(",") : string(["envelope"], value)
+        {envelope: Envelope.parse(text)}
+      rescue UsageError => e
+        @file.invalid!(["envelope"], e.message)
+      end
 
       def read_only_app_bundle(value)
         @file.invalid!(["only_app_bundle"], "must be true or false") unless [true, false].include?(value)

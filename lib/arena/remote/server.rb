@@ -32,6 +32,9 @@ module Arena
 
       attr_reader :adapter, :bind, :dir, :argv, :boot_s, :remote_pid, :handle, :launch
 
+      # No envelope on a server host: the plan refuses --envelope with --server-host.
+      def cgroup = nil
+
       def initialize(channel:, adapter:, app:, bind:, dir:, ready_timeout:, env: {})
         @channel = channel
         @adapter = adapter

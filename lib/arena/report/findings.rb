@@ -16,7 +16,7 @@ module Arena
 
       module_function
 
-      def lines(document) = document.measurements.filter_map { |m| line(m) } + overall_lines(document) + flag_lines(document) + stall_lines(document)
+      def lines(document) = document.measurements.filter_map { |m| line(m) } + overall_lines(document) + EnvelopeLines.call(document) + flag_lines(document) + stall_lines(document)
 
       def overall_lines(document) = Scenarios.all.flat_map { |s| s.overall_findings(document) }
 

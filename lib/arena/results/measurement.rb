@@ -155,9 +155,10 @@ module Arena
     # names the shape, the reason names its likely cause and the telling run).
     Summary = Struct.new(:good_rps, :error_pct, :p50_us, :p99_us, :samples, :settled_s, :loader_cpu_pct, :flags, :stall,
       keyword_init: true) do
-      def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil, server_cpu_pct: nil, server_cores: nil, noisy: false)
+      def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil, server_cpu_pct: nil, server_cores: nil, noisy: false, envelope: nil)
         flags = []
         flags << "noisy" if noisy
+        flags << "oom-killed" if envelope&.oom_killed?
         flags << "errors" if load.error_pct > ERROR_LIMIT_PCT
         flags << "loader-bound" if loader_cpu_pct && loader_cpu_pct > LOADER_BUSY_PCT
         flags << "did-not-settle" unless settled
@@ -209,7 +210,7 @@ module Arena
       def to_record = {"steady" => steady, "slices_rps" => slices}
     end
 
-    MEASUREMENT_KEYS = %w[server workload scenario variant kind repeat engine_argv load probes front_probes loader summary extra
+    MEASUREMENT_KEYS = %w[server workload scenario variant kind repeat engine_argv load probes front_probes loader envelope summary extra
       warmup_s warmup noise rerun].freeze
 
     # One measurement: a server config under one workload and scenario
@@ -219,9 +220,10 @@ module Arena
     #
     # repeat: the round it belongs to (1, 2, ...; "repeat" in the file, as
     # before rounds); warmup: WarmupRecord; noise: NoiseRecord; rerun: true
-    # for the second run of a measurement flagged noisy.
+    # for the second run of a measurement flagged noisy; envelope: what the
+    # server's cgroup saw (EnvelopeFigures), or nil.
     Measurement = Struct.new(:server, :workload, :scenario, :variant, :kind, :repeat, :engine_argv, :load, :probes,
-      :front_probes, :loader, :summary, :extra, :warmup, :noise, :rerun, keyword_init: true) do
+      :front_probes, :loader, :summary, :extra, :warmup, :noise, :rerun, :envelope, keyword_init: true) do
       def self.from_h(h)
         load = h["load"].is_a?(Hash) ? LoadFigures.from_h(h["load"]) : nil
         # Older summary records kept their figures at the top level.
@@ -233,7 +235,7 @@ module Arena
           repeat: h["repeat"], engine_argv: h["engine_argv"], load: load, probes: Memory.from_h(h["probes"]),
           front_probes: Memory.from_h(h["front_probes"]), loader: Memory.from_h(h["loader"]), summary: summary,
           extra: extra.freeze, warmup: WarmupRecord.from_h(h["warmup_s"], h["warmup"]), noise: NoiseRecord.from_h(h["noise"]),
-          rerun: h["rerun"] || nil).freeze
+          rerun: h["rerun"] || nil, envelope: EnvelopeFigures.from_h(h["envelope"])).freeze
       end
 
       def noisy? = flags.include?("noisy")
@@ -263,7 +265,8 @@ module Arena
       def to_record
         {"server" => server, "workload" => workload, "scenario" => scenario, "variant" => variant, "kind" => kind,
          "repeat" => repeat, "engine_argv" => engine_argv, "load" => load&.raw, "probes" => probes&.to_record,
-         "front_probes" => front_probes&.to_record, "loader" => loader&.to_record, "summary" => summary&.to_record,
+         "front_probes" => front_probes&.to_record, "loader" => loader&.to_record, "envelope" => envelope&.to_record,
+         "summary" => summary&.to_record,
          "extra" => extra.empty? ? nil : extra, "warmup_s" => warmup&.seconds, "warmup" => warmup&.to_record,
          "noise" => noise&.to_record, "rerun" => rerun}.compact
       end

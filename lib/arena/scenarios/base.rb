@@ -140,6 +140,8 @@ module Arena
         # Sampled where each runs (RunningServer#sampler): here, or on the server host.
         sampler = ctx.server.sampler(interval: interval, per_process: per_process).start
         front = ctx.front&.sampler(interval: interval)&.start
+        # The envelope's cgroup, when the server runs in one: throttling, peak, OOM kills.
+        cgroup_watch = ctx.server.cgroup&.then { |cgroup| Envelope::Watch.new(cgroup, interval: interval).start }
         run = ctx.engine.start(ctx.target, settings)
         loader = Probes::Sampler.new(pids: -> { run.pids }, interval: interval).start
         extra = block_given? ? yield(run) : nil
@@ -148,14 +150,15 @@ module Arena
         probes = Results::Memory.from_h(sampler.stop.to_h)
         loader_cpu = loader.stop
         noise = watch.stop
+        envelope = cgroup_watch&.stop
         done = Results::Measurement.new(
           server: ctx.adapter.label, workload: ctx.workload.name, scenario: key, variant: variant,
           engine_argv: ctx.engine.argv(ctx.target, settings)[1..], load: load,
           probes: probes, front_probes: front && Results::Memory.from_h(front.stop.to_h),
-          loader: Results::Memory.from_h(loader_cpu.to_h),
+          loader: Results::Memory.from_h(loader_cpu.to_h), envelope: envelope,
           summary: Results::Summary.of(load, settled_s: settled.seconds, settled: settled.settled,
             loader_cpu_pct: loader_cpu.cpu_pct_mean, server_cpu_pct: probes&.cpu_pct,
-            server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?),
+            server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?, envelope: envelope),
           extra: (extra || {}).freeze, noise: noise,
           warmup: warmed && Results::WarmupRecord.new(seconds: warmed.warmup_s, steady: warmed.steady, slices: warmed.slices).freeze
         ).freeze
@@ -164,7 +167,7 @@ module Arena
         # group, so it must be stopped here, and the samplers with it.
         unless done
           run&.abort
-          [sampler, front, loader].compact.each(&:stop)
+          [sampler, front, loader, (cgroup_watch unless envelope)].compact.each(&:stop)
         end
       end
     end

@@ -56,13 +56,15 @@ module Arena
         def ruby_engine = "mri"
       end
 
-      attr_reader :settings, :machine, :runtime
+      attr_reader :settings, :machine, :runtime, :envelope
 
       # runtime: YJIT and allocator settings (lib/arena/runtime.rb), applied
-      # through the environment and shown in the label.
-      def initialize(settings: {}, machine: Machine.current, runtime: Runtime::NONE)
+      # through the environment and shown in the label. envelope: the CPU
+      # quota and memory limit its process tree runs under (lib/arena/envelope.rb).
+      def initialize(settings: {}, machine: Machine.current, runtime: Runtime::NONE, envelope: Envelope::NONE)
         @machine = machine
         @runtime = runtime.check!(self)
+        @envelope = envelope
         unknown = settings.keys - self.class.settings.keys
         unless unknown.empty?
           raise UsageError, "#{key}: unknown setting #{unknown.first.inspect} (known: #{self.class.settings.keys.join(", ")})"
@@ -76,13 +78,18 @@ module Arena
       def key = self.class.key
 
       def label
-        return "#{key}#{runtime.suffix}" if settings.empty?
-        "#{key}:#{settings.map { |k, v| "#{k}=#{v}" }.join(",")}#{runtime.suffix}"
+        return "#{key}#{runtime.suffix}#{envelope.suffix}" if settings.empty?
+        "#{key}:#{settings.map { |k, v| "#{k}=#{v}" }.join(",")}#{runtime.suffix}#{envelope.suffix}"
       end
 
-      # The same server with other settings (and the same runtime), e.g.
-      # another worker count for worker-cost.
-      def with_settings(changes) = self.class.new(settings: settings.merge(changes), machine: machine, runtime: runtime)
+      # The same server with other settings (and the same runtime and
+      # envelope), e.g. another worker count for worker-cost.
+      def with_settings(changes) = rebuilt(settings: settings.merge(changes))
+
+      # The same server with any of its parts replaced.
+      def rebuilt(settings: self.settings, runtime: self.runtime, envelope: self.envelope)
+        self.class.new(settings: settings, machine: machine, runtime: runtime, envelope: envelope)
+      end
 
       def command(app:, bind:, dir:)
         raise NotImplementedError, "#{self.class} must build its command line"
@@ -129,7 +136,7 @@ module Arena
         group.tree.select { |pid| Procfs.stat(pid)&.ppid == group.pid }
       end
 
-      def to_h = {name: key, label: label, settings: settings, runtime: runtime.to_a}
+      def to_h = {name: key, label: label, settings: settings, runtime: runtime.to_a, envelope: (envelope.to_h unless envelope.empty?)}.compact
 
       private
 

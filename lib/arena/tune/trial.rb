@@ -50,7 +50,7 @@ module Arena
       def configured(settings)
         changes = Space.adapter_settings(settings).transform_values(&:to_s)
         runtime = @adapter.runtime.merge(Runtime.parse(Space.runtime_tokens(settings)))
-        @adapter.class.new(settings: @adapter.settings.merge(changes), machine: @plan.machine, runtime: runtime)
+        @adapter.class.new(settings: @adapter.settings.merge(changes), machine: @plan.machine, runtime: runtime, envelope: @adapter.envelope)
       end
 
       def measure(session, settings)

@@ -1,0 +1,79 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require_relative "../support/arena_case"
+require "arena"
+require "timeout"
+
+# The envelope on this machine's real cgroups (v1 here; v2 is unit-tested on
+# a fake tree): a leak under a small memory limit is OOM-killed, reported and
+# survived; a CPU-bound server at half a core is throttled and serves about
+# half of what it serves at one; no cgroup is left behind.
+class EnvelopeIntegrationTest < Arena::ArenaCase
+  def setup
+    super
+    begin
+      @hierarchy = Arena::Envelope::Cgroups.detect
+    rescue Arena::UsageError => e
+      skip e.message
+    end
+    @before = arena_cgroups
+  end
+
+  def teardown
+    assert_empty arena_cgroups - @before, "cgroups left behind" if @hierarchy
+    super
+  end
+
+  def test_a_leak_under_a_small_memory_limit_is_oom_killed_reported_and_survived
+    outcome = arena("run", "--servers", "unicorn:workers=2@memory=150MiB puma:workers=0", "--workload", "leak",
+      "-c", "4", "-d", "3", "-w", "0.5")
+    assert outcome.status.success?, outcome.describe
+    bounded, free = outcome.measurements
+    assert_equal "unicorn:workers=2,preload=true,timeout=60@memory=150MiB", bounded["server"]
+    envelope = bounded.fetch("envelope")
+    assert_operator envelope["oom_kills"], :>=, 1, envelope.inspect
+    assert_equal envelope["oom_kills"], envelope["oom_at_s"].size
+    assert_equal 150 * 1024**2, envelope["memory_bytes"]
+    assert_operator envelope["peak_bytes"], :<=, 150 * 1024**2
+    assert_includes bounded.dig("summary", "flags"), "oom-killed"
+    assert_match(/unicorn:.*@memory=150MiB leak steady keep-alive: \d+ process(es)? OOM-killed under 150 MiB at [\d.]+ s/, outcome.stdout)
+    # The run went on: the next config was measured, outside any envelope.
+    assert_equal "puma:workers=0,threads=5,preload=false", free["server"]
+    assert_nil free["envelope"]
+    assert_operator free.dig("summary", "good_rps"), :>, 0
+    assert_equal({"memory_bytes" => 150 * 1024**2, "label" => "memory=150MiB"}, outcome.results["servers"].first["envelope"])
+  end
+
+  def test_half_a_core_is_throttled_and_serves_about_half
+    # Shared cores: the quota, not the pinning, is what limits the server.
+    outcome = arena("run", "--servers", "puma:workers=0,threads=1@cpus=0.5 puma:workers=0,threads=1@cpus=1", "--workload", "pi",
+      "-c", "2", "-d", "3", "-w", "0.5", "--cpus", "shared")
+    assert outcome.status.success?, outcome.describe
+    half, one = outcome.measurements
+    cpu_half, cpu_one = [half, one].map { |m| m.dig("probes", "cpu_pct_mean") }
+    assert_operator cpu_half, :<=, 60, "a 0.5 quota holds the server near 50% of a core"
+    # A server that reached its quota was throttled, and that was recorded
+    # (under heavy contention it may never reach it: then nothing to see).
+    if cpu_half >= 40
+      assert_operator half.dig("envelope", "throttled_periods"), :>, 0, half["envelope"].inspect
+      assert_operator half.dig("envelope", "throttled_s"), :>, 0
+    end
+    assert_operator half.dig("envelope", "periods"), :>, 20, "3.5 s of 100 ms CFS periods"
+    # The other engineers' work shares this machine: the server at cpus=1 may
+    # get less than a core. Goodput follows the CPU the quota let it use:
+    # the two ratios agree within 0.2 (two 3 s loads of ~60 ms requests).
+    rps_ratio = half.dig("summary", "good_rps") / one.dig("summary", "good_rps")
+    cpu_ratio = cpu_half / cpu_one
+    assert_in_delta cpu_ratio, rps_ratio, 0.2, "goodput ratio #{rps_ratio.round(2)}, CPU ratio #{cpu_ratio.round(2)} (#{cpu_half}% vs #{cpu_one}%)"
+    assert_in_delta 0.5, rps_ratio, 0.15, "at cpus=1 the server had a whole core" if cpu_one > 90
+    assert_match(/@cpus=0\.5 in its envelope: CPU quota 0\.5 throttled [\d.]+% of CFS periods/, outcome.stdout)
+  end
+
+  private
+
+  def arena_cgroups
+    parents = [@hierarchy.parent, *Dir.glob("/sys/fs/cgroup/cpu/")].uniq
+    parents.flat_map { |dir| Dir.glob(File.join(dir, "arena-*")) }
+  end
+end
