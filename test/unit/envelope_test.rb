@@ -45,6 +45,19 @@ class EnvelopeTest < Minitest::Test
     end
   end
 
+  def test_arena_yml_takes_a_mapping_or_a_string_and_the_flag_replaces_it
+    with_cgroups do
+      Dir.chdir(@tmp) do
+        File.write("arena.yml", "servers: [puma]\nenvelope: {cpus: 0.5, memory: 256MiB}\n")
+        assert_equal "@cpus=0.5,memory=256MiB", Arena::TestHelp.plan.servers.first.envelope.suffix
+        assert_equal "@cpus=2", Arena::TestHelp.plan("--envelope", "cpus=2").servers.first.envelope.suffix
+        File.write("arena.yml", "servers: [puma]\nenvelope: memory=lots\n")
+        error = assert_raises(Arena::UsageError) { Arena::TestHelp.plan }
+        assert_match(/arena.yml:2: envelope: --envelope memory takes a size like 512MiB/, error.message)
+      end
+    end
+  end
+
   def test_a_label_is_a_valid_servers_spec
     label = "puma:workers=2,threads=5,preload=false+yjit@cpus=0.5,memory=512MiB"
     skip "this Ruby has no YJIT" unless defined?(RubyVM::YJIT)

@@ -13,6 +13,8 @@ class RunnerTest < Minitest::Test
     def self.install(_app) = Arena::Installation.new(found: true, version: "1.0", source: "bundle").freeze
 
     def upstreams(bind) = [bind]
+
+    def envelope = Arena::Envelope::NONE
   end
 
   # A started server: only what the Runner and Context read.
