@@ -34,7 +34,10 @@ module Arena
 
     def call
       @reporter.planned(@plan, planned_count)
-      @plan.servers.each_with_index { |adapter, i| run_server(adapter, i) }
+      @plan.servers.each_with_index do |adapter, i|
+        run_server(adapter, i)
+        break if @root_not_found
+      end
       finish(interrupted: false)
       self
     rescue Interrupt
@@ -66,6 +69,9 @@ module Arena
       good = session.start(@plan.workloads)
       @reporter.server_started(session.record)
       good.each { |workload| run_workload(session, workload) }
+    rescue ServerSession::Unverified => e
+      @root_not_found = root_not_found?(e.outcomes)
+      fail_server(session, @root_not_found ? root_hint(adapter, index) : e.message)
     rescue ServerRun::Failed => e
       fail_server(session, e.message, log_tail: e.log_tail)
     rescue Error => e
@@ -85,6 +91,20 @@ module Arena
           end
         end
       end
+    end
+
+    # A user's app whose only workload, /, answered 404: Arena loads / when
+    # no --workload is given, and every other server would fail the same way
+    # (the app answers, not the server). Said once, with what to pass.
+    def root_not_found?(outcomes)
+      !@plan.app.builtin && outcomes.size == 1 && outcomes.first.workload == "/" && outcomes.first.status == 404
+    end
+
+    def root_hint(adapter, index)
+      left = @plan.servers.size - index - 1
+      "the app answers / with 404 (under #{adapter.label}); / is what Arena loads without --workload: name your app's " \
+        "paths, e.g. --workload /items/7 (repeatable; PATH=STATUS for another status), or a requests file " \
+        "(--requests FILE)#{"; the other #{left} server(s) were not started" if left.positive?}"
     end
 
     # One server's failure is recorded (beside its start record when it had

@@ -25,7 +25,15 @@ module Arena
   #   session.record            Results::ServerRecord, nil before start
   #   session.server, session.front, session.dir, session.adapter
   class ServerSession
-    class Unverified < Error; end
+    # outcomes: every workload's Verify::Outcome (what the server answered).
+    class Unverified < Error
+      attr_reader :outcomes
+
+      def initialize(message, outcomes: [])
+        super(message)
+        @outcomes = outcomes
+      end
+    end
 
     attr_reader :adapter, :dir, :record, :engine, :plan, :baselines
 
@@ -53,7 +61,7 @@ module Arena
       outcomes = @verifier.call(server.bind, entry).call(workloads)
       @record = @record.with(verify: outcomes.map { |o| Results::VerifyRecord.new(workload: o.workload, ok: o.ok, problems: o.problems).freeze })
       good = workloads.select { |wl| outcomes.find { |o| o.workload == wl.name }&.ok }
-      raise Unverified, "#{@adapter.label}: failed verification (#{outcomes.flat_map(&:problems).first})" if good.empty?
+      raise Unverified.new("#{@adapter.label}: failed verification (#{outcomes.flat_map(&:problems).first})", outcomes: outcomes) if good.empty?
       @store.add_server(@record.to_record)
       @recorded = true
       good

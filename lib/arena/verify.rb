@@ -7,7 +7,8 @@ module Arena
   # before it benchmarks (status, Content-Type, framing, body). A server that
   # fails here is reported as failed and never loaded.
   class Verify
-    Outcome = Struct.new(:workload, :ok, :problems, keyword_init: true) do
+    # status: what the server answered (the last request of a mix), nil for no answer.
+    Outcome = Struct.new(:workload, :ok, :problems, :status, keyword_init: true) do
       def to_h = {"workload" => workload, "ok" => ok, "problems" => problems}
     end
 
@@ -26,17 +27,20 @@ module Arena
 
     # A mix is checked request by request, each named in its problems.
     def check(workload)
+      @status = nil
       problems = if workload.mix?
         workload.mix.flat_map { |_, member| request_problems(member).map { |p| "#{member.name}: #{p}" } }
       else
         request_problems(workload)
       end
-      Outcome.new(workload: workload.name, ok: problems.empty?, problems: problems)
+      Outcome.new(workload: workload.name, ok: problems.empty?, problems: problems, status: @status)
     end
 
     def request_problems(workload)
       headers = @headers.merge(workload.headers || {})
-      problems_of(workload, @probe.request(workload.method, workload.path, body: workload.body, headers: headers))
+      response = @probe.request(workload.method, workload.path, body: workload.body, headers: headers)
+      @status = response.status
+      problems_of(workload, response)
     rescue HttpProbe::Failure => e
       ["no response: #{e.message}"]
     end

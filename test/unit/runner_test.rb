@@ -56,9 +56,17 @@ class RunnerTest < Minitest::Test
   end
 
   class Verifier
-    def initialize(ok) = @ok = ok
+    def initialize(ok, status: 301)
+      @ok = ok
+      @status = status
+    end
 
-    def call(workloads) = workloads.map { |w| Arena::Verify::Outcome.new(workload: w.name, ok: @ok, problems: @ok ? [] : ["status 301, expected 200"]) }
+    def call(workloads)
+      workloads.map do |w|
+        Arena::Verify::Outcome.new(workload: w.name, ok: @ok, problems: @ok ? [] : ["status #{@status}, expected 200"],
+          status: @ok ? 200 : @status)
+      end
+    end
   end
 
   # A scenario whose behaviour the test chooses: measure (a made-up engine
@@ -104,15 +112,16 @@ class RunnerTest < Minitest::Test
 
   def teardown = FileUtils.rm_rf(@dir)
 
-  def run_with(labels, scenarios:, script: {}, verified: true)
+  def run_with(labels, scenarios:, script: {}, verified: true, status: 301, app: Arena::AppSource.builtin,
+    workloads: [Arena::Workloads.builtin.fetch("server")])
     servers = labels.map { |l| Adapter.new(label: l, key: l, settings: {}, workers: 1) }
     load = Arena::LoadOptions.new(**Arena::Load.defaults.merge(settle_timeout: 1.0))
-    plan = Arena::Plan.new(app: Arena::AppSource.builtin, servers: servers, workloads: [Arena::Workloads.builtin.fetch("server")],
+    plan = Arena::Plan.new(app: app, servers: servers, workloads: workloads,
       scenarios: scenarios, load: load, out_dir: @dir, repeat: 1, machine: Arena::Machine.current, headers: {}, env: {})
     @store = Arena::Results::Store.new(path: File.join(@dir, "results.json"), environment: {}, plan: {})
     @reporter = Recorder.new
     @starter = FakeStarter.new(script)
-    verifier = ->(_bind, _entry) { Verifier.new(verified) }
+    verifier = ->(_bind, _entry) { Verifier.new(verified, status: status) }
     Arena::Runner.new(plan: plan, reporter: @reporter, store: @store, engine: Object.new, starter: @starter,
       verifier: verifier, scenarios: SCENARIOS).call
   end
@@ -132,6 +141,23 @@ class RunnerTest < Minitest::Test
     runner = run_with(%w[a], scenarios: ["measures"], verified: false)
     assert_equal ["a: failed verification (status 301, expected 200)"], runner.failures
     assert_empty @store.view.measurements
+  end
+
+  # Without --workload a user's app is loaded on /; a 404 there is the app's
+  # answer, the same under every server: said once, with what to pass.
+  def test_a_user_apps_root_answering_404_is_said_once_and_no_other_server_starts
+    File.write(File.join(@dir, "config.ru"), "run ->(_) { [404, {}, []] }\n")
+    File.write(File.join(@dir, "Gemfile"), "")
+    runner = run_with(%w[a b c], scenarios: ["measures"], verified: false, status: 404,
+      app: Arena::AppSource.user(@dir), workloads: [Arena::Workloads.custom("/")])
+    assert_equal ["the app answers / with 404 (under a); / is what Arena loads without --workload: name your app's paths, " \
+      "e.g. --workload /items/7 (repeatable; PATH=STATUS for another status), or a requests file (--requests FILE); " \
+      "the other 2 server(s) were not started"], runner.failures
+    assert_equal [[:start, "a"]], @starter.events.select { |e| e.first == :start }
+    # Another status, or the built-in app, fails server by server as before.
+    runner = run_with(%w[a b], scenarios: ["measures"], verified: false, status: 500,
+      app: Arena::AppSource.user(@dir), workloads: [Arena::Workloads.custom("/")])
+    assert_equal 2, runner.failures.size
   end
 
   def test_a_fresh_start_that_fails_after_a_disruptive_scenario_keeps_what_was_measured
