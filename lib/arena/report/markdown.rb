@@ -67,7 +67,7 @@ module Arena
 
       def recommendations
         rows = Recommend.new(@document).call.map do |r|
-          why = r.pick ? r.because : "#{r.because}: run `#{r.run}`"
+          why = (r.pick || r.run.nil?) ? r.because : "#{r.because}: run `#{r.run}`"
           why += " (then: `#{r.run}`)" if r.pick && r.run&.start_with?("arena run")
           [r.use_case, r.pick || "-", why]
         end

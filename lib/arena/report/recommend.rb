@@ -18,6 +18,7 @@ module Arena
         @document = document
         @rows = Rows.from(document)
         @basis = Scenarios.throughput_basis
+        @advice = Advice.new(document.plan)
       end
 
       def call
@@ -28,13 +29,21 @@ module Arena
 
       def steady(workloads) = @rows.select { |r| @basis.include?(r.scenario) && workloads.include?(r.workload) && !r.erroneous? }
 
-      def missing(use_case, run) = Recommendation.new(use_case: use_case, pick: nil, because: "not measured in this run", run: run)
+      def missing(use_case, run, because: "not measured in this run") = Recommendation.new(use_case: use_case, pick: nil, because: because, run: run)
 
-      def api = fastest("fast request/response API", %w[server json ip], "arena run --workload server")
+      # On a user's app its own paths answer this use case: the built-in
+      # workload names mean nothing there.
+      def api = fastest("fast request/response API", %w[server json ip] + app_workloads, builtin_run("--workload", "server"))
 
-      def io = fastest("waiting on I/O or long requests", %w[sleep stream], "arena run --workload sleep --scenario steady,rate")
+      def io = fastest("waiting on I/O or long requests", %w[sleep stream], builtin_run("--workload", "sleep", "--scenario", "steady,rate"))
 
-      def cpu = fastest("CPU-bound work", %w[pi trial primes], "arena run --workload pi")
+      def cpu = fastest("CPU-bound work", %w[pi trial primes], builtin_run("--workload", "pi"))
+
+      def app_workloads = @advice.app? ? @rows.map(&:workload).uniq : []
+
+      # A suggestion on the built-in app's workloads; none on a user's app,
+      # where they would not run (the use case then says what it needs).
+      def builtin_run(*args) = @advice.app? ? nil : @advice.run(*args)
 
       # Each server's best row on the first workload of the list the run measured.
       def best_per_server(workload) = steady([workload]).group_by(&:server).map { |_, rs| rs.max_by(&:rps) }.sort_by { |r| -r.rps }
@@ -44,7 +53,10 @@ module Arena
         workload = workloads.find { |w| steady([w]).any? }
         unless workload
           other = @rows.find { |r| workloads.include?(r.workload) }
-          return missing(use_case, other ? "arena run --workload #{other.workload} --scenario steady" : run)
+          return missing(use_case, @advice.run("--workload", other.workload, "--scenario", "steady")) if other
+          return missing(use_case, run) if run
+          return missing(use_case, nil, because: "not measured: judged on the built-in app's #{(workloads - app_workloads).join(", ")}; " \
+            "name a path of your app that does this with --workload")
         end
         best, second = best_per_server(workload)
         because = "#{figures(best)} on #{workload}"
@@ -82,7 +94,7 @@ module Arena
         pick, because = Scenarios::WorkerCost.memory_pick(@document, share: SERVING_SHARE)
         return Recommendation.new(use_case: use_case, pick: pick, because: because) if pick
         rows = @rows.select { |r| @basis.include?(r.scenario) && r.pss_peak_kb.positive? && !r.erroneous? }
-        return missing(use_case, "arena run (the probes sample PSS in every scenario)") if rows.empty?
+        return missing(use_case, @advice.run, because: "not measured in this run (the probes sample PSS in every scenario)") if rows.empty?
         workload = rows.group_by(&:workload).max_by { |_, rs| rs.map(&:server).uniq.size }.first
         per_server = rows.select { |r| r.workload == workload }.group_by(&:server).map { |_, rs| rs.max_by(&:rps) }
         floor = per_server.map(&:rps).max * SERVING_SHARE
@@ -109,7 +121,7 @@ module Arena
         use_case = "surviving crashes and deploys"
         crashes = @document.measured.select { |m| m.scenario == "crash" }
         restarts = @document.measured.select { |m| m.scenario == "restart" }
-        return missing(use_case, "arena run --scenario crash,restart") if crashes.empty? && restarts.empty?
+        return missing(use_case, @advice.run("--scenario", "crash,restart")) if crashes.empty? && restarts.empty?
         servers = (crashes + restarts).map(&:server).uniq
         scored = servers.map { |s| [s, crashes.find { |m| m.server == s }, restarts.select { |m| m.server == s }] }
         ranked = scored.sort_by { |_, c, r| resilience_score(c, r) }
@@ -123,7 +135,7 @@ module Arena
         end
         lacking = [("crash" if crashes.empty?), ("restart" if restarts.empty?)].compact
         Recommendation.new(use_case: use_case, pick: ranked.first.first, because: because.join(". "),
-          run: lacking.any? ? "arena run --scenario #{lacking.join(",")}" : nil)
+          run: lacking.any? ? @advice.run("--scenario", lacking.join(",")) : nil)
       end
 
       # A server that lost its worker for good, did not get back to 90% of its
@@ -157,14 +169,14 @@ module Arena
       def slow_clients
         use_case = "slow clients without a proxy"
         runs = @document.measured.select { |m| m.scenario == "slow-clients" && m.extra["rps_ratio"] }
-        return missing(use_case, "arena run --scenario slow-clients") if runs.empty?
+        return missing(use_case, @advice.run("--scenario", "slow-clients")) if runs.empty?
         ranked = runs.sort_by { |m| -m.extra["rps_ratio"].to_f }
         best, second = ranked
         because = "kept #{share(best)} of its goodput beside #{best.variant.sub(/^with /, "")} clients " \
           "(#{Format.rps(best.extra["rps_alone"].to_f)} → #{Format.rps(best.good_rps)} req/s)"
         because += "; runner-up #{second.server} kept #{share(second)}" if second
         Recommendation.new(use_case: use_case, pick: best.server, because: because,
-          run: "arena run --scenario slow-clients --front nginx")
+          run: @advice.run("--scenario", "slow-clients", "--front", "nginx"))
       end
 
       def share(m) = "#{(100 * m.extra["rps_ratio"].to_f).round}%"

@@ -72,6 +72,20 @@ module Arena
       end
 
       def recorded? = !connections.nil?
+
+      # The app the run benchmarked: nil for the built-in one (and for older
+      # files, which did not say).
+      def app_rackup = (raw.dig("app", "builtin") == false) ? raw.dig("app", "rackup") : nil
+
+      # Each planned single GET request as the command line writes it:
+      # [path, expected status, expected body substring]; mixes and other
+      # methods (from a requests file) are left out.
+      def get_requests
+        Array(raw["workloads"]).filter_map do |w|
+          next unless w.is_a?(Hash) && w["path"] && w["mix"].nil? && w.fetch("method", "GET") == "GET"
+          [w["path"], w["expect_status"], w["expect_body"]]
+        end
+      end
     end
 
     # A whole results file, read once: values all the way down. A file of
