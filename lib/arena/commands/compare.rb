@@ -8,25 +8,21 @@ module Arena
   module Commands
     # `arena compare A B [--fail-on SPEC]`: what changed between two runs, and
     # whether the change is larger than the runs' own noise. With --fail-on it
-    # is a CI gate: exit 1 when a change is beyond its threshold and beyond the
-    # spread, 0 otherwise, 2 for bad input (so a broken input never reads as
-    # a regression, nor as a pass).
+    # is a CI gate: exit 1 when a change is beyond its threshold and
+    # significant, or when a check cannot be judged (unless --allow-missing),
+    # 0 otherwise, 2 for bad input (so a broken input never reads as a
+    # regression, nor as a pass).
     class Compare < Base
-      USAGE = "usage: arena compare A B [--fail-on 'good_rps:-5%,p99:+10%'] [--markdown FILE] " \
+      USAGE = "usage: arena compare A B [--fail-on 'good_rps:-5%,p99:+10%,errors:+0.1pp'] [--allow-missing] [--markdown FILE] " \
         "(two run directories or results files; several runs of one side separated by commas)"
       Side = Struct.new(:path, :document, keyword_init: true)
-
-      def initialize(...)
-        super
-        @noise = Arena::Report::Compare::DEFAULT_NOISE
-      end
 
       def call
         options.parse!(@argv)
         raise UsageError, USAGE unless @argv.size == 2
         thresholds = Gate::Threshold.parse_list(@fail_on) if @fail_on
         a, b = sources
-        compare = Arena::Report::Compare.new(a.document, b.document, default_noise: @noise)
+        compare = Arena::Report::Compare.new(a.document, b.document)
         @out.puts "A: #{a.path}", "B: #{b.path}"
         @out.print compare.render
         return 0 unless thresholds
@@ -38,15 +34,10 @@ module Arena
       def options
         OptionParser.new do |parser|
           parser.banner = USAGE
-          parser.on("--noise PCT", Float, "band used where a run has too few repeats (default 5)") { |pct| @noise = noise(pct) }
-          parser.on("--fail-on SPEC", "gate: METRIC:±N% items, e.g. 'good_rps:-5%,p99:+10%,pss:+10%'") { |spec| @fail_on = spec }
+          parser.on("--fail-on SPEC", "gate: METRIC:±N% or errors:±Npp items, e.g. 'good_rps:-5%,p99:+10%,errors:+0.1pp'") { |spec| @fail_on = spec }
+          parser.on("--allow-missing", "gate: pass checks it cannot judge (a row missing from B, too few responses for a percentile, too few runs)") { @allow_missing = true }
           parser.on("--markdown FILE", "gate: also write the verdict as Markdown for a pull-request comment") { |path| @markdown = path }
         end
-      end
-
-      def noise(pct)
-        raise UsageError, "--noise must be between 0 and 100" unless pct.between?(0, 100)
-        pct / 100.0
       end
 
       # Each side is one run, or several separated by commas (runs interleaved
@@ -68,7 +59,7 @@ module Arena
 
       def gate(compare, thresholds)
         raise UsageError, "the two runs have no measurement in common: nothing to gate on" if compare.pairs.empty?
-        gate = Gate.new(compare: compare, thresholds: thresholds, default_band: @noise)
+        gate = Gate.new(compare: compare, thresholds: thresholds, allow_missing: @allow_missing == true)
         @out.print Gate::Text.new(gate).render
         markdown = Gate::Markdown.new(gate, base: @argv[0], head: @argv[1]).render
         File.write(@markdown, markdown) if @markdown

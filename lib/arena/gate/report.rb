@@ -2,24 +2,21 @@
 
 module Arena
   class Gate
-    # The gate's verdict as a few terminal lines: each failure and each change
-    # forgiven as noise, then one line with the outcome (k6 prints a line per
-    # threshold; a gate over many rows prints only the ones that matter).
+    # The gate's verdict as a few terminal lines: each failure, each check it
+    # could not judge and each change beyond its threshold that the test could
+    # not tell from noise, then one line with the outcome (k6 prints a line
+    # per threshold; a gate over many rows prints only the ones that matter).
     class Text
-      MARKS = {fail: "FAIL", noise: "noise"}.freeze
+      MARKS = {fail: "FAIL", noise: "not distinguishable", cannot_judge: "cannot judge"}.freeze
 
       def initialize(gate) = @gate = gate
 
       def render
-        out = "gate: #{@gate.thresholds.join(", ")}\n"
-        if @gate.unmeasured.any?
-          out << "gate: fewer than #{MIN_REPEATS} repeats on a side for #{count(@gate.unmeasured.size, "row")}: " \
-            "judged against the default band ±#{Gate.pct(@gate.default_band)} (run both sides with --repeat #{MIN_REPEATS} or more)\n"
-        end
+        out = "gate: #{@gate.thresholds.join(", ")} (a change fails when beyond its threshold and significant: " \
+          "#{Stats::DifferenceMethod::METHOD} at #{@gate.level})\n"
         @gate.checks.each do |c|
-          next unless MARKS.key?(c.verdict)
-          out << "  #{MARKS[c.verdict]} #{Gate::Rendering.row(c)}: #{c.threshold.metric} #{Gate::Rendering.values(c)} " \
-            "(#{Gate.signed(c.delta)}; threshold #{Gate.signed(c.threshold.limit)}, spread ±#{Gate.pct(c.band)}#{"*" unless c.measured})\n"
+          next unless MARKS.key?(c.outcome)
+          out << "  #{MARKS[c.outcome]} #{Rendering.row(c)}#{Rendering.what(c)}: #{c.verdict.reason.delete_prefix("not distinguishable here: ")}\n"
         end
         out << "gate: #{summary}\n"
       end
@@ -28,8 +25,14 @@ module Arena
 
       def summary
         fails = @gate.failures.size
-        return "passed (#{count(@gate.checks.size, "check")}, none beyond threshold and spread)" if fails.zero?
-        "failed: #{count(fails, "change")} beyond threshold and spread"
+        unjudged = @gate.unjudged.size
+        parts = []
+        parts << "#{count(fails, "change")} beyond threshold and significant" if fails.positive?
+        if unjudged.positive?
+          parts << "#{count(unjudged, "check")} could not be judged#{@gate.allow_missing? ? " (allowed by --allow-missing)" : " (--allow-missing to let them pass)"}"
+        end
+        return "failed: #{parts.join("; ")}" if @gate.failed?
+        "passed (#{count(@gate.checks.size, "check")}, none significant beyond its threshold#{"; #{parts.join}" if parts.any?})"
       end
 
       def count(n, noun) = "#{n} #{noun}#{"s" unless n == 1}"
@@ -38,8 +41,8 @@ module Arena
     # Markdown fit for a pull-request comment or $GITHUB_STEP_SUMMARY: every
     # check, worst first, and how the verdict was reached.
     class Markdown
-      ORDER = {fail: 0, noise: 1, ok: 2, missing: 3}.freeze
-      WORDS = {fail: "**fail**", noise: "noise", ok: "ok", missing: "n/a"}.freeze
+      ORDER = {fail: 0, cannot_judge: 1, noise: 2, ok: 3}.freeze
+      WORDS = {fail: "**fail**", cannot_judge: "**cannot judge**", noise: "not distinguishable", ok: "ok"}.freeze
 
       def initialize(gate, base:, head:)
         @gate = gate
@@ -48,40 +51,44 @@ module Arena
       end
 
       def render
+        out = "### Arena benchmark gate: #{@gate.failed? ? "failed" : "passed"}\n\n"
         fails = @gate.failures.size
-        out = "### Arena benchmark gate: #{fails.zero? ? "passed" : "failed"}\n\n"
         out << case fails
-        when 0 then "No change is beyond both its threshold and the run-to-run spread.\n\n"
-        when 1 then "1 change is beyond both its threshold and the run-to-run spread.\n\n"
-        else "#{fails} changes are beyond both their thresholds and the run-to-run spread.\n\n"
+        when 0 then "No change is both beyond its threshold and significant.\n\n"
+        when 1 then "1 change is beyond its threshold and significant.\n\n"
+        else "#{fails} changes are beyond their thresholds and significant.\n\n"
         end
-        out << "| verdict | server | workload | scenario | metric | base | head | change | threshold | spread | runs |\n"
+        if @gate.unjudged.any?
+          out << "#{@gate.unjudged.size} check(s) could not be judged#{" (allowed by `--allow-missing`)" if @gate.allow_missing?}.\n\n"
+        end
+        out << "| verdict | server | workload | scenario | metric | base | head | change | threshold | why | runs |\n"
         out << "|---|---|---|---|---|---|---|---|---|---|---|\n"
-        @gate.checks.sort_by.with_index { |c, i| [ORDER.fetch(c.verdict), i] }.each { |c| out << line(c) }
+        @gate.checks.sort_by.with_index { |c, i| [ORDER.fetch(c.outcome), i] }.each { |c| out << line(c) }
         out << "\nBase: `#{@base}`; head: `#{@head}`. Thresholds: #{@gate.thresholds.map { |t| "`#{t}`" }.join(", ")}.\n\n"
-        out << "A change fails only when it is beyond its threshold in the bad direction and beyond the spread: " \
-          "the min-max range of the repeats relative to their median, the larger of the two runs, " \
-          "measured when both sides ran with `--repeat #{MIN_REPEATS}` or more.\n"
-        if @gate.missing?
-          out << "\nn/a: the figure is missing on a side, or its responses are too few for the percentile (p99 needs 100).\n"
-        end
-        if @gate.unmeasured.any?
-          out << "\n> Fewer than #{MIN_REPEATS} repeats on a side for #{@gate.unmeasured.size} of #{@gate.compare.pairs.size} rows " \
-            "(marked \\*): judged against the default band ±#{Gate.pct(@gate.default_band)} instead of a measured spread.\n"
-        end
+        out << "A change fails when it is beyond its threshold in the bad direction and the difference is significant " \
+          "(#{Stats::DifferenceMethod::METHOD} on the runs of each side, at #{@gate.level}; it needs 3 runs a side). " \
+          "An absolute threshold (`pp`, percentage points of errors) is judged on the medians alone. " \
+          "A check that cannot be judged fails the gate unless `--allow-missing` is given.\n"
         out
       end
 
       private
 
       def line(c)
-        change = c.delta ? Gate.signed(c.delta) : "-"
-        spread = c.delta ? "±#{Gate.pct(c.band)}#{"\\*" unless c.measured}" : "-"
-        cells = [WORDS.fetch(c.verdict), escape(c.pair.label), escape(c.pair.workload),
-          escape([c.pair.scenario, c.pair.variant].compact.join(" ")), c.threshold.metric,
-          Report::Compare.format(c.threshold.metric, c.a), Report::Compare.format(c.threshold.metric, c.b),
-          change, Gate.signed(c.threshold.limit), spread, c.runs.join("/")]
+        metric = c.threshold&.metric || "-"
+        change = if c.delta.nil? then "-"
+        elsif c.threshold.absolute? then Gate.signed_pp(c.delta)
+        else Gate.signed(c.delta)
+        end
+        cells = [WORDS.fetch(c.outcome), escape(c.pair.label), escape(c.pair.workload),
+          escape([c.pair.scenario, c.pair.variant].compact.join(" ")), metric, value(c, c.a), value(c, c.b),
+          change, c.threshold&.to_s&.split(":", 2)&.last || "-", escape(c.verdict.reason.to_s), c.runs.join("/")]
         "| #{cells.join(" | ")} |\n"
+      end
+
+      def value(c, v)
+        return "-" if v.nil?
+        c.threshold.absolute? ? "#{format("%.2f", v)}%" : Report::Compare.format(c.threshold.metric, v)
       end
 
       def escape(text) = text.to_s.gsub("|", "\\|")
@@ -92,8 +99,13 @@ module Arena
 
       def row(c) = [c.pair.label, c.pair.workload, c.pair.scenario, c.pair.variant].compact.join(" ")
 
-      def values(c)
-        "#{Report::Compare.format(c.threshold.metric, c.a)} -> #{Report::Compare.format(c.threshold.metric, c.b)}"
+      def what(c)
+        return "" unless c.threshold
+        values = if c.delta.nil? then ""
+        elsif c.threshold.absolute? then ""
+        else " #{Report::Compare.format(c.threshold.metric, c.a)} -> #{Report::Compare.format(c.threshold.metric, c.b)} (#{Gate.signed(c.delta)}; threshold #{Gate.signed(c.threshold.limit)})"
+        end
+        " #{c.threshold.metric}#{values}"
       end
     end
   end

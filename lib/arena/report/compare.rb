@@ -1,21 +1,24 @@
 # frozen_string_literal: true
 
 require "terminal-table"
+require_relative "../stats"
 
 module Arena
   module Report
     # Two runs side by side: per server × workload × scenario × variant, the
-    # change in throughput, p99 and PSS. A change no larger than the run-to-run
-    # spread measured by the repeats (the min-max range, relative to the
-    # median, of either run) is marked as noise. Where neither run repeated a
-    # measurement there is no spread to measure, so a stated default band is
-    # used instead and the row says so.
+    # change in throughput, p99 and PSS. A change is called real only where
+    # the significance test (Stats.difference: Welch's t on log figures at
+    # LEVEL, over the runs of each side) says so; otherwise it is "not
+    # distinguishable here". With fewer than 3 runs a side there is no test:
+    # the change is shown, marked *, and called nothing. (A min-max band, as
+    # before, called a change between identical runs real about half the time
+    # at one run each, and grew wider, so blinder, with every repeat.)
     #
     # A server whose settings differ between the runs (`puma:threads=8` in A,
     # `puma:threads=4` in B) is still paired when it is the only config of
     # that server on both sides: a config change is what a comparison is for.
     class Compare
-      DEFAULT_NOISE = 0.05
+      LEVEL = 0.05
 
       # Every figure a comparison or a gate reads from a measurement
       # (Results::Measurement), in one place. A percentile is read only where
@@ -29,28 +32,28 @@ module Arena
         "p999" => ->(m) { m.load.latency.at(:p999)&.to_f },
         "pss" => ->(m) { m.probes&.pss_peak_kb&.then { |kb| kb.positive? ? kb.to_f : nil } },
         "rss" => ->(m) { m.probes&.rss_peak_kb&.then { |kb| kb.positive? ? kb.to_f : nil } },
-        "errors" => ->(m) { m.load.errors.to_f }
+        "errors" => ->(m) { m.load.errors.to_f },
+        "error_pct" => ->(m) { m.load.error_pct.to_f }
       }.freeze
       TABLE = {"req/s" => "good_rps", "p99" => "p99", "PSS" => "pss"}.freeze
       FORMATS = {
         "good_rps" => ->(v) { Format.rps(v) }, "rps" => ->(v) { Format.rps(v) }, "pss" => ->(v) { Format.memory_kb(v) },
-        "rss" => ->(v) { Format.memory_kb(v) }, "errors" => ->(v) { v.round.to_s }
+        "rss" => ->(v) { Format.memory_kb(v) }, "errors" => ->(v) { v.round.to_s }, "error_pct" => ->(v) { "#{format("%.2f", v)}%" }
       }.freeze
-
-      # The min-max range of repeated values relative to their median.
-      def self.spread(values)
-        median = Rows.median(values)
-        median.positive? ? (values.max - values.min) / median : 0.0
-      end
 
       def self.format(metric, value)
         return "-" if value.nil?
         FORMATS.fetch(metric) { ->(v) { Format.duration_us(v) } }.call(value)
       end
 
-      # One metric of one row: medians, the change and the band it is judged by.
-      Change = Struct.new(:metric, :a, :b, :delta, :band, :measured, keyword_init: true) do
-        def noise? = !delta.nil? && delta.abs <= band
+      # One metric of one row: medians, the change and the test's result.
+      Change = Struct.new(:metric, :a, :b, :delta, :difference, keyword_init: true) do
+        # The test ran (3 runs a side, figures above 0).
+        def measured = difference&.measured? || false
+
+        def real? = !delta.nil? && measured && difference.significant?
+
+        def noise? = !delta.nil? && measured && !difference.significant?
       end
 
       Row = Struct.new(:key, :changes, keyword_init: true)
@@ -65,8 +68,8 @@ module Arena
 
       attr_reader :only_a, :only_b, :pairs
 
-      def initialize(a, b, default_noise: DEFAULT_NOISE)
-        @default_noise = default_noise
+      def initialize(a, b, level: LEVEL)
+        @level = level
         match(groups(a), groups(b))
       end
 
@@ -89,8 +92,8 @@ module Arena
         end
         out << "only in A: #{@only_a.map { |k| label(k) }.join("; ")}\n" if @only_a.any?
         out << "only in B: #{@only_b.map { |k| label(k) }.join("; ")}\n" if @only_b.any?
-        out << "noise: a change within the min-max spread of the repeats (either run) is marked \"noise\"; " \
-          "where neither run repeated the measurement, a default band of ±#{pct(@default_noise)} is used (marked *)\n"
+        out << "a change is real where #{Stats::DifferenceMethod::METHOD} over the runs of each side says so at #{@level}; " \
+          "else \"not distinguishable\"; * fewer than 3 runs a side: not tested\n"
         out
       end
 
@@ -130,8 +133,8 @@ module Arena
         ma = a.empty? ? nil : Rows.median(a)
         mb = b.empty? ? nil : Rows.median(b)
         delta = (ma && mb && ma.positive?) ? (mb - ma) / ma : nil
-        spreads = [a, b].select { |v| v.size > 1 }.map { |v| Compare.spread(v) }
-        Change.new(metric: metric, a: ma, b: mb, delta: delta, band: spreads.max || @default_noise, measured: spreads.any?)
+        difference = delta && Stats.difference(a, b, level: @level, names: %w[A B])
+        Change.new(metric: metric, a: ma, b: mb, delta: delta, difference: difference)
       end
 
       def cells(row)
@@ -146,9 +149,9 @@ module Arena
 
       def verdict(c)
         return "n/a" if c.delta.nil?
-        star = c.measured ? "" : "*"
         signed = "#{"+" if c.delta >= 0}#{pct(c.delta)}"
-        c.noise? ? "#{signed} noise (±#{pct(c.band)}#{star})" : "#{signed}#{star}"
+        return "#{signed}*" unless c.measured
+        c.real? ? "#{signed} (p=#{format("%.2g", c.difference.p_value)})" : "#{signed} not distinguishable"
       end
 
       def pct(fraction) = "#{format("%.1f", 100 * fraction)}%"
