@@ -57,7 +57,7 @@ class CompareTest < Minitest::Test
      "probes" => {"pss_peak_kb" => pss}}
   end
 
-  def doc(*runs) = Arena::Results::Document.from_h({"measurements" => runs})
+  def doc(*runs) = Arena::Results::Document.from_h({"measurements" => runs.flatten})
 
   # The issue: `arena compare` called a change between identical runs real
   # 48.5% of the time at n=1. Simulated identical servers (5% noise per

@@ -26,7 +26,7 @@ module Arena
                   "good" => {"completed" => responses, "rps" => rps, "latency_us" => {"count" => responses, "p99" => p99}}}}
     end
 
-    def doc(*runs) = Results::Document.from_h({"measurements" => runs})
+    def doc(*runs) = Results::Document.from_h({"measurements" => runs.flatten})
 
     def gate(a, b, spec, allow_missing: false)
       Gate.new(compare: Report::Compare.new(a, b), thresholds: Gate::Threshold.parse_list(spec), allow_missing: allow_missing)
