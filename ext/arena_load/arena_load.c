@@ -153,7 +153,9 @@ int main(int argc, char **argv)
         w->budget = o.total ? o.total / (uint64_t)o.threads + ((uint64_t)i < o.total % (uint64_t)o.threads) : 0;
         w->rate = o.rate / o.threads;
         w->cpu = o.ncpus ? o.cpus[i % o.ncpus] : -1;
-        if (stats_init(&w->stats) < 0 || stats_init_requests(&w->stats, reqs.ngroups) < 0) die(1, "out of memory");
+        if (stats_init(&w->stats) < 0 || stats_init_requests(&w->stats, reqs.ngroups) < 0 ||
+            stats_init_stages(&w->stats, (size_t)o.profile.n) < 0)
+            die(1, "out of memory");
     }
     int started = 0;
     for (int i = 0; i < o.threads; i++) {
@@ -186,7 +188,9 @@ int main(int argc, char **argv)
     if (started < o.threads) die(1, "%s", err);
 
     stats_t total;
-    if (stats_init(&total) < 0 || stats_init_requests(&total, reqs.ngroups) < 0) die(1, "out of memory");
+    if (stats_init(&total) < 0 || stats_init_requests(&total, reqs.ngroups) < 0 ||
+        stats_init_stages(&total, (size_t)o.profile.n) < 0)
+        die(1, "out of memory");
     uint64_t finish = 0;
     for (int i = 0; i < o.threads; i++) {
         stats_merge(&total, &workers[i].stats);

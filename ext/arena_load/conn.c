@@ -25,6 +25,8 @@ void count_error(loop_t *L, int kind, uint64_t origin)
 {
     if (!counts_event(L, origin)) return;
     L->st->errors[kind]++;
+    stage_stats_t *sg = stage_of(L, origin);
+    if (sg) sg->errors++;
     timeline_at(L, L->now);
     tl_local_error(&L->tl, kind);
 }
@@ -212,7 +214,11 @@ void push_request(loop_t *L, conn_t *c, uint64_t origin)
     c->issued++;
     L->inflight++;
     sched_update(L, c);
-    if (counted(L, origin)) L->st->sent++;
+    if (counted(L, origin)) {
+        L->st->sent++;
+        stage_stats_t *sg = stage_of(L, origin);
+        if (sg) sg->sent++;
+    }
     if (!c->parser_set) {
         const request_t *r = &L->rs->reqs[slot_at(L, c, 0)->req];
         http_parser_reset(&c->parser, r->is_head, &r->expect);
@@ -299,6 +305,14 @@ void account_response(loop_t *L, const slot_t *s, int status, int matched)
         if (good) {
             st->good++;
             hist_record(&st->good_lat, lat);
+        }
+        stage_stats_t *sg = stage_of(L, s->t);
+        if (sg) {
+            sg->completed++;
+            if (good) {
+                sg->good++;
+                hist_record(&sg->good_lat, lat);
+            }
         }
         if (st->nreq) {
             req_stats_t *rq = &st->req[r->group];

@@ -101,6 +101,8 @@ typedef struct loop_s {
     int reps_done;      /* connections that sent all their -r */
     /* open model */
     double interval;
+    const profile_t *profile; /* --profile: the schedule follows its stages (NULL: a constant rate) */
+    double phase, share;      /* this thread's offset in the count, and its share of the rate */
     uint64_t sched_start;
     uint64_t issued, max_issue;
     uint64_t *retry;    /* intended times of requests to send again */
@@ -132,6 +134,14 @@ static inline int counts_event(const loop_t *L, uint64_t origin)
     if (sig && L->now > sig) return 0;
     if (!L->run->t_end) return counted(L, origin) && counted(L, L->now);
     return counted(L, L->now) && L->now <= L->run->t_end;
+}
+
+/* The profile stage a request intended at t belongs to (NULL: none). */
+static inline stage_stats_t *stage_of(const loop_t *L, uint64_t t)
+{
+    if (!L->st->nstage || t < L->run->t_count) return NULL;
+    int i = profile_stage_at(&L->o->profile, (double)(t - L->run->t_count) / 1e9);
+    return i < 0 ? NULL : &L->st->stage[i];
 }
 
 static inline slot_t *slot_at(loop_t *L, conn_t *c, uint32_t i)

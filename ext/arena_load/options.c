@@ -149,6 +149,12 @@ SETTER(set_rate)
     return 0;
 }
 
+SETTER(set_profile)
+{
+    if (profile_parse(&o->profile, v, err, errlen) < 0) return -1;
+    return 0;
+}
+
 SETTER(set_pipeline)
 {
     uint64_t u;
@@ -348,6 +354,9 @@ static const flag_t flags[] = {
     {'w', "warmup", "SEC", "warm-up before the counted phase (not counted)", NULL, set_warmup},
     {'R', "rate", "RATE",
      "open model: RATE requests/s on a constant schedule;\nlatency from each request's intended start", NULL, set_rate},
+    {0, "profile", "STAGES",
+     "open model by stages in order, 'R0:R1:SEC,...' (a rate from R0\nto R1 requests/s over SEC; R0 = R1 holds)",
+     NULL, set_profile},
     {'p', "pipeline", "N", "requests in flight per connection (default 1)", NULL, set_pipeline},
     {0, "no-keep-alive", NULL, "a new connection for every request", NULL, set_no_keep_alive},
     {'m', "method", "METHOD", "request method (default GET, POST with --body)", "Requests", set_method},
@@ -476,6 +485,18 @@ int options_parse(options_t *o, int argc, char **argv, char *err, size_t errlen)
     if (!o->target) {
         snprintf(err, errlen, "no target given (try --help)");
         return OPTIONS_ERROR;
+    }
+    if (o->profile.n) {
+        if (o->rate > 0 || o->total || o->repetitions || o->duration_s > 0) {
+            snprintf(err, errlen, "--profile sets the rate and the duration: not with -R, -n, -r or -d");
+            return OPTIONS_ERROR;
+        }
+        if (o->warmup_s > 0) {
+            snprintf(err, errlen, "--profile has no warm-up (-w): make its first stage one");
+            return OPTIONS_ERROR;
+        }
+        o->duration_s = o->profile.total_s;
+        o->rate = o->profile.total_n / o->profile.total_s;
     }
     if (o->rate > 0 && o->repetitions) {
         snprintf(err, errlen, "-r (repetitions per connection) is for the closed model, not with -R");

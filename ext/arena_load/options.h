@@ -2,6 +2,8 @@
 #ifndef ARENA_OPTIONS_H
 #define ARENA_OPTIONS_H
 
+#include "profile.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,7 +24,8 @@ typedef struct {
     double warmup_s;
     uint64_t total;          /* -n, 0: none */
     uint64_t repetitions;    /* -r, 0: none */
-    double rate;             /* -R, 0: closed model */
+    double rate;             /* -R, 0: closed model (with --profile: its mean rate) */
+    profile_t profile;       /* --profile: stages of an open-model rate (profile.n 0: none) */
     int pipeline;
     int keep_alive;
     const char *headers[MAX_HEADERS];

@@ -72,6 +72,33 @@ static void per_request_json(FILE *out, const report_t *r)
     fputc(']', out);
 }
 
+/* A profile's stages: "stages":[{from_rps, to_rps, start_s, duration_s,
+ * asked, sent, completed, good, errors, dropped, latency_us of the good}],
+ * by the intended time of the requests; null without --profile. */
+static void stages_json(FILE *out, const report_t *r)
+{
+    const stats_t *st = r->st;
+    const profile_t *p = &r->o->profile;
+    if (!p->n || (int)st->nstage != p->n) {
+        fputs(",\"stages\":null", out);
+        return;
+    }
+    fputs(",\"stages\":[", out);
+    for (int i = 0; i < p->n; i++) {
+        const stage_stats_t *s = &st->stage[i];
+        const stage_t *g = &p->st[i];
+        fprintf(out,
+                "%s{\"from_rps\":%.15g,\"to_rps\":%.15g,\"start_s\":%.15g,\"duration_s\":%.15g,\"asked\":%.1f,"
+                "\"sent\":%llu,\"completed\":%llu,\"good\":%llu,\"errors\":%llu,\"dropped\":%llu,\"latency_us\":",
+                i ? "," : "", g->r0, g->r1, p->t0[i], g->dur_s, (g->r0 + g->r1) / 2 * g->dur_s,
+                (unsigned long long)s->sent, (unsigned long long)s->completed, (unsigned long long)s->good,
+                (unsigned long long)s->errors, (unsigned long long)s->dropped);
+        latency_json(out, &s->good_lat);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
 void report_json(FILE *out, const report_t *r)
 {
     const stats_t *st = r->st;
@@ -126,6 +153,7 @@ void report_json(FILE *out, const report_t *r)
     }
     fputc('}', out);
     per_request_json(out, r);
+    stages_json(out, r);
     fprintf(out, ",\"engine\":{\"cpu_user_s\":%.3f,\"cpu_sys_s\":%.3f,\"max_rss_kb\":%ld}", r->cpu_user_s,
             r->cpu_sys_s, r->max_rss_kb);
 

@@ -36,8 +36,15 @@ void sched_update(loop_t *L, conn_t *c)
 
 /* ---- open model schedule ---- */
 
+/* Beyond a profile's last request: a time no run reaches. */
+#define NEVER (UINT64_MAX / 2)
+
 uint64_t sched_intended(const loop_t *L, uint64_t k)
 {
+    if (L->profile) {
+        double t = profile_time(L->profile, (double)k + L->phase, L->share);
+        return t < 0 ? NEVER : L->sched_start + (uint64_t)(t * 1e9);
+    }
     return L->sched_start + (uint64_t)((double)k * L->interval);
 }
 
@@ -45,7 +52,15 @@ uint64_t sched_intended(const loop_t *L, uint64_t k)
 static uint64_t due_count(const loop_t *L, uint64_t now)
 {
     if (now < L->sched_start) return 0;
-    uint64_t due = (uint64_t)((double)(now - L->sched_start) / L->interval) + 1;
+    uint64_t due;
+    if (L->profile) {
+        double x = profile_count(L->profile, (double)(now - L->sched_start) / 1e9, L->share) - L->phase;
+        due = x < 0 ? 0 : (uint64_t)x + 1;
+        /* Rounding at a stage's edge: never ahead of the schedule itself. */
+        while (due > 0 && sched_intended(L, due - 1) > now) due--;
+    } else {
+        due = (uint64_t)((double)(now - L->sched_start) / L->interval) + 1;
+    }
     return due < L->max_issue ? due : L->max_issue;
 }
 
@@ -99,12 +114,16 @@ void sched_count_dropped(loop_t *L)
         uint64_t t = sched_intended(L, k);
         if (!counted(L, t)) continue;
         L->st->dropped++;
+        stage_stats_t *sg = stage_of(L, t);
+        if (sg) sg->dropped++;
         hist_record(&L->st->lat, end > t ? (end - t) / 1000 : 0);
     }
     for (uint32_t i = 0; i < L->nretry; i++) {
         uint64_t t = L->retry[i];
         if (!counted(L, t)) continue;
         L->st->dropped++;
+        stage_stats_t *sg = stage_of(L, t);
+        if (sg) sg->dropped++;
         hist_record(&L->st->lat, end > t ? (end - t) / 1000 : 0);
     }
     L->issued = due;
@@ -116,11 +135,23 @@ int sched_init(loop_t *L, const worker_t *w)
     L->interval = 1e9 / w->rate;
     int nthreads = L->o->threads;
     L->sched_start = L->run->t0 + (uint64_t)(L->interval * w->id / nthreads);
+    if (L->o->profile.n) {
+        /* Threads take turns through one profile: thread i sends requests
+         * i, i + T, i + 2T, ... of the whole schedule. */
+        L->profile = &L->o->profile;
+        L->share = 1.0 / nthreads;
+        L->phase = (double)w->id / nthreads;
+        L->sched_start = L->run->t0;
+    }
     L->max_issue = UINT64_MAX;
     if (L->run->t_end) {
         /* Only requests intended before the end are scheduled. */
         uint64_t span = L->run->t_end > L->sched_start ? L->run->t_end - L->sched_start : 0;
         uint64_t k = (uint64_t)((double)span / L->interval);
+        if (L->profile) {
+            double x = profile_count(L->profile, (double)span / 1e9, L->share) - L->phase;
+            k = x > 0 ? (uint64_t)x : 0;
+        }
         while (k > 0 && sched_intended(L, k - 1) >= L->run->t_end) k--;
         while (sched_intended(L, k) < L->run->t_end) k++;
         L->max_issue = k;

@@ -28,6 +28,17 @@ int stats_init_requests(stats_t *s, size_t n)
     return 0;
 }
 
+int stats_init_stages(stats_t *s, size_t n)
+{
+    if (n == 0) return 0;
+    s->stage = calloc(n, sizeof *s->stage);
+    if (!s->stage) return -1;
+    s->nstage = n;
+    for (size_t i = 0; i < n; i++)
+        if (hist_init(&s->stage[i].good_lat, REQ_SUB_BITS, LAT_HIGHEST_US) < 0) return -1;
+    return 0;
+}
+
 void stats_free(stats_t *s)
 {
     hist_free(&s->lat);
@@ -36,6 +47,10 @@ void stats_free(stats_t *s)
     free(s->req);
     s->req = NULL;
     s->nreq = 0;
+    for (size_t i = 0; i < s->nstage; i++) hist_free(&s->stage[i].good_lat);
+    free(s->stage);
+    s->stage = NULL;
+    s->nstage = 0;
     hist_free(&s->handshake);
 }
 
@@ -57,6 +72,16 @@ void stats_merge(stats_t *dst, const stats_t *src)
         dst->req[i].completed += src->req[i].completed;
         dst->req[i].good += src->req[i].good;
         hist_merge(&dst->req[i].good_lat, &src->req[i].good_lat);
+    }
+    for (size_t i = 0; i < dst->nstage && i < src->nstage; i++) {
+        stage_stats_t *d = &dst->stage[i];
+        const stage_stats_t *s = &src->stage[i];
+        d->sent += s->sent;
+        d->completed += s->completed;
+        d->good += s->good;
+        d->errors += s->errors;
+        d->dropped += s->dropped;
+        hist_merge(&d->good_lat, &s->good_lat);
     }
     hist_merge(&dst->handshake, &src->handshake);
     dst->tls_full += src->tls_full;

@@ -42,6 +42,8 @@ typedef struct {
     hist_t good_lat; /* good responses only */
     size_t nreq;     /* a mix: one req_stats_t per request of it (0: none) */
     struct req_stats *req;
+    size_t nstage;   /* --profile: one stage_stats_t per stage (0: none) */
+    struct stage_stats *stage;
     hist_t handshake;   /* connect() to ready to send: TCP, then TLS and the HTTP/2 preface */
     uint64_t tls_full, tls_resumed; /* TLS handshakes by kind */
     char protocol[16];  /* negotiated: "http/1.1", "h2" or "h2c" (first connection that saw it) */
@@ -56,9 +58,17 @@ typedef struct req_stats {
     hist_t good_lat;
 } req_stats_t;
 
+/* One stage of a profile, by the intended time of its requests. */
+typedef struct stage_stats {
+    uint64_t sent, completed, good, errors, dropped;
+    hist_t good_lat;
+} stage_stats_t;
+
 int stats_init(stats_t *s);
 /* Adds n per-request records to an initialised s; 0, or -1 when out of memory. */
 int stats_init_requests(stats_t *s, size_t n);
+/* Adds n per-stage records to an initialised s; 0, or -1 when out of memory. */
+int stats_init_stages(stats_t *s, size_t n);
 void stats_free(stats_t *s);
 void stats_merge(stats_t *dst, const stats_t *src);
 
