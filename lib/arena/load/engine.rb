@@ -35,7 +35,8 @@ module Arena
 
       # The table's engine rows as they are, then what a run sets itself.
       RUN_FLAGS = {requests: "-n", reps: "-r", rate: "-R", method: "-m", body_file: "--body", mix_file: "--mix", pipeline: "-p",
-                   expect_status: "--expect-status", expect_body: "--expect-body", timeline_ms: "--timeline-ms"}.freeze
+                   expect_status: "--expect-status", expect_body: "--expect-body", timeline_ms: "--timeline-ms",
+                   profile: "--profile"}.freeze
 
       def argv(target, s)
         args = [@path, "--json"]

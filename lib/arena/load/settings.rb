@@ -18,7 +18,8 @@ module Arena
 
       # The value from a flag or a file, checked; a UsageError in one line otherwise.
       def cast(value)
-        v = if type.is_a?(Array) then type.include?(value.to_s) ? value.to_s : fail!("must be one of #{type.join(", ")}")
+        v = if type.respond_to?(:cast_setting) then type.cast_setting(value, self)
+        elsif type.is_a?(Array) then type.include?(value.to_s) ? value.to_s : fail!("must be one of #{type.join(", ")}")
         elsif type == :list then Array(value.is_a?(String) ? value.split(",") : value).map { |x| whole(x) }
         elsif type == Integer then whole(value)
         elsif type == Float then Float(value.to_s, exception: false) || fail!("must be a number")
@@ -63,6 +64,8 @@ module Arena
         help: "head-of-line: the slow request beside the fast one (default /sleep?ms=200 on the built-in app, a mix's slowest request)"),
       SETTING.new(name: :slow_share, flag: "--slow-share PCT", type: Float, default: 10.0, check: 0.1..90,
         help: "head-of-line: the slow request's share of the requests, in percent"),
+      SETTING.new(name: :profile, flag: "--profile STAGES", type: LoadProfile, default: nil,
+        help: "profile: open-model stages in order, e.g. 'ramp 0..500/s 60s, hold 500/s 120s, spike 1500/s 10s, hold 500/s 60s'"),
       SETTING.new(name: :max_workers, flag: "--max-workers N", type: Integer, default: 4, check: 1..256, help: "worker-cost: largest worker count of 1, 2, 4, ..."),
       SETTING.new(name: :settle_timeout, flag: "--settle-timeout SEC", type: Float, default: 30.0, check: POSITIVE,
         help: "longest wait for a quiet server before each measurement")
@@ -74,7 +77,7 @@ module Arena
 
     # What one engine run is asked to do. nil means "the engine's default".
     # The table's engine rows, plus what scenarios and workloads set per run.
-    RUN_ONLY = %i[requests reps rate keep_alive method body_file mix_file expect_status expect_body headers pipeline timeline_ms].freeze
+    RUN_ONLY = %i[requests reps rate keep_alive method body_file mix_file expect_status expect_body headers pipeline timeline_ms profile].freeze
     Settings = Struct.new(*TABLE.select(&:engine).map(&:name), *RUN_ONLY, keyword_init: true) do
       def self.build(**kw) = new(keep_alive: true, threads: 1, timeout: 10, **kw).freeze
 

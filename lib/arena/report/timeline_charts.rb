@@ -37,6 +37,8 @@ module Arena
         at = m.extra["event_at_s"]
         event = (m.scenario == "crash") ? "worker killed" : "#{m.variant} restart"
         vlines = at ? [{x: at, label: event}] : []
+        # A profile's stage boundaries, where the run has them.
+        vlines += Array(m.extra["marks"]).map { |v| {x: v["x"], label: v["label"]} }
         seconds = ->(v) { "#{Svg.trim(v)}s" }
         # Each slice's figures are drawn at its middle: the dip after an event
         # at 2.0 s shows after the event's line.

@@ -57,10 +57,30 @@ module Arena
       end
     end
 
+    # One stage of a load profile, by its requests' intended times: asked,
+    # sent, completed, good, errors, dropped and the good ones' latency.
+    StageFigures = Struct.new(:from_rps, :to_rps, :start_s, :seconds, :asked, :sent, :completed, :good, :errors, :dropped,
+      :latency, keyword_init: true) do
+      def self.from_engine(list)
+        return nil unless list.is_a?(Array)
+        list.map do |h|
+          new(from_rps: h["from_rps"].to_f, to_rps: h["to_rps"].to_f, start_s: h["start_s"].to_f, seconds: h["duration_s"].to_f,
+            asked: h["asked"].to_f, sent: h["sent"].to_i, completed: h["completed"].to_i, good: h["good"].to_i,
+            errors: h["errors"].to_i, dropped: h["dropped"].to_i, latency: Latency.from_engine(h["latency_us"])).freeze
+        end.freeze
+      end
+
+      def asked_rps = asked / seconds
+
+      def sent_rps = sent / seconds
+
+      def good_rps = good / seconds
+    end
+
     # What the engine measured, parsed once at its boundary. `raw` is the
     # engine's document as it printed it, kept whole in the results file.
     LoadFigures = Struct.new(:schema, :model, :duration_s, :sent, :completed, :good, :rps, :good_rps, :errors,
-      :error_kinds, :latency, :latency_all, :timeline, :late, :dropped, :resent, :status, :requests, :raw, keyword_init: true) do
+      :error_kinds, :latency, :latency_all, :timeline, :late, :dropped, :resent, :status, :requests, :stages, :raw, keyword_init: true) do
       def self.from_engine(raw)
         raise Error, "load engine output is not a JSON object" unless raw.is_a?(Hash)
         unless ENGINE_SCHEMAS.include?(raw["schema"])
@@ -92,7 +112,8 @@ module Arena
           latency: good_section ? Latency.from_engine(good_section["latency_us"]) : all, latency_all: all,
           timeline: Array(raw["timeline"]).map { |p| TimelinePoint.from_engine(p) }.freeze,
           late: raw.dig("open", "late"), dropped: raw.dig("open", "dropped"), resent: raw.dig("connections", "resent"),
-          status: (raw["status"] || {}).freeze, requests: RequestFigures.from_engine(raw["requests_mix"]), raw: raw
+          status: (raw["status"] || {}).freeze, requests: RequestFigures.from_engine(raw["requests_mix"]),
+          stages: StageFigures.from_engine(raw["stages"]), raw: raw
         ).freeze
       end
 

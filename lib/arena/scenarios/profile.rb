@@ -1,0 +1,96 @@
+# frozen_string_literal: true
+
+module Arena
+  module Scenarios
+    # A load profile (--profile): open-model stages in order, one engine run
+    # whose schedule follows them (coordinated omission corrected as in
+    # `rate`). Each stage is reported on its own (its requests by intended
+    # time: asked and sent rate, goodput, p99, errors, dropped); after each
+    # spike, recovery is read as a crash's is (EventAnalysis: the goodput of
+    # the stage after against the stage before, back to 90% held 0.5 s), and
+    # with it the time until the p99 per slice is back under twice what it
+    # was before the spike.
+    class Profile < Base
+      scenario "profile", "open-model stages in order (--profile 'ramp 0..500/s 60s, hold 500/s 120s, spike 1500/s 10s, ...'): each stage, recovery after a spike"
+
+      def planned(_load, _adapter) = 1
+
+      def call(ctx)
+        return [summary_record(ctx, "not applicable", {"reason" => "give the stages with --profile (#{LoadProfile::EXAMPLE})"})] unless ctx.load.profile
+        profile = LoadProfile.parse(ctx.load.profile)
+        # 100 ms slices for recovery, unless the timeline would grow past 6,000 of them.
+        slice_ms = (profile.total_s <= 600) ? EventAnalysis::TIMELINE_MS : 1000
+        peak = profile.stages.map { |s| [s.from_rps, s.to_rps].max }.max
+        settings = ctx.settings(profile: profile.engine_spec, duration: nil, warmup: 0, timeline_ms: slice_ms,
+          connections: [ctx.load.connections * 4, (peak * 0.05).ceil, 64].max.clamp(1, 20_000))
+        m = measure(ctx, settings, variant: "stages")
+        [m.with(extra: self.class.analyse(profile, m.load))]
+      end
+
+      def self.finding(m)
+        return nil unless m.scenario == key
+        return "#{m.server} #{m.workload} profile: not measured, #{m.extra["reason"]}" if m.extra["reason"]
+        stages = m.extra["stages"].map do |s|
+          "#{s["label"]}: #{Report::Format.rps(s["sent_rps"])} of #{Report::Format.rps(s["asked_rps"])} req/s sent, " \
+            "#{Report::Format.rps(s["good_rps"])} good, p99 #{s["p99_us"] ? Report::Format.duration_us(s["p99_us"]) : "-"}, " \
+            "#{s["errors"]} errors, #{s["dropped"]} dropped"
+        end
+        spikes = m.extra["recoveries"].map do |r|
+          p99 = r["p99_back_s"] ? "p99 back under #{Report::Format.duration_us(r["p99_limit_us"])} in #{r["p99_back_s"]} s" : "p99 not back under #{Report::Format.duration_us(r["p99_limit_us"])}"
+          "after #{r["spike"]}: #{EventAnalysis.words(r)}; #{p99}"
+        end
+        "#{m.server} #{m.workload} profile: #{(stages + spikes).join("; ")}"
+      end
+
+      def self.sections(document, colors:) = Report::TimelineCharts.new(document, scenario: key, colors: colors).sections
+
+      # The stages' figures, their boundaries (for the chart) and the
+      # recovery after each spike. Pure: a profile and a load in, a hash out.
+      def self.analyse(profile, load)
+        figures = load.stages || []
+        stages = profile.stages.each_with_index.map do |stage, i|
+          f = figures[i]
+          {"kind" => stage.kind, "label" => stage.label, "start_s" => profile.starts[i], "seconds" => stage.seconds,
+           "asked_rps" => stage.asked / stage.seconds, "sent_rps" => f&.sent_rps&.round(1), "good_rps" => f&.good_rps&.round(1),
+           "p50_us" => f&.latency&.at(:p50), "p99_us" => f&.latency&.at(:p99), "errors" => f&.errors, "dropped" => f&.dropped}
+        end
+        marks = profile.starts.drop(1).zip(profile.stages.drop(1)).map { |t, s| {"x" => t, "label" => s.kind} }
+        recoveries = profile.stages.each_index.select { |i| profile.stages[i].kind == "spike" && i.positive? && i + 1 < profile.stages.size }
+          .map { |i| recovery(profile, load, i) }
+        {"profile" => profile.spec, "stages" => stages, "marks" => marks, "recoveries" => recoveries}
+      end
+
+      # The spike cut out of the timeline: the stage before it, then the stage
+      # after it moved back onto the spike's start, so EventAnalysis reads
+      # "after" against "before" exactly as it reads a kill.
+      def self.recovery(profile, load, i)
+        step = load.interval_s
+        start = profile.starts[i]
+        finish = start + profile.stages[i].seconds
+        before_from = profile.starts[i - 1]
+        after_to = finish + profile.stages[i + 1].seconds
+        before = load.timeline.select { |p| p.t >= before_from && p.t + step <= start + 1e-9 }
+        after = load.timeline.select { |p| p.t >= finish - 1e-9 && p.t < after_to - 1e-9 }
+        spliced = before + after.map { |p| p.dup.tap { |q| q.t = (p.t - (finish - start)).round(6) }.freeze }
+        x = EventAnalysis.call(load.dup.tap { |l| l.timeline = spliced.freeze }.freeze, at: start)
+        limit = 2 * median(before.filter_map(&:p99_us).select(&:positive?))
+        back = limit.positive? ? p99_back(after, limit, step) : nil
+        x.merge("spike" => profile.stages[i].label, "spike_end_s" => finish, "p99_limit_us" => limit.positive? ? limit.round : nil,
+          "p99_back_s" => back && (back.t - finish + step).round(2))
+      end
+
+      # The first slice from which the p99 stays under the limit for EventAnalysis::HOLD_S.
+      def self.p99_back(after, limit, step)
+        width = [(EventAnalysis::HOLD_S / step).round, 1].max
+        i = (0..after.size - width).find { |j| after[j, width].all? { |p| p.p99_us.to_i <= limit } }
+        i && after[i]
+      end
+
+      def self.median(values)
+        return 0 if values.empty?
+        sorted = values.sort
+        sorted[sorted.size / 2].to_f
+      end
+    end
+  end
+end

@@ -1,0 +1,72 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+
+# --profile: its syntax, and the profile scenario's reading of a run (stages, recovery after a spike).
+class LoadProfileTest < Minitest::Test
+  SPEC = "ramp 0..500/s 60s, hold 500/s 2m, spike 1500/s 10s, hold 500/s 60s"
+
+  def test_stages_as_people_write_them_become_the_engines
+    p = Arena::LoadProfile.parse(SPEC)
+    assert_equal %w[ramp hold spike hold], p.stages.map(&:kind)
+    assert_equal "0:500:60,500:500:120,1500:1500:10,500:500:60", p.engine_spec
+    assert_equal [0.0, 60.0, 180.0, 190.0], p.starts
+    assert_equal 250, p.total_s
+    assert_equal "spike 1500/s 10s", p.stages[2].label
+    assert_equal "2.5:2.5:0.5", Arena::LoadProfile.parse("hold 2.5/s 500ms").engine_spec
+  end
+
+  def test_a_bad_profile_is_one_clear_usage_error
+    ["", "hold 500/s", "ramp 500/s 10s", "hold 500/s 10s,", "surge 5/s 1s", "hold 0/s 5s", "hold 1e9/s 1s"].each do |spec|
+      e = assert_raises(Arena::UsageError, spec) { Arena::LoadProfile.parse(spec) }
+      assert_match(/\A--profile .*e\.g\. 'ramp 0\.\.500/, e.message)
+    end
+  end
+
+  # A run of hold 100/s 2 s, spike 400/s 1 s, hold 100/s 2 s in 100 ms slices:
+  # after the spike, goodput is down for `dip` slices and p99 high for `slow` slices.
+  def load(dip:, slow:)
+    timeline = (0...50).map do |i|
+      t = i / 10.0
+      in_spike = t >= 2 && t < 3
+      after = (t >= 3) ? ((t - 3) * 10).round : nil
+      good = if in_spike
+        40
+      else
+        ((after && after < dip) ? 2 : 10)
+      end
+      p99 = (after && after < slow) ? 80_000 : 5_000
+      Arena::Results::TimelinePoint.new(t: t.round(1), completed: good, good: good, errors: 0, p50_us: 1000, p99_us: p99, error_kinds: {}).freeze
+    end
+    stage = ->(from, to, start, seconds, p99) {
+      {"from_rps" => from, "to_rps" => to, "start_s" => start, "duration_s" => seconds, "asked" => from * seconds,
+       "sent" => from * seconds, "completed" => from * seconds, "good" => from * seconds, "errors" => 0, "dropped" => 0,
+       "latency_us" => {"count" => from * seconds, "p50" => 1000, "p99" => p99}}
+    }
+    raw = {"schema" => "arena-load/2", "model" => "open", "duration_s" => 5.0, "timeline_ms" => 100,
+           "stages" => [stage.call(100, 100, 0, 2, 5000), stage.call(400, 400, 2, 1, 9000), stage.call(100, 100, 3, 2, 80_000)]}
+    Arena::Results::LoadFigures.from_h(raw).then { |l| l.dup.tap { |x| x.timeline = timeline.freeze }.freeze }
+  end
+
+  def test_each_stage_and_the_recovery_after_a_spike
+    profile = Arena::LoadProfile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
+    x = Arena::Scenarios::Profile.analyse(profile, load(dip: 8, slow: 12))
+    assert_equal [100.0, 400.0, 100.0], x["stages"].map { |s| s["sent_rps"] }
+    assert_equal [5000, 9000, 80_000], x["stages"].map { |s| s["p99_us"] }
+    assert_equal [{"x" => 2.0, "label" => "spike"}, {"x" => 3.0, "label" => "hold"}], x["marks"]
+    r = x["recoveries"].first
+    assert_equal "spike 400/s 1s", r["spike"]
+    assert_equal "recovered", r["verdict"]
+    assert_in_delta 0.7, r["recovery_s"], 0.01, "EventAnalysis: 2.33 sigma below 90% of the window before: #{r.inspect}"
+    assert_equal 10_000, r["p99_limit_us"]
+    assert_in_delta 1.3, r["p99_back_s"], 0.11, r.inspect
+
+    calm = Arena::Scenarios::Profile.analyse(profile, load(dip: 0, slow: 0))["recoveries"].first
+    assert_equal "no lasting effect", calm["verdict"]
+    assert_in_delta 0.1, calm["p99_back_s"], 0.01
+    stuck = Arena::Scenarios::Profile.analyse(profile, load(dip: 20, slow: 20))["recoveries"].first
+    assert_equal "not recovered", stuck["verdict"]
+    assert_nil stuck["p99_back_s"]
+  end
+end
