@@ -22,7 +22,7 @@ module Arena
 
     def siege(groups)
       rows = groups.filter_map do |(server, workload, _, variant), runs|
-        s = runs.first.extra["siege"] or next
+        s = Scenarios::Reps.figures_of(runs.first)&.siege or next
         [server, workload, variant, s["transactions"], "#{s["availability_pct"]}%", s["elapsed_s"],
           s["response_time_s"], s["transaction_rate"], s["concurrency"], s["failed"], s["longest_s"], s["shortest_s"]]
       end
@@ -31,7 +31,7 @@ module Arena
 
     def ab(groups)
       rows = groups.filter_map do |(server, workload, _, variant), runs|
-        a = runs.first.extra["ab"] or next
+        a = Scenarios::Count.figures_of(runs.first)&.ab or next
         [server, workload, variant, a["complete_requests"], a["failed_requests"], a["requests_per_second"],
           a["median_ms"], a["p99_ms"], a["longest_ms"]]
       end
@@ -39,8 +39,8 @@ module Arena
     end
 
     def best_of(groups)
-      rows = groups.filter_map do |(server, workload, scenario, variant), runs|
-        next if runs.size < 2 || scenario != "steady"
+      rows = groups.filter_map do |(server, workload, _, variant), runs|
+        next if runs.size < 2 || !Scenarios::Steady.owns?(runs.first)
         best = runs.max_by(&:good_rps)
         rps = runs.map(&:good_rps)
         lat = best.load.latency

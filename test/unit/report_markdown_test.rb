@@ -70,6 +70,15 @@ class ReportMarkdownTest < Minitest::Test
     MD
   end
 
+  # A scenario's own sections (timelines, curves) reach report.md too: title, note, table.
+  def test_scenario_sections_in_markdown
+    md = Arena::Report::Markdown.new(Arena::Results::Document.load(File.expand_path("../fixtures/results/scenarios", __dir__))).render
+    assert_includes md, "### Slow clients\n"
+    assert_includes md, "### Crash kill-worker: puma:workers=2,threads=2,preload=false · server\n"
+    assert_match(/^\| from \(s\) \| good req\/s \| errors \| p50 \| p99 \| processes \|$/, md)
+    assert_operator md.index("### Rate sweep"), :<, md.index("## Recommendations")
+  end
+
   def test_notes_and_a_run_without_measurements
     document = {"schema" => "arena-results/1", "arena_version" => "0.1.0", "created_at" => "2025-01-01T00:00:00Z",
                 "interrupted" => true, "measurements" => [], "servers" => []}

@@ -16,7 +16,7 @@ module Arena
       end
 
       def render
-        [header, environment, servers, results, per_request, findings, recommendations].compact.join("\n")
+        [header, environment, servers, results, per_request, scenario_sections, findings, recommendations].compact.join("\n")
       end
 
       private
@@ -57,6 +57,20 @@ module Arena
         ["### Per request of a mix", "", "Each request of a mix measured apart: its share of the mix as asked, its share " \
           "of the goodput, its bad responses (unexpected status or body) and its own latency.", "",
           table(PerRequest::HEADINGS, rows.map { |r| PerRequest.cells(r) }, right: (4..10)), ""].join("\n")
+      end
+
+      # Each scenario's own sections (its curve, its timelines), as report.html
+      # has them: title, note and table; the charts stay in the HTML.
+      def scenario_sections
+        charts = Charts.new(@document)
+        sections = Scenarios.all.flat_map { |scenario| scenario.sections(@document, colors: ->(server) { charts.color(server) }) }
+        return nil if sections.empty?
+        sections.map do |sec|
+          lines = ["### #{sec.title}", ""]
+          lines.push(sec.note.to_s, "") if sec.note
+          lines.push(table(sec.headings, sec.rows), "") if sec.headings && !Array(sec.rows).empty?
+          lines.join("\n")
+        end.join("\n")
       end
 
       def findings

@@ -119,8 +119,8 @@ module Arena
 
       def resilience
         use_case = "surviving crashes and deploys"
-        crashes = @document.measured.select { |m| m.scenario == "crash" }
-        restarts = @document.measured.select { |m| m.scenario == "restart" }
+        crashes = Scenarios::Crash.measured_in(@document)
+        restarts = Scenarios::Restart.measured_in(@document)
         return missing(use_case, @advice.run("--scenario", "crash,restart")) if crashes.empty? && restarts.empty?
         servers = (crashes + restarts).map(&:server).uniq
         scored = servers.map { |s| [s, crashes.find { |m| m.server == s }, restarts.select { |m| m.server == s }] }
@@ -133,7 +133,7 @@ module Arena
           parts << "no zero-downtime restart" if best.nil? && restarts.any?
           i.zero? ? parts.join("; ") : "runner-up #{server}: #{parts.join("; ")}"
         end
-        lacking = [("crash" if crashes.empty?), ("restart" if restarts.empty?)].compact
+        lacking = [(Scenarios::Crash.key if crashes.empty?), (Scenarios::Restart.key if restarts.empty?)].compact
         Recommendation.new(use_case: use_case, pick: ranked.first.first, because: because.join(". "),
           run: lacking.any? ? @advice.run("--scenario", lacking.join(",")) : nil)
       end
@@ -143,43 +143,47 @@ module Arena
       # last; then fewer failed requests; then the faster recovery; then the
       # shorter longest wait during the best restart.
       def resilience_score(crash, restarts)
-        best = best_restart(restarts)
-        cx = crash&.extra || {}
-        broken = [crash && cx["outcome"] != "replaced", crash && !cx["recovered"], !best&.extra&.fetch("serving_after", false)].count(true)
-        failed = cx["errors_after_event"].to_i + best&.extra.to_h["failed_requests"].to_i
-        [broken, failed, cx["recovery_s"].to_f, best&.extra.to_h["longest_us"].to_i]
+        best = best_restart(restarts)&.then { |m| restart_figures(m) }
+        cx = crash && Scenarios::Crash.figures_of(crash)
+        broken = [cx && cx.outcome != "replaced", cx && !cx.recovered, !best&.serving_after].count(true)
+        failed = cx&.errors_after_event.to_i + best&.failed_requests.to_i
+        [broken, failed, cx&.recovery_s.to_f, best&.longest_us.to_i]
       end
 
+      def restart_figures(m) = Scenarios::Restart.figures_of(m)
+
       def best_restart(restarts)
-        restarts.min_by { |m| [m.extra["serving_after"] ? 0 : 1, m.extra["failed_requests"].to_i, m.extra["longest_us"].to_i] }
+        restarts.min_by { |m| restart_figures(m).then { |x| [x.serving_after ? 0 : 1, x.failed_requests.to_i, x.longest_us.to_i] } }
       end
 
       def crash_text(m)
-        x = m.extra
+        x = Scenarios::Crash.figures_of(m)
         back = Scenarios::EventAnalysis.words(x)
-        "worker killed: #{x["outcome"]}, #{x["errors_after_event"].to_i} errors after, #{back}"
+        "worker killed: #{x.outcome}, #{x.errors_after_event.to_i} errors after, #{back}"
       end
 
       def restart_text(m)
-        x = m.extra
-        "#{m.variant} restart: #{x["failed_requests"].to_i} failed requests, longest #{Format.duration_us(x["longest_us"])}, " \
-          "dip #{x["dip_pct"] || 0}%#{" (NOT serving after)" unless x["serving_after"]}"
+        x = restart_figures(m)
+        "#{m.variant} restart: #{x.failed_requests.to_i} failed requests, longest #{Format.duration_us(x.longest_us)}, " \
+          "dip #{x.dip_pct || 0}%#{" (NOT serving after)" unless x.serving_after}"
       end
 
       def slow_clients
         use_case = "slow clients without a proxy"
-        runs = @document.measured.select { |m| m.scenario == "slow-clients" && m.extra["rps_ratio"] }
+        runs = Scenarios::SlowClientsScenario.measured_in(@document).select { |m| slow(m).rps_ratio }
         return missing(use_case, @advice.run("--scenario", "slow-clients")) if runs.empty?
-        ranked = runs.sort_by { |m| -m.extra["rps_ratio"].to_f }
+        ranked = runs.sort_by { |m| -slow(m).rps_ratio.to_f }
         best, second = ranked
         because = "kept #{share(best)} of its goodput beside #{best.variant.sub(/^with /, "")} clients " \
-          "(#{Format.rps(best.extra["rps_alone"].to_f)} → #{Format.rps(best.good_rps)} req/s)"
+          "(#{Format.rps(slow(best).rps_alone.to_f)} → #{Format.rps(best.good_rps)} req/s)"
         because += "; runner-up #{second.server} kept #{share(second)}" if second
         Recommendation.new(use_case: use_case, pick: best.server, because: because,
           run: @advice.run("--scenario", "slow-clients", "--front", "nginx"))
       end
 
-      def share(m) = "#{(100 * m.extra["rps_ratio"].to_f).round}%"
+      def slow(m) = Scenarios::SlowClientsScenario.figures_of(m)
+
+      def share(m) = "#{(100 * slow(m).rps_ratio.to_f).round}%"
     end
   end
 end

@@ -7,9 +7,11 @@ module Arena
     # a dip, its errors and the respawn can be seen in one glance. Used by the
     # scenarios that own such runs.
     class TimelineCharts
+      # scenario: the scenario class that owns the runs (its figures give the
+      # event's moment, its event_label names it).
       def initialize(document, scenario:, colors:)
         @scenario = scenario
-        @measurements = document.measured.select { |m| m.scenario == scenario && m.load.timeline.any? }
+        @measurements = scenario.measured_in(document).select { |m| m.load.timeline.any? }
         @colors = colors
       end
 
@@ -17,8 +19,8 @@ module Arena
         @measurements.map.with_index do |m, i|
           procs = processes(m)
           step = m.load.interval_s
-          Section.new(id: "timeline-#{@scenario}-#{i + 1}", title: "#{m.scenario.capitalize} #{m.variant}: #{m.server} · #{m.workload}",
-            nav: "#{m.scenario} #{m.variant} (#{m.server.split(":").first})", note: Scenarios.fetch(m.scenario).finding(m),
+          Section.new(id: "timeline-#{@scenario.key}-#{i + 1}", title: "#{m.scenario.capitalize} #{m.variant}: #{m.server} · #{m.workload}",
+            nav: "#{m.scenario} #{m.variant} (#{m.server.split(":").first})", note: @scenario.finding(m),
             charts: panels(m, procs), layout: :panels,
             headings: ["from (s)", "good req/s", "errors", "p50", "p99", "processes"],
             rows: m.load.timeline.map do |p|
@@ -34,8 +36,8 @@ module Arena
         timeline = m.load.timeline
         step = m.load.interval_s
         colour = @colors.call(m.server)
-        at = m.extra["event_at_s"]
-        event = (m.scenario == "crash") ? "worker killed" : "#{m.variant} restart"
+        at = @scenario.figures_of(m).event_at_s
+        event = @scenario.event_label(m)
         vlines = at ? [{x: at, label: event}] : []
         # A profile's stage boundaries, where the run has them.
         vlines += Array(m.extra["marks"]).map { |v| {x: v["x"], label: v["label"]} }

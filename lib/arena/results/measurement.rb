@@ -236,8 +236,10 @@ module Arena
 
     # One measurement: a server config under one workload and scenario
     # variant. A scenario's own figures (a crash's recovery, a rate curve) are
-    # in `extra`, whose keys the scenario's file both writes and reads. A
-    # summary record (`kind` "summary") carries no load of its own.
+    # in `extra`, written by the scenario's file; readers elsewhere (recommend,
+    # tune, charts, preset summaries) ask that scenario for the typed record
+    # it declares (`figures`, scenarios/figures.rb), never a key. A summary
+    # record (`kind` "summary") carries no load of its own.
     #
     # repeat: the round it belongs to (1, 2, ...; "repeat" in the file, as
     # before rounds); warmup: WarmupRecord; noise: NoiseRecord; rerun: true

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "figures"
+
 module Arena
   module Scenarios
     # What a scenario gets: its ServerSession (the running server, the
@@ -82,6 +84,8 @@ module Arena
     # recommendations compare).
     class Base
       extend Registry::Member
+      # figures, figures_of: the scenario's typed record of its figures (figures.rb).
+      extend FigureRecord
 
       def self.scenario(key, description) = declare(key, description, into: Scenarios)
 

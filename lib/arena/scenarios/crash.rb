@@ -8,6 +8,7 @@ module Arena
     # recovery is measured, not rounded to the second.
     class Crash < Base
       scenario "crash", "SIGKILL a worker a third into steady load; errors, recovery, respawn"
+      figures :victim, :procs_before, :procs_after, :procs_min_sampled, :outcome, :longest_us, *EventAnalysis::FIGURES
 
       def disruptive? = true
 
@@ -33,7 +34,10 @@ module Arena
           "#{x["errors_after_event"]} errors, #{recovery}, longest #{Report::Format.duration_us(x["longest_us"])}"
       end
 
-      def self.sections(document, colors:) = Report::TimelineCharts.new(document, scenario: key, colors: colors).sections
+      def self.sections(document, colors:) = Report::TimelineCharts.new(document, scenario: self, colors: colors).sections
+
+      # The event's name on its timeline.
+      def self.event_label(_m) = "worker killed"
 
       private
 

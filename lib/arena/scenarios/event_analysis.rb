@@ -24,6 +24,9 @@ module Arena
       HOLD_S = 0.5
       MIN_EXPECTED = 30
       Z = 2.33
+      # What `call` adds to a crash or restart measurement's figures.
+      FIGURES = %i[event_at_s resolution_s baseline_rps dip_rps dip_pct recovery_s recovered verdict verdict_reason
+        errors_after_event error].freeze
 
       module_function
 

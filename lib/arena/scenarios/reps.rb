@@ -7,6 +7,7 @@ module Arena
     # beside new ones.
     class Reps < Base
       scenario "reps", "fixed work: -c connections x -r repetitions (siege -r -c)"
+      figures :siege
 
       # With --levels it runs once per concurrency (siege -c 5, then -c 25).
       include Levels

@@ -7,6 +7,8 @@ module Arena
     # as `unsupported`, which is a finding. Timelines at 100 ms, as for crash.
     class Restart < Base
       scenario "restart", "zero-downtime restart a third into steady load, per mechanism"
+      figures :mechanism, :signalled, :pids_before, :pids_after, :failed_requests, :longest_us, :serving_after,
+        :workers_replaced, :unsupported, *EventAnalysis::FIGURES
 
       def disruptive? = true
 
@@ -28,7 +30,10 @@ module Arena
           "longest #{Report::Format.duration_us(x["longest_us"])}, dip #{x["dip_pct"]}%#{", NOT serving after" unless x["serving_after"]}"
       end
 
-      def self.sections(document, colors:) = Report::TimelineCharts.new(document, scenario: key, colors: colors).sections
+      def self.sections(document, colors:) = Report::TimelineCharts.new(document, scenario: self, colors: colors).sections
+
+      # The event's name on its timeline.
+      def self.event_label(m) = "#{m.variant} restart"
 
       private
 

@@ -7,6 +7,7 @@ module Arena
     # proxy; threaded and evented ones should barely notice.
     class SlowClientsScenario < Base
       scenario "slow-clients", "steady load with and without N slow connections (headers, upload or read)"
+      figures :count, :mode, :bytes_trickled, :rps_alone, :p99_us_alone, :rps_ratio
 
       def planned(_load, _adapter) = 2
 

@@ -54,6 +54,10 @@ module Arena
          "p99_us" => m.load.latency.p99}
       end
 
+      figures :settings, :slo_ms, :slo_relative, :closed_max_rps, :closed_pss_mib, :closed_mean_ms, :closed_connections,
+        :closed_cpu_pct, :sustained_rps, :fraction, :resolution, :p99_ms, :mean_ms, :error_pct, :pss_mib, :unloaded_ms,
+        :service_ms, :steps
+
       def self.finding(m)
         return nil unless m.summary?
         x = m.extra
@@ -62,7 +66,7 @@ module Arena
           "(closed maximum #{Report::Format.rps(x["closed_max_rps"])} req/s, PSS #{x["pss_mib"] || "-"} MiB)"
       end
 
-      def self.sections(document, colors:) = [Tune::Chart.new(document, colors: colors).section].compact
+      def self.sections(document, colors:) = [Tune::Chart.new(document, scenario: self, colors: colors).section].compact
 
       # The bisection's next fraction of the closed maximum, or nil to stop:
       # 100% after 90% held, half the lowest miss while nothing held (down to

@@ -8,8 +8,10 @@ module Arena
     # them (the line is the search path), each server's frontier (the most
     # any config sustained within that much memory), its winner ringed.
     class Chart
-      def initialize(document, colors:)
-        @summaries = document.measurements.select { |m| m.scenario == "sustained" && m.summary? }
+      # scenario: the one whose summaries these are (Scenarios::Sustained), asked for their figures.
+      def initialize(document, scenario:, colors:)
+        @scenario = scenario
+        @summaries = document.measurements.select { |m| scenario.owns?(m) && m.summary? }
         @colors = colors
       end
 
@@ -36,10 +38,13 @@ module Arena
 
       private
 
+      def fig(m) = @scenario.figures_of(m)
+
       # The winner's tunable settings (the rest are in the table below the chart).
       def tuned_words(name, winner)
         keys = Servers.registry[name]&.tunables&.keys || []
-        settings = winner.extra["settings"].is_a?(Hash) ? winner.extra["settings"].slice(*keys) : {}
+        given = fig(winner).settings
+        settings = given.is_a?(Hash) ? given.slice(*keys) : {}
         settings.empty? ? winner.server.split(":", 2)[1].to_s : settings.map { |k, v| "#{k}=#{v}" }.join(" ")
       end
 
@@ -49,18 +54,19 @@ module Arena
         marks = []
         group.group_by { |m| m.server.split(":").first }.each do |name, configs|
           color = @colors.call(configs.first.server)
-          points = configs.filter_map { |m| m.extra["pss_mib"] && [m.extra["pss_mib"].to_f, m.extra["sustained_rps"].to_f] }
-          winner = configs.max_by { |m| m.extra["sustained_rps"].to_f }
+          points = configs.filter_map { |m| fig(m).pss_mib && [fig(m).pss_mib.to_f, fig(m).sustained_rps.to_f] }
+          winner = configs.max_by { |m| fig(m).sustained_rps.to_f }
           configs.each do |m|
-            x = m.extra
-            rows << [m.server, workload, f.rps(x["sustained_rps"].to_f), f.rps(x["closed_max_rps"].to_f),
-              x["p99_ms"] ? "#{x["p99_ms"]} ms" : "-", x["pss_mib"] || "-", m.equal?(winner) ? "best" : ""]
+            x = fig(m)
+            rows << [m.server, workload, f.rps(x.sustained_rps.to_f), f.rps(x.closed_max_rps.to_f),
+              x.p99_ms ? "#{x.p99_ms} ms" : "-", x.pss_mib || "-", m.equal?(winner) ? "best" : ""]
           end
           next if points.empty?
           series << {name: "#{name} search path", color: color, points: points}
           series << {name: "#{name} frontier", color: self.class.darker(color), points: self.class.frontier(points)}
-          if winner&.extra&.dig("pss_mib") && winner.extra["sustained_rps"].to_f.positive?
-            marks << {x: winner.extra["pss_mib"].to_f, y: winner.extra["sustained_rps"].to_f, color: color,
+          best = winner && fig(winner)
+          if best&.pss_mib && best.sustained_rps.to_f.positive?
+            marks << {x: best.pss_mib.to_f, y: best.sustained_rps.to_f, color: color,
                       label: "#{name}: #{tuned_words(name, winner)}"}
           end
         end

@@ -56,7 +56,7 @@ module Arena
       def measure(session, settings)
         session.start([@workload])
         measurements = session.run(@scenario.new, @workload, load: load).map { |m| m.with(repeat: 1) }
-        @slo_ms ||= measurements.last.extra["slo_ms"]
+        @slo_ms ||= @scenario.figures_of(measurements.last).slo_ms
         measurements.each { |m| @store.add_measurement(m) }
         from_summary(session.adapter, settings, measurements.last).tap { |c| say(c) }
       end
@@ -75,18 +75,18 @@ module Arena
       end
 
       def from_summary(adapter, settings, summary)
-        x = summary.extra
-        pss_kb = x["pss_mib"] && (x["pss_mib"] * 1024).round
-        status = if x["sustained_rps"].to_f <= 0 then "unsustained"
+        x = @scenario.figures_of(summary)
+        pss_kb = x.pss_mib && (x.pss_mib * 1024).round
+        status = if x.sustained_rps.to_f <= 0 then "unsustained"
         elsif pss_kb && pss_kb > @memory_kb then "over-memory"
         else "ok"
         end
-        why = {"unsustained" => "no open-model rate held p99 <= #{x["slo_ms"]} ms with < 1% errors",
-               "over-memory" => "PSS #{x["pss_mib"]} MiB over the #{(@memory_kb / 1024.0).round} MiB budget"}[status]
-        Candidate.new(settings: settings, label: adapter.label, sustained_rps: x["sustained_rps"].to_f, closed_rps: x["closed_max_rps"].to_f,
-          p99_ms: x["p99_ms"], pss_kb: pss_kb, closed_pss_kb: x["closed_pss_mib"] && (x["closed_pss_mib"] * 1024).round,
-          error_pct: x["error_pct"], mean_ms: x["mean_ms"], service_ms: x["service_ms"] || x["unloaded_ms"], cpu_pct: x["closed_cpu_pct"], resolution: x["resolution"],
-          status: status, why: why, rates: [x["sustained_rps"].to_f]).freeze
+        why = {"unsustained" => "no open-model rate held p99 <= #{x.slo_ms} ms with < 1% errors",
+               "over-memory" => "PSS #{x.pss_mib} MiB over the #{(@memory_kb / 1024.0).round} MiB budget"}[status]
+        Candidate.new(settings: settings, label: adapter.label, sustained_rps: x.sustained_rps.to_f, closed_rps: x.closed_max_rps.to_f,
+          p99_ms: x.p99_ms, pss_kb: pss_kb, closed_pss_kb: x.closed_pss_mib && (x.closed_pss_mib * 1024).round,
+          error_pct: x.error_pct, mean_ms: x.mean_ms, service_ms: x.service_ms || x.unloaded_ms, cpu_pct: x.closed_cpu_pct, resolution: x.resolution,
+          status: status, why: why, rates: [x.sustained_rps.to_f]).freeze
       end
 
       def say(c)
