@@ -5,12 +5,17 @@ module Arena
   # flags (over arena.yml, over a preset, over defaults) and frozen with its
   # lists. Bad input fails here, before any process is spawned.
   Plan = Struct.new(:app, :servers, :workloads, :scenarios, :load, :bind, :out_dir, :json_path,
-    :repeat, :port, :ready_timeout, :machine, :front, :preset, :headers, :env, keyword_init: true) do
+    :repeat, :port, :ready_timeout, :machine, :front, :preset, :headers, :env, :round_seed, :between_rounds, :precision,
+    keyword_init: true) do
+    # `repeat` is the number of rounds (the flag was --repeat before rounds).
+    def rounds = repeat
+
     def to_h
       {
         app: app.to_h, servers: servers.map(&:to_h), workloads: workloads.map(&:to_h),
         scenarios: scenarios, load: load.to_h, bind: bind, repeat: repeat, machine: machine.to_h,
-        front: front, headers: headers, env: env
+        front: front, headers: headers, env: env, round_seed: round_seed, between_rounds: between_rounds,
+        precision_pct: precision
       }.compact.merge(preset ? {preset: preset} : {})
     end
   end

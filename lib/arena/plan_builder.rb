@@ -10,7 +10,8 @@ module Arena
   # flags said and `build` merges the three.
   class PlanBuilder
     DEFAULTS = {
-      servers: [].freeze, workloads: nil, scenarios: ["steady"], bind: "tcp", repeat: 1, app: nil,
+      servers: [].freeze, workloads: nil, scenarios: ["steady"], bind: "tcp", repeat: 3, app: nil,
+      between_rounds: "keep", round_seed: nil, precision: nil,
       out: nil, json: nil, port: nil, ready_timeout: nil, front: nil
     }.merge(Load.defaults).freeze
 
@@ -47,7 +48,10 @@ module Arena
       parser.on("--preset NAME", "re-run a published comparison (arena presets lists them)") { |v| @preset = Presets.fetch(v) }
       parser.on("--scale F", Float, "with --preset: 1 = the original size; default: a few minutes") { |v| @scale = scale(v) }
       parser.on("--scenario LIST", Array, "#{Scenarios.registry.keys.join(", ")} (default steady)") { |v| @options[:scenarios] = v }
-      parser.on("--repeat N", Integer, "run each measurement N times, report the median") { |v| @options[:repeat] = positive(v, "--repeat") }
+      parser.on("--rounds N", Integer, "rounds: every config x workload x scenario once per round, shuffled per round; figures are the median with a 95% interval (default 3)") { |v| @options[:repeat] = positive(v, "--rounds") }
+      parser.on("--repeat N", Integer, "the same as --rounds (its old name)") { |v| @options[:repeat] = positive(v, "--repeat") }
+      parser.on("--seed N", Integer, "the rounds' order from this seed (default: a new one, recorded in results.json)") { |v| @options[:round_seed] = v }
+      parser.on("--between-rounds MODE", %w[keep restart], "keep (default): servers stay up between rounds; restart: each round starts them afresh") { |v| @options[:between_rounds] = v }
       parser.on("--json FILE", "also copy the results document to FILE") { |v| @options[:json] = v }
       # Every load setting from its one declaration (lib/arena/load/settings.rb).
       Load::TABLE.each do |setting|
@@ -75,6 +79,7 @@ module Arena
         app: app, servers: servers(app, o), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
         load: LoadOptions.new(**Load::TABLE.to_h { |s| [s.name, o[s.name].is_a?(Array) ? o[s.name].dup.freeze : o[s.name]] }).freeze,
         bind: o[:bind], out_dir: File.expand_path(o[:out] || default_out), json_path: o[:json], repeat: o[:repeat],
+        round_seed: o[:round_seed] || Rounds.new_seed, between_rounds: o[:between_rounds], precision: o[:precision],
         port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front(o),
         preset: @preset&.to_h(preset_scale)&.merge("skipped" => @notes),
         headers: (o[:headers] || {}).dup.freeze, env: (o[:env] || {}).dup.freeze

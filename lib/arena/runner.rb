@@ -1,15 +1,28 @@
 # frozen_string_literal: true
 
 module Arena
-  # Carries out a Plan: for each server config, start, verify, run every
-  # scenario on every workload that verified, stop. Results go to the store as
-  # they are measured; the reporter hears of each step. Its collaborators are
-  # passed in (with defaults), as Puma's Launcher takes its own.
+  # Carries out a Plan in rounds. A round runs every config x workload x
+  # scenario once, in an order shuffled per round (Rounds, from the run's
+  # seed); a measurement flagged `noisy` is run again once at the end of its
+  # round. Results go to the store as they are measured; the reporter hears of
+  # each step. Its collaborators are passed in (with defaults), as Puma's
+  # Launcher takes its own.
+  #
+  # Between rounds the servers stay up (`--between-rounds keep`, the
+  # default): every config is started and verified once, the rounds run
+  # across all of them, and they stop at the end. `restart` starts each
+  # config afresh every round (servers in a shuffled order, one at a time);
+  # it is also what a single injected starter (a remote host, a test's fake)
+  # gets, since that starter holds one server at a time; there a noisy
+  # measurement is run again at the end of its server's turn in the round,
+  # before that server stops. Why keep is the
+  # default, with the measurements behind it: README, "Rounds".
   #
   # One server's failure never ends the run: a failed boot or verification, a
   # fresh start that fails after a crash, an engine or proxy failure mid-run
-  # are each recorded as that server's failure, with its log tail, and the
-  # run goes on. Only Ctrl-C ends it early, and the reports are still written.
+  # are each recorded as that server's failure, with its log tail, its later
+  # units are skipped, and the run goes on. Only Ctrl-C ends it early, and the
+  # reports are still written.
   #
   # Reporter protocol (every reporter answers all of these):
   #   planned(plan, total)          before anything starts; total = measurements planned
@@ -20,34 +33,137 @@ module Arena
   class Runner
     attr_reader :failures
 
-    # verifier: (server bind, entry bind) -> Verify; scenarios: what names resolve to.
-    def initialize(plan:, reporter:, store:, engine: nil, starter: nil, verifier: nil, scenarios: Scenarios)
+    # One config's place in the run: its session (nil before it starts), the
+    # workloads that verified, and whether it failed.
+    Slot = Struct.new(:adapter, :index, :installation, :session, :workloads, :failed, keyword_init: true)
+    Unit = Struct.new(:slot, :workload, :scenario, keyword_init: true) do
+      def key = "#{slot.adapter.label} #{workload.name} #{scenario}"
+    end
+
+    # verifier: (server bind, entry bind) -> Verify; scenarios: what names resolve to;
+    # starter: one starter for every config (one server at a time, so rounds restart);
+    # new_starter: -> a starter per config, when the servers stay up (tests' fakes).
+    def initialize(plan:, reporter:, store:, engine: nil, starter: nil, verifier: nil, scenarios: Scenarios, new_starter: nil)
       @plan = plan
       @reporter = reporter
       @store = store
       @engine = engine || Load::Engine.new(dir: plan.out_dir, machine: plan.machine)
-      @starter = starter || ServerStarter.new(plan: plan)
+      @starter = starter
       @verifier = verifier
       @scenarios = scenarios
       @failures = []
+      @starters = []
+      @new_starter = new_starter || -> { ServerStarter.new(plan: plan) }
     end
 
     def call
       @reporter.planned(@plan, planned_count)
-      @plan.servers.each_with_index do |adapter, i|
-        run_server(adapter, i)
-        break if @root_not_found
+      slots = @plan.servers.each_with_index.map do |adapter, i|
+        Slot.new(adapter: adapter, index: i + 1, installation: adapter.class.install(@plan.app))
       end
+      keep_up? ? rounds_kept_up(slots) : rounds_restarted(slots)
       finish(interrupted: false)
       self
     rescue Interrupt
       finish(interrupted: true)
       raise
     ensure
-      @starter.cleanup
+      @starters.each(&:cleanup)
+      @starter&.cleanup
     end
 
+    def keep_up? = @starter.nil? && @plan.between_rounds != "restart"
+
     private
+
+    def rounds = @plan.repeat || 1
+
+    def seed = @plan.round_seed || 0
+
+    def rounds_kept_up(slots)
+      slots.each do |slot|
+        start(slot)
+        break if @root_not_found
+      end
+      rounds.times do |i|
+        round = i + 1
+        units = Rounds.order(units_of(slots), round: round, seed: seed)
+        @store.add_round(round: round, order: units.map(&:key))
+        # Warm-up to a steady state once, after boot; the servers stay warm.
+        load = (round == 1) ? @plan.load : LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze
+        run_round(units, round, load)
+      end
+    ensure
+      slots.each { |slot| slot.session&.stop }
+    end
+
+    def rounds_restarted(slots)
+      shared_records = StoreOnce.new(@store)
+      rounds.times do |i|
+        round = i + 1
+        order = []
+        Rounds.order(slots.reject(&:failed), round: round, seed: seed).each do |slot|
+          start(slot, store: (round == 1) ? @store : shared_records)
+          units = Rounds.order(units_of([slot]), round: round, seed: seed)
+          order.concat(units.map(&:key))
+          run_round(units, round, @plan.load)
+        ensure
+          slot.session&.stop
+        end
+        @store.add_round(round: round, order: order)
+      end
+    end
+
+    def start(slot, store: @store)
+      slot.session = ServerSession.new(plan: @plan, adapter: slot.adapter, index: slot.index, starter: starter_for,
+        engine: @engine, store: store, installation: slot.installation, verifier: @verifier)
+      return fail_server(slot, "#{slot.adapter.label}: not installed (#{slot.installation.why})") unless slot.installation.found
+      first = slot.workloads.nil?
+      slot.workloads = slot.session.start(@plan.workloads)
+      @reporter.server_started(slot.session.record) if first
+    rescue ServerSession::Unverified => e
+      @root_not_found = root_not_found?(e.outcomes)
+      fail_server(slot, @root_not_found ? root_hint(slot.adapter, slot.index - 1) : e.message)
+    rescue ServerRun::Failed => e
+      fail_server(slot, e.message, log_tail: e.log_tail)
+    rescue Error => e
+      fail_server(slot, e.message)
+    end
+
+    def starter_for
+      return @starter if @starter
+      @new_starter.call.tap { |s| @starters << s }
+    end
+
+    def units_of(slots)
+      slots.reject(&:failed).flat_map do |slot|
+        Array(slot.workloads).product(@plan.scenarios).map { |wl, name| Unit.new(slot: slot, workload: wl, scenario: name) }
+      end
+    end
+
+    # Each unit once; then once more those whose load was disturbed (a noisy
+    # measurement is kept, flagged, and left out of the interval).
+    def run_round(units, round, load)
+      noisy = units.select { |unit| run_unit(unit, round, load).any?(&:noisy?) }
+      noisy.each { |unit| run_unit(unit, round, load, rerun: true) }
+    end
+
+    def run_unit(unit, round, load, rerun: false)
+      return [] if unit.slot.failed
+      scenario = @scenarios.fetch(unit.scenario).new
+      unit.slot.session.run(scenario, unit.workload, load: load).map do |measurement|
+        measurement = measurement.with(repeat: round, rerun: rerun || nil)
+        @store.add_measurement(measurement)
+        @reporter.measured(measurement)
+        measurement
+      end
+    rescue ServerRun::Failed => e
+      fail_server(unit.slot, e.message, log_tail: e.log_tail)
+      []
+    rescue Error => e
+      fail_server(unit.slot, e.message)
+      []
+    end
 
     def finish(interrupted:)
       @store.finish(interrupted: interrupted)
@@ -58,39 +174,7 @@ module Arena
       per_server = @plan.servers.map do |adapter|
         @plan.scenarios.sum { |name| @scenarios.fetch(name).new.planned(@plan.load, adapter) }
       end
-      per_server.sum * @plan.workloads.size * @plan.repeat
-    end
-
-    def run_server(adapter, index)
-      installation = adapter.class.install(@plan.app)
-      session = ServerSession.new(plan: @plan, adapter: adapter, index: index + 1, starter: @starter, engine: @engine,
-        store: @store, installation: installation, verifier: @verifier)
-      return fail_server(session, "#{adapter.label}: not installed (#{installation.why})") unless installation.found
-      good = session.start(@plan.workloads)
-      @reporter.server_started(session.record)
-      good.each { |workload| run_workload(session, workload) }
-    rescue ServerSession::Unverified => e
-      @root_not_found = root_not_found?(e.outcomes)
-      fail_server(session, @root_not_found ? root_hint(adapter, index) : e.message)
-    rescue ServerRun::Failed => e
-      fail_server(session, e.message, log_tail: e.log_tail)
-    rescue Error => e
-      fail_server(session, e.message)
-    ensure
-      session&.stop
-    end
-
-    def run_workload(session, workload)
-      @plan.scenarios.each do |name|
-        scenario = @scenarios.fetch(name).new
-        @plan.repeat.times do |i|
-          session.run(scenario, workload).each do |measurement|
-            measurement = measurement.with(repeat: i + 1)
-            @store.add_measurement(measurement)
-            @reporter.measured(measurement)
-          end
-        end
-      end
+      per_server.sum * @plan.workloads.size * rounds
     end
 
     # A user's app whose only workload, /, answered 404: Arena loads / when
@@ -108,12 +192,26 @@ module Arena
     end
 
     # One server's failure is recorded (beside its start record when it had
-    # started: what was measured stands) and the run goes on.
-    def fail_server(session, message, log_tail: nil)
+    # started: what was measured stands), its later units are skipped, and
+    # the run goes on.
+    def fail_server(slot, message, log_tail: nil)
+      slot.failed = true
       @failures << message
-      record = session.fail(message, log_tail: log_tail)
+      record = slot.session.fail(message, log_tail: log_tail)
+      slot.session.stop
       @reporter.server_failed(record.label, message, record.log_tail)
       nil
+    end
+
+    # The store as a restarted round's session sees it: the server was
+    # recorded when it first started; a later start adds no second record
+    # (a failure still is).
+    class StoreOnce
+      def initialize(store) = @store = store
+
+      def add_server(record) = (record["status"] == "failed") ? @store.add_server(record) : nil
+
+      def add_measurement(measurement) = @store.add_measurement(measurement)
     end
   end
 end

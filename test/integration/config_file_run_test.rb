@@ -13,6 +13,7 @@ class ConfigFileRunTest < Arena::ArenaCase
       servers:
         - puma: {workers: 0, threads: 2}
       workloads: [server]
+      rounds: 1
       load:
         connections: 2
         duration: 0.3

@@ -141,7 +141,7 @@ class ConfigFileTest < Minitest::Test
 
   def test_each_kind_of_bad_value_is_one_line_with_file_line_and_key
     {
-      "servers: [puma]\nspeed: 3\n" => "arena.yml:2: speed: unknown key (known: app, servers, workloads, requests, scenarios, load, repeat, bind, front, port, ready_timeout, headers, env, memory_budget_mb, envelope, only_app_bundle, out)",
+      "servers: [puma]\nspeed: 3\n" => "arena.yml:2: speed: unknown key (known: app, servers, workloads, requests, scenarios, load, rounds, repeat, bind, front, port, ready_timeout, headers, env, memory_budget_mb, envelope, only_app_bundle, out)",
       "load:\n  connections: 8\n  conections: 9\n" => "arena.yml:3: load.conections: unknown load setting (known: #{Arena::Load::TABLE.map(&:name).join(", ")})",
       "load:\n  connections: 0\n" => "arena.yml:2: load.connections: must be between 1 and 20000",
       "load:\n  duration: soon\n" => "arena.yml:2: load.duration: must be a number",

@@ -80,18 +80,22 @@ class RunnerTest < Minitest::Test
     end
   end
 
-  def self.measurement(ctx, key)
+  def self.measurement(ctx, key, noisy: false)
     load = Arena::Results::LoadFigures.from_engine({"schema" => "arena-load/1", "duration_s" => 1.0, "throughput_rps" => 100.0,
       "requests" => {"sent" => 100, "completed" => 100}, "errors" => {"total" => 0}, "latency_us" => {"count" => 100, "p50" => 900, "p99" => 2000}})
     Arena::Results::Measurement.new(server: ctx.adapter.label, workload: ctx.workload.name, scenario: key, load: load,
-      summary: Arena::Results::Summary.of(load), extra: {}).freeze
+      summary: Arena::Results::Summary.of(load, noisy: noisy), extra: {}).freeze
   end
+
+  # Noisy the first time each server's unit runs in a round, quiet after.
+  NOISY_ONCE = Hash.new(0)
 
   SCENARIOS = {
     "measures" => scenario("measures") { |ctx| [RunnerTest.measurement(ctx, "measures")] },
     "disrupts" => scenario("disrupts", disruptive: true) { |ctx| [RunnerTest.measurement(ctx, "disrupts")] },
     "engine-fails" => scenario("engine-fails") { |_| raise Arena::Load::Engine::Failed, "load engine: no output (exit 1)" },
-    "interrupted" => scenario("interrupted") { |_| raise Interrupt }
+    "interrupted" => scenario("interrupted") { |_| raise Interrupt },
+    "noisy-once" => scenario("noisy-once") { |ctx| [RunnerTest.measurement(ctx, "noisy-once", noisy: (NOISY_ONCE[ctx.adapter.label] += 1) == 1)] }
   }.freeze
 
   class Recorder
@@ -112,18 +116,21 @@ class RunnerTest < Minitest::Test
 
   def teardown = FileUtils.rm_rf(@dir)
 
+  # kept: the servers stay up between rounds (a fake starter per config).
   def run_with(labels, scenarios:, script: {}, verified: true, status: 301, app: Arena::AppSource.builtin,
-    workloads: [Arena::Workloads.builtin.fetch("server")])
+    workloads: [Arena::Workloads.builtin.fetch("server")], rounds: 1, seed: nil, kept: false)
     servers = labels.map { |l| Adapter.new(label: l, key: l, settings: {}, workers: 1) }
     load = Arena::LoadOptions.new(**Arena::Load.defaults.merge(settle_timeout: 1.0))
     plan = Arena::Plan.new(app: app, servers: servers, workloads: workloads,
-      scenarios: scenarios, load: load, out_dir: @dir, repeat: 1, machine: Arena::Machine.current, headers: {}, env: {})
+      scenarios: scenarios, load: load, out_dir: @dir, repeat: rounds, machine: Arena::Machine.current, headers: {}, env: {},
+      round_seed: seed)
     @store = Arena::Results::Store.new(path: File.join(@dir, "results.json"), environment: {}, plan: {})
     @reporter = Recorder.new
     @starter = FakeStarter.new(script)
+    @kept_starters = []
     verifier = ->(_bind, _entry) { Verifier.new(verified, status: status) }
-    Arena::Runner.new(plan: plan, reporter: @reporter, store: @store, engine: Object.new, starter: @starter,
-      verifier: verifier, scenarios: SCENARIOS).call
+    Arena::Runner.new(plan: plan, reporter: @reporter, store: @store, engine: Object.new, starter: kept ? nil : @starter,
+      new_starter: -> { FakeStarter.new(script).tap { |s| @kept_starters << s } }, verifier: verifier, scenarios: SCENARIOS).call
   end
 
   def servers = @store.view.servers.to_h { |s| [s.label, s] }
@@ -173,6 +180,35 @@ class RunnerTest < Minitest::Test
     assert_equal ["load engine: no output (exit 1)"] * 2, runner.failures
     assert @store.document["complete"], "reports and results are still written"
     assert_equal 2, @reporter.events.count { |e| e.first == :server_failed }
+  end
+
+  def test_rounds_run_in_a_seeded_order_shuffled_per_round
+    run_with(%w[a b c d], scenarios: ["measures"], rounds: 3, seed: 42)
+    orders = @store.document["rounds"].map { |r| r["order"].map { |k| k.split.first } }
+    assert_equal 3, orders.size
+    assert_equal [1, 2, 3], @store.document["rounds"].map { |r| r["round"] }
+    orders.each { |o| assert_equal %w[a b c d], o.sort }
+    assert_operator orders.uniq.size, :>, 1, "shuffled per round: #{orders}"
+    assert_equal orders.flatten, @store.view.measurements.map(&:server), "measured in the recorded order"
+    assert_equal [1] * 4 + [2] * 4 + [3] * 4, @store.view.measurements.map(&:repeat)
+    first = orders
+    run_with(%w[a b c d], scenarios: ["measures"], rounds: 3, seed: 42)
+    assert_equal first, @store.document["rounds"].map { |r| r["order"].map { |k| k.split.first } }, "the same seed, the same order"
+    run_with(%w[a b c d], scenarios: ["measures"], rounds: 3, seed: 43)
+    refute_equal first, @store.document["rounds"].map { |r| r["order"].map { |k| k.split.first } }
+  end
+
+  def test_a_noisy_measurement_is_run_again_once_at_the_end_of_its_round
+    NOISY_ONCE.clear
+    run_with(%w[a b], scenarios: ["noisy-once"], rounds: 2, seed: 1, kept: true)
+    got = @store.view.measurements.map { |m| [m.repeat, m.server, m.noisy?, m.rerun] }
+    assert_equal 6, got.size, got.inspect
+    round1 = got.select { |r, *| r == 1 }
+    assert_equal [[1, "a", true, nil], [1, "a", false, true]], round1.select { |_, s, *| s == "a" }
+    assert_equal [nil, nil, true, true], round1.map { |m| m[3] }, "the re-runs come last in the round"
+    assert_equal [false, false], got.select { |r, *| r == 2 }.map { |m| m[2] }
+    starts = @kept_starters.map { |st| st.events.count { |e| e.first == :start } }
+    assert_equal [1, 1], starts, "kept up: each server started once for both rounds"
   end
 
   def test_an_interrupt_keeps_results_cleans_up_and_is_raised

@@ -13,7 +13,8 @@ module Arena
         "requests" => "a requests file: named requests and weighted mixes",
         "scenarios" => "steady, rate, breakpoint, ...",
         "load" => "load settings (connections, duration, ...)",
-        "repeat" => "run each measurement N times",
+        "rounds" => "rounds: every config x workload x scenario once per round (default 3)",
+        "repeat" => "the same as rounds (its old name)",
         "bind" => "tcp or unix",
         "front" => "nginx",
         "port" => "TCP port for the server",
@@ -118,6 +119,8 @@ module Arena
       end
 
       def read_repeat(value) = {repeat: whole(["repeat"], value, 1..1000)}
+
+      def read_rounds(value) = {repeat: whole(["rounds"], value, 1..1000)}
 
       def read_port(value) = {port: whole(["port"], value, 1..65_535)}
 

@@ -19,7 +19,7 @@ module Arena
         FileUtils.mkdir_p(File.dirname(path))
         @document = {
           "schema" => SCHEMA, "arena_version" => VERSION, "created_at" => Time.now.utc.iso8601,
-          "environment" => environment, "plan" => plan, "servers" => [], "measurements" => [],
+          "environment" => environment, "plan" => plan, "servers" => [], "measurements" => [], "rounds" => [],
           "complete" => false
         }
         flush
@@ -28,6 +28,9 @@ module Arena
       def add_server(record) = append("servers", record)
 
       def add_measurement(measurement) = append("measurements", measurement.to_record)
+
+      # A round's order: the keys ("label workload scenario") as they ran.
+      def add_round(round:, order:) = append("rounds", {"round" => round, "order" => order})
 
       # The document so far, as values (what reporters read).
       def view = Document.from_h(@document, path: @path)
