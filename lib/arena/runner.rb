@@ -142,9 +142,11 @@ module Arena
     end
 
     # Each unit once; then once more those whose load was disturbed (a noisy
-    # measurement is kept, flagged, and left out of the interval).
+    # measurement is kept, flagged, and left out of the interval). A run of
+    # one round makes no interval: it reports what it measured, flagged.
     def run_round(units, round, load)
       noisy = units.select { |unit| run_unit(unit, round, load).any?(&:noisy?) }
+      return if rounds < 2
       noisy.each { |unit| run_unit(unit, round, load, rerun: true) }
     end
 

@@ -67,7 +67,7 @@ class InterruptKeepsResultsTest < Arena::ArenaCase
   # of their own): it must stop them all and keep what was measured.
   def test_interrupt_keeps_results_and_leaves_nothing_behind
     out = File.join(@tmp, "interrupted")
-    pid = Process.spawn(EXE, "run", "--servers", "puma:workers=0 unicorn:workers=1", "--workload", "json", "-c", "2",
+    pid = Process.spawn(EXE, "run", "--rounds", "1", "--servers", "puma:workers=0 unicorn:workers=1", "--workload", "json", "-c", "2",
       "-d", "2", "-w", "0.2", "--out", out, chdir: ROOT, out: File::NULL, err: File.join(@tmp, "err"))
     results = File.join(out, "results.json")
     deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 60

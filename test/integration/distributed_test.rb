@@ -58,7 +58,7 @@ module Arena
     end
 
     def arena_in(host, *args, timeout: 240)
-      argv = @lab.exec(host, RbConfig.ruby, EXE, "run", *args, "--out", @out,
+      argv = @lab.exec(host, RbConfig.ruby, EXE, "run", "--rounds", "1", *args, "--out", @out,
         "--ssh-identity", @lab.identity, "--ssh-known-hosts", @lab.known_hosts)
       Timeout.timeout(timeout) { Open3.capture3(*argv, chdir: ROOT) }
     end
@@ -142,7 +142,7 @@ module Arena
     end
 
     def test_cutting_ssh_mid_run_leaves_nothing_behind
-      argv = @lab.exec("l1", RbConfig.ruby, EXE, "run", "--server-host", @lab.url("srv"), "--servers", "puma:workers=2",
+      argv = @lab.exec("l1", RbConfig.ruby, EXE, "run", "--rounds", "1", "--server-host", @lab.url("srv"), "--servers", "puma:workers=2",
         "--workload", "server", "-c", "4", "-d", "20", "-w", "0", "--out", @out,
         "--ssh-identity", @lab.identity, "--ssh-known-hosts", @lab.known_hosts)
       log = File.join(@lab.dir, "cut.log")

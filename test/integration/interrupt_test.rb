@@ -39,7 +39,7 @@ class InterruptTest < Arena::ArenaCase
     mark = SecureRandom.hex(8)
     out = File.join(@tmp, "run")
     output = File.join(@tmp, "output")
-    pid = Process.spawn({MARK => mark}, EXE, "run", *args, "--workload", "server", "-d", "2", "-w", "0.2", "--settle-timeout", "2",
+    pid = Process.spawn({MARK => mark}, EXE, "run", *args, "--rounds", "1", "--workload", "server", "-d", "2", "-w", "0.2", "--settle-timeout", "2",
       "--out", out, chdir: ROOT, out: output, err: output)
     fired = wait_for(trigger, out, output)
     Process.kill("INT", pid)

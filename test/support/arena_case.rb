@@ -37,7 +37,7 @@ module Arena
       args += ["--out", out] if %w[run].include?(args.first)
       # One round unless the test asks for more: the tests are about behaviour,
       # and three rounds of every load would triple the suite's time.
-      args += ["--rounds", "1"] if args.first == "run" && (args & %w[--rounds --repeat --precision --preset --config]).empty?
+      args += ["--rounds", "1"] if args.first == "run" && (args & %w[--rounds --repeat --precision --config]).empty?
       stdout, stderr, status = Timeout.timeout(timeout) { Open3.capture3(EXE, *args, chdir: ROOT) }
       Outcome.new(status: status, stdout: stdout, stderr: stderr, dir: out)
     end
