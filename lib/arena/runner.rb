@@ -104,6 +104,7 @@ module Arena
         order = []
         Rounds.order(slots.reject(&:failed), round: round, seed: seed).each do |slot|
           start(slot, store: (round == 1) ? @store : shared_records)
+          break if @root_not_found
           units = Rounds.order(units_of([slot]), round: round, seed: seed)
           order.concat(units.map(&:key))
           run_round(units, round, @plan.load)
@@ -111,6 +112,7 @@ module Arena
           slot.session&.stop
         end
         @store.add_round(round: round, order: order)
+        break if @root_not_found
       end
     end
 
