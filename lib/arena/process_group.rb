@@ -2,6 +2,7 @@
 
 require "monitor"
 require_relative "procfs"
+require_relative "watchdog"
 
 module Arena
   # One spawned program in a process group of its own. This is the only place
@@ -30,6 +31,10 @@ module Arena
     # cgroup: an Envelope::Cgroup the program enters before it execs (a
     # wrapper writes its pid into cgroup.procs), removed once the group stops.
     def initialize(argv, log_path:, env: {}, chdir: Dir.pwd, cpus: nil, cgroup: nil)
+      # A String would go to /bin/sh: only an array of words is ever run.
+      unless argv.is_a?(Array) && !argv.empty? && argv.all?(String)
+        raise ArgumentError, "a program's argv is a non-empty array of strings, not #{argv.class}"
+      end
       @argv = cpus ? ["taskset", "-c", cpus.to_s, *argv] : argv
       @argv = cgroup.wrap(@argv) if cgroup
       @cgroup = cgroup
@@ -43,9 +48,11 @@ module Arena
     def start(out: nil, input: File::NULL)
       @log = File.open(@log_path, "a")
       Signals.deferred do
-        @pid = Process.spawn(@env, *@argv, pgroup: true, chdir: @chdir, in: input,
-          out: out || @log, err: @log, close_others: true)
+        # [name, name] as the program: never a shell, even for one word.
+        @pid = Process.spawn(@env, [@argv.first, @argv.first], *@argv.drop(1), pgroup: true, chdir: @chdir,
+          in: input, out: out || @log, err: @log, close_others: true)
         LIVE[@pid] = self
+        Watchdog.watch(@pid) if Process.pid == OWNER
       end
       self
     rescue SystemCallError => e
@@ -73,11 +80,17 @@ module Arena
       exited
     end
 
+    # Once the leader is reaped its pid may be another program's: nothing
+    # is looked up or signalled by it any more.
+    def reaped? = !@status.nil?
+
     def tree
+      return [] if @pid.nil? || reaped?
       Procfs.tree(@pid)
     end
 
     def signal(sig, pids = [@pid])
+      return false if exited
       pids.each { |p| Process.kill(sig, p) }
       true
     rescue Errno::ESRCH
@@ -94,7 +107,7 @@ module Arena
       end
       Signals.deferred do
         survivors = tree
-        kill_quietly("TERM", @pid)
+        kill_quietly("TERM", @pid) unless exited
         survivors = await(survivors, grace / 2.0)
         signal_group("TERM") unless survivors.empty?
         survivors = await(survivors + tree, grace / 2.0)
@@ -104,6 +117,7 @@ module Arena
         # KILLed processes take a moment to exit and release their sockets.
         await(tree, 2)
         LIVE.delete(@pid)
+        Watchdog.forget(@pid)
       ensure
         # Anything that left the tree but not the cgroup goes with it.
         @cgroup&.remove
@@ -132,8 +146,10 @@ module Arena
       end
     end
 
+    # The group id stays taken while any member lives, so -pgid is safe
+    # after the leader is reaped; its pid alone is not.
     def signal_group(sig)
-      kill_quietly(sig, -@pid)
+      kill_quietly(sig, -@pid) if !reaped? || Procfs.all_stats.any? { |s| s.pgrp == @pid && s.state != "Z" }
       # Descendants that moved to a group of their own are told too.
       tree.each { |p| kill_quietly(sig, p) unless p == @pid }
     end

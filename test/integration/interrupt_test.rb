@@ -33,6 +33,26 @@ class InterruptTest < Arena::ArenaCase
     define_method("test_interrupt_#{i}_#{name.tr(" .", "__")}") { interrupt_at(args, trigger) }
   end
 
+  # SIGKILL cannot be caught: Arena's watchdog (lib/arena/watchdog.rb) sees
+  # its pipe close and stops the server's group, workers and nginx included.
+  def test_sigkill_during_load_leaves_no_server
+    mark = SecureRandom.hex(8)
+    out = File.join(@tmp, "run")
+    output = File.join(@tmp, "output")
+    pid = Process.spawn({MARK => mark}, EXE, "run", "--servers", "puma:workers=2", "--front", "nginx", "--workload", "server",
+      "-d", "3", "-w", "0.2", "--settle-timeout", "2", "--out", out, chdir: ROOT, out: output, err: output)
+    fired = wait_for([:file, "engine.log", 0.3], out, output)
+    refute_empty marked(mark), "nothing was running at the kill"
+    Process.kill("KILL", pid)
+    assert wait_exit(pid, 10)
+    deadline = now + 8
+    sleep 0.1 until (marked(mark) | leftovers(out)).empty? || now > deadline
+    left = marked(mark) | leftovers(out)
+    assert_empty left, "left running after SIGKILL (#{fired}): #{left.join("; ")}"
+  ensure
+    (marked(mark) | leftovers(out)).each { |line| kill_group(line.to_i) } if mark
+  end
+
   private
 
   def interrupt_at(args, trigger)

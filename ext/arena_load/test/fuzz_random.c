@@ -43,8 +43,9 @@ int main(int argc, char **argv)
             if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 >= seconds) break;
         }
         /* Start from one to three samples back to back. */
-        size_t len = 1;
+        size_t len = 2;
         buf[0] = (uint8_t)rnd(256);
+        buf[1] = (uint8_t)rnd(256); /* where the stream is cut */
         int parts = 1 + (int)rnd(3);
         for (int i = 0; i < parts; i++) {
             const char *s = samples[rnd(NSAMPLES)].bytes;
