@@ -5,6 +5,9 @@ require "fileutils"
 require "tmpdir"
 require "socket"
 require_relative "remote/loader_job"
+require_relative "agent/fields"
+require_relative "agent/load_request"
+require_relative "agent/inbox"
 
 module Arena
   # The remote side of a distributed run: `arena agent`, started by Arena over
@@ -12,15 +15,28 @@ module Arena
   # servers (through the same adapters and ServerRun as a local run), samples
   # them, kills a worker, signals restarts, runs the load engine for a loader
   # host, and stops everything it started when its stdin closes (SSH dropped,
-  # Ctrl-C on the caller) or on TERM/HUP. Nothing it starts outlives it.
+  # Ctrl-C on the caller), on TERM/HUP, or when the caller's heartbeat stops.
+  # Nothing it starts outlives it (the Watchdog covers a SIGKILL).
   #
-  # Protocol, one JSON object a line:
+  # Protocol, one JSON object a line (at most Inbox::MAX_LINE bytes):
   #   request  {"id":N,"op":NAME,...}
   #   reply    {"id":N,"ok":true,...} or {"id":N,"ok":false,"error":"one line"}
   #   event    {"event":"load_done","handle":H,"document":{...}|"error":"..."}
+  #   ping     {"op":"ping"} -> {"pong":true}, answered at once, even mid-request
   # The first request must be hello with the caller's version; a different
-  # version is refused with one line and the agent exits 1.
+  # version is refused with one line and the agent exits 1. hello also names
+  # the app directory (a rackup must lie inside it), the one remote address
+  # a loader may target, and the heartbeat interval.
+  #
+  # Every field is checked for its type (Agent::Fields); what the agent runs
+  # it builds itself from those fields: an adapter's argv, nginx's config, the
+  # engine's argv (Agent::LoadRequest). There is no op that runs a program
+  # the caller names.
   class Agent
+    OPS = %w[free_port start front ready pids worker_pids memory probe_start probe_stop kill_worker restart signal stop load go
+      interrupt].freeze
+    SIGNALS = %w[TERM INT QUIT HUP USR1 USR2 TTIN TTOU WINCH KILL].freeze
+
     def initialize(input:, output:, log: $stderr, version: VERSION)
       @input = input
       @output = output
@@ -35,9 +51,9 @@ module Arena
 
     def call
       @dir = Dir.mktmpdir("arena-agent-")
+      @inbox = Inbox.new(@input, reply: method(:emit)).start
       greeted = false
-      while (line = @input.gets)
-        request = parse(line) or next
+      while (request = @inbox.next)
         unless greeted || request["op"] == "hello"
           reply(request, ok: false, error: "say hello first")
           next
@@ -50,14 +66,14 @@ module Arena
         break if request["op"] == "bye" && reply(request, ok: true)
         handle(request)
       end
+      @log.puts "arena agent: #{@inbox.lost}; stopping everything" if @inbox.lost
       0
-    rescue IOError
-      0 # stdin closed under us (TERM/HUP): the same as its end
     ensure
+      @inbox&.stop
       stop_all
     end
 
-    # Called from the job threads too: replies and events never interleave.
+    # Called from the job and inbox threads too: lines never interleave.
     def emit(hash)
       @lock.synchronize do
         @output.puts(JSON.generate(hash))
@@ -69,87 +85,95 @@ module Arena
 
     private
 
-    def parse(line)
-      request = JSON.parse(line)
-      return request if request.is_a?(Hash)
-      emit(ok: false, error: "a request is a JSON object")
-      nil
-    rescue JSON::ParserError
-      emit(ok: false, error: "not JSON: #{line[0, 60].inspect}")
-      nil
-    end
-
     def hello(request)
       if request["version"] != @version
-        reply(request, ok: false, error: "version mismatch: agent is arena #{@version}, caller is #{request["version"]}")
+        reply(request, ok: false, error: "version mismatch: agent is arena #{@version}, caller is #{request["version"].to_s[0, 40]}")
         return false
       end
+      f = Fields.new(request)
+      app_dir = f.string("app_dir", default: nil)
+      @app_dir = app_dir && File.realpath(app_dir)
+      @remote = f.string("load_target", pattern: /\A[0-9a-fA-F:.]{2,45}\z/, default: nil)
+      @inbox.heartbeat(f.number("heartbeat_s", 0.05..600, default: nil))
       reply(request, ok: true, version: @version, host: Socket.gethostname, cores: Machine.current.cores,
         environment: Environment.capture(machine: Machine.current, engine_version: Load::Engine.version))
+    rescue Error, SystemCallError => e
+      reply(request, ok: false, error: "hello: #{e.message}")
+      false
     end
 
+    # Whatever goes wrong is this request's error, with its id: the agent
+    # and what it started carry on.
     def handle(request)
-      result = public_send(:"op_#{request["op"]}", request)
-      reply(request, ok: true, **result)
-    rescue NoMethodError => e
-      raise unless e.name.to_s.start_with?("op_")
-      reply(request, ok: false, error: "unknown op #{request["op"].inspect}")
+      op = request["op"]
+      return reply(request, ok: false, error: "unknown op #{op.to_s[0, 40].inspect}") unless OPS.include?(op)
+      reply(request, ok: true, **send(:"op_#{op}", Fields.new(request)))
     rescue ServerRun::Failed => e
       reply(request, ok: false, error: e.message, log_tail: e.log_tail)
     rescue Error, KeyError, SystemCallError, ArgumentError => e
       reply(request, ok: false, error: e.message)
+    rescue => e
+      @log.puts "arena agent: #{op}: #{e.class}: #{e.message}"
+      reply(request, ok: false, error: "#{op} failed: #{e.class}: #{e.message[0, 200]}")
     end
 
-    def reply(request, **fields) = emit({id: request["id"]}.merge(fields))
+    def reply(request, **fields) = emit({id: request["id"].is_a?(Integer) ? request["id"] : nil}.merge(fields))
 
-    public
+    def op_free_port(f) = {port: Bind.free_port(f.own_host)}
 
-    def op_free_port(r) = {port: Bind.free_port(r.fetch("host"))}
+    def tcp_bind(f) = Bind.new(kind: :tcp, host: f.own_host, port: f.integer("port", 1..65_535)).freeze
 
     # A server config by its LaunchSpec (settings, runtime, --env, rackup: its
     # command and config files are made here, on the host that runs it),
     # started and answering before the reply.
-    def op_start(r)
+    def op_start(f)
       # A server host gives the server every core: no engine runs beside it.
       machine = Machine.new(cores: Machine.current.cores, shared: true).freeze
-      launch = LaunchSpec.from_wire(r.fetch("launch"))
+      launch = launch_spec(Fields.new(f.object("launch")))
       adapter = launch.adapter(machine: machine)
-      bind = Bind.new(kind: :tcp, host: r.fetch("host"), port: Integer(r.fetch("port"))).freeze
+      bind = tcp_bind(f)
       name = "#{@count += 1}-#{adapter.key}"
       server = ServerRun.new(adapter: adapter, app: launch.app, bind: bind, dir: File.join(@dir, name), machine: machine,
-        ready_timeout: r["ready_timeout"]&.to_f, env: launch.env)
+        ready_timeout: f.number("ready_timeout", 0.1..3600, default: nil), env: launch.env)
       @servers[name] = server
       server.start
       {handle: name, argv: server.argv, boot_s: server.boot_s, pid: server.group.pid}
     end
 
+    # LaunchSpec's wire form, each part checked; the rackup must lie inside
+    # the app directory hello named.
+    def launch_spec(l)
+      rackup = l.string("rackup", default: nil)
+      LaunchSpec.new(server: l.string("server", pattern: /\A[a-z][a-z0-9_-]{0,30}\z/), settings: l.settings("settings"),
+        runtime: l.words("runtime", /\A[\w.=:+-]{1,64}\z/, max: 8, default: []), env: l.env("env"),
+        rackup: rackup && inside_app_dir(rackup)).freeze
+    end
+
+    # Only a rackup inside the app directory hello named (symlinks resolved).
+    def inside_app_dir(rackup)
+      raise Fields::Bad, "field rackup: no app directory was named in hello" unless @app_dir
+      path = File.realpath(File.expand_path(rackup, @app_dir))
+      raise Fields::Bad, "field rackup: #{rackup} is outside the app directory #{@app_dir}" unless path.start_with?(File.join(@app_dir, ""))
+      path
+    end
+
     # nginx in front of a started server, listening on host:port, its
     # upstreams the server's own binds.
-    def op_front(r)
-      upstream = server(r)
+    def op_front(f)
+      upstream = server(f)
       name = "#{@count += 1}-nginx"
-      bind = Bind.new(kind: :tcp, host: r.fetch("host"), port: Integer(r.fetch("port"))).freeze
       nginx = Proxy::Nginx.new(upstreams: upstream.adapter.upstreams(upstream.bind), dir: File.join(@dir, name),
-        machine: Machine.new(cores: Machine.current.cores, shared: true).freeze, bind: bind)
+        machine: Machine.new(cores: Machine.current.cores, shared: true).freeze, bind: tcp_bind(f))
       @servers[name] = nginx.start
       {handle: name, front: nginx.to_h}
     end
 
-    # A bare program (argv, env, dir), for what has no adapter.
-    def op_spawn(r)
-      name = "#{@count += 1}-spawn"
-      group = ProcessGroup.new(r.fetch("argv"), env: r.fetch("env", {}), chdir: r.fetch("dir", @dir),
-        log_path: File.join(@dir, "#{name}.log"))
-      @servers[name] = Spawned.new(group)
-      group.start
-      {handle: name, pid: group.pid}
-    end
-
-    def op_ready(r)
-      deadline = Clock.now + r.fetch("timeout", 30).to_f
-      probe = HttpProbe.new(Bind.new(kind: :tcp, host: r.fetch("host"), port: Integer(r.fetch("port"))), timeout: 2)
+    def op_ready(f)
+      deadline = Clock.now + f.number("timeout", 0.1..600, default: 30)
+      probe = HttpProbe.new(tcp_bind(f), timeout: 2)
+      path = f.string("path", pattern: %r{\A/[\x21-\x7e]*\z}, default: "/")
       begin
-        probe.get(r.fetch("path", "/"))
+        probe.get(path)
       rescue HttpProbe::Failure => e
         raise Error, "not ready: #{e.message}" if Clock.now > deadline
         sleep 0.05
@@ -158,87 +182,76 @@ module Arena
       {}
     end
 
-    def op_pids(r) = {pids: server(r).pids}
+    def op_pids(f) = {pids: server(f).pids}
 
-    def op_probe_start(r)
-      s = server(r)
-      @samplers[r["handle"]]&.stop
-      @samplers[r["handle"]] = s.sampler(interval: r.fetch("interval", 0.2).to_f, per_process: r["per_process"] == true).start
+    def op_worker_pids(f) = {pids: server(f).worker_pids}
+
+    def op_memory(f) = {processes: RunningServer.memory(f.integers("pids", 1..(1 << 22), max: 4096))}
+
+    def op_probe_start(f)
+      s = server(f)
+      interval = f.number("interval", 0.01..60, default: 0.2)
+      per_process = f.boolean("per_process", default: false)
+      @samplers[f.handle]&.stop
+      @samplers[f.handle] = s.sampler(interval: interval, per_process: per_process).start
       {}
     end
 
-    def op_probe_stop(r)
-      sampler = @samplers.delete(r["handle"]) or raise Error, "no probe running for #{r["handle"]}"
+    def op_probe_stop(f)
+      sampler = @samplers.delete(f.handle) or raise Error, "no probe running for #{f.handle}"
       {summary: sampler.stop.to_h}
     end
 
-    def op_worker_pids(r) = {pids: server(r).worker_pids}
+    def op_kill_worker(f) = {victim: server(f).kill_worker}
 
-    def op_memory(r) = {processes: RunningServer.memory(Array(r.fetch("pids")).map { |pid| Integer(pid) })}
+    def op_restart(f) = {outcome: server(f).restart(f.string("mechanism", pattern: /\A(phased|hot)\z/).to_sym)}
 
-    def op_kill_worker(r) = {victim: server(r).kill_worker}
+    def op_signal(f) = {sent: server(f).group.signal(f.string("signal", pattern: /\A(#{SIGNALS.join("|")})\z/))}
 
-    def op_restart(r) = {outcome: server(r).restart(r.fetch("mechanism").to_sym)}
-
-    def op_signal(r) = {sent: server(r).group.signal(r.fetch("signal"))}
-
-    def op_stop(r)
-      @samplers.delete(r["handle"])&.stop
-      @servers.delete(r["handle"])&.stop
+    def op_stop(f)
+      @samplers.delete(f.handle)&.stop
+      @servers.delete(f.handle)&.stop
       {}
     end
 
     # A loader: the engine starts, connects, and waits for go (LoaderJob).
-    def op_load(r)
+    # Once it has finished, its handle is gone: nothing signals its pid again.
+    def op_load(f)
+      argv = LoadRequest.new(f, remote: @remote).argv(@dir)
       name = "#{@count += 1}-load"
-      args = shipped(r.fetch("args"), r.fetch("files", []), name)
-      job = @jobs[name] = Remote::LoaderJob.new(argv: [Load::Engine.path, *args], dir: @dir, name: name)
-      job.start(ready_timeout: r.fetch("ready_timeout", 30).to_f) { |result| emit({event: "load_done", handle: name}.merge(result)) }
-      {handle: name}
-    end
-
-    def op_go(r)
-      r.fetch("handles").each { |h| (@jobs[h] or raise Error, "no load #{h}").go }
-      {}
-    end
-
-    def op_interrupt(r)
-      (@jobs[r.fetch("handle")] or raise Error, "no load #{r["handle"]}").interrupt
-      {}
-    end
-
-    private
-
-    # The caller's files the engine reads (its request mix, a body), written
-    # here; the arguments naming the caller's paths name these copies.
-    def shipped(args, files, name)
-      copies = files.each_with_index.to_h do |f, i|
-        path = File.join(@dir, "#{name}-#{i}-#{File.basename(f.fetch("path"))}")
-        File.binwrite(path, f.fetch("content").unpack1("m0"))
-        [f.fetch("path"), path]
+      job = @jobs[name] = Remote::LoaderJob.new(argv: argv, dir: @dir, name: name)
+      job.start(ready_timeout: f.number("ready_timeout", 0.1..600, default: 30)) do |result|
+        @lock.synchronize { @jobs.delete(name) }
+        emit({event: "load_done", handle: name}.merge(result))
       end
-      args.map { |a| copies.fetch(a, a) }
+      {handle: name}
+    rescue Error
+      @jobs.delete(name) if name
+      raise
     end
 
-    def server(r) = @servers.fetch(r.fetch("handle")) { raise Error, "no server #{r["handle"].inspect}" }
+    def op_go(f)
+      f.words("handles", Fields::HANDLE, max: 256).each { |h| job(h).go }
+      {}
+    end
+
+    def op_interrupt(f)
+      job(f.handle).interrupt
+      {}
+    end
+
+    def job(handle) = @lock.synchronize { @jobs[handle] } || raise(Error, "no load #{handle}")
+
+    def server(f) = @servers.fetch(f.handle) { raise Error, "no server #{f.handle.inspect}" }
 
     def stop_all
       @samplers.each_value { |s| s.stop rescue nil } # rubocop:disable Style/RescueModifier
-      @jobs.each_value(&:abort)
+      @lock.synchronize { @jobs.values }.each(&:abort)
       @servers.each_value(&:stop)
       @samplers.clear
       @jobs.clear
       @servers.clear
       FileUtils.rm_rf(@dir) if @dir
-    end
-
-    # A bare spawned program, answering what the ops ask of a server.
-    Spawned = Struct.new(:group) do
-      def pids = group.tree
-
-      def sampler(interval:, per_process:) = Probes::Sampler.new(pids: -> { pids }, interval: interval, per_process: per_process)
-
-      def stop = group.stop
     end
   end
 end

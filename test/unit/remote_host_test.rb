@@ -23,6 +23,20 @@ module Arena
       end
     end
 
+    def test_user_names_are_login_names_only
+      ["ssh://-oProxyCommand=x@h", "ssh://a;b@h", "ssh://a%20b@h", "ssh://$(id)@h"].each do |url|
+        error = assert_raises(UsageError, url) { Remote::Host.parse(url) }
+        assert_match(/bad user name|expected ssh/, error.message)
+      end
+      assert_equal "deploy.user-1", Remote::Host.parse("ssh://deploy.user-1@h").user
+    end
+
+    def test_host_keys_are_always_checked
+      argv = Remote::Ssh.new.argv(Remote::Host.parse("ssh://h"))
+      assert_includes argv, "StrictHostKeyChecking=yes"
+      refute(argv.any? { |a| a.match?(/StrictHostKeyChecking=(no|accept-new)/) })
+    end
+
     def test_ssh_argv_is_batch_mode_with_the_given_keys_and_an_escaped_command
       Dir.mktmpdir do |dir|
         key = File.join(dir, "id").tap { |f| File.write(f, "") }

@@ -23,15 +23,25 @@ module Arena
         @events = []
       end
 
-      # Starts ssh and the agent, and checks the agent's version.
-      def open(version: VERSION, timeout: 30)
+      # Seconds between pings; the agent is lost after DEADLINE_BEATS of
+      # silence, and so is this caller for the agent (Agent::Inbox).
+      HEARTBEAT = 2.0
+      DEADLINE_BEATS = 5
+
+      # Starts ssh and the agent, and checks the agent's version. hello names
+      # the app directory (the agent starts only a rackup inside it) and the
+      # one remote address a loader may target.
+      def open(version: VERSION, timeout: 30, app_dir: nil, load_target: nil, heartbeat: HEARTBEAT)
         child_in, @writer = IO.pipe
         @reader, child_out = IO.pipe
         @group = ProcessGroup.new(@ssh.argv(@host), log_path: @log_path)
         @group.start(out: child_out, input: child_in)
         [child_in, child_out].each(&:close)
+        @heard = Clock.now
         @thread = Thread.new { read_loop }
-        @hello = request("hello", timeout: timeout, version: version)
+        @hello = request("hello", timeout: timeout, **{version: version, app_dir: app_dir, load_target: load_target,
+                                                       heartbeat_s: heartbeat}.compact)
+        @beat = Thread.new { beat(heartbeat) } if heartbeat
         self
       rescue Error
         close
@@ -63,7 +73,8 @@ module Arena
       # Closes the agent's stdin and waits for it to clean up and leave; ssh
       # is stopped after a short grace if it does not.
       def close(grace: 15)
-        @writer&.close unless @writer&.closed?
+        @beat&.kill
+        @lock.synchronize { @writer&.close unless @writer&.closed? }
         @group&.wait(timeout: grace)
         @group&.stop(grace: 2)
         @thread&.join(2)
@@ -86,13 +97,17 @@ module Arena
         raise Error, "#{@host}: connection to the agent is closed (#{last_words})"
       end
 
+      # Lines that are not JSON objects (a login script's `null`, a banner)
+      # are skipped: only the agent's messages mean anything here.
       def read_loop
         while (line = @reader.gets)
+          @heard = Clock.now
           message = begin
             JSON.parse(line)
           rescue JSON::ParserError
             next
           end
+          next unless message.is_a?(Hash)
           if message["event"]
             @lock.synchronize { @events.dup }.each { |block| block.call(message) }
           else
@@ -109,6 +124,24 @@ module Arena
         @lock.synchronize { @events.dup }.each { |block| block.call({"event" => "closed"}) }
       end
 
+      # A ping every interval; an agent silent for DEADLINE_BEATS intervals
+      # (a partition, a hung host) is dropped: ssh is killed, which ends the
+      # reader and fails every pending request at once.
+      def beat(interval)
+        until @closed
+          sleep interval
+          silent = Clock.now - @heard
+          if silent > interval * DEADLINE_BEATS
+            @lost = format("no word from the agent for %.1f s (heartbeat deadline)", silent)
+            @group&.signal("KILL")
+            break
+          end
+          write(JSON.generate(op: "ping"))
+        end
+      rescue Error
+        nil # the connection is closed: the reader says so
+      end
+
       # Queue#pop(timeout:) is Ruby 3.2; this is the same on 3.1.
       def pop(queue, timeout)
         deadline = Clock.now + timeout
@@ -120,7 +153,7 @@ module Arena
         end
       end
 
-      def last_words = @group&.log_tail(1)&.first || "ssh said nothing"
+      def last_words = @lost || @group&.log_tail(1)&.first || "ssh said nothing"
     end
   end
 end

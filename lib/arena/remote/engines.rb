@@ -46,7 +46,7 @@ module Arena
         raise Error, "--loader-hosts: #{n} loaders need at least #{n} connections" if settings.connections.to_i < n
         @count += 1
         parts = @channels.each_with_index.map { |ch, i| [ch, engine_args(target, share(settings, i, n))] }
-        FleetRun.new(parts, out: File.join(@dir, "loaders-#{@count}.json"), limit: limit(settings), files: files(settings)).start
+        FleetRun.new(parts, out: File.join(@dir, "loaders-#{@count}.json"), limit: limit(settings)).start
       end
 
       private
@@ -58,20 +58,24 @@ module Arena
           rate: s.rate && (s.rate.to_f / n))
       end
 
+      # The engine's settings as typed fields: the agent builds the argv
+      # (Agent::LoadRequest) and adds --allow-remote for its one address.
       def engine_args(target, s)
-        # The engine path is the loader host's own (the agent puts it first).
-        args = @flags.argv(target, s).drop(1)
-        args.insert(-2, "--histograms", "--wait-go")
-        host = target[%r{\Ahttps?://(\[[^\]]+\]|[^:/]+)}, 1]&.delete_prefix("[")&.delete_suffix("]")
-        args.insert(-2, "--allow-remote") if host == @allow
-        args
+        fields = {target: target, keep_alive: s.keep_alive ? true : false, headers: s.headers || []}
+        (Load::TABLE.select(&:engine).map(&:name) + %i[requests reps rate pipeline timeline_ms expect_status expect_body method])
+          .each { |name| fields[name] = s[name] unless s[name].nil? }
+        fields[:mix] = mix_members(s.mix_file) if s.mix_file
+        # A request body travels as content: the agent writes its own copy.
+        fields[:body] = [File.binread(s.body_file)].pack("m0") if s.body_file
+        fields
       end
 
-      # The files the engine reads (a request mix, a body) exist on this host
-      # only: they travel with the load request, and the agent writes them
-      # there and points the engine at its copies.
-      def files(s)
-        [s.mix_file, s.body_file].compact.map { |path| {"path" => path, "content" => [File.binread(path)].pack("m0")} }
+      # The mix file's lines as members (weight, method, path, status, body).
+      def mix_members(path)
+        File.readlines(path, chomp: true).reject { |l| l.start_with?("#") || l.strip.empty? }.map do |line|
+          weight, method, url, status, body = line.split(" ", 5)
+          [Integer(weight), method, url, (status == "*") ? nil : Integer(status), body]
+        end
       end
 
       def limit(s)
@@ -83,9 +87,8 @@ module Arena
     # One measurement across the fleet: started together on "go", waited
     # for together, merged into one engine document.
     class FleetRun
-      def initialize(parts, out:, limit:, files: [])
+      def initialize(parts, out:, limit:)
         @parts = parts
-        @files = files
         @out = out
         @limit = limit
         @results = Queue.new
@@ -95,7 +98,7 @@ module Arena
       def start
         @parts.each do |channel, args|
           channel.on_event { |e| @results.push([channel, e]) if e["event"] == "closed" || @handles[channel] == e["handle"] }
-          @handles[channel] = channel.request("load", timeout: 60, args: args, files: @files)["handle"]
+          @handles[channel] = channel.request("load", timeout: 60, **args)["handle"]
         end
         # Every engine is connected and waiting: one go each, back to back.
         @parts.each { |channel, _| channel.request("go", handles: [@handles[channel]]) }

@@ -13,12 +13,16 @@ module Arena
     class Host
       attr_reader :user, :name, :port, :url
 
+      # What a POSIX login name may be (useradd's own rule, less the $).
+      USER = /\A[A-Za-z_][A-Za-z0-9_.-]{0,31}\z/
+
       def self.parse(url)
         uri = URI.parse(url.to_s)
         raise UsageError, "#{url}: expected ssh://[user@]host[:port]" unless uri.scheme == "ssh" && uri.host && !uri.host.empty?
         raise UsageError, "#{url}: no path, query or password in an ssh:// host" unless ["", "/"].include?(uri.path.to_s) && uri.query.nil? && uri.password.nil?
         host = uri.host.delete_prefix("[").delete_suffix("]")
         raise UsageError, "#{url}: bad host name" if host.start_with?("-") || host =~ /[^\w.:-]/
+        raise UsageError, "#{url}: bad user name (letters, digits, . _ -; not starting with -)" if uri.user && !uri.user.match?(USER)
         new(user: uri.user, name: host, port: uri.port, url: url.to_s)
       rescue URI::InvalidURIError
         raise UsageError, "#{url}: expected ssh://[user@]host[:port]"
@@ -60,7 +64,9 @@ module Arena
         args = ["ssh", "-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10",
           "-o", "ServerAliveInterval=2", "-o", "ServerAliveCountMax=3"]
         args += ["-i", @identity, "-o", "IdentitiesOnly=yes"] if @identity
-        args += ["-o", "UserKnownHostsFile=#{@known_hosts}", "-o", "StrictHostKeyChecking=yes"] if @known_hosts
+        # Always: an unknown or changed host key ends the connection, never a prompt or a silent accept.
+        args += ["-o", "StrictHostKeyChecking=yes"]
+        args += ["-o", "UserKnownHostsFile=#{@known_hosts}"] if @known_hosts
         args += ["-p", host.port.to_s] if host.port
         args += ["-l", host.user] if host.user
         args + ["--", host.name, Shellwords.join(@command)]

@@ -28,9 +28,11 @@ module Arena
         ssh = @options.ssh
         dir = File.join(@plan.out_dir, "remote")
         FileUtils.mkdir_p(dir)
-        @server_channel = Channel.new(host: host, ssh: ssh, log_path: File.join(dir, "server-host.log")).open
+        app_dir = @plan.app.builtin ? nil : @plan.app.dir
+        @server_channel = Channel.new(host: host, ssh: ssh, log_path: File.join(dir, "server-host.log")).open(app_dir: app_dir)
         @options.loader_hosts.each_with_index do |h, i|
-          @loader_channels << Channel.new(host: h, ssh: ssh, log_path: File.join(dir, "loader-#{i + 1}.log")).open
+          @loader_channels << Channel.new(host: h, ssh: ssh, log_path: File.join(dir, "loader-#{i + 1}.log"))
+            .open(load_target: host.address)
         end
         self
       rescue Error

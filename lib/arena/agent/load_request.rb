@@ -1,0 +1,102 @@
+# frozen_string_literal: true
+
+module Arena
+  class Agent
+    # A loader's engine run, from typed fields: the agent builds the argv
+    # itself (Load::Engine#argv), so no caller's word becomes an engine flag.
+    # No file path at all (the caller's path means nothing here, and a file
+    # here is not the caller's to send): a body comes as content and a mix as
+    # typed members, both written into the agent's own directory. The target is
+    # this host's loopback or the one address named in hello, and
+    # --allow-remote is added here for that address only.
+    class LoadRequest
+      TARGET = %r{\Ahttp://(?<host>\[[0-9a-fA-F:.]+\]|[0-9.]+|localhost):(?<port>\d{1,5})(?<path>/[\x21-\x7e]*)\z}
+      HEADER = /\A[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}: ?[\x20-\x7e\t]{0,1024}\z/
+      METHOD = /\A[A-Z]{1,16}\z/
+      LOOPBACK = %w[127.0.0.1 ::1 localhost].freeze
+
+      def initialize(fields, remote:)
+        @f = fields
+        @remote = remote
+      end
+
+      def target
+        @target ||= begin
+          t = @f.string("target", max: 2048)
+          m = TARGET.match(t) or @f.bad!("target", "http://ADDRESS:PORT/PATH")
+          host = m[:host].delete_prefix("[").delete_suffix("]")
+          @f.bad!("target", "loopback or #{@remote || "(no address named in hello)"}") unless LOOPBACK.include?(host) || host == @remote
+          @f.bad!("target", "a port in 1..65535") unless (1..65_535).cover?(m[:port].to_i)
+          t
+        end
+      end
+
+      def remote? = !LOOPBACK.include?(target[%r{\Ahttp://\[?([^\]/]+?)\]?:\d+/}, 1])
+
+      # Load::Settings with every engine row and run field checked by type and
+      # by the table's own range.
+      def settings
+        s = {}
+        Load::TABLE.select(&:engine).each do |row|
+          next unless @f.given?(row.name.to_s)
+          s[row.name] = (row.type == Integer) ? @f.integer(row.name.to_s, row.check) : @f.number(row.name.to_s, row.check || (0..Float::INFINITY))
+        end
+        s[:requests] = @f.integer("requests", 1..100_000_000, default: nil)
+        s[:reps] = @f.integer("reps", 1..10_000_000, default: nil)
+        s[:rate] = @f.number("rate", 0.001..10_000_000, default: nil)
+        s[:pipeline] = @f.integer("pipeline", 1..1024, default: nil)
+        s[:timeline_ms] = @f.integer("timeline_ms", 1..60_000, default: nil)
+        s[:expect_status] = @f.integer("expect_status", 100..599, default: nil)
+        s[:expect_body] = @f.string("expect_body", default: nil, max: 1024)
+        s[:method] = @f.string("method", pattern: METHOD, default: nil)
+        s[:headers] = @f.words("headers", HEADER, default: [])
+        keep_alive = @f.boolean("keep_alive", default: true)
+        s[:mix_file] = mix_file if @f.given?("mix")
+        s[:body_file] = body_file if @f.given?("body")
+        %w[body_file mix_file args files].each { |k| @f.bad!(k, "nothing: a loader reads no file the caller names") if @f.given?(k) }
+        Load::Settings.build(**s.compact, keep_alive: keep_alive)
+      end
+
+      def argv(dir)
+        @dir = dir
+        engine = Load::Engine.new(dir: dir, machine: Machine.new(cores: 1, shared: true).freeze)
+        args = engine.argv(target, settings)
+        args.insert(-2, "--histograms", "--wait-go")
+        args.insert(-2, "--allow-remote") if remote?
+        args
+      end
+
+      private
+
+      PATH = %r{\A/[\x21-\x7e]{0,2047}\z}
+
+      BODY_LIMIT = 64 * 1024 * 1024
+
+      # The request body as base64 content, written into the agent's own dir.
+      def body_file
+        text = @f.raw("body")
+        @f.bad!("body", "base64 text of at most #{BODY_LIMIT} bytes") unless text.is_a?(String) && text.bytesize <= BODY_LIMIT * 4 / 3 + 4
+        content = text.unpack1("m0")
+        path = File.join(@dir, "body-#{Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)}")
+        File.binwrite(path, content)
+        path
+      rescue ArgumentError
+        @f.bad!("body", "base64 text")
+      end
+
+      # The mix as members, checked and written here into the agent's own dir.
+      def mix_file
+        members = @f.raw("mix")
+        ok = members.is_a?(Array) && (1..256).cover?(members.size) && members.all? do |w, m, p, st, body|
+          w.is_a?(Integer) && (1..1_000_000).cover?(w) && m.is_a?(String) && m.match?(METHOD) && p.is_a?(String) &&
+            p.match?(PATH) && (st.nil? || (st.is_a?(Integer) && (100..599).cover?(st))) &&
+            (body.nil? || (body.is_a?(String) && body.bytesize <= 1024 && !body.match?(/[\x00-\x1f\x7f]/)))
+        end
+        @f.bad!("mix", "a list of [weight, method, path, status|null, body|null]") unless ok
+        path = File.join(@dir, "mix-#{Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)}.txt")
+        File.write(path, members.map { |w, m, p, st, body| [w, m, p, st || "*", body].compact.join(" ") }.join("\n") + "\n")
+        path
+      end
+    end
+  end
+end
