@@ -2,6 +2,7 @@
 
 require "socket"
 require "io/wait"
+require_relative "http_probe/parser"
 
 module Arena
   # A deliberately small HTTP/1.1 client for readiness and verification: one
@@ -13,6 +14,9 @@ module Arena
     end
 
     class Failure < StandardError; end
+
+    # A response that ended before its Content-Length: a framing finding.
+    class Truncated < Failure; end
 
     def initialize(bind, timeout: 5)
       @bind = bind
@@ -38,82 +42,64 @@ module Arena
       end
     end
 
+    # The request line and headers are the caller's words: a CR, LF or NUL
+    # in any of them would inject a header (or a second request), so they
+    # are refused. A user's Host header replaces the probe's own.
     def request(method, path, body: nil, headers: {})
+      head = request_head(method, path, headers, body)
       socket = @bind.connect
-      lines = ["#{method} #{path} HTTP/1.1", "Host: #{@bind.tcp? ? @bind.to_s : "localhost"}", "Connection: close"]
-      headers.each { |k, v| lines << "#{k}: #{v}" }
-      lines << "Content-Length: #{body.bytesize}" if body
-      socket.write("#{lines.join("\r\n")}\r\n\r\n#{body}")
-      parse(read_all(socket))
+      socket.write("#{head}#{body}")
+      read_response(socket, head_request: method == "HEAD")
     rescue SystemCallError, IOError, SocketError => e
       raise Failure, e.message
     ensure
       socket&.close
     end
 
-    def self.parse(raw)
-      head, _, rest = raw.partition("\r\n\r\n")
-      status_line, *header_lines = head.split("\r\n")
-      raise Failure, "no HTTP status line" unless status_line&.match?(%r{\AHTTP/1\.[01] \d{3}})
-      headers = header_lines.to_h do |line|
-        name, value = line.split(":", 2)
-        [name.to_s.strip.downcase, value.to_s.strip]
-      end
-      chunked = headers["transfer-encoding"].to_s.downcase.include?("chunked")
-      body = if chunked
-        dechunk(rest)
-      elsif headers["content-length"]
-        rest.byteslice(0, headers["content-length"].to_i)
-      else
-        rest
-      end
-      Response.new(status: status_line.split[1].to_i, headers: headers, body: body, chunked: chunked)
+    # The whole response in one string, as a test or a stored reply has it.
+    def self.parse(raw, head_request: false)
+      parser = Parser.new(head: head_request)
+      parser << raw
+      parser.eof! unless parser.done?
+      response(parser)
     end
 
-    def self.dechunk(data)
-      out = +""
-      loop do
-        size_line, _, data = data.partition("\r\n")
-        size = size_line.split(";").first.to_s.strip.to_i(16)
-        break if size.zero?
-        out << data.byteslice(0, size)
-        data = data.byteslice(size + 2..) || ""
-      end
-      out
+    def self.response(parser)
+      Response.new(status: parser.status, headers: parser.headers, body: parser.body, chunked: parser.chunked)
     end
 
     private
 
-    def parse(raw) = self.class.parse(raw)
+    UNSAFE = /[\r\n\0]/
 
-    def complete?(buffer)
-      head, separator, rest = buffer.partition("\r\n\r\n")
-      return false if separator.empty?
-      if head =~ /^content-length:\s*(\d+)/i
-        rest.bytesize >= $1.to_i
-      elsif head.match?(/^transfer-encoding:.*chunked/i)
-        rest.match?(/(\A|\r\n)0(;[^\r]*)?\r\n(.*\r\n)*\r\n\z/m)
-      else
-        false
+    def request_head(method, path, headers, body)
+      raise Failure, "refused: a method is a token (#{method.inspect})" unless method.match?(/\A[A-Z]+\z/)
+      raise Failure, "refused: CR, LF or NUL in the path #{path.inspect}" if path.match?(UNSAFE) || path.include?(" ")
+      headers.each do |k, v|
+        raise Failure, "refused: CR, LF or NUL in the header #{k.inspect}" if "#{k}#{v}".match?(UNSAFE) || k.to_s.include?(":")
       end
+      host = headers.find { |k, _| k.to_s.casecmp?("host") }&.last || (@bind.tcp? ? @bind.to_s : "localhost")
+      lines = ["#{method} #{path} HTTP/1.1", "Host: #{host}", "Connection: close"]
+      headers.each { |k, v| lines << "#{k}: #{v}" unless k.to_s.casecmp?("host") }
+      lines << "Content-Length: #{body.bytesize}" if body
+      "#{lines.join("\r\n")}\r\n\r\n"
     end
 
-    def read_all(socket)
-      buffer = +""
+    # Each read is parsed once, as it arrives; the deadline is checked
+    # between reads. Some servers (uWSGI) keep the connection open despite
+    # "Connection: close": the read stops once the response is whole.
+    def read_response(socket, head_request:)
+      parser = Parser.new(head: head_request)
       deadline = Clock.now + @timeout
-      loop do
+      until parser.done?
         left = deadline - Clock.now
         raise Failure, "no complete response within #{@timeout}s" if left <= 0 || !socket.wait_readable(left)
         chunk = socket.read_nonblock(65_536, exception: false)
-        break if chunk.nil?
         next if chunk == :wait_readable
-        buffer << chunk
-        # Some servers (uWSGI) keep the connection open despite
-        # "Connection: close": stop once the response is whole.
-        break if complete?(buffer)
+        break parser.eof! if chunk.nil?
+        parser << chunk
       end
-      raise Failure, "connection closed without a response" if buffer.empty?
-      buffer
+      self.class.response(parser)
     end
   end
 end

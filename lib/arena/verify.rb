@@ -41,6 +41,8 @@ module Arena
       response = @probe.request(workload.method, workload.path, body: workload.body, headers: headers)
       @status = response.status
       problems_of(workload, response)
+    rescue HttpProbe::Truncated => e
+      [e.message]
     rescue HttpProbe::Failure => e
       ["no response: #{e.message}"]
     end

@@ -20,3 +20,105 @@ class HttpProbeTest < Minitest::Test
     assert_raises(Arena::HttpProbe::Failure) { Arena::HttpProbe.parse("SSH-2.0-OpenSSH\r\n") }
   end
 end
+
+# The probe against hostile or huge responses from a real socket: bounded
+# time, bounded memory, one clean Failure; and nothing injected into what
+# it sends.
+class HttpProbeHardeningTest < Minitest::Test
+  # A one-connection server: reads the request head, writes `reply` (a
+  # string or a lambda of the socket), keeps the socket open until the test ends.
+  def serve(reply)
+    server = TCPServer.new("127.0.0.1", 0)
+    @received = Queue.new
+    @thread = Thread.new do
+      client = server.accept
+      head = +""
+      head << client.readpartial(4096) until head.include?("\r\n\r\n")
+      @received << head
+      reply.respond_to?(:call) ? reply.call(client) : client.write(reply)
+      sleep 30
+    rescue IOError, SystemCallError
+      nil
+    ensure
+      client&.close
+      server.close
+    end
+    Arena::Bind.new(kind: :tcp, host: "127.0.0.1", port: server.addr[1]).freeze
+  end
+
+  def teardown = @thread&.kill
+
+  def timed
+    started = Arena::Clock.now
+    yield
+    Arena::Clock.now - started
+  end
+
+  def test_repeated_zero_chunks_end_at_the_deadline_not_in_a_regex
+    # The old completeness regex took 25 ms at 10 such chunks, x4 per chunk.
+    bind = serve("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + "0\r\n\r\n" * 15 + "x")
+    response = nil
+    elapsed = timed { response = Arena::HttpProbe.new(bind, timeout: 1).get("/") }
+    assert_equal "", response.body, "the first last-chunk ends the response"
+    assert_operator elapsed, :<, 2.5
+  end
+
+  def test_a_32_mib_body_is_read_in_linear_time
+    size = 32 * 1024 * 1024
+    bind = serve(lambda do |c|
+      c.write("HTTP/1.1 200 OK\r\nContent-Length: #{size}\r\n\r\n")
+      32.times { c.write("x" * (1024 * 1024)) }
+    end)
+    response = nil
+    elapsed = timed { response = Arena::HttpProbe.new(bind, timeout: 30).get("/") }
+    assert_equal size, response.body.bytesize
+    assert_operator elapsed, :<, 8, "32 MiB took #{elapsed.round(1)} s"
+  end
+
+  def test_the_same_body_chunked_in_4_kib_chunks
+    bind = serve(lambda do |c|
+      c.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+      2048.times { c.write("1000\r\n#{"y" * 4096}\r\n") }
+      c.write("0\r\n\r\n")
+    end)
+    response = nil
+    elapsed = timed { response = Arena::HttpProbe.new(bind, timeout: 30).get("/") }
+    assert_equal 8 * 1024 * 1024, response.body.bytesize
+    assert_operator elapsed, :<, 8
+  end
+
+  def test_bad_sizes_are_clean_failures
+    {
+      "HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\nhello" => /bad Content-Length/,
+      "HTTP/1.1 200 OK\r\nContent-Length: 5x\r\n\r\nhello" => /bad Content-Length/,
+      "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\n" => /too large/,
+      "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!" => /conflicting/,
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nhello\r\n0\r\n\r\n" => /bad chunk size/,
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffffffffff\r\nhello\r\n0\r\n\r\n" => /chunk size too large/,
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX\r\n0\r\n\r\n" => /CRLF after chunk data/,
+      "HTTP/1.1 200 OK\r\nX: #{"a" * 70_000}\r\n\r\n" => /header section too large/
+    }.each do |raw, error|
+      e = assert_raises(Arena::HttpProbe::Failure, raw[0, 80]) { Arena::HttpProbe.parse(raw) }
+      assert_match error, e.message, raw[0, 80]
+    end
+  end
+
+  def test_the_body_limit_holds_for_both_framings
+    parser = Arena::HttpProbe::Parser.new(body_limit: 10)
+    assert_raises(Arena::HttpProbe::Failure) { parser << "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nff\r\n" }
+    parser = Arena::HttpProbe::Parser.new(body_limit: 10)
+    assert_raises(Arena::HttpProbe::Failure) { parser << "HTTP/1.1 200 OK\r\n\r\n" << "x" * 11 }
+  end
+
+  def test_cr_or_lf_in_the_path_or_a_header_is_refused_before_sending
+    bind = serve("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+    probe = Arena::HttpProbe.new(bind, timeout: 2)
+    assert_raises(Arena::HttpProbe::Failure) { probe.get("/a\r\nX-Injected: y") }
+    assert_raises(Arena::HttpProbe::Failure) { probe.get("/", headers: {"X-A" => "1\r\nX-Injected: y"}) }
+    assert_raises(Arena::HttpProbe::Failure) { probe.get("/", headers: {"X-A\nB" => "1"}) }
+    assert probe.get("/", headers: {"Host" => "example.test"})
+    head = @received.pop
+    assert_equal ["Host: example.test"], head.lines.map(&:chomp).grep(/\Ahost:/i), "one Host header, the user's"
+    refute_includes head, "X-Injected"
+  end
+end
