@@ -204,7 +204,7 @@ module Arena
 
     def op_kill_worker(f) = {victim: server(f).kill_worker}
 
-    def op_restart(f) = {outcome: server(f).restart(f.string("mechanism", pattern: /\A(phased|hot)\z/).to_sym)}
+    def op_restart(f) = {outcome: server(f).restart(f.string("mechanism", pattern: /\A[a-z_]{1,20}\z/).to_sym)}
 
     def op_signal(f) = {sent: server(f).group.signal(f.string("signal", pattern: /\A(#{SIGNALS.join("|")})\z/))}
 

@@ -3,6 +3,8 @@
 require "test_helper"
 require "arena"
 require "arena/remote/session"
+require "arena/agent"
+require "json"
 require "tmpdir"
 
 module Arena
@@ -30,7 +32,15 @@ module Arena
         {"ok" => true, "handle" => "#{@host.name}-1"}
       end
 
-      def args = @requests.find { |op, _| op == "load" }.last[:args]
+      def fields = @requests.find { |op, _| op == "load" }.last
+
+      # The argv the agent builds from those fields (as they cross the wire).
+      def args
+        @dir ||= Dir.mktmpdir("fleet-agent")
+        Agent::LoadRequest.new(Agent::Fields.new(JSON.parse(JSON.generate(fields))), remote: "198.18.77.1").argv(@dir)
+      end
+
+      def cleanup = @dir && FileUtils.rm_rf(@dir)
     end
 
     def fleet(n)
@@ -40,7 +50,10 @@ module Arena
       Remote::LoaderFleet.new(channels: @channels, allow: "198.18.77.1", dir: @dir)
     end
 
-    def teardown = FileUtils.rm_rf(@dir)
+    def teardown
+      FileUtils.rm_rf(@dir)
+      @channels&.each(&:cleanup)
+    end
 
     def flag(args, name) = args[args.index(name) + 1]
 
@@ -67,7 +80,8 @@ module Arena
 
     def test_remote_only_for_the_server_hosts_address
       fleet(2).start("http://10.9.9.9:3000/", Load::Settings.build(connections: 2, duration: 1.0))
-      @channels.each { |c| refute_includes c.args, "--allow-remote" }
+      # The agent refuses any remote target but the one hello named.
+      @channels.each { |c| assert_raises(Agent::Fields::Bad) { c.args } }
     end
 
     def test_refuses_fewer_connections_than_loaders
@@ -83,10 +97,11 @@ module Arena
       File.binwrite(body, "\x00\xffpayload")
       f.start("http://198.18.77.1:1/", Load::Settings.build(connections: 2, duration: 1.0, mix_file: mix, body_file: body))
       @channels.each do |c|
-        files = c.requests.find { |op, _| op == "load" }.last[:files]
-        assert_equal [mix, body], files.map { |x| x["path"] }
-        assert_equal ["1 GET /a\n", "\x00\xffpayload".b], files.map { |x| x["content"].unpack1("m0") }
-        assert_equal mix, flag(c.args, "--mix"), "the agent swaps the path for its copy"
+        refute_includes c.fields.values.flatten, mix, "no path of this host goes to a loader"
+        args = c.args
+        assert_equal "1 GET /a\n", File.read(flag(args, "--mix")), "the agent's own copy"
+        assert_equal "\x00\xffpayload".b, File.binread(flag(args, "--body"))
+        refute_equal mix, flag(args, "--mix")
       end
     end
   end

@@ -5,8 +5,8 @@ module Arena
     # A loader's engine run, from typed fields: the agent builds the argv
     # itself (Load::Engine#argv), so no caller's word becomes an engine flag.
     # No file path at all (the caller's path means nothing here, and a file
-    # here is not the caller's to send): a body comes as content and a mix as
-    # typed members, both written into the agent's own directory. The target is
+    # here is not the caller's to send): a body and a mix come as content,
+    # written into the agent's own directory. The target is
     # this host's loopback or the one address named in hello, and
     # --allow-remote is added here for that address only.
     class LoadRequest
@@ -68,33 +68,30 @@ module Arena
 
       private
 
-      PATH = %r{\A/[\x21-\x7e]{0,2047}\z}
-
       BODY_LIMIT = 64 * 1024 * 1024
+      MIX_LIMIT = 1024 * 1024
 
       # The request body as base64 content, written into the agent's own dir.
       def body_file
         text = @f.raw("body")
         @f.bad!("body", "base64 text of at most #{BODY_LIMIT} bytes") unless text.is_a?(String) && text.bytesize <= BODY_LIMIT * 4 / 3 + 4
-        content = text.unpack1("m0")
-        path = File.join(@dir, "body-#{Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)}")
-        File.binwrite(path, content)
-        path
+        write("body", text.unpack1("m0"))
       rescue ArgumentError
         @f.bad!("body", "base64 text")
       end
 
-      # The mix as members, checked and written here into the agent's own dir.
+      # The mix as text (the engine's mix grammar, which names no file).
       def mix_file
-        members = @f.raw("mix")
-        ok = members.is_a?(Array) && (1..256).cover?(members.size) && members.all? do |w, m, p, st, body|
-          w.is_a?(Integer) && (1..1_000_000).cover?(w) && m.is_a?(String) && m.match?(METHOD) && p.is_a?(String) &&
-            p.match?(PATH) && (st.nil? || (st.is_a?(Integer) && (100..599).cover?(st))) &&
-            (body.nil? || (body.is_a?(String) && body.bytesize <= 1024 && !body.match?(/[\x00-\x1f\x7f]/)))
+        text = @f.raw("mix")
+        unless text.is_a?(String) && text.bytesize <= MIX_LIMIT && text.valid_encoding? && !text.match?(/[\x00-\x08\x0b-\x1f\x7f]/)
+          @f.bad!("mix", "the mix file's text (at most #{MIX_LIMIT} bytes, no control characters)")
         end
-        @f.bad!("mix", "a list of [weight, method, path, status|null, body|null]") unless ok
-        path = File.join(@dir, "mix-#{Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)}.txt")
-        File.write(path, members.map { |w, m, p, st, body| [w, m, p, st || "*", body].compact.join(" ") }.join("\n") + "\n")
+        write("mix", text)
+      end
+
+      def write(kind, content)
+        path = File.join(@dir, "#{kind}-#{Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)}")
+        File.binwrite(path, content)
         path
       end
     end

@@ -64,18 +64,10 @@ module Arena
         fields = {target: target, keep_alive: s.keep_alive ? true : false, headers: s.headers || []}
         (Load::TABLE.select(&:engine).map(&:name) + %i[requests reps rate pipeline timeline_ms expect_status expect_body method])
           .each { |name| fields[name] = s[name] unless s[name].nil? }
-        fields[:mix] = mix_members(s.mix_file) if s.mix_file
-        # A request body travels as content: the agent writes its own copy.
+        # The mix and a request body travel as content: the agent writes its own copies.
+        fields[:mix] = File.read(s.mix_file) if s.mix_file
         fields[:body] = [File.binread(s.body_file)].pack("m0") if s.body_file
         fields
-      end
-
-      # The mix file's lines as members (weight, method, path, status, body).
-      def mix_members(path)
-        File.readlines(path, chomp: true).reject { |l| l.start_with?("#") || l.strip.empty? }.map do |line|
-          weight, method, url, status, body = line.split(" ", 5)
-          [Integer(weight), method, url, (status == "*") ? nil : Integer(status), body]
-        end
       end
 
       def limit(s)
