@@ -13,6 +13,8 @@ module Arena
     class Profile < Base
       scenario "profile", "open-model stages in order (--profile 'ramp 0..500/s 60s, hold 500/s 120s, spike 1500/s 10s, ...'): each stage, recovery after a spike"
 
+      figures :profile, :stages, :marks, :recoveries, :reason, :event_at_s
+
       def planned(_load, _adapter) = 1
 
       def call(ctx)
@@ -42,7 +44,10 @@ module Arena
         "#{m.server} #{m.workload} profile: #{(stages + spikes).join("; ")}"
       end
 
-      def self.sections(document, colors:) = Report::TimelineCharts.new(document, scenario: key, colors: colors).sections
+      def self.sections(document, colors:) = Report::TimelineCharts.new(document, scenario: self, colors: colors).sections
+
+      # A profile has no single event: its stage boundaries are its marks.
+      def self.event_label(_m) = nil
 
       # The stages' figures, their boundaries (for the chart) and the
       # recovery after each spike. Pure: a profile and a load in, a hash out.
