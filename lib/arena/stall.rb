@@ -4,11 +4,14 @@ module Arena
   # Whether a measurement's latency is a fixed delay rather than work: a
   # response that waits out a timer looks slow while the server idles.
   #
-  # The shape: the median (or p99) sits just above a known fixed delay, the
-  # server's processes used little CPU, and the engine's connections were all
+  # The shape: the median (with p75 close above it), or p90 (with p99 close
+  # above it), sits just above a known fixed delay: half or a tenth of the
+  # responses wait it out, as a cluster rather than a spread. The server's
+  # processes used little CPU, and the engine's connections were all
   # waiting on responses (in a closed model, throughput x mean latency is about
   # the connection count: Little's law). Queueing for a busy CPU raises
-  # latency too, but then the CPU is not low.
+  # latency too, but then the CPU is not low. A p99 alone at a delay is not
+  # enough: on a busy machine it lands there by chance.
   #
   # The delays worth naming:
   # - 40 ms: Linux's shortest delayed ACK. A response written in two or more
@@ -40,6 +43,9 @@ module Arena
     # The latency sits within this band above a delay: the delay plus a
     # little work (uWSGI's router measured 43.9-44.1 ms, Agoo's poll 101 ms).
     BAND = (0.98..1.25)
+    # The next percentile up stays under this multiple of the delay: a
+    # cluster at the delay, not a spread passing through it.
+    CLUSTER = 1.5
     # The server's tree used less than this share of its cores.
     LOW_CPU_SHARE = 0.5
     # Throughput x mean latency over connections, from which they count as busy.
@@ -47,7 +53,7 @@ module Arena
 
     # The figures the rule reads, all plain numbers (latency in
     # microseconds; cpu_pct as /proc counts it, 100 = one core busy).
-    Figures = Struct.new(:p50_us, :p99_us, :mean_us, :good_rps, :connections, :open_model, :keep_alive,
+    Figures = Struct.new(:p50_us, :p75_us, :p90_us, :p99_us, :mean_us, :good_rps, :connections, :open_model, :keep_alive,
       :server_cpu_pct, :server_cores, keyword_init: true)
 
     module_function
@@ -72,12 +78,13 @@ module Arena
       Verdict.of("stalled", reason(f, near, cpu_share))
     end
 
-    # The lowest fixed delay that the median, else p99, sits on.
+    # The fixed delay the median, else p90, sits on, with the next
+    # percentile up (p75, p99) close above it.
     def nearest(f)
-      [[:p50, f.p50_us], [:p99, f.p99_us]].each do |name, us|
+      [[:p50, f.p50_us, f.p75_us], [:p90, f.p90_us, f.p99_us]].each do |name, us, above|
         next if us.nil?
         delay = DELAYS.find { |d| BAND.cover?(us / (d.ms * 1000.0)) }
-        return {percentile: name, us: us, delay: delay} if delay
+        return {percentile: name, us: us, delay: delay} if delay && (above.nil? || above <= CLUSTER * delay.ms * 1000)
       end
       nil
     end

@@ -131,7 +131,7 @@ module Arena
 
       # What the stall rule (lib/arena/stall.rb) reads of this load.
       def stall_figures(server_cpu_pct:, server_cores:)
-        Stall::Figures.new(p50_us: latency.p50, p99_us: latency.p99, mean_us: latency.mean, good_rps: good_rps,
+        Stall::Figures.new(p50_us: latency.p50, p75_us: latency.p75, p90_us: latency.p90, p99_us: latency.p99, mean_us: latency.mean, good_rps: good_rps,
           connections: connections_requested, open_model: open?, keep_alive: keep_alive?,
           server_cpu_pct: server_cpu_pct, server_cores: server_cores).freeze
       end
