@@ -58,7 +58,9 @@ module Arena
       say&.call(app.announcement) if app.announcement
       app = app.with_env(user_env(env)) unless app.builtin
       return app if app.builtin || !overlay
-      result = Bundle::Overlay.new(app: app, cache_root: cache_root, servers: server_classes(servers), say: say).call
+      # One bundle for every server that can join, whatever --servers names this time.
+      result = Bundle::Overlay.new(app: app, cache_root: cache_root, servers: server_classes(servers), candidates: Servers.all,
+        say: say).call
       if result.dir
         say&.call("overlay bundle #{result.reused ? "reused" : "built in #{result.seconds} s"}: #{result.added.size} server(s) " \
           "added beside the app's bundle (#{result.dir})")

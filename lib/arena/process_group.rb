@@ -30,7 +30,8 @@ module Arena
 
     # cgroup: an Envelope::Cgroup the program enters before it execs (a
     # wrapper writes its pid into cgroup.procs), removed once the group stops.
-    def initialize(argv, log_path:, env: {}, chdir: Dir.pwd, cpus: nil, cgroup: nil)
+    # log_cap: a LogCap that keeps the log under its size while the program runs.
+    def initialize(argv, log_path:, env: {}, chdir: Dir.pwd, cpus: nil, cgroup: nil, log_cap: nil)
       # A String would go to /bin/sh: only an array of words is ever run.
       unless argv.is_a?(Array) && !argv.empty? && argv.all?(String)
         raise ArgumentError, "a program's argv is a non-empty array of strings, not #{argv.class}"
@@ -41,6 +42,7 @@ module Arena
       @env = env
       @chdir = chdir
       @log_path = log_path
+      @log_cap = log_cap
       @status = nil
     end
 
@@ -54,6 +56,7 @@ module Arena
         LIVE[@pid] = self
         Watchdog.watch(@pid) if Process.pid == OWNER
       end
+      @log_watch = @log_cap&.watch(@log_path)
       self
     rescue SystemCallError => e
       @log&.close
@@ -100,14 +103,16 @@ module Arena
     # TERM goes to the leader first: a master stops its own workers in order
     # (Passenger's parts race each other if all are told at once). Whatever
     # is left after half the grace gets TERM itself, then KILL at the end.
-    def stop(grace: 10)
+    # signal: what the leader is told first, for a server that stops cleanly
+    # on another one (WEBrick through rackup: INT).
+    def stop(grace: 10, signal: "TERM")
       unless @pid
         @cgroup&.remove
         return @log&.close
       end
       Signals.deferred do
         survivors = tree
-        kill_quietly("TERM", @pid) unless exited
+        kill_quietly(signal, @pid) unless exited
         survivors = await(survivors, grace / 2.0)
         signal_group("TERM") unless survivors.empty?
         survivors = await(survivors + tree, grace / 2.0)
@@ -122,6 +127,7 @@ module Arena
         # Anything that left the tree but not the cgroup goes with it.
         @cgroup&.remove
         @log&.close
+        stop_log_watch
       end
       exited
     end
@@ -133,6 +139,13 @@ module Arena
     end
 
     private
+
+    def stop_log_watch
+      return unless @log_watch
+      @log_watch.kill.join
+      @log_watch = nil
+      @log_cap.trim(@log_path)
+    end
 
     # Waits until none of `pids` is alive (zombies count as gone); returns
     # those still alive at the deadline.

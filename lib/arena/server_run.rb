@@ -35,7 +35,8 @@ module Arena
       @adapter.upstreams(@bind).select(&:tcp?).each { |b| wait_port_free(b, deadline) }
       @argv = @adapter.command(app: @app, bind: @bind, dir: @dir)
       @group = ProcessGroup.new(@argv, env: @adapter.env(app: @app).merge(@env), chdir: @app.dir,
-        log_path: File.join(@dir, "server.log"), cpus: @machine.server_cpus, cgroup: new_cgroup)
+        log_path: File.join(@dir, "server.log"), cpus: @machine.server_cpus, cgroup: new_cgroup,
+        log_cap: LogCap.new)
       started = Clock.now
       @group.start
       wait_ready
@@ -47,7 +48,7 @@ module Arena
     end
 
     def stop
-      @group&.stop
+      @group&.stop(signal: @adapter.stop_signal)
       @adapter.upstreams(@bind).select(&:unix?).each do |b|
         File.unlink(b.path) if File.socket?(b.path)
       rescue Errno::ENOENT

@@ -4,9 +4,10 @@ require_relative "../test_helper"
 require "arena"
 
 # Arena promises loopback: a server listens where Arena asks and nowhere
-# else. Every installed server is started on the built-in app (at once, to
-# keep the test short), and every listening socket of its whole process tree
-# is read from /proc/net/tcp{,6} and the tree's socket inodes.
+# else. Every installed server is started on the built-in app (three at a
+# time, to keep the test short), and every listening socket of its whole process tree
+# is read from /proc/net/tcp{,6} and the tree's socket inodes. On the same
+# boots, each is then stopped and its log read.
 class ListenersTest < Minitest::Test
   def setup
     @tmp = Dir.mktmpdir("arena-listeners")
@@ -24,14 +25,22 @@ class ListenersTest < Minitest::Test
       settings = klass.worker_setting ? {klass.worker_setting => 1} : {}
       Arena::ServerRun.new(adapter: klass.new(settings: settings), app: app, bind: Arena::Bind.tcp, dir: File.join(@tmp, klass.key))
     end
-    started = runs.map { |run| Thread.new { run.start } }
-    started.each(&:join)
+    # Three boots at a time: all at once on two busy cores left one past its 30 s.
+    queue = Queue.new
+    runs.each { |run| queue << run }
+    queue.close
+    Array.new(3) { Thread.new { while (run = queue.pop) do run.start end } }.each(&:join)
     expected = runs.to_h { |run| [run.adapter.key, run.adapter.upstreams(run.bind).map(&:address).sort] }
     found = runs.to_h { |run| [run.adapter.key, Arena::Procfs.listening(run.pids - app_processes(run)).sort] }
     assert_equal expected, found
     runs.each do |run|
       app_processes(run).each { |pid| assert_match(/\A127\.0\.0\.1:\d+\z/, Arena::Procfs.listening([pid]).join(" ")) }
     end
+    # The same boots: a normal stop is not logged as a crash (WEBrick logged
+    # "FATAL SignalException: SIGTERM" and a backtrace when told TERM).
+    runs.each(&:stop)
+    crashes = runs.to_h { |run| [run.adapter.key, File.read(File.join(run.dir, "server.log")).lines.grep(/SignalException/).first] }
+    assert_equal({}, crashes.compact)
   ensure
     runs&.each { |run| run.stop if run.group }
   end

@@ -101,8 +101,15 @@ class YourAppTest < Arena::ArenaCase
       assert_match(/^overlay bundle built in [\d.]+ s: \d+ server\(s\) added/, first.stderr)
       assert_match(/falcon\s+\|\s+yes\s+\|\s+[\d.]+\s+\|\s+added by Arena/, first.stdout)
       assert_match(/puma\s+\|\s+yes\s+\|\s+[\d.]+\s+\|\s+in the app's bundle/, first.stdout)
+      # A system program that is missing says why, as without --app.
+      jruby = Arena::Servers::PumaJruby.install(Arena::AppSource.builtin)
+      assert_match(/puma-jruby\s+\|\s+no\s+\|\s+-\s+\|\s+#{Regexp.escape(jruby.why)}/, first.stdout) unless jruby.found
       second = run_app("servers", "--app", File.join(FIXTURES, "sinatra"), cache: cache)
       assert_match(/^overlay bundle reused: /, second.stderr, second.describe)
+      # Another --servers set uses the same bundle: it holds every server that can join.
+      third = run_app("run", "--app", File.join(FIXTURES, "sinatra"), "--servers", "falcon", "--workload", "/items/7",
+        "-d", "0.2", "-w", "0", cache: cache)
+      assert_match(/^overlay bundle reused: 1 server\(s\) added/, third.stderr, third.describe)
       only = run_app("servers", "--app", File.join(FIXTURES, "sinatra"), "--only-app-bundle", cache: cache)
       assert_match(/falcon\s+\|\s+no\s+\|\s+-\s+\|\s+gem falcon is not in Gemfile/, only.stdout, only.describe)
     end

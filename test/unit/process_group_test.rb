@@ -22,6 +22,8 @@ class ProcessGroupTest < Minitest::Test
     def ready_timeout = 30
 
     def envelope = Arena::Envelope::NONE
+
+    def stop_signal = "TERM"
   end
 
   App = Struct.new(:dir)

@@ -53,11 +53,15 @@ module Arena
       end
 
       # say: hears one line before a build (which may take a while), none when cached.
-      def initialize(app:, servers: Servers.all, cache_root: self.class.cache_root, bundler: BundlerCommand.new,
-        floors: self.class.floors, say: nil)
+      # candidates: the servers the bundle holds (every one that can join, so
+      # one bundle serves any --servers set); servers: the ones this run asked
+      # for, whose entries the result reports.
+      def initialize(app:, servers: Servers.all, candidates: servers, cache_root: self.class.cache_root,
+        bundler: BundlerCommand.new, floors: self.class.floors, say: nil)
         @say = say
         @app = app
         @servers = servers
+        @candidates = (candidates + servers).uniq
         @cache_root = cache_root
         @bundler = bundler
         @floors = floors
@@ -70,10 +74,14 @@ module Arena
         return Result.new(dir: nil, gemfile: nil, entries: [].freeze, reused: false, seconds: 0.0).freeze unless File.file?(@app.app_lockfile)
         @app_versions = Installation.lock_versions(@app.app_lockfile)
         fixed, wanted = classify
-        return Result.new(dir: nil, gemfile: nil, entries: fixed, reused: false, seconds: 0.0).freeze if wanted.empty?
+        asked = @servers.map(&:key)
+        fixed = fixed.select { |e| asked.include?(e.server) }
+        needed = wanted.slice(*asked)
+        return Result.new(dir: nil, gemfile: nil, entries: fixed, reused: false, seconds: 0.0).freeze if needed.empty?
         dir = File.join(@cache_root, digest(wanted))
         FileUtils.mkdir_p(dir)
-        entries, reused = exclusively(dir) { cached(dir, wanted) || [build(dir, wanted), false] }
+        entries, reused = exclusively(dir) { cached(dir, wanted, needed) || [build(dir, wanted), false] }
+        entries = entries.select { |e| asked.include?(e.server) }
         gemfile = (entries.any? { |e| e.state == :added }) ? File.join(dir, "Gemfile") : nil
         Result.new(dir: dir, gemfile: gemfile, entries: (fixed + entries).sort_by(&:server).freeze, reused: reused,
           seconds: (Clock.now - started).round(2)).freeze
@@ -87,7 +95,7 @@ module Arena
         fixed = []
         wanted = {}
         @mains = []
-        @servers.each do |klass|
+        @candidates.each do |klass|
           gems = self.class.gems_for(klass)
           if gems.empty?
             fixed << Entry.new(server: klass.key, state: :system, gems: [], version: nil).freeze
@@ -115,14 +123,16 @@ module Arena
         end
       end
 
-      # A finished overlay whose added gems are still installed. One with
-      # unfetched servers is tried again: the registry may answer now.
-      def cached(dir, wanted)
+      # A finished overlay whose added gems are still installed. One whose
+      # asked-for servers were not fetched is tried again: the registry may
+      # answer now (an unfetched server nobody asked for waits until asked).
+      def cached(dir, wanted, needed)
         record = File.join(dir, RECORD)
         return nil unless File.file?(record)
         data = JSON.parse(File.read(record))
         entries = data.fetch("servers").map { |h| Entry.from_h(h) }
-        return nil if entries.map(&:server).sort != wanted.keys.sort || entries.any? { |e| e.state == :unfetched }
+        return nil if entries.map(&:server).sort != wanted.keys.sort
+        return nil if entries.any? { |e| e.state == :unfetched && needed.key?(e.server) }
         return nil unless entries.select { |e| e.state == :added }.all? { |e| installed?(dir, e.gems) }
         [entries, true]
       rescue JSON::ParserError, KeyError, NoMethodError

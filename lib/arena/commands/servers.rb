@@ -31,7 +31,9 @@ module Arena
 
       def source(app, klass, installation)
         entry = app.overlay&.entry(klass.key)
-        return entry&.describe || installation.why unless installation.found
+        # The overlay's reason when it tried to add the server; else the
+        # installation's own (a system program that is missing says why).
+        return (%i[cannot unfetched].include?(entry&.state) ? entry.describe : installation.why) unless installation.found
         case installation.source
         when "overlay" then "added by Arena (overlay bundle)"
         when "bundle" then app.builtin ? "bundle" : "in the app's bundle"

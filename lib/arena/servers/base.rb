@@ -20,6 +20,7 @@ module Arena
     #   restart_mechanisms      -> e.g. [:phased, :hot]; [] when it has none
     #   restart(group, name)    -> trigger a zero-downtime restart; :unsupported otherwise
     #   kill_worker(group)      -> SIGKILL one worker (or the only process); returns its pid
+    #   stop_signal             -> what stops it cleanly ("TERM"; WEBrick through rackup: "INT")
     # A setting's allowed text: a regular expression, and the words for it
     # in an error message. Answers include? like an Array or a Range.
     Pattern = Struct.new(:regexp, :words) do
@@ -119,6 +120,10 @@ module Arena
       def ready_timeout = 30
 
       def restart_mechanisms = []
+
+      # The signal that stops the server cleanly (ProcessGroup sends it to
+      # the leader first, then TERM and KILL to whatever is left).
+      def stop_signal = "TERM"
 
       def restart(_group, _mechanism) = :unsupported
 

@@ -19,6 +19,11 @@ module Arena
       end
 
       def supports?(_feature) = false
+
+      # rackup stops WEBrick on INT (it traps INT and shuts the server down);
+      # TERM is not trapped, and WEBrick logged "FATAL SignalException:
+      # SIGTERM" with a backtrace on every normal stop.
+      def stop_signal = "INT"
     end
   end
 end
