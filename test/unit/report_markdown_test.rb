@@ -28,7 +28,7 @@ class ReportMarkdownTest < Minitest::Test
       | load engine | arena-load 0.1.0 |
       | pinning | servers on CPU 0, load engine on CPU 1 |
 
-      Load: 8 connections; 2.0 s after a 0.5 s warm-up; keep-alive on; repeated 2 times; scenarios steady (closed loop, -c connections for -d seconds); p99 SLO 100 ms; bind tcp.
+      Load: 8 connections; 2.0 s after a 0.5 s warm-up; keep-alive on; 2 rounds, interleaved; scenarios steady (closed loop, -c connections for -d seconds); p99 SLO 100 ms; bind tcp.
 
       ## Servers
 
@@ -40,16 +40,16 @@ class ReportMarkdownTest < Minitest::Test
 
       ## Results
 
-      Good req/s counts only responses that passed the checks; latency is of good responses. Medians over repeats, with the min-max range when repeated; "!" marks errors over 1%, "stalled" latency that sits at a fixed delay while the server idled (Findings say why).
+      Good req/s counts only responses that passed the checks; latency is of good responses. Figures are medians over the rounds; ± is the half-width of the median's 95% interval (t on log figures; "not measured" under 3 rounds); p99 with its range over the rounds; a round flagged noisy is left out when its re-run is there. "!" marks errors over 1%, "stalled" latency that sits at a fixed delay while the server idled (Findings say why).
 
-      | server | workload | scenario | good req/s | errors | p50 | p99 | max | PSS peak | RSS peak | CPU |
+      | server | workload | scenario | good req/s ±95% | errors | p50 | p99 (rounds) | max | PSS peak | RSS peak | CPU |
       |---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|
-      | puma:workers=2,threads=2,preload=false | server | steady keep-alive | 5,651 (4,363-6,938) | 0 | 537us | 11.8ms | 373.4ms | 56.7 MiB | 95.3 MiB | 38% |
-      | puma:workers=2,threads=2,preload=false | primes | steady keep-alive | 102 (73.5-130) | 0 | 75.5ms | 204.9ms | 374.7ms | 111.1 MiB | 149.3 MiB | 73% |
-      | unicorn:workers=2,preload=true,timeout=60 | server | steady keep-alive | 1,592 (299-2,886) | 0 | 434us | 170.7ms | 325.4ms | 54.6 MiB | 87.6 MiB | 9% |
-      | unicorn:workers=2,preload=true,timeout=60 | primes | steady keep-alive | 38.8 (34.5-43.0) | 0 | 207.7ms | n=69 too small | 751.8ms | 87.3 MiB | 119.9 MiB | 25% |
-      | falcon:count=2,model=forked | server | steady keep-alive | 3,982 (3,831-4,133) | 0 | 369us | 14.2ms | 47.6ms | 50.8 MiB | 99.2 MiB | 31% |
-      | falcon:count=2,model=forked | primes | steady keep-alive | 65.5 (65.0-66.0) | 0 | 117.4ms | 179.1ms | 183.3ms | 77.4 MiB | 125.2 MiB | 49% |
+      | puma:workers=2,threads=2,preload=false | server | steady keep-alive | 5,651 (not measured) | 0 | 537us | 11.8ms (10.1ms-13.5ms) | 373.4ms | 56.7 MiB | 95.3 MiB | 38% |
+      | puma:workers=2,threads=2,preload=false | primes | steady keep-alive | 102 (not measured) | 0 | 75.5ms | 204.9ms (103.1ms-306.8ms) | 374.7ms | 111.1 MiB | 149.3 MiB | 73% |
+      | unicorn:workers=2,preload=true,timeout=60 | server | steady keep-alive | 1,592 (not measured) | 0 | 434us | 170.7ms (16.1ms-325.2ms) | 325.4ms | 54.6 MiB | 87.6 MiB | 9% |
+      | unicorn:workers=2,preload=true,timeout=60 | primes | steady keep-alive | 38.8 (not measured) | 0 | 207.7ms | n=69 too small | 751.8ms | 87.3 MiB | 119.9 MiB | 25% |
+      | falcon:count=2,model=forked | server | steady keep-alive | 3,982 (not measured) | 0 | 369us | 14.2ms (14.0ms-14.4ms) | 47.6ms | 50.8 MiB | 99.2 MiB | 31% |
+      | falcon:count=2,model=forked | primes | steady keep-alive | 65.5 (not measured) | 0 | 117.4ms | 179.1ms (176.3ms-181.8ms) | 183.3ms | 77.4 MiB | 125.2 MiB | 49% |
 
       ## Findings
 

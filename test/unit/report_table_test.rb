@@ -16,7 +16,7 @@ class ReportTableTest < Minitest::Test
     }
   end
 
-  def test_whole_table_with_repeats_folded_into_median_and_range
+  def test_whole_table_with_rounds_folded_into_median_interval_and_p99_spread
     document = {"measurements" => [
       measurement("puma:workers=2", 20_000.4, 2_500),
       measurement("puma:workers=2", 22_000, 2_700),
@@ -24,13 +24,26 @@ class ReportTableTest < Minitest::Test
       measurement("unicorn:workers=2", 9_876.5, 1_500_000, errors: 3, variant: "close", pss: 2_097_152)
     ]}
     assert_equal <<~TABLE, Arena::Report::Table.new(Arena::Results::Document.from_h(document)).render
-      +-------------------+----------+-------------------+------------------------+--------+-------+-------+-------+----------+-----------+-----+
-      | server            | workload | scenario          | good req/s             | errors | p50   | p99   | max   | PSS peak | RSS peak  | CPU |
-      +-------------------+----------+-------------------+------------------------+--------+-------+-------+-------+----------+-----------+-----+
-      | puma:workers=2    | server   | steady keep-alive | 21,000 (20,000-22,000) |      0 | 900us | 2.6ms | 8.1ms | 50.0 MiB | 150.0 MiB | 97% |
-      | unicorn:workers=2 | server   | steady close      |                  9,877 | <0.01% | 900us | 1.50s | 4.50s | 2.00 GiB |  6.00 GiB | 97% |
-      +-------------------+----------+-------------------+------------------------+--------+-------+-------+-------+----------+-----------+-----+
+      +-------------------+----------+-------------------+-----------------+--------+-------+---------------------+-------+----------+-----------+-----+
+      | server            | workload | scenario          | good req/s ±95% | errors | p50   | p99 (rounds)        | max   | PSS peak | RSS peak  | CPU |
+      +-------------------+----------+-------------------+-----------------+--------+-------+---------------------+-------+----------+-----------+-----+
+      | puma:workers=2    | server   | steady keep-alive |     21,000 ±12% |      0 | 900us | 2.6ms (2.5ms-2.7ms) | 8.1ms | 50.0 MiB | 150.0 MiB | 97% |
+      | unicorn:workers=2 | server   | steady close      |           9,877 | <0.01% | 900us |               1.50s | 4.50s | 2.00 GiB |  6.00 GiB | 97% |
+      +-------------------+----------+-------------------+-----------------+--------+-------+---------------------+-------+----------+-----------+-----+
     TABLE
+  end
+
+  # A noisy round is left out when its re-run is there, and the row says so.
+  def test_a_noisy_round_is_left_out_of_the_interval
+    noisy = measurement("puma:workers=2", 5_000, 9_000).merge("summary" => {"good_rps" => 5_000, "flags" => ["noisy"]})
+    rounds = [20_000, 21_000, 22_000].map { |r| measurement("puma:workers=2", r, 2_600) }
+    rounds.each_with_index { |m, i| m["summary"] = {"good_rps" => [20_000, 21_000, 22_000][i], "flags" => []} }
+    row = Arena::Report::Rows.from(Arena::Results::Document.from_h({"measurements" => [noisy, *rounds]})).first
+    assert_equal 3, row.runs
+    assert_equal 1, row.noisy_out
+    assert_equal 21_000, row.rps
+    assert row.interval.low > 15_000, "the 5,000 of the noisy round is not in the interval: #{row.interval}"
+    assert_match(/21,000 ±\d+% \(1 noisy out\)/, Arena::Report::Table.new(Arena::Results::Document.from_h({"measurements" => [noisy, *rounds]})).render)
   end
 
   # A dead server behind a proxy answers fast 502s: they are errors, not

@@ -47,7 +47,7 @@ module Arena
         cells = Table.new(@document)
         body = table(Table::HEADINGS, rows.map { |r| cells.cells(r) }, right: RIGHT)
         ["## Results", "", "Good req/s counts only responses that passed the checks; latency is of good responses. " \
-          "Medians over repeats, with the min-max range when repeated; \"!\" marks errors over 1%, " \
+          "#{Report::ROUNDS_NOTE} \"!\" marks errors over 1%, " \
           "\"stalled\" latency that sits at a fixed delay while the server idled (Findings say why).", "", body, ""].join("\n")
       end
 

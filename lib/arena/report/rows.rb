@@ -2,15 +2,22 @@
 
 module Arena
   module Report
+    # What the figures of a table are, said once for every renderer.
+    ROUNDS_NOTE = "Figures are medians over the rounds; ± is the half-width of the median's 95% interval " \
+      "(t on log figures; \"not measured\" under 3 rounds); p99 with its range over the rounds; a round flagged " \
+      "noisy is left out when its re-run is there."
     # Turns the measurements of a results document into one row per
-    # server × workload × scenario × variant. Repeats are folded into the
-    # median with their min and max, so every renderer shows the same figures.
+    # server × workload × scenario × variant. Rounds are folded into the
+    # median with its 95% interval (Stats.interval) and their min and max, so
+    # every renderer shows the same figures. A round flagged `noisy` is left
+    # out when a clean figure of the same row is there (its re-run, usually);
+    # `noisy_out` counts what was left out.
     # Throughput is goodput (responses that passed the checks); latency is of
     # good responses; `samples` is how many the percentiles rest on.
     module Rows
       Row = Struct.new(:server, :workload, :scenario, :variant, :runs, :rps, :rps_min, :rps_max,
         :p50_us, :p99_us, :max_us, :errors, :error_pct, :requests, :samples, :pss_peak_kb, :rss_peak_kb, :cpu_pct,
-        :flags, keyword_init: true) do
+        :flags, :interval, :noisy_out, :p99_min_us, :p99_max_us, keyword_init: true) do
         def label = variant ? "#{scenario} #{variant}" : scenario
 
         def erroneous? = flags.include?("errors")
@@ -22,8 +29,11 @@ module Arena
 
       def from(document)
         groups = document.measured.group_by { |m| [m.server, m.workload, m.scenario, m.variant] }
-        groups.map do |(server, workload, scenario, variant), runs|
+        groups.map do |(server, workload, scenario, variant), all|
+          clean = all.reject(&:noisy?)
+          runs = clean.empty? ? all : clean
           rps = runs.map(&:good_rps)
+          p99s = runs.map { |m| m.load.latency.p99.to_f }
           errors = runs.sum { |m| m.load.errors }
           good = runs.sum { |m| m.load.good }
           Row.new(
@@ -37,7 +47,8 @@ module Arena
             pss_peak_kb: runs.map { |m| m.probes&.pss_peak_kb.to_i }.max,
             rss_peak_kb: runs.map { |m| m.probes&.rss_peak_kb.to_i }.max,
             cpu_pct: median(runs.map { |m| m.probes&.cpu_pct.to_f }),
-            flags: runs.flat_map(&:flags).uniq.freeze
+            flags: runs.flat_map(&:flags).uniq.freeze,
+            interval: Stats.interval(rps), noisy_out: all.size - runs.size, p99_min_us: p99s.min, p99_max_us: p99s.max
           )
         end
       end
@@ -83,9 +94,25 @@ module Arena
         (kb.to_i >= 1024 * 1024) ? format("%.2f GiB", kb / 1048576.0) : format("%.1f MiB", kb.to_i / 1024.0)
       end
 
+      # "12,340 ±2.1%": the median over the rounds and the half-width of its
+      # 95% interval; "(not measured)" from 2 rounds, the figure alone from 1.
       def rps_spread(row)
         return rps(row.rps) if row.runs < 2
-        "#{rps(row.rps)} (#{rps(row.rps_min)}-#{rps(row.rps_max)})"
+        iv = row.interval
+        return "#{rps(row.rps)} (not measured)" unless iv&.measured?
+        "#{rps(row.rps)} ±#{pct(iv.half_width_pct)}"
+      end
+
+      # The p99's spread over the rounds: "16.1ms (12.0ms-20.3ms)".
+      def p99_spread(row)
+        p99 = percentile_us(row.p99_us, row.samples, :p99)
+        return p99 if row.runs < 2 || row.p99_min_us.nil? || p99.include?("too small")
+        "#{p99} (#{duration_us(row.p99_min_us)}-#{duration_us(row.p99_max_us)})"
+      end
+
+      def pct(value)
+        return "?" if value.nil? || !value.finite?
+        (value < 10) ? format("%.1f%%", value) : format("%.0f%%", value)
       end
 
       def error_pct(pct)

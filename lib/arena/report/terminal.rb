@@ -8,7 +8,7 @@ module Arena
     # The summary table, from a results document. Pure: takes the document,
     # returns text, so it is tested against whole rendered tables.
     class Table
-      HEADINGS = ["server", "workload", "scenario", "good req/s", "errors", "p50", "p99", "max", "PSS peak", "RSS peak", "CPU"].freeze
+      HEADINGS = ["server", "workload", "scenario", "good req/s ±95%", "errors", "p50", "p99 (rounds)", "max", "PSS peak", "RSS peak", "CPU"].freeze
 
       def initialize(document)
         @document = document
@@ -22,11 +22,13 @@ module Arena
         "#{table}\n"
       end
 
-      # Throughput is goodput; a row with errors over 1% is marked "!", one
-      # whose latency is a fixed delay (lib/arena/stall.rb) "stalled".
+      # Throughput is goodput, the median over the rounds ± the half-width of
+      # its 95% interval; a row with errors over 1% is marked "!", one whose
+      # latency is a fixed delay (lib/arena/stall.rb) "stalled", one with
+      # noisy rounds left out "(N noisy out)".
       def cells(r)
-        [r.server, r.workload, r.label, "#{Format.rps_spread(r)}#{" !" if r.erroneous?}#{" stalled" if r.stalled?}", Format.error_pct(r.error_pct),
-          Format.duration_us(r.p50_us), Format.percentile_us(r.p99_us, r.samples, :p99), Format.duration_us(r.max_us),
+        [r.server, r.workload, r.label, "#{Format.rps_spread(r)}#{" !" if r.erroneous?}#{" stalled" if r.stalled?}#{" (#{r.noisy_out} noisy out)" if r.noisy_out.to_i.positive?}", Format.error_pct(r.error_pct),
+          Format.duration_us(r.p50_us), Format.p99_spread(r), Format.duration_us(r.max_us),
           Format.memory_kb(r.pss_peak_kb), Format.memory_kb(r.rss_peak_kb), "#{r.cpu_pct.round}%"]
       end
     end

@@ -19,7 +19,7 @@ module Arena
         FileUtils.mkdir_p(File.dirname(path))
         @document = {
           "schema" => SCHEMA, "arena_version" => VERSION, "created_at" => Time.now.utc.iso8601,
-          "environment" => environment, "plan" => plan, "servers" => [], "measurements" => [], "rounds" => [],
+          "environment" => environment, "plan" => JSON.parse(JSON.generate(plan)), "servers" => [], "measurements" => [], "rounds" => [],
           "complete" => false
         }
         flush
@@ -39,7 +39,23 @@ module Arena
         @document["complete"] = !interrupted
         @document["interrupted"] = true if interrupted
         @document["finished_at"] = Time.now.utc.iso8601
+        @document["intervals"] = Store.intervals(view.measured)
         flush
+      end
+
+      # Per server x workload x scenario x variant: the rounds' good req/s as a
+      # median with its 95% interval (Stats.interval), from the rounds not
+      # flagged noisy when there are any (noisy_out: how many were left out).
+      def self.intervals(measured)
+        measured.group_by { |m| [m.server, m.workload, m.scenario, m.variant] }.map do |(server, workload, scenario, variant), all|
+          clean = all.reject(&:noisy?)
+          used = clean.empty? ? all : clean
+          iv = Stats.interval(used.map(&:good_rps))
+          {"server" => server, "workload" => workload, "scenario" => scenario, "variant" => variant, "rounds" => used.size,
+           "noisy_out" => all.size - used.size, "median" => iv.median, "low" => iv.low, "high" => iv.high,
+           "half_width_pct" => iv.half_width_pct&.round(2), "level" => iv.level, "method" => iv.method, "reason" => iv.reason,
+           "warmup_s" => used.filter_map(&:warmup_s).max}.compact
+        end
       end
 
       def self.load(path)
