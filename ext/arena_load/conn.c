@@ -143,10 +143,10 @@ static void on_connected(loop_t *L, conn_t *c)
             return;
         }
     }
-    if (counted(L, L->now)) {
-        hist_record(&L->st->handshake, L->now > c->since ? (L->now - c->since) / 1000 : 0);
-        if (!L->st->protocol[0]) transport_note_protocol(L, c);
-    }
+    /* What was negotiated is a fact of the run (warm-up included); the
+     * handshake's time is a figure of the counted phase. */
+    if (!L->st->protocol[0]) transport_note_protocol(L, c);
+    if (counted(L, L->now)) hist_record(&L->st->handshake, L->now > c->since ? (L->now - c->since) / 1000 : 0);
     if (tp->h2 && h2_start(L, c) < 0) return;
     c->state = C_UP;
     if (L->open) L->nconnecting--;

@@ -12,7 +12,7 @@ module Arena
     DEFAULTS = {
       servers: [].freeze, workloads: nil, scenarios: ["steady"], bind: "tcp", repeat: 3, app: nil,
       between_rounds: "keep", round_seed: nil, precision: nil,
-      out: nil, json: nil, port: nil, ready_timeout: nil, front: nil
+      out: nil, json: nil, port: nil, ready_timeout: nil, front: nil, transport: "http1"
     }.merge(Load.defaults).freeze
 
     attr_reader :options, :notes, :remote
@@ -37,7 +37,10 @@ module Arena
       parser.on("--bind KIND", %w[tcp unix], "tcp (default) or unix") { |v| @options[:bind] = v }
       parser.on("--port N", Integer, "TCP port for the server (default: a free one)") { |v| @options[:port] = v }
       parser.on("--ready-timeout SEC", Float, "how long a server may take to answer (default: the adapter's, 30 s for most)") { |v| @options[:ready_timeout] = positive(v, "--ready-timeout") }
-      parser.on("--front PROXY", %w[nginx], "put a proxy in front of the server: nginx") { |v| @options[:front] = v }
+      parser.on("--front PROXY", Fronts::NAMES, "put a proxy in front of the server: #{Fronts::NAMES.join(", ")}") { |v| @options[:front] = v }
+      parser.on("--transport NAME", Transport::NAMES, "how clients reach it: http1 (default), tls, h2 (over TLS), h2c") { |v| @options[:transport] = v }
+      parser.on("--h2-streams N", Integer, "HTTP/2 requests in flight per connection (default 1)") { |v| @options[:h2_streams] = positive(v, "--h2-streams") }
+      parser.on("--tls-resume", "resume TLS sessions on reconnect (default: a full handshake per connection)") { @options[:tls_resume] = true }
       parser.on("--cpus MODE", Machine::MODES, "pinned (default): the engine on the last core, the server on the rest; shared: both on every core") { |v| @machine = @machine.with_cpus(v) }
       parser.on("--config FILE", "an arena.yml to use (default: ./arena.yml when there is one)") { |v| @config = ConfigFile.load(v) }
       parser.on("--out DIR", "results directory (default ./arena-results/TIMESTAMP)") { |v| @options[:out] = v }
@@ -82,7 +85,7 @@ module Arena
         round_seed: o[:round_seed] || Rounds.new_seed, between_rounds: o[:between_rounds], precision: o[:precision],
         port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front(o),
         preset: @preset&.to_h(preset_scale)&.merge("skipped" => @notes),
-        headers: (o[:headers] || {}).dup.freeze, env: (o[:env] || {}).dup.freeze
+        headers: (o[:headers] || {}).dup.freeze, env: (o[:env] || {}).dup.freeze, transport: transport(o)
       ).freeze
     end
 
@@ -100,9 +103,12 @@ module Arena
 
     def front(o)
       return nil unless o[:front]
-      raise Error, "nginx is not installed (apt-get install nginx-light)" unless Proxy::Nginx.binary
+      why = Fronts.missing(o[:front], transport(o))
+      raise Error, why if why
       o[:front]
     end
+
+    def transport(o) = Transport.parse(o[:transport], h2_streams: o[:h2_streams], tls_resume: o[:tls_resume] || false)
 
     # The flags' servers, else the preset's, else every installed one; then
     # what the plan's bind and front allow (a preset may set either).
@@ -122,6 +128,7 @@ module Arena
       envelope_check(list)
       unsupported = list.reject { |s| s.supports?(:unix) } if o[:bind] == "unix"
       raise UsageError, "#{unsupported.map(&:key).join(", ")} cannot listen on a unix socket" if unsupported&.any?
+      list = over_transport(list, o)
       clustered = list.find { |s| s.ports > 1 }
       raise UsageError, "#{clustered.label} listens on several ports: it needs --front nginx" if clustered && !o[:front]
       list
@@ -135,6 +142,22 @@ module Arena
       raise UsageError, "--envelope wraps local servers only (not --server-host)" if @remote.server_host
       Envelope::Cgroups.current
       bounded.flat_map { |s| s.envelope.notes(@machine) }.uniq.each { |note| @say&.call("arena: note: #{note}") }
+    end
+
+    # A server that cannot serve the transport itself (and has no front to do
+    # it) is "unsupported, because ...": a finding said once, not an error; the
+    # others run.
+    def over_transport(list, o)
+      return list if o[:front]
+      t = transport(o)
+      unsupported, kept = list.partition { |s| s.transport_unsupported(t) }
+      unsupported.each do |s|
+        line = "#{s.label}: unsupported over #{t.name}: #{s.transport_unsupported(t)}"
+        @notes << line
+        @say&.call(line)
+      end
+      raise Error, "no server can serve #{t.name} itself: #{unsupported.map { |s| s.transport_unsupported(t) }.first}" if kept.empty?
+      kept
     end
 
     # A preset's servers that are not installed are skipped with a note

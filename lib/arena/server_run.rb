@@ -84,6 +84,7 @@ module Arena
     # again meanwhile. A unix socket path is reused (stop removes it).
     def successor(keep_port: false)
       bind = (@bind.tcp? && !keep_port) ? Bind.tcp(host: @bind.host) : @bind
+      bind = bind.with_tls(@bind.tls) if @bind.tls? && !bind.tls? # over TLS as before
       ServerRun.new(adapter: @adapter, app: @app, bind: bind, dir: @dir, machine: @machine,
         ready_timeout: @ready_timeout, probe_path: @probe_path, env: @env, cgroups: @cgroups)
     end

@@ -20,10 +20,16 @@ module Arena
 
     # Raises ServerRun::Failed (with the log tail) or Error (the proxy).
     def start(adapter, dir)
-      @server = new_server(adapter, bind_for(dir), dir).start
+      @server = new_server(adapter, server_bind(adapter, dir), dir).start
       @front = start_front(adapter, dir) if @plan.front
+      check_transport(adapter)
       @server
     end
+
+    def transport = @plan.transport_or_plain
+
+    # What the first client negotiated (TransportCheck::Outcome).
+    attr_reader :negotiated
 
     def restart(old)
       old.stop
@@ -55,9 +61,29 @@ module Arena
     end
 
     def start_front(adapter, dir)
-      Proxy::Nginx.new(upstreams: adapter.upstreams(@server.bind), dir: File.join(dir, "nginx"), machine: @plan.machine).start
+      Fronts.build(@plan.front, upstreams: adapter.upstreams(@server.bind), dir: dir, machine: @plan.machine,
+        transport: transport, certs: transport.tls? ? certificates : nil).start
     rescue Error => e
-      raise Error, "#{adapter.label}: nginx in front failed: #{e.message}"
+      raise Error, "#{adapter.label}: #{@plan.front} in front failed: #{e.message}"
+    end
+
+    def check_transport(adapter)
+      entry = @front ? @front.bind : @server.bind
+      @negotiated = TransportCheck.new(transport: transport).call(entry)
+      raise Error, "#{adapter.label} over #{transport.name}: #{@negotiated.problem}" unless @negotiated.ok?
+    end
+
+    # The server itself serves TLS when no front does: with the run's
+    # certificate, or its own when it cannot be handed one.
+    def server_bind(adapter, dir)
+      bind = bind_for(dir)
+      return bind unless transport.tls? && !@plan.front
+      bind.with_tls(adapter.own_certificate? ? :self_signed : certificates)
+    end
+
+    # One throwaway CA and leaf per run (lib/arena/tls/certificates.rb).
+    def certificates
+      @certificates ||= TLS::Certificates.write(dir: File.join(@plan.out_dir, "tls"))
     end
 
     # Unix socket paths are limited to 107 bytes, so sockets live in a short

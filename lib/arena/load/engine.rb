@@ -45,6 +45,7 @@ module Arena
         flags.each { |flag, value| args += [flag, number(value)] unless value.nil? }
         (s.headers || []).each { |h| args += ["-H", h] }
         args << "--no-keep-alive" unless s.keep_alive
+        args += s.transport if s.transport # TLS and HTTP/2 flags (Transport#engine_flags)
         args << target
       end
 

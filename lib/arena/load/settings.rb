@@ -77,7 +77,7 @@ module Arena
 
     # What one engine run is asked to do. nil means "the engine's default".
     # The table's engine rows, plus what scenarios and workloads set per run.
-    RUN_ONLY = %i[requests reps rate keep_alive method body_file mix_file expect_status expect_body headers pipeline timeline_ms profile].freeze
+    RUN_ONLY = %i[requests reps rate keep_alive method body_file mix_file expect_status expect_body headers pipeline timeline_ms profile transport].freeze
     Settings = Struct.new(*TABLE.select(&:engine).map(&:name), *RUN_ONLY, keyword_init: true) do
       def self.build(**kw) = new(keep_alive: true, threads: 1, timeout: 10, **kw).freeze
 

@@ -19,12 +19,21 @@ module Arena
         IO.popen([binary, "-v"], err: [:child, :out], &:read).to_s[%r{nginx/([\d.]+)}, 1] if binary
       end
 
-      def initialize(upstreams:, dir:, machine: Machine.current, bind: Bind.tcp)
+      # transport: nginx terminates TLS (the bind's certificate) and HTTP/2
+      # over TLS; upstreams stay plain HTTP/1.1, as deployed.
+      def initialize(upstreams:, dir:, machine: Machine.current, bind: Bind.tcp, transport: Transport.plain)
         raise Error, "nginx is not installed (apt-get install nginx-light)" unless self.class.binary
         @upstreams = upstreams
         @dir = dir
         @machine = machine
         @bind = bind
+        @transport = transport
+      end
+
+      # nginx 1.22 serves h2c on a port only without HTTP/1.1 beside it, so
+      # neither readiness nor verification could reach it.
+      def self.transport_unsupported(transport)
+        "nginx #{version} serves h2c only on a port without HTTP/1.1 (no probe could verify it)" if transport.name == "h2c"
       end
 
       # The caller holds this proxy only once start returns, so start stops
@@ -71,7 +80,7 @@ module Arena
       def config_path = File.join(@dir, "nginx.conf")
 
       def to_h
-        {"kind" => "nginx", "version" => self.class.version, "bind" => @bind.to_h,
+        {"kind" => "nginx", "version" => self.class.version, "bind" => @bind.to_h, "transport" => @transport.name,
          "upstreams" => @upstreams.map(&:to_h), "config" => config_path}
       end
 
@@ -101,7 +110,8 @@ module Arena
               keepalive 64;
             }
             server {
-              listen #{@bind.address};
+              listen #{@bind.address}#{listen_options};
+          #{tls_lines}
               location / {
                 proxy_pass http://app;
                 proxy_http_version 1.1;
@@ -117,6 +127,17 @@ module Arena
       end
 
       private
+
+      def listen_options
+        return "" unless @bind.tls?
+        @transport.h2? ? " ssl http2" : " ssl"
+      end
+
+      def tls_lines
+        return "" unless @bind.tls?
+        "    ssl_certificate #{@bind.tls.chain};\n    ssl_certificate_key #{@bind.tls.key};\n" \
+          "    ssl_protocols TLSv1.2 TLSv1.3;"
+      end
 
       def workers = @group.tree - [@group.pid]
 

@@ -108,6 +108,18 @@ module Arena
 
       def supports?(feature) = feature == :unix
 
+      # Why this server cannot serve a transport itself (nil: it can). Plain
+      # HTTP/1.1 is every server's; TLS and HTTP/2 are declared by those that
+      # terminate them. A front (--front) serves them in front of any server.
+      def transport_unsupported(transport)
+        return nil if transport.plain?
+        "#{key} serves plain HTTP/1.1 only: put a front before it (--front nginx, caddy or thruster)"
+      end
+
+      # A server that makes its own certificate (and cannot be handed one)
+      # says so: the engine then cannot verify it against the run's CA.
+      def own_certificate? = false
+
       # Every address the server listens on. More than one (a Thin cluster)
       # needs a proxy in front to spread the load.
       def upstreams(bind) = [bind]

@@ -26,10 +26,21 @@ module Arena
       # only in a falcon.rb service file, which Arena does not write.
       def self.allowed = {"count" => 1.., "model" => %w[forked threaded]}
 
+      # Over TLS, `falcon serve --bind https://` negotiates h2 or http/1.1 by
+      # ALPN with a certificate of its own (the localhost gem's authority,
+      # kept in the server's directory, not the user's home).
       def command(app:, bind:, dir:)
         model = settings["model"]
-        bundle_exec("falcon", "serve", "--bind", bind.uri("http"), "--count", workers.to_s,
+        argv = bundle_exec("falcon", "serve", "--bind", bind.uri(bind.tls? ? "https" : "http"), "--count", workers.to_s,
           "--#{model}", "--config", app.rackup)
+        bind.tls? ? ["env", "XDG_STATE_HOME=#{dir}", *argv] : argv
+      end
+
+      def own_certificate? = true
+
+      def transport_unsupported(transport)
+        return nil unless transport.name == "h2c"
+        "falcon serve's http:// endpoint speaks HTTP/1.1 only (h2 needs https)"
       end
 
       def workers = settings["count"]

@@ -43,7 +43,7 @@ module Arena
       def self.allowed = {"workers" => 1.., "threads" => 1..}
 
       def command(app:, bind:, dir:)
-        listen = bind.uri("http")
+        listen = bind.tls? ? "https://#{bind.address}?cert=#{bind.tls.cert}&key=#{bind.tls.key}" : bind.uri("http")
         # Itsi writes its pid file into the working directory (the app's)
         # unless told where: the server's own directory instead.
         argv = ["env", "ITSI_SERVER_PID_DIR=#{dir}", *bundle_exec("itsi", "serve", "--bind", listen, "--workers", workers.to_s,
@@ -53,6 +53,9 @@ module Arena
       end
 
       def workers = settings["workers"]
+
+      # hyper under Itsi: TLS with ALPN h2 and http/1.1, and h2c by prior knowledge.
+      def transport_unsupported(_transport) = nil
 
       def restart_mechanisms = (workers > 1) ? [:phased, :hot] : [:hot]
 

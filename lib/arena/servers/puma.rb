@@ -42,7 +42,16 @@ module Arena
 
       def workers = settings["workers"]
 
-      def bind_uri(bind) = bind.uri("tcp")
+      # Over TLS, Puma's ssl:// bind with the run's certificate (its `ssl_bind`).
+      def bind_uri(bind)
+        return bind.uri("tcp") unless bind.tls?
+        "ssl://#{bind.address}?key=#{bind.tls.key}&cert=#{bind.tls.cert}&verify_mode=none"
+      end
+
+      def transport_unsupported(transport)
+        return nil if transport.plain? || transport.name == "tls"
+        "Puma speaks HTTP/1.1 only (TLS yes, HTTP/2 no): put a front before it for #{transport.name}"
+      end
 
       # USR1 (phased, worker by worker) only works without preload: a preloaded
       # app cannot be replaced worker by worker. USR2 re-execs the master.

@@ -37,7 +37,7 @@ module Arena
         File.write(files.ca, ca.to_pem)
         File.write(files.cert, leaf.to_pem)
         File.write(files.chain, leaf.to_pem + ca.to_pem)
-        File.write(files.key, leaf_key.to_pem, perm: 0o600)
+        File.write(files.key, leaf_key.private_to_pem, perm: 0o600) # PKCS#8: what every server here reads
         files
       end
 
