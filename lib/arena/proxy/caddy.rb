@@ -58,6 +58,9 @@ module Arena
 
       def pids = @group ? @group.tree : []
 
+      # Sampled apart from the server (RunningServer#sampler), as nginx is.
+      def sampler(interval: 0.2, per_process: false) = Probes::Sampler.new(pids: -> { pids }, interval: interval, per_process: per_process)
+
       def config_path = File.join(@dir, "Caddyfile")
 
       def to_h
@@ -77,7 +80,6 @@ module Arena
           {
             admin off
             auto_https off
-            persist_config off
             servers {
               protocols #{protocols}
             }

@@ -66,6 +66,9 @@ module Arena
 
       def pids = @group ? @group.tree : []
 
+      # Sampled apart from the server (RunningServer#sampler), as nginx is.
+      def sampler(interval: 0.2, per_process: false) = Probes::Sampler.new(pids: -> { pids }, interval: interval, per_process: per_process)
+
       def to_h
         {"kind" => "thruster", "version" => self.class.version, "bind" => @bind.to_h, "transport" => @transport.name,
          "upstreams" => @upstreams.map(&:to_h)}
