@@ -11,7 +11,7 @@ module Arena
   # themselves, and the fronts that do it for the others, measured with 0
   # errors and the negotiated protocol recorded in every measurement.
   class TransportRunTest < ArenaCase
-    LOAD = %w[--workload server -d 0.4 -w 0.2 -c 4].freeze
+    LOAD = %w[--workload server -d 0.4 -w 0.2 -c 4 --rounds 1].freeze
 
     def test_falcon_over_h2_and_puma_over_tls
       run = arena("run", "--servers", "falcon:count=1 puma:workers=0", "--transport", "h2", "--h2-streams", "4", *LOAD)
