@@ -6,6 +6,9 @@ require "arena"
 # Recommendations from real runs: each pick cites its figures; a use case the
 # run did not measure says what to run.
 class RecommendTest < Minitest::Test
+  cover "Arena::Report::Recommend*"
+  cover "Arena::Report::Pick*"
+
   FIXTURES = File.expand_path("../fixtures/results", __dir__)
   PUMA = "puma:workers=2,threads=2,preload=false"
   UNICORN = "unicorn:workers=2,preload=true,timeout=60"
@@ -16,13 +19,15 @@ class RecommendTest < Minitest::Test
     Arena::Report::Recommend.new(document).call.to_h { |r| [r.use_case, r] }
   end
 
-  def test_steady_run_picks_with_figures_and_names_what_to_run_for_the_rest
+  # Two runs each: too few for the test, so no pick, both named.
+  def test_steady_run_names_both_and_asks_for_runs_and_names_what_to_run_for_the_rest
     r = recommend("steady")
     api = r["fast request/response API"]
-    assert_equal PUMA, api.pick
-    assert_equal "5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38% on server; " \
-      "runner-up #{FALCON} 3,982 good req/s (3,831–4,133 over 2 runs), p99 14.2ms, CPU 31%: 1.42x the goodput", api.because
-    assert_equal PUMA, r["CPU-bound work"].pick
+    assert_nil api.pick
+    assert_equal "#{PUMA} 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38% on server; " \
+      "runner-up #{FALCON} 3,982 good req/s (3,831–4,133 over 2 runs), p99 14.2ms, CPU 31%; not distinguishable: " \
+      "#{PUMA} and #{FALCON} here: #{FALCON} has 2 round(s), #{PUMA} 2; the test needs 3 each", api.because
+    assert_equal "arena run --repeat 3", api.run
     assert_equal FALCON, r["limited memory or many small apps"].pick
     # Unicorn (1,592 req/s, under half of Puma's 5,651) is smaller-serving: weighed out, not picked.
     assert_equal "PSS peak 50.8 MiB (RSS 99.2 MiB) at 3,982 good req/s on server with 2 workers, among the servers within " \
@@ -34,11 +39,10 @@ class RecommendTest < Minitest::Test
     assert_equal "arena run --scenario slow-clients", r["slow clients without a proxy"].run
   end
 
-  def test_sleep_workload_answers_the_io_case
+  def test_sleep_workload_cites_too_few_responses
     io = recommend("steady-again")["waiting on I/O or long requests"]
-    assert_equal FALCON, io.pick
     # 16 responses in each run: too few for a p99, and the line says so.
-    assert_match(/\A8\.0 good req\/s \(8\.0–8\.0 over 2 runs\), p99 n=16 too small, CPU 0% on sleep; runner-up #{Regexp.escape(PUMA)} 4\.0 good req\/s/o, io.because)
+    assert_match(/\A#{Regexp.escape(FALCON)} 8\.0 good req\/s \(8\.0–8\.0 over 2 runs\), p99 n=16 too small, CPU 0% on sleep; runner-up #{Regexp.escape(PUMA)} 4\.0 good req\/s/o, io.because)
   end
 
   def test_scenario_run_ranks_resilience_and_slow_clients
@@ -55,23 +59,93 @@ class RecommendTest < Minitest::Test
     assert_equal "arena run --workload pi", r["CPU-bound work"].run
   end
 
-  def test_overlapping_spreads_are_called_a_tie
-    rows = [[1000, 900, 1100], [950, 800, 1000]].each_with_index.flat_map do |(_, lo, hi), i|
-      [lo, hi].map do |rps|
-        {"server" => "s#{i}", "workload" => "server", "scenario" => "steady", "variant" => "keep-alive",
-         "load" => {"throughput_rps" => rps, "requests" => {"completed" => rps}, "latency_us" => {"count" => rps, "p99" => 1000}}}
-      end
+  def row(server, rps, p99: 1000, count: nil, flags: nil)
+    m = {"server" => server, "workload" => "server", "scenario" => "steady", "variant" => "keep-alive",
+         "load" => {"throughput_rps" => rps, "requests" => {"completed" => count || rps}, "latency_us" => {"count" => count || rps, "p99" => p99}}}
+    flags ? m.merge("summary" => {"good_rps" => rps, "flags" => flags}) : m
+  end
+
+  def api(*rows) = Arena::Report::Recommend.new(Arena::Results::Document.from_h({"measurements" => rows.flatten})).call.first
+
+  def test_a_significant_lead_in_goodput_is_the_pick
+    a = api([1000, 1010, 990].map { |v| row("a", v) }, [800, 810, 790].map { |v| row("b", v) })
+    assert_equal "a", a.pick
+    assert_match(/; pick: goodput: a is \+25\.0% against b \(95% interval/, a.because)
+    assert_nil a.run
+  end
+
+  def test_spreads_that_overlap_are_not_distinguishable
+    a = api([900, 1100, 1000].map { |v| row("s0", v) }, [800, 1000, 950].map { |v| row("s1", v) })
+    assert_nil a.pick
+    assert_includes a.because, "; not distinguishable: s0 and s1 here: s0 is "
+  end
+
+  # The issue: A at 1.02x the goodput with a p99 of 400 ms over B at 6 ms.
+  def test_a_small_lead_bought_with_latency_is_a_trade_off_not_a_pick
+    a = api([1020, 1021, 1019].map { |v| row("a", v, p99: 400_000) }, [1000, 1001, 999].map { |v| row("b", v, p99: 6_000) })
+    assert_nil a.pick
+    assert_match(/; trade-off: a serves more \(a is \+2\.0% against b .*\); b answers faster \(p99: a is \+6566\.7% against b/, a.because)
+    one_run_each = api(row("a", 1020, p99: 400_000), row("b", 1000, p99: 6_000))
+    assert_nil one_run_each.pick, "one run each: nothing is known"
+  end
+
+  def test_where_goodput_ties_a_lower_p99_picks
+    a = api([1000, 1050, 950].map { |v| row("a", v, p99: 40_000) }, [990, 1040, 960].map { |v| row("b", v, p99: 6_000) })
+    assert_equal "b", a.pick
+    assert_includes a.because, "; pick: goodput not distinguishable here: "
+  end
+
+  # The issue: an exact tie with one run each was broken by sort order.
+  def test_an_exact_tie_is_not_broken_by_order
+    [[row("a", 1000), row("b", 1000)], [row("b", 1000), row("a", 1000)]].each do |rows|
+      assert_nil api(rows).pick
     end
-    api = Arena::Report::Recommend.new(Arena::Results::Document.from_h({"measurements" => rows})).call.first
-    assert_equal "s0", api.pick
-    assert_includes api.because, "within noise (the spreads overlap): a tie"
+    tie = api([1000, 1000, 1000].map { |v| row("a", v) }, [1000, 1000, 1000].map { |v| row("b", v) })
+    assert_nil tie.pick
+  end
+
+  # The issue: two loader-bound rows, one picked at 1.01x with no caveat.
+  def test_a_held_down_runner_up_cannot_be_beaten
+    a = api([1010, 1011, 1009].map { |v| row("a", v, flags: ["loader-bound"]) }, [1000, 1001, 999].map { |v| row("b", v, flags: ["loader-bound"]) })
+    assert_nil a.pick
+    assert_includes a.because, "; cannot judge: runner-up b is loader-bound: its figure may not be the server's"
+    a = api([1000, 1010, 990].map { |v| row("a", v) }, [800, 810, 790].map { |v| row("b", v, flags: ["did-not-settle"]) })
+    assert_nil a.pick
+    assert_includes a.because, "runner-up b is did-not-settle"
+    a = api([1000, 1010, 990].map { |v| row("a", v, flags: ["loader-bound"]) }, [800, 810, 790].map { |v| row("b", v) })
+    assert_equal "a", a.pick
+    assert_includes a.because, "(a is loader-bound: it may serve more still)"
+  end
+
+  def test_the_pick_rule_on_values
+    c = ->(name, rps, p99 = []) { Arena::Report::Pick::Candidate.new(name: name, rps: rps, p99: p99, flags: []) }
+    assert_equal "cannot judge: no server measured", Arena::Report::Pick.call([]).verdict.to_s
+    only = Arena::Report::Pick.call([c.call("a", [5])])
+    assert_equal ["pick: the only server measured", "a"], [only.verdict.to_s, only.pick.name]
+    # One server's several rows (configs) count once, its best.
+    two = Arena::Report::Pick.call([c.call("a", [10, 10, 10]), c.call("a", [50, 51, 49]), c.call("b", [20, 21, 19])])
+    assert_equal ["a", "b"], [two.pick.name, two.runner_up.name]
+  end
+
+  # The issue: slow-clients named the same server as pick and runner-up
+  # (its two variants).
+  def test_slow_clients_ranks_servers_not_variants
+    run = ->(server, variant, ratio) do
+      {"server" => server, "workload" => "server", "scenario" => "slow-clients", "variant" => variant,
+       "load" => {"throughput_rps" => 100 * ratio, "requests" => {"completed" => 100}, "latency_us" => {"count" => 100}},
+       "extra" => {"rps_ratio" => ratio, "rps_alone" => 100.0}}
+    end
+    doc = Arena::Results::Document.from_h({"measurements" => [run.call("puma", "with 4 slow headers", 0.9),
+      run.call("puma", "with 4 slow bodies", 0.8), run.call("unicorn", "with 4 slow headers", 0.1)]})
+    slow = Arena::Report::Recommend.new(doc).call.last
+    assert_equal "puma", slow.pick
+    assert_equal "kept 90% of its goodput beside 4 slow headers clients (100 → 90.0 req/s); runner-up unicorn kept 10%", slow.because
   end
 
   def test_single_runs_ask_for_repeats
     api = recommend("older-schema")["fast request/response API"]
-    assert_equal "6,938 good req/s, p99 13.5ms on server; runner-up #{FALCON} 3,831 good req/s, p99 14.0ms: 1.81x the goodput " \
-      "(one run each: the noise is not measured)", api.because
-    assert_equal "--repeat 3 to measure the spread", api.run
+    assert_nil api.pick
+    assert_equal "arena run --repeat 3", api.run
     assert_nil recommend("older-schema")["limited memory or many small apps"].pick
   end
 end

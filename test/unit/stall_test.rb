@@ -99,7 +99,7 @@ class StallTest < Minitest::Test
     assert_match(/falcon:count=2,model=forked +\| server +\| steady keep-alive \| +3,982 \(not measured\) \|/, table)
     assert_includes Arena::Report::Findings.lines(document), "#{puma} server steady keep-alive: stalled: p50 43.9 ms sits at 40 ms"
     api = Arena::Report::Recommend.new(document).call.first
-    assert_equal puma, api.pick
-    assert_includes api.because, "stalled (its latency is a fixed delay: see Findings)"
+    assert_nil api.pick, "two runs each: too few for the pick's test"
+    assert api.because.start_with?("#{puma} 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38%, stalled (its latency is a fixed delay: see Findings)"), api.because
   end
 end

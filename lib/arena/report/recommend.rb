@@ -4,7 +4,7 @@ module Arena
   module Report
     # The 2013 comparison ended with a table of use cases; this one is derived
     # from the run's own numbers, and every line cites the figures behind it,
-    # the runner-up and the margin ("within noise" when the spreads overlap).
+    # the runner-up and the verdict of the significance test (Pick).
     # A measurement with errors over 1% is never picked. Where the run did not
     # measure what a use case needs, it says what to run.
     class Recommend
@@ -48,7 +48,8 @@ module Arena
       # Each server's best row on the first workload of the list the run measured.
       def best_per_server(workload) = steady([workload]).group_by(&:server).map { |_, rs| rs.max_by(&:rps) }.sort_by { |r| -r.rps }
 
-      # The highest median goodput, set against the runner-up.
+      # The pick by Pick's rule (significance over the runs, p99 where
+      # goodput ties, flags), each side's figures cited.
       def fastest(use_case, workloads, run)
         workload = workloads.find { |w| steady([w]).any? }
         unless workload
@@ -58,19 +59,18 @@ module Arena
           return missing(use_case, nil, because: "not measured: judged on the built-in app's #{(workloads - app_workloads).join(", ")}; " \
             "name a path of your app that does this with --workload")
         end
-        best, second = best_per_server(workload)
-        because = "#{figures(best)} on #{workload}"
-        because += second ? "; #{margin(best, second, best.rps / [second.rps, 1e-9].max, "x the goodput")}" : "; the only server measured"
-        Recommendation.new(use_case: use_case, pick: best.server, because: because,
-          run: (best.runs < 2) ? "--repeat 3 to measure the spread" : nil)
-      end
-
-      def margin(best, second, ratio, what)
-        text = "runner-up #{second.server} #{figures(second)}: #{format("%.2f", ratio)}#{what}"
-        if overlap?(best, second) then "#{text}, within noise (the spreads overlap): a tie"
-        elsif best.runs < 2 || second.runs < 2 then "#{text} (one run each: the noise is not measured)"
-        else text
-        end
+        rows = best_per_server(workload)
+        result = Pick.call(rows.map { |r| Pick::Candidate.new(name: r.server, rps: r.rps_runs, p99: r.p99_runs, flags: r.flags) })
+        by_name = rows.to_h { |r| [r.server, r] }
+        pick = result.pick && by_name[result.pick.name]
+        second = result.runner_up && by_name[result.runner_up.name]
+        shown = pick || rows.first
+        because = "#{figures(shown)} on #{workload}"
+        because = "#{shown.server} #{because}" unless pick
+        because += "; runner-up #{second.server} #{figures(second)}" if second
+        because += "; #{result.verdict}"
+        Recommendation.new(use_case: use_case, pick: pick&.server, because: because,
+          run: (rows.first(2).any? { |r| r.runs < 3 } && rows.size > 1) ? @advice.run("--repeat", "3") : nil)
       end
 
       def figures(row)
@@ -82,8 +82,6 @@ module Arena
 
       # A stalled row may be picked, but never without the word.
       def stalled(row) = row.stalled? ? ", stalled (its latency is a fixed delay: see Findings)" : ""
-
-      def overlap?(a, b) = a.runs > 1 && b.runs > 1 && a.rps_min <= b.rps_max
 
       # The smallest PSS among the servers that serve: within half of the best
       # goodput on the same workload. A server that is small because it
@@ -172,7 +170,8 @@ module Arena
         use_case = "slow clients without a proxy"
         runs = Scenarios::SlowClientsScenario.measured_in(@document).select { |m| slow(m).rps_ratio }
         return missing(use_case, @advice.run("--scenario", "slow-clients")) if runs.empty?
-        ranked = runs.sort_by { |m| -slow(m).rps_ratio.to_f }
+        # One line per server (its best variant): the runner-up is another server.
+        ranked = runs.group_by(&:server).map { |_, ms| ms.max_by { |m| slow(m).rps_ratio.to_f } }.sort_by { |m| -slow(m).rps_ratio.to_f }
         best, second = ranked
         because = "kept #{share(best)} of its goodput beside #{best.variant.sub(/^with /, "")} clients " \
           "(#{Format.rps(slow(best).rps_alone.to_f)} → #{Format.rps(best.good_rps)} req/s)"

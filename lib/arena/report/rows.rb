@@ -17,7 +17,7 @@ module Arena
     module Rows
       Row = Struct.new(:server, :workload, :scenario, :variant, :runs, :rps, :rps_min, :rps_max,
         :p50_us, :p99_us, :max_us, :errors, :error_pct, :requests, :samples, :pss_peak_kb, :rss_peak_kb, :cpu_pct,
-        :flags, :interval, :noisy_out, :p99_min_us, :p99_max_us, keyword_init: true) do
+        :flags, :interval, :noisy_out, :p99_min_us, :p99_max_us, :rps_runs, :p99_runs, keyword_init: true) do
         def label = variant ? "#{scenario} #{variant}" : scenario
 
         def erroneous? = flags.include?("errors")
@@ -48,9 +48,17 @@ module Arena
             rss_peak_kb: runs.map { |m| m.probes&.rss_peak_kb.to_i }.max,
             cpu_pct: median(runs.map { |m| m.probes&.cpu_pct.to_f }),
             flags: runs.flat_map(&:flags).uniq.freeze,
-            interval: Stats.interval(rps), noisy_out: all.size - runs.size, p99_min_us: p99s.min, p99_max_us: p99s.max
+            interval: Stats.interval(rps), noisy_out: all.size - runs.size, p99_min_us: p99s.min, p99_max_us: p99s.max,
+            # Each run's figures, for the significance test of a pick; p99
+            # only where every run had enough responses for one.
+            rps_runs: rps.freeze, p99_runs: p99_runs(runs)
           )
         end
+      end
+
+      def p99_runs(runs)
+        values = runs.map { |m| m.load.latency.at(:p99)&.to_f }
+        values.all? ? values.freeze : [].freeze
       end
 
       def median(values)
