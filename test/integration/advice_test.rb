@@ -59,7 +59,9 @@ class AdviceTest < Minitest::Test
   # judged on them say so instead of suggesting `--workload pi` there.
   def test_an_app_run_ranks_its_own_paths_and_suggests_no_builtin_workload
     recs = Arena::Report::Recommend.new(app_document).call.to_h { |r| [r.use_case, r] }
-    assert_equal "puma:workers=2,threads=2,preload=false", recs["fast request/response API"].pick
+    # One run each: the pick's significance test cannot run, so no pick; the
+    # line still names the app's own path.
+    assert_nil recs["fast request/response API"].pick
     assert_match(/on \/items\/7\?sort=name;/, recs["fast request/response API"].because)
     cpu = recs["CPU-bound work"]
     assert_nil cpu.run
