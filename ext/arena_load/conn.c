@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -210,6 +211,16 @@ void push_request(loop_t *L, conn_t *c, uint64_t origin)
     s->t = origin;
     s->sent = L->now;
     s->req = request_pick(L->rs, &L->rng);
+    if (L->rs->reqs[s->req].ts_off) {
+        if (!L->realtime_offset_us) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            L->realtime_offset_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 - (int64_t)(L->now / 1000);
+        }
+        char digits[32];
+        snprintf(digits, sizeof digits, "%016lld", (long long)(L->realtime_offset_us + (int64_t)(L->now / 1000)));
+        memcpy(s->ts, digits, REQUEST_TS_DIGITS);
+    }
     c->count++;
     c->issued++;
     L->inflight++;
@@ -243,6 +254,31 @@ void conn_fill(loop_t *L, conn_t *c)
     if (c->written < c->count) conn_flush(L, c);
 }
 
+/* The bytes of request r from off on, as iovecs (up to 3: its timestamp
+ * digits come from the slot); returns how many. */
+static int request_iov(const request_t *r, slot_t *s, size_t off, struct iovec *iov)
+{
+    if (!r->ts_off) {
+        iov[0].iov_base = r->bytes + off;
+        iov[0].iov_len = r->len - off;
+        return 1;
+    }
+    struct iovec seg[3] = {{r->bytes, r->ts_off}, {s->ts, REQUEST_TS_DIGITS},
+                           {r->bytes + r->ts_off + REQUEST_TS_DIGITS, r->len - r->ts_off - REQUEST_TS_DIGITS}};
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        if (off >= seg[i].iov_len) {
+            off -= seg[i].iov_len;
+            continue;
+        }
+        iov[n].iov_base = (char *)seg[i].iov_base + off;
+        iov[n].iov_len = seg[i].iov_len - off;
+        off = 0;
+        if (iov[n].iov_len) n++;
+    }
+    return n;
+}
+
 void conn_flush(loop_t *L, conn_t *c)
 {
     if (c->h2) {
@@ -252,11 +288,10 @@ void conn_flush(loop_t *L, conn_t *c)
     struct iovec iov[64];
     while (c->written < c->count) {
         int n = 0;
-        for (uint32_t i = c->written; i < c->count && n < 64; i++, n++) {
-            const request_t *r = &L->rs->reqs[slot_at(L, c, i)->req];
+        for (uint32_t i = c->written; i < c->count && n <= 61; i++) {
+            slot_t *s = slot_at(L, c, i);
             size_t off = i == c->written ? c->wr_off : 0;
-            iov[n].iov_base = r->bytes + off;
-            iov[n].iov_len = r->len - off;
+            n += request_iov(&L->rs->reqs[s->req], s, off, iov + n);
         }
         ssize_t w = L->tp->sock->writev(c, iov, n);
         if (w < 0) {

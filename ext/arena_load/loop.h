@@ -43,6 +43,7 @@ typedef struct {
     uint64_t sent;   /* when it was handed to the kernel (for the timeout) */
     uint32_t req;
     int32_t stream;  /* HTTP/2: its stream id once submitted */
+    char ts[16];     /* --request-start: its X-Request-Start digits (REQUEST_TS_DIGITS) */
 } slot_t;
 
 typedef struct conn_s {
@@ -100,6 +101,7 @@ typedef struct loop_s {
     int has_budget;
     int reps_done;      /* connections that sent all their -r */
     /* open model */
+    int64_t realtime_offset_us; /* wall clock minus the monotonic clock (X-Request-Start) */
     double interval;
     const profile_t *profile; /* --profile: the schedule follows its stages (NULL: a constant rate) */
     double phase, share;      /* this thread's offset in the count, and its share of the rate */

@@ -155,6 +155,15 @@ SETTER(set_profile)
     return 0;
 }
 
+SETTER(set_request_start)
+{
+    (void)v;
+    (void)err;
+    (void)errlen;
+    o->request_start = 1;
+    return 0;
+}
+
 SETTER(set_pipeline)
 {
     uint64_t u;
@@ -363,6 +372,8 @@ static const flag_t flags[] = {
     {'H', "header", "'N: V'", "add a request header (repeatable)", NULL, set_header},
     {0, "body", "FILE", "request body read from FILE", NULL, set_body},
     {0, "mix", "FILE", "request mix: lines 'weight method path status [body substring]'", NULL, set_mix},
+    {0, "request-start", NULL, "send X-Request-Start: t=<microseconds> (the send time) with every request", NULL,
+     set_request_start},
     {0, "expect-status", "N", "status a response must have (default: any 2xx or 3xx; 'any')", NULL, set_expect_status},
     {0, "expect-body", "STR", "substring the response body must contain", NULL, set_expect_body},
     {0, "http2", NULL, "HTTP/2: over TLS (ALPN h2) for https://, h2c (prior knowledge) for http://", "Transport",

@@ -38,6 +38,7 @@ typedef struct {
     int json;                /* 1 json, 0 human, -1 decide by isatty */
     uint64_t timeline_ms;    /* --timeline-ms: length of a timeline interval */
     int allow_remote;
+    int request_start;       /* --request-start: X-Request-Start: t=<us> on every request */
     int histograms;          /* --histograms: encoded histograms in the JSON (hcodec.h) */
     int wait_go;             /* --wait-go: start on a 'go' line on stdin */
     int expect_status;

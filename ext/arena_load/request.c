@@ -74,6 +74,14 @@ static int build_one(request_t *r, const options_t *o, const target_t *t, const 
     if (body && !has_header(o, "Content-Length"))
         n += (size_t)snprintf(b + n, cap - n, "Content-Length: %zu\r\n", body_len);
     if (!o->keep_alive && !has_header(o, "Connection")) n += (size_t)snprintf(b + n, cap - n, "Connection: close\r\n");
+    r->ts_off = 0;
+    if (o->request_start) {
+        /* Its digits are each request's send time, written into the slot and
+         * sent in their place (conn_flush): the bytes here stay shared. */
+        n += (size_t)snprintf(b + n, cap - n, "X-Request-Start: t=");
+        r->ts_off = n;
+        n += (size_t)snprintf(b + n, cap - n, "%0*d\r\n", REQUEST_TS_DIGITS, 0);
+    }
     n += (size_t)snprintf(b + n, cap - n, "\r\n");
     if (body) {
         memcpy(b + n, body, body_len);

@@ -16,7 +16,11 @@ typedef struct {
     body_expect expect;       /* len 0: none */
     uint64_t cum_weight;      /* running total of weights up to this one */
     uint32_t group;           /* the request of the mix it belongs to (its name) */
+    size_t ts_off;            /* --request-start: where its timestamp digits go (0: none) */
 } request_t;
+
+/* X-Request-Start: t=<microseconds since the epoch>, 16 digits. */
+#define REQUEST_TS_DIGITS 16
 
 /* A mix reports latency per request: per name, else per line; at most
  * REQ_MAX_GROUPS of them (beyond, none: ngroups is 0). */

@@ -1,0 +1,52 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require_relative "../support/engine_case"
+
+module Arena
+  # --request-start: every request carries X-Request-Start: t=<microseconds>,
+  # its own send time, with a body and pipelined as well.
+  class EngineRequestStartTest < EngineCase
+    include TestServers
+
+    # Keeps every X-Request-Start it sees, with the time it read it.
+    class Stamps < KeepAlive
+      def stamps = @mutex.synchronize { (@stamps ||= []).dup }
+
+      private
+
+      def record(request)
+        super
+        now = Process.clock_gettime(Process::CLOCK_REALTIME, :microsecond)
+        @mutex.synchronize { (@stamps ||= []) << [request.headers["x-request-start"], now, request.body] }
+      end
+    end
+
+    def test_each_request_carries_its_own_send_time
+      Stamps.open do |server|
+        Dir.mktmpdir("arena-engine") do |dir|
+          body = File.join(dir, "body")
+          File.write(body, "x" * 3000)
+          run_ok(server.target, "-c", 2, "-p", 4, "-n", 400, "--request-start", "--body", body, deadline: 10)
+        end
+        stamps = server.stamps
+        assert_equal 400, stamps.size
+        stamps.each do |header, seen, got_body|
+          assert_match(/\At=\d{16}\z/, header)
+          sent = header[2..].to_i
+          assert_operator sent, :<=, seen + 1000, "sent before the server read it (1 ms clock slack)"
+          assert_operator seen - sent, :<, 2_000_000, "within 2 s of the server reading it"
+          assert_equal "x" * 3000, got_body, "the body follows the header whole"
+        end
+        assert_operator stamps.map(&:first).uniq.size, :>, 100, "each request its own time"
+      end
+    end
+
+    def test_without_the_flag_no_header_is_sent
+      Stamps.open do |server|
+        run_ok(server.target, "-c", 1, "-n", 5)
+        assert server.stamps.all? { |h, _| h.nil? }
+      end
+    end
+  end
+end
