@@ -23,10 +23,12 @@ module Arena
   #   log_tail(lines = 20)  -> the last lines of its log ([] when not kept here)
   #   cgroup                -> the Envelope::Cgroup its tree runs in, nil without an envelope
   #                            (always nil on a server host: --envelope is local only)
+  #   timing                -> QueueTime::Files of Arena's timing wrapper, nil when it is not
+  #                            loaded (always nil on a server host: its files are not read here)
   #   start, stop
   module RunningServer
     METHODS = %i[adapter launch bind dir argv boot_s pids worker_pids local_pids sampler memory kill_worker restart
-      log_tail cgroup start stop].freeze
+      log_tail cgroup timing start stop].freeze
 
     # Each process's memory, as Probes::Sampler keeps it per process.
     def self.memory(pids)

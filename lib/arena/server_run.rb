@@ -14,7 +14,10 @@ module Arena
 
     # env: the user's --env, over the adapter's own environment.
     # cgroups: where an envelope's cgroup is made (default: this machine's).
-    def initialize(adapter:, app:, bind:, dir:, machine: Machine.current, ready_timeout: nil, probe_path: "/", env: {}, cgroups: nil)
+    # queue_time: load Arena's timing wrapper into the server (QueueTime).
+    def initialize(adapter:, app:, bind:, dir:, machine: Machine.current, ready_timeout: nil, probe_path: "/", env: {}, cgroups: nil,
+      queue_time: false)
+      @queue_time = queue_time
       @env = env
       @cgroups = cgroups
       @adapter = adapter
@@ -34,7 +37,12 @@ module Arena
       deadline = Clock.now + PORT_WAIT
       @adapter.upstreams(@bind).select(&:tcp?).each { |b| wait_port_free(b, deadline) }
       @argv = @adapter.command(app: @app, bind: @bind, dir: @dir)
-      @group = ProcessGroup.new(@argv, env: @adapter.env(app: @app).merge(@env), chdir: @app.dir,
+      env = @adapter.env(app: @app).merge(@env)
+      if @queue_time
+        FileUtils.mkdir_p(timing_dir)
+        env = env.merge(QueueTime.env(timing_dir, env))
+      end
+      @group = ProcessGroup.new(@argv, env: env, chdir: @app.dir,
         log_path: File.join(@dir, "server.log"), cpus: @machine.server_cpus, cgroup: new_cgroup,
         log_cap: LogCap.new)
       started = Clock.now
@@ -59,6 +67,11 @@ module Arena
     def pids = @group.tree
 
     def local_pids = pids
+
+    # The timing wrapper's files (QueueTime::Files), nil when it is not loaded.
+    def timing = @queue_time ? QueueTime::Files.new(timing_dir) : nil
+
+    def timing_dir = File.join(@dir, "timing")
 
     def worker_pids = @adapter.worker_pids(@group)
 
@@ -86,7 +99,7 @@ module Arena
       bind = (@bind.tcp? && !keep_port) ? Bind.tcp(host: @bind.host) : @bind
       bind = bind.with_tls(@bind.tls) if @bind.tls? && !bind.tls? # over TLS as before
       ServerRun.new(adapter: @adapter, app: @app, bind: bind, dir: @dir, machine: @machine,
-        ready_timeout: @ready_timeout, probe_path: @probe_path, env: @env, cgroups: @cgroups)
+        ready_timeout: @ready_timeout, probe_path: @probe_path, env: @env, cgroups: @cgroups, queue_time: @queue_time)
     end
 
     def to_h

@@ -57,7 +57,7 @@ module Arena
 
     def new_server(adapter, bind, dir)
       ServerRun.new(adapter: adapter, app: @plan.app, bind: bind, dir: dir, machine: @plan.machine,
-        ready_timeout: @plan.ready_timeout, env: @plan.env || {})
+        ready_timeout: @plan.ready_timeout, env: @plan.env || {}, queue_time: @plan.load.queue_time == "on")
     end
 
     def start_front(adapter, dir)

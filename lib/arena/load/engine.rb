@@ -46,6 +46,7 @@ module Arena
         (s.headers || []).each { |h| args += ["-H", h] }
         args << "--no-keep-alive" unless s.keep_alive
         args += s.transport if s.transport # TLS and HTTP/2 flags (Transport#engine_flags)
+        args << "--request-start" if s.request_start
         args << target
       end
 

@@ -66,6 +66,8 @@ module Arena
         help: "head-of-line: the slow request's share of the requests, in percent"),
       SETTING.new(name: :profile, flag: "--profile STAGES", type: LoadProfile, default: nil,
         help: "profile: open-model stages in order, e.g. 'ramp 0..500/s 60s, hold 500/s 120s, spike 1500/s 10s, hold 500/s 60s'"),
+      SETTING.new(name: :queue_time, flag: "--queue-time MODE", type: %w[on off], default: "off",
+        help: "on: X-Request-Start on every request and Arena's timing wrapper in the server: p50/p99 split into waiting and working"),
       SETTING.new(name: :max_workers, flag: "--max-workers N", type: Integer, default: 4, check: 1..256, help: "worker-cost: largest worker count of 1, 2, 4, ..."),
       SETTING.new(name: :settle_timeout, flag: "--settle-timeout SEC", type: Float, default: 30.0, check: POSITIVE,
         help: "longest wait for a quiet server before each measurement")
@@ -77,7 +79,7 @@ module Arena
 
     # What one engine run is asked to do. nil means "the engine's default".
     # The table's engine rows, plus what scenarios and workloads set per run.
-    RUN_ONLY = %i[requests reps rate keep_alive method body_file mix_file expect_status expect_body headers pipeline timeline_ms profile transport].freeze
+    RUN_ONLY = %i[requests reps rate keep_alive method body_file mix_file expect_status expect_body headers pipeline timeline_ms profile transport request_start].freeze
     Settings = Struct.new(*TABLE.select(&:engine).map(&:name), *RUN_ONLY, keyword_init: true) do
       def self.build(**kw) = new(keep_alive: true, threads: 1, timeout: 10, **kw).freeze
 

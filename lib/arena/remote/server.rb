@@ -35,6 +35,8 @@ module Arena
       # No envelope on a server host: the plan refuses --envelope with --server-host.
       def cgroup = nil
 
+      def timing = nil
+
       def initialize(channel:, adapter:, app:, bind:, dir:, ready_timeout:, env: {})
         @channel = channel
         @adapter = adapter

@@ -30,6 +30,7 @@ module Arena
         @recommendations = Recommend.new(@document).call
         @summary = Rows.from(@document)
         @per_request = PerRequest.rows(@document)
+        @queue_work = QueueWork.rows(@document)
         @table = Table.new(@document)
         @findings = Findings.lines(@document)
         ERB.new(File.read(TEMPLATE), trim_mode: "-").result(binding)

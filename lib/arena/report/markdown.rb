@@ -16,7 +16,8 @@ module Arena
       end
 
       def render
-        [header, environment, servers, results, per_request, scenario_sections, findings, recommendations].compact.join("\n")
+        [header, environment, servers, results, per_request, queue_work, scenario_sections, findings, recommendations].compact.join("
+")
       end
 
       private
@@ -71,6 +72,14 @@ module Arena
           lines.push(table(sec.headings, sec.rows), "") if sec.headings && !Array(sec.rows).empty?
           lines.join("\n")
         end.join("\n")
+      end
+
+      def queue_work
+        rows = QueueWork.rows(@document)
+        return nil if rows.empty?
+        ["### Waiting and working", "", "Measured inside the app by Arena's timing wrapper (--queue-time on): waiting is from " \
+          "the engine's send (X-Request-Start) to the app's start, working is the time inside the app.", "",
+          table(QueueWork::HEADINGS, rows.map { |m| QueueWork.cells(m) }, right: (3..9)), ""].join("\n")
       end
 
       def findings

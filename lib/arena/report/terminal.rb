@@ -72,6 +72,7 @@ module Arena
         say "interrupted: the results measured so far are kept" if interrupted
         @out.print Table.new(document).render
         @out.print PerRequest.render(document)
+        @out.print QueueWork.render(document)
         Findings.lines(document).each { |line| @out.puts line }
       end
 

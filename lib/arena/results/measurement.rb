@@ -231,8 +231,22 @@ module Arena
       def to_record = {"steady" => steady, "slices_rps" => slices}
     end
 
+    # Queue time apart from service time, measured inside the app by Arena's
+    # timing wrapper (queue_time.rb): how many requests it saw, and the p50
+    # and p99 of their waiting (send to the app's start) and working (inside
+    # the app), in microseconds.
+    QueueSplit = Struct.new(:n, :queue_n, :queue_p50_us, :queue_p99_us, :work_p50_us, :work_p99_us, keyword_init: true) do
+      def self.from_h(h)
+        return nil unless h.is_a?(Hash)
+        new(n: h["n"].to_i, queue_n: h["queue_n"].to_i, queue_p50_us: h["queue_p50_us"], queue_p99_us: h["queue_p99_us"],
+          work_p50_us: h["work_p50_us"], work_p99_us: h["work_p99_us"]).freeze
+      end
+
+      def to_record = to_h.transform_keys(&:to_s)
+    end
+
     MEASUREMENT_KEYS = %w[server workload scenario variant kind repeat engine_argv load probes front_probes loader envelope summary extra
-      warmup_s warmup noise rerun].freeze
+      warmup_s warmup noise rerun queue].freeze
 
     # One measurement: a server config under one workload and scenario
     # variant. A scenario's own figures (a crash's recovery, a rate curve) are
@@ -246,7 +260,7 @@ module Arena
     # for the second run of a measurement flagged noisy; envelope: what the
     # server's cgroup saw (EnvelopeFigures), or nil.
     Measurement = Struct.new(:server, :workload, :scenario, :variant, :kind, :repeat, :engine_argv, :load, :probes,
-      :front_probes, :loader, :summary, :extra, :warmup, :noise, :rerun, :envelope, keyword_init: true) do
+      :front_probes, :loader, :summary, :extra, :warmup, :noise, :rerun, :envelope, :queue, keyword_init: true) do
       def self.from_h(h)
         load = h["load"].is_a?(Hash) ? LoadFigures.from_h(h["load"]) : nil
         # Older summary records kept their figures at the top level.
@@ -258,7 +272,7 @@ module Arena
           repeat: h["repeat"], engine_argv: h["engine_argv"], load: load, probes: Memory.from_h(h["probes"]),
           front_probes: Memory.from_h(h["front_probes"]), loader: Memory.from_h(h["loader"]), summary: summary,
           extra: extra.freeze, warmup: WarmupRecord.from_h(h["warmup_s"], h["warmup"]), noise: NoiseRecord.from_h(h["noise"]),
-          rerun: h["rerun"] || nil, envelope: EnvelopeFigures.from_h(h["envelope"])).freeze
+          rerun: h["rerun"] || nil, envelope: EnvelopeFigures.from_h(h["envelope"]), queue: QueueSplit.from_h(h["queue"])).freeze
       end
 
       def noisy? = flags.include?("noisy")
@@ -291,7 +305,7 @@ module Arena
          "front_probes" => front_probes&.to_record, "loader" => loader&.to_record, "envelope" => envelope&.to_record,
          "summary" => summary&.to_record,
          "extra" => extra.empty? ? nil : extra, "warmup_s" => warmup&.seconds, "warmup" => warmup&.to_record,
-         "noise" => noise&.to_record, "rerun" => rerun}.compact
+         "noise" => noise&.to_record, "rerun" => rerun, "queue" => queue&.to_record}.compact
       end
     end
   end

@@ -45,7 +45,8 @@ module Arena
           **load.engine_settings, method: (workload.method == "GET" || workload.mix?) ? nil : workload.method,
           body_file: body_file, expect_status: workload.expect_status, expect_body: workload.expect_body,
           headers: headers.merge(workload.headers || {}).map { |k, v| "#{k}: #{v}" }, mix_file: workload.mix_file(dir),
-          transport: transport_flags
+          transport: transport_flags,
+          request_start: load.queue_time == "on" || nil
         ).with(**changes)
       end
 
@@ -153,6 +154,13 @@ module Arena
         front = ctx.front&.sampler(interval: interval)&.start
         # The envelope's cgroup, when the server runs in one: throttling, peak, OOM kills.
         cgroup_watch = ctx.server.cgroup&.then { |cgroup| Envelope::Watch.new(cgroup, interval: interval).start }
+        # Arena's timing wrapper in the server (--queue-time on): its counts before.
+        # Read when the warm-up ends, so the split is of the counted phase.
+        timing = ctx.server.timing
+        before = timing && Thread.new do
+          sleep(settings.warmup.to_f)
+          timing.snapshot
+        end
         run = ctx.engine.start(ctx.target, settings)
         loader = Probes::Sampler.new(pids: -> { run.pids }, interval: interval).start
         extra = block_given? ? yield(run) : nil
@@ -162,6 +170,7 @@ module Arena
         loader_cpu = loader.stop
         noise = watch.stop
         envelope = cgroup_watch&.stop
+        queue = timing&.since(before.value)
         done = Results::Measurement.new(
           server: ctx.adapter.label, workload: ctx.workload.name, scenario: key, variant: variant,
           engine_argv: ctx.engine.argv(ctx.target, settings)[1..], load: load,
@@ -170,7 +179,7 @@ module Arena
           summary: Results::Summary.of(load, settled_s: settled.seconds, settled: settled.settled,
             loader_cpu_pct: loader_cpu.cpu_pct_mean, server_cpu_pct: probes&.cpu_pct,
             server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?, envelope: envelope),
-          extra: (extra || {}).freeze, noise: noise,
+          extra: (extra || {}).freeze, noise: noise, queue: queue,
           warmup: warmed && Results::WarmupRecord.new(seconds: warmed.warmup_s, steady: warmed.steady, slices: warmed.slices).freeze
         ).freeze
       ensure

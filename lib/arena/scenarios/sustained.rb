@@ -101,14 +101,20 @@ module Arena
           "mean_ms" => best&.load&.latency&.mean&.then { |us| (us / 1000.0).round(3) },
           "error_pct" => under.load&.error_pct, "pss_mib" => mib(under.probes&.pss_peak_kb),
           "unloaded_ms" => baseline&.p50_us&.then { |us| (us / 1000.0).round(3) }, "service_ms" => service_ms(points, baseline),
+          "waiting_p50_ms" => best&.queue&.queue_p50_us&.then { |us| (us / 1000.0).round(3) },
+          "working_p50_ms" => best&.queue&.work_p50_us&.then { |us| (us / 1000.0).round(3) },
           "steps" => points.map { |p| {"fraction" => p.extra["fraction"], "target_rps" => p.extra["target_rps"], "good_rps" => p.good_rps, "p99_us" => p.load.latency.p99, "sustained" => p.extra["sustained"]} }
         })
       end
 
-      # How long a request holds a slot when little queues: the mean latency
-      # at a rate held at half the closed maximum or less (a mix's unloaded
-      # p50 would be one of its members), else the unloaded p50.
+      # How long a request holds a slot: measured inside the app where Arena's
+      # timing wrapper ran (--queue-time on: the median time working, at the
+      # highest rate held, so queueing is not counted as service); else the
+      # mean latency at a rate held at half the closed maximum or less (a
+      # mix's unloaded p50 would be one of its members), else the unloaded p50.
       def service_ms(points, baseline)
+        measured = points.select { |p| p.extra["sustained"] && p.queue&.work_p50_us }.max_by { |p| p.extra["fraction"] }
+        return (measured.queue.work_p50_us / 1000.0).round(3) if measured
         light = points.select { |p| p.extra["sustained"] && p.extra["fraction"] <= 0.5 }.min_by { |p| p.extra["fraction"] }
         us = light&.load&.latency&.mean || baseline&.p50_us
         us && (us / 1000.0).round(3)

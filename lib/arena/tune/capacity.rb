@@ -62,7 +62,8 @@ module Arena
             "#{cpu_ms} ms of CPU a request: #{@cores} server #{(@cores == 1) ? "core serves" : "cores serve"} at most #{f.rps(cpu_ceiling)} req/s."
         end
         if slot_ceiling
-          text << " A request holds a slot S = #{service_ms} ms (its mean latency at a light rate, else unloaded), so #{slots} slots " \
+          text << " A request holds a slot S = #{service_ms} ms (its time inside the app, measured with --queue-time on; else " \
+            "its mean latency at a light rate, else unloaded), so #{slots} slots " \
             "could pass #{f.rps(slot_ceiling)} req/s."
         end
         text << " #{verdict}"

@@ -1,0 +1,106 @@
+# frozen_string_literal: true
+
+# Arena's timing wrapper, loaded into a server's Ruby processes with
+# RUBYOPT=-r (never into the app's files): when Rack::Builder builds the app
+# (config.ru, whatever the server), the outermost app is wrapped in a
+# middleware that measures, per request, the time between the request's
+# X-Request-Start (the engine's send time, t=<microseconds>) and the app's
+# start (waiting: the socket, the server's queue, a worker's turn) and the
+# time inside the app (working). Each process keeps two log-bucket
+# histograms and writes them, every 0.25 s while it serves, to
+# ARENA_TIMING_DIR/<pid>.json; Arena reads their growth over a measurement.
+# The app and its responses are untouched.
+module ArenaTiming
+  DIR = ENV["ARENA_TIMING_DIR"]
+  PER_OCTAVE = 16 # about 4% wide buckets
+
+  @queue = Hash.new(0)
+  @work = Hash.new(0)
+  @lock = Mutex.new
+  @writer_pid = nil
+  @dirty = false
+
+  class << self
+    def bucket(us) = (us <= 1) ? 0 : (Math.log2(us) * PER_OCTAVE).floor
+
+    def record(queue_us, work_us)
+      @lock.synchronize do
+        @queue[bucket(queue_us)] += 1 if queue_us
+        @work[bucket(work_us)] += 1
+        @dirty = true
+      end
+      start_writer unless @writer_pid == Process.pid
+    end
+
+    # After a fork the child starts with its parent's counts and no thread:
+    # it keeps its own from zero, in its own file.
+    def start_writer
+      @lock.synchronize do
+        return if @writer_pid == Process.pid
+        if @writer_pid
+          @queue = Hash.new(0)
+          @work = Hash.new(0)
+        end
+        @writer_pid = Process.pid
+      end
+      Thread.new do
+        loop do
+          sleep 0.25
+          write
+        end
+      end
+    end
+
+    def write
+      data = @lock.synchronize do
+        next nil unless @dirty
+        @dirty = false
+        %({"queue":#{@queue.to_a},"work":#{@work.to_a}})
+      end
+      return unless data && DIR
+      path = File.join(DIR, "#{Process.pid}.json")
+      File.write("#{path}.tmp", data)
+      File.rename("#{path}.tmp", path)
+    rescue SystemCallError
+      nil
+    end
+
+    def wrap(app) = Middleware.new(app)
+  end
+
+  class Middleware
+    def initialize(app)
+      @app = app
+    end
+
+    def call(env)
+      started = Process.clock_gettime(Process::CLOCK_REALTIME, :microsecond)
+      @app.call(env)
+    ensure
+      sent = env["HTTP_X_REQUEST_START"].to_s[/\At=(\d+)/, 1]&.to_i
+      now = Process.clock_gettime(Process::CLOCK_REALTIME, :microsecond)
+      ArenaTiming.record(sent && [started - sent, 0].max, now - started)
+    end
+  end
+
+  # Wraps only the outermost app a Builder makes (a `map` builds inner ones first).
+  module BuilderHook
+    def to_app
+      depth = (Thread.current[:arena_timing_depth] ||= 0)
+      Thread.current[:arena_timing_depth] = depth + 1
+      app = super
+      depth.zero? ? ArenaTiming.wrap(app) : app
+    ensure
+      Thread.current[:arena_timing_depth] = depth
+    end
+  end
+end
+
+# Rack is not loaded yet: hook Rack::Builder as soon as its class body ends.
+ArenaTiming::HOOK = TracePoint.new(:end) do |tp|
+  if tp.self.is_a?(Module) && tp.self.name == "Rack::Builder"
+    tp.self.prepend(ArenaTiming::BuilderHook)
+    ArenaTiming::HOOK.disable
+  end
+end
+ArenaTiming::HOOK.enable if ArenaTiming::DIR

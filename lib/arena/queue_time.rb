@@ -1,0 +1,73 @@
+# frozen_string_literal: true
+
+require "json"
+
+module Arena
+  # Queue time apart from service time: the counts the timing wrapper
+  # (app/arena_timing.rb) writes per server process, read before and after a
+  # measurement; their growth is that measurement's requests.
+  module QueueTime
+    WRAPPER = File.expand_path("app/arena_timing.rb", __dir__)
+    PER_OCTAVE = 16
+
+    # The environment that loads the wrapper into a server's Ruby processes,
+    # beside whatever RUBYOPT the runtime sets.
+    def self.env(dir, base_env)
+      rubyopt = [base_env["RUBYOPT"], "-r#{WRAPPER}"].compact.join(" ")
+      {"RUBYOPT" => rubyopt, "ARENA_TIMING_DIR" => dir}
+    end
+
+    # What the wrapper's files hold now: {"queue" => {bucket => n}, "work" => {...}}.
+    class Files
+      def initialize(dir)
+        @dir = dir
+      end
+
+      def snapshot
+        totals = {"queue" => Hash.new(0), "work" => Hash.new(0)}
+        Dir.glob(File.join(@dir, "*.json")).each do |path|
+          data = JSON.parse(File.read(path))
+          totals.each_key { |k| Array(data[k]).each { |bucket, n| totals[k][bucket] += n } }
+        rescue JSON::ParserError, SystemCallError
+          next
+        end
+        totals
+      end
+
+      # The split since `before` (a snapshot): the wrapper writes every
+      # 0.25 s, so its last counts land a little after the load.
+      def since(before)
+        sleep 0.3
+        Split.of(before, snapshot)
+      end
+    end
+
+    # The counts' growth as a Results::QueueSplit (nil when the app saw nothing).
+    module Split
+      module_function
+
+      def of(before, after)
+        queue = diff(before["queue"], after["queue"])
+        work = diff(before["work"], after["work"])
+        n = work.values.sum
+        return nil if n.zero?
+        Results::QueueSplit.new(n: n, queue_n: queue.values.sum, queue_p50_us: at(queue, 50), queue_p99_us: at(queue, 99),
+          work_p50_us: at(work, 50), work_p99_us: at(work, 99)).freeze
+      end
+
+      def diff(a, b) = b.to_h { |k, v| [k, v - a.fetch(k, 0)] }.select { |_, v| v.positive? }
+
+      # The middle of the bucket holding the rank (buckets are ~4% wide).
+      def at(hist, pct)
+        total = hist.values.sum
+        return nil if total.zero?
+        rank = (pct / 100.0 * total).ceil.clamp(1, total)
+        seen = 0
+        hist.sort.each do |bucket, n|
+          seen += n
+          return (bucket.zero? ? 1 : 2**((bucket + 0.5) / PER_OCTAVE)).round if seen >= rank
+        end
+      end
+    end
+  end
+end
