@@ -39,8 +39,8 @@ module Arena
         at = @scenario.figures_of(m).event_at_s
         event = @scenario.event_label(m)
         vlines = at ? [{x: at, label: event}] : []
-        # A profile's stage boundaries, where the run has them.
-        vlines += Array(m.extra["marks"]).map { |v| {x: v["x"], label: v["label"]} }
+        # Other moments the scenario marks (a profile's stage boundaries).
+        vlines += @scenario.marks(m)
         seconds = ->(v) { "#{Svg.trim(v)}s" }
         # Each slice's figures are drawn at its middle: the dip after an event
         # at 2.0 s shows after the event's line.

@@ -103,6 +103,9 @@ module Arena
 
       def self.sections(_document, colors:) = []
 
+      # Moments to mark on a timeline chart besides the event: [{x:, label:}].
+      def self.marks(_measurement) = []
+
       # Sentences about the whole run (across server configs), beside the per-measurement finding.
       def self.overall_findings(_document) = []
 

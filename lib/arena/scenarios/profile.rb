@@ -49,6 +49,9 @@ module Arena
       # A profile has no single event: its stage boundaries are its marks.
       def self.event_label(_m) = nil
 
+      # The stage boundaries on its timeline.
+      def self.marks(m) = Array(figures_of(m)&.marks).map { |v| {x: v["x"], label: v["label"]} }
+
       # The stages' figures, their boundaries (for the chart) and the
       # recovery after each spike. Pure: a profile and a load in, a hash out.
       def self.analyse(profile, load)
