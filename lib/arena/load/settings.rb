@@ -40,8 +40,8 @@ module Arena
     CHECK_WORDS = {PATH => "a path starting with / (query allowed, no spaces)"}.freeze
     TABLE = [
       SETTING.new(name: :connections, flag: "-c N", type: Integer, default: 16, check: 1..20_000, engine: "-c", help: "connections"),
-      SETTING.new(name: :duration, flag: "-d SEC", type: Float, default: 5.0, check: POSITIVE, engine: "-d", help: "seconds of load per measurement"),
-      SETTING.new(name: :warmup, flag: "-w SEC", type: Float, default: 1.0, check: 0..3600, engine: "-w", help: "warm-up seconds, not counted"),
+      SETTING.new(name: :duration, flag: "-d SEC", type: Float, default: 1.0, check: POSITIVE, engine: "-d", help: "seconds of load per measurement"),
+      SETTING.new(name: :warmup, flag: "-w SEC", type: Float, default: 0.3, check: 0..3600, engine: "-w", help: "warm-up seconds, not counted"),
       SETTING.new(name: :warmup_max, flag: "--warmup-max SEC", type: Float, default: nil, check: 0..3600,
         help: "steady: longest warm-up to a steady state before -w (default 2 x -d, at most 10; 0: none)"),
       SETTING.new(name: :threads, flag: "-t N", type: Integer, default: 1, check: 1..64, engine: "-t", help: "load engine threads (on the engine's own cores)"),
