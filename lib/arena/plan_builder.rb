@@ -54,6 +54,7 @@ module Arena
       parser.on("--rounds N", Integer, "rounds: every config x workload x scenario once per round, shuffled per round; figures are the median with a 95% interval (default 3)") { |v| @options[:repeat] = positive(v, "--rounds") }
       parser.on("--repeat N", Integer, "the same as --rounds (its old name)") { |v| @options[:repeat] = positive(v, "--repeat") }
       parser.on("--seed N", Integer, "the rounds' order from this seed (default: a new one, recorded in results.json)") { |v| @options[:round_seed] = v }
+      parser.on("--precision PCT", "more rounds until every config's 95% interval is within ±PCT of its median (e.g. 5%), or --max-time is spent") { |v| @options[:precision] = precision(v) }
       parser.on("--between-rounds MODE", %w[keep restart], "keep (default): servers stay up between rounds; restart: each round starts them afresh") { |v| @options[:between_rounds] = v }
       parser.on("--json FILE", "also copy the results document to FILE") { |v| @options[:json] = v }
       # Every load setting from its one declaration (lib/arena/load/settings.rb).
@@ -73,6 +74,7 @@ module Arena
 
     def build
       raise UsageError, "--scale needs --preset" if @scale && !@preset
+      raise UsageError, "--precision adds rounds to servers kept up: not with --between-rounds restart" if @options[:precision] && @options[:between_rounds] == "restart"
       @options = (@config || ConfigFile.discover)&.under(@options) || @options # arena.yml: over the preset, under the flags
       o = effective_options
       app = AppSource.for_run(o[:app], env: o[:env] || {}, overlay: !@preset && !o[:only_app_bundle], cwd: !@preset, say: @say,
@@ -188,6 +190,12 @@ module Arena
     def scale(value)
       raise UsageError, "--scale must be greater than 0 and at most 1" unless value.positive? && value <= 1
       value
+    end
+
+    def precision(value)
+      pct = Float(value.to_s.delete_suffix("%"), exception: false)
+      raise UsageError, "--precision takes a percentage between 0.1 and 50 (e.g. 5%)" unless pct&.between?(0.1, 50)
+      pct
     end
 
     def positive(value, flag)

@@ -53,6 +53,7 @@ module Arena
       @scenarios = scenarios
       @failures = []
       @starters = []
+      @figures = {}
       @new_starter = new_starter || -> { ServerStarter.new(plan: plan) }
     end
 
@@ -93,8 +94,43 @@ module Arena
         load = (round == 1) ? @plan.load : LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze
         run_round(units, round, load)
       end
+      precision_rounds(slots) { |units, round| run_round(units, round, LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze) }
     ensure
       slots.each { |slot| slot.session&.stop }
+    end
+
+    # --precision PCT: more rounds of the units whose interval is still wider
+    # than PCT (half-width against the median), until all are within it,
+    # --max-time is spent, or MAX_ROUNDS; the store records which reached it.
+    MAX_ROUNDS = 20
+
+    def precision_rounds(slots)
+      return unless @plan.precision
+      started = Clock.now
+      round = rounds
+      loop do
+        wide = units_of(slots).select { |u| wide?(u) }
+        break if wide.empty? || round >= MAX_ROUNDS || Clock.now - started > @plan.load.max_time
+        round += 1
+        units = Rounds.order(wide, round: round, seed: seed)
+        @store.add_round(round: round, order: units.map(&:key))
+        yield units, round
+      end
+      all = units_of(slots).select { |u| @figures.key?(u.key) }
+      @store.add_precision(target_pct: @plan.precision, rounds: round,
+        reached: all.reject { |u| wide?(u) }.map(&:key), missed: all.select { |u| wide?(u) }.to_h { |u| [u.key, half_width(u)] })
+    end
+
+    def wide?(unit)
+      return false unless @figures.key?(unit.key)
+      width = half_width(unit)
+      width.nil? || width > @plan.precision
+    end
+
+    def half_width(unit)
+      all = @figures[unit.key]
+      clean = all.reject(&:noisy?)
+      Stats.interval((clean.empty? ? all : clean).map(&:good_rps)).half_width_pct&.round(2)
     end
 
     def rounds_restarted(slots)
@@ -157,6 +193,7 @@ module Arena
       scenario = @scenarios.fetch(unit.scenario).new
       unit.slot.session.run(scenario, unit.workload, load: load).map do |measurement|
         measurement = measurement.with(repeat: round, rerun: rerun || nil)
+        (@figures[unit.key] ||= []) << measurement if measurement.measured? && scenario.class.throughput_basis?
         @store.add_measurement(measurement)
         @reporter.measured(measurement)
         measurement

@@ -87,6 +87,17 @@ class RunnerTest < Minitest::Test
       summary: Arena::Results::Summary.of(load, noisy: noisy), extra: {}).freeze
   end
 
+  # A throughput scenario whose rounds give these figures in turn (per server).
+  FIGURES = Hash.new { |h, k| h[k] = [1000, 1300, 800] + [1000] * 30 }
+
+  def self.figure_measurement(ctx)
+    rps = FIGURES[ctx.adapter.label].shift
+    load = Arena::Results::LoadFigures.from_engine({"schema" => "arena-load/1", "duration_s" => 1.0, "throughput_rps" => rps,
+      "requests" => {"sent" => rps, "completed" => rps}, "errors" => {"total" => 0}, "latency_us" => {"count" => rps, "p50" => 900, "p99" => 2000}})
+    Arena::Results::Measurement.new(server: ctx.adapter.label, workload: ctx.workload.name, scenario: "figures", load: load,
+      summary: Arena::Results::Summary.of(load), extra: {}).freeze
+  end
+
   # Noisy the first time each server's unit runs in a round, quiet after.
   NOISY_ONCE = Hash.new(0)
 
@@ -95,6 +106,7 @@ class RunnerTest < Minitest::Test
     "disrupts" => scenario("disrupts", disruptive: true) { |ctx| [RunnerTest.measurement(ctx, "disrupts")] },
     "engine-fails" => scenario("engine-fails") { |_| raise Arena::Load::Engine::Failed, "load engine: no output (exit 1)" },
     "interrupted" => scenario("interrupted") { |_| raise Interrupt },
+    "figures" => Class.new(scenario("figures") { |ctx| [RunnerTest.figure_measurement(ctx)] }) { def self.throughput_basis? = true },
     "noisy-once" => scenario("noisy-once") { |ctx| [RunnerTest.measurement(ctx, "noisy-once", noisy: (NOISY_ONCE[ctx.adapter.label] += 1) == 1)] }
   }.freeze
 
@@ -118,12 +130,12 @@ class RunnerTest < Minitest::Test
 
   # kept: the servers stay up between rounds (a fake starter per config).
   def run_with(labels, scenarios:, script: {}, verified: true, status: 301, app: Arena::AppSource.builtin,
-    workloads: [Arena::Workloads.builtin.fetch("server")], rounds: 1, seed: nil, kept: false)
+    workloads: [Arena::Workloads.builtin.fetch("server")], rounds: 1, seed: nil, kept: false, precision: nil)
     servers = labels.map { |l| Adapter.new(label: l, key: l, settings: {}, workers: 1) }
     load = Arena::LoadOptions.new(**Arena::Load.defaults.merge(settle_timeout: 1.0))
     plan = Arena::Plan.new(app: app, servers: servers, workloads: workloads,
       scenarios: scenarios, load: load, out_dir: @dir, repeat: rounds, machine: Arena::Machine.current, headers: {}, env: {},
-      round_seed: seed)
+      round_seed: seed, precision: precision)
     @store = Arena::Results::Store.new(path: File.join(@dir, "results.json"), environment: {}, plan: {})
     @reporter = Recorder.new
     @starter = FakeStarter.new(script)
@@ -209,6 +221,20 @@ class RunnerTest < Minitest::Test
     assert_equal [false, false], got.select { |r, *| r == 2 }.map { |m| m[2] }
     starts = @kept_starters.map { |st| st.events.count { |e| e.first == :start } }
     assert_equal [1, 1], starts, "kept up: each server started once for both rounds"
+  end
+
+  # 1000, 1300, 800 is ±35% at 3 rounds; rounds of 1000 are added until the
+  # interval's half-width is within 5%.
+  def test_precision_adds_rounds_until_the_interval_is_narrow_enough
+    FIGURES.clear
+    run_with(%w[a], scenarios: ["figures"], rounds: 3, seed: 1, kept: true, precision: 5.0)
+    precision = @store.document["precision"]
+    assert_equal ["a server figures"], precision["reached"]
+    assert_empty precision["missed"]
+    assert_operator precision["rounds"], :>, 3
+    iv = Arena::Stats.interval(@store.view.measurements.map(&:good_rps))
+    assert_operator iv.half_width_pct, :<=, 5.0
+    assert_operator Arena::Stats.interval(@store.view.measurements.map(&:good_rps)[0..-2]).half_width_pct, :>, 5.0, "not one round more than needed"
   end
 
   def test_an_interrupt_keeps_results_cleans_up_and_is_raised

@@ -32,6 +32,13 @@ module Arena
       # A round's order: the keys ("label workload scenario") as they ran.
       def add_round(round:, order:) = append("rounds", {"round" => round, "order" => order})
 
+      # What --precision reached: the target, the rounds it took, the keys
+      # within it and the half-width of those that were not.
+      def add_precision(target_pct:, rounds:, reached:, missed:)
+        @document["precision"] = {"target_pct" => target_pct, "rounds" => rounds, "reached" => reached, "missed" => missed}
+        flush
+      end
+
       # The document so far, as values (what reporters read).
       def view = Document.from_h(@document, path: @path)
 
