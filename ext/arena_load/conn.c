@@ -242,6 +242,7 @@ void conn_fill(loop_t *L, conn_t *c)
 {
     if (L->open) {
         sched_update(L, c);
+        if (c->h2) conn_flush(L, c); /* the session's replies; due requests follow from the dispatcher */
         return;
     }
     while (c->count < L->depth && can_issue_closed(L, c)) {
@@ -251,7 +252,7 @@ void conn_fill(loop_t *L, conn_t *c)
         }
         push_request(L, c, L->now);
     }
-    if (c->written < c->count) conn_flush(L, c);
+    if (c->written < c->count || c->h2) conn_flush(L, c);
 }
 
 /* The bytes of request r from off on, as iovecs (up to 3: its timestamp

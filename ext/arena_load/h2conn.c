@@ -36,10 +36,17 @@ void h2_requests_free(void)
     nreqs = 0;
 }
 
+/* Frames are gathered before they are written: nghttp2 hands them out one
+ * at a time, and one write (one TLS record) per frame would cost a system
+ * call and a record for every HEADERS, DATA and WINDOW_UPDATE. */
+#define H2_WBUF 16384
+
 typedef struct {
     h2sess_t *s;
     loop_t *L;
     conn_t *c;
+    size_t wlen, woff;   /* bytes gathered in wbuf, and already written */
+    uint8_t wbuf[H2_WBUF];
 } h2conn_t;
 
 static uint32_t find_slot(loop_t *L, conn_t *c, int32_t stream)
@@ -131,10 +138,17 @@ void h2_flush(loop_t *L, conn_t *c)
         }
         c->written++;
     }
-    const uint8_t *out;
-    size_t n;
-    while ((n = h2s_pending(h->s, &out)) > 0) {
-        struct iovec iov = {(void *)out, n};
+    for (;;) {
+        const uint8_t *out;
+        size_t n;
+        while (h->wlen < H2_WBUF && (n = h2s_pending(h->s, &out)) > 0) {
+            size_t take = n < H2_WBUF - h->wlen ? n : H2_WBUF - h->wlen;
+            memcpy(h->wbuf + h->wlen, out, take);
+            h->wlen += take;
+            h2s_sent(h->s, take);
+        }
+        if (h->woff == h->wlen) break;
+        struct iovec iov = {h->wbuf + h->woff, h->wlen - h->woff};
         ssize_t w = L->tp->sock->writev(c, &iov, 1);
         if (w < 0) {
             if (errno == EINTR) continue;
@@ -146,26 +160,28 @@ void h2_flush(loop_t *L, conn_t *c)
             if (errno != EPIPE) conn_fail(L, c, ERR_RESET);
             return; /* EPIPE: the read side tells how the server closed */
         }
-        h2s_sent(h->s, (size_t)w);
+        h->woff += (size_t)w;
+        if (h->woff == h->wlen) h->woff = h->wlen = 0;
     }
     c->want_out = 0;
+    /* nghttp2 tells some protocol errors only as the GOAWAY it writes. */
+    int kind = h2s_error(h->s);
+    if (kind >= 0) conn_fail(L, c, kind);
 }
 
 int h2_on_bytes(loop_t *L, conn_t *c, const char *buf, size_t len)
 {
     h2conn_t *h = c->h2;
     h2s_recv(h->s, (const uint8_t *)buf, len);
-    /* Replies the session owes (SETTINGS and PING acks, WINDOW_UPDATE, or
-     * the GOAWAY that says what the server did wrong). */
-    h2_flush(L, c);
-    if (c->state != C_UP) return 0;
+    /* What the session owes in reply (SETTINGS and PING acks, WINDOW_UPDATE)
+     * goes out with the next requests, in one write, when the read side is
+     * drained (conn_fill). */
     int kind = h2s_error(h->s);
     if (kind >= 0) {
         conn_fail(L, c, kind);
         return 0;
     }
     if (h2s_goaway(h->s)) c->draining = 1;
-    sched_update(L, c);
     int done = !L->o->keep_alive && c->served > 0 && c->count == 0;
     if (done || (c->draining && (c->count == 0 || only_refused(L, c))) || h2s_finished(h->s)) {
         conn_end(L, c);
