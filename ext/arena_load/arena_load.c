@@ -4,7 +4,8 @@
  * report. Exit 0 after a run (even one stopped by SIGINT/SIGTERM), 2 for bad
  * input, 1 for a run that could not start. */
 #include "clock.h"
-#include "hcodec.h"
+#include "barrier.h"
+#include "merge.h"
 #include "options.h"
 #include "report.h"
 #include "request.h"
@@ -89,7 +90,7 @@ static void raise_fd_limit(int want)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "--merge")) return hcodec_merge_main(argc - 2, argv + 2, stdout);
+    if (argc > 1 && !strcmp(argv[1], "--merge")) return merge_main(argc - 2, argv + 2, stdout);
     options_t o;
     char err[512];
     int rc = options_parse(&o, argc, argv, err, sizeof err);
@@ -116,7 +117,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     if (probe(&target, o.connect_timeout_s, err, sizeof err) < 0)
         die(1, "cannot connect to %s: %s", target.where, err);
-    if (o.wait_go && hcodec_wait_go(err, sizeof err) < 0) die(1, "%s", err);
+    if (o.wait_go && wait_go(err, sizeof err) < 0) die(1, "%s", err);
 
     /* Workers inherit a mask with SIGINT/SIGTERM blocked; main takes them. */
     sigset_t sigs;

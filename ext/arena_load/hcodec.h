@@ -1,8 +1,6 @@
-/* The engine's side of distributed runs: a compact, lossless text encoding of
- * a latency histogram (so several engines' histograms can be merged exactly,
- * never by averaging percentiles), the merge of several engines' JSON
- * documents (`arena-load --merge a.json b.json`), and the start barrier
- * (`--wait-go`) that lets loaders on several hosts begin at one moment.
+/* A compact, lossless text encoding of a latency histogram, so several
+ * engines' histograms can be merged exactly (merge.c), never by averaging
+ * percentiles.
  *
  * Encoding (schema "arena-hist/1"), one JSON object:
  *   {"encoding":"arena-hist/1","sub_bits":11,"highest":100000000,"count":N,
@@ -32,15 +30,5 @@ int hcodec_read_json(const char *text, size_t len, hist_t *h, char *err, size_t 
 
 /* base64 of the varint run-length form of h's counts; malloc'd, NUL-ended. */
 char *hcodec_encode_counts(const hist_t *h);
-
-/* `arena-load --merge FILE...`: reads engine JSON documents written with
- * --histograms, merges their whole-run and per-second histograms exactly and
- * prints one JSON document with the merged percentiles and timeline.
- * Returns the exit status (2 for bad input, with one line on stderr). */
-int hcodec_merge_main(int nfiles, char **files, FILE *out);
-
-/* `--wait-go`: says "ready" on stderr, then blocks until a line "go" arrives
- * on stdin. 0 on go; -1 (reason in err) on end of input or another line. */
-int hcodec_wait_go(char *err, size_t errlen);
 
 #endif

@@ -122,3 +122,15 @@ double hist_stdev(const hist_t *h)
     double var = (h->sum_sq - n * mean * mean) / (n - 1);
     return var > 0 ? sqrt(var) : 0.0;
 }
+
+void hist_write_latency_json(FILE *out, const hist_t *h)
+{
+    fprintf(out,
+            "{\"count\":%llu,\"min\":%llu,\"mean\":%.1f,\"stdev\":%.1f,\"max\":%llu,"
+            "\"p50\":%llu,\"p75\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,\"p9999\":%llu}",
+            (unsigned long long)h->total, (unsigned long long)(h->total ? h->min : 0), hist_mean(h), hist_stdev(h),
+            (unsigned long long)h->max, (unsigned long long)hist_percentile(h, 50),
+            (unsigned long long)hist_percentile(h, 75), (unsigned long long)hist_percentile(h, 90),
+            (unsigned long long)hist_percentile(h, 99), (unsigned long long)hist_percentile(h, 99.9),
+            (unsigned long long)hist_percentile(h, 99.99));
+}

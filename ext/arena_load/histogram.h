@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct {
     int sub_bits;
@@ -36,5 +37,8 @@ void hist_merge(hist_t *dst, const hist_t *src);
 uint64_t hist_percentile(const hist_t *h, double pct);
 double hist_mean(const hist_t *h);
 double hist_stdev(const hist_t *h);
+/* The one latency object of the engine's JSON (report.c, merge.c):
+ * {"count","min","mean","stdev","max","p50","p75","p90","p99","p999","p9999"}. */
+void hist_write_latency_json(FILE *out, const hist_t *h);
 
 #endif

@@ -34,18 +34,6 @@ static size_t timeline_length(const report_t *r)
     return n > d ? n : d;
 }
 
-static void latency_json(FILE *out, const hist_t *h)
-{
-    fprintf(out,
-            "{\"count\":%llu,\"min\":%llu,\"mean\":%.1f,\"stdev\":%.1f,\"max\":%llu,"
-            "\"p50\":%llu,\"p75\":%llu,\"p90\":%llu,\"p99\":%llu,\"p999\":%llu,\"p9999\":%llu}",
-            (unsigned long long)h->total, (unsigned long long)(h->total ? h->min : 0), hist_mean(h), hist_stdev(h),
-            (unsigned long long)h->max, (unsigned long long)hist_percentile(h, 50),
-            (unsigned long long)hist_percentile(h, 75), (unsigned long long)hist_percentile(h, 90),
-            (unsigned long long)hist_percentile(h, 99), (unsigned long long)hist_percentile(h, 99.9),
-            (unsigned long long)hist_percentile(h, 99.99));
-}
-
 /* A mix's requests apart: "requests_mix":[{name, weight_share, completed,
  * good, bad, latency_us of the good}], or null for a single request. Bad
  * responses are those with an unexpected status or body; a connection's
@@ -66,7 +54,7 @@ static void per_request_json(FILE *out, const report_t *r)
                 r->rs->total_weight ? (double)r->rs->group_weight[g] / (double)r->rs->total_weight : 0,
                 (unsigned long long)rq->completed, (unsigned long long)rq->good,
                 (unsigned long long)(rq->completed - rq->good));
-        latency_json(out, &rq->good_lat);
+        hist_write_latency_json(out, &rq->good_lat);
         fputc('}', out);
     }
     fputc(']', out);
@@ -93,7 +81,7 @@ static void stages_json(FILE *out, const report_t *r)
                 i ? "," : "", g->r0, g->r1, p->t0[i], g->dur_s, (g->r0 + g->r1) / 2 * g->dur_s,
                 (unsigned long long)s->sent, (unsigned long long)s->completed, (unsigned long long)s->good,
                 (unsigned long long)s->errors, (unsigned long long)s->dropped);
-        latency_json(out, &s->good_lat);
+        hist_write_latency_json(out, &s->good_lat);
         fputc('}', out);
     }
     fputc(']', out);
@@ -130,7 +118,7 @@ void report_json(FILE *out, const report_t *r)
 
     const hist_t *h = &st->lat;
     fputs(",\"latency_us\":", out);
-    latency_json(out, h);
+    hist_write_latency_json(out, h);
     if (o->histograms) {
         fputs(",\"latency_histogram\":", out);
         hcodec_write_json(out, h);
@@ -145,7 +133,7 @@ void report_json(FILE *out, const report_t *r)
     /* Goodput: responses with the expected status and body. */
     fprintf(out, ",\"good\":{\"completed\":%llu,\"rps\":%.2f,\"latency_us\":", (unsigned long long)st->good,
             r->duration_s > 0 ? (double)st->good / r->duration_s : 0);
-    latency_json(out, &st->good_lat);
+    hist_write_latency_json(out, &st->good_lat);
     if (o->histograms) {
         /* So several loaders' good latency merges exactly (Remote::Merge). */
         fputs(",\"latency_histogram\":", out);
@@ -167,7 +155,7 @@ void report_json(FILE *out, const report_t *r)
             o->http2 ? o->h2_streams : 0, o->tls_resume ? "true" : "false", (unsigned long long)st->tls_full,
             (unsigned long long)st->tls_resumed);
     fputs(",\"handshake_us\":", out);
-    latency_json(out, &st->handshake);
+    hist_write_latency_json(out, &st->handshake);
     fputc('}', out);
 
     fprintf(out, ",\"timeline_ms\":%llu,\"timeline\":[", (unsigned long long)o->timeline_ms);

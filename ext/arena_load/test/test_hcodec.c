@@ -2,6 +2,7 @@
  * gives exactly the percentiles of the merged histograms. */
 #include "check.h"
 #include "hcodec.h"
+#include "merge.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -211,7 +212,7 @@ static void test_merge_main(void)
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
     char *files[] = {pa, pb};
-    CHECK(hcodec_merge_main(2, files, f) == 0, "merge failed");
+    CHECK(merge_main(2, files, f) == 0, "merge failed");
     fclose(f);
     CHECK(field(out, "\"p99\":") == hist_percentile(&both, 99), "merged p99 %llu != %llu",
           (unsigned long long)field(out, "\"p99\":"), (unsigned long long)hist_percentile(&both, 99));
@@ -240,11 +241,11 @@ static void test_merge_main(void)
     FILE *sink = fopen("/dev/null", "w");
     FILE *saved = stderr;
     stderr = sink; /* the one-line reason is expected here */
-    CHECK(hcodec_merge_main(2, files2, sink) == 2, "a document without histograms is refused");
+    CHECK(merge_main(2, files2, sink) == 2, "a document without histograms is refused");
     char missing[80];
     snprintf(missing, sizeof missing, "%s/none.json", dir);
     char *files3[] = {missing};
-    CHECK(hcodec_merge_main(1, files3, sink) == 2, "a missing file is refused");
+    CHECK(merge_main(1, files3, sink) == 2, "a missing file is refused");
     stderr = saved;
     fclose(sink);
 
