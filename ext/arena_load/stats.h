@@ -27,10 +27,11 @@ enum {
 
 extern const char *const error_names[ERR_KINDS];
 
-/* Latency histogram: ~3 significant digits, exact up to 100 s (beyond it
- * only the bucket is clamped). */
+/* Latency histogram: ~3 significant digits up to an hour (beyond it only the
+ * bucket is clamped). An open-model queue on a stalled server reaches minutes:
+ * at 100 s, samples of 150-250 s read as a p50 of 100 s. */
 #define LAT_SUB_BITS 11
-#define LAT_HIGHEST_US 100000000ULL /* 100 s */
+#define LAT_HIGHEST_US 3600000000ULL /* 1 hour */
 
 typedef struct {
     uint64_t sent, completed, bytes, opened, late, dropped;

@@ -32,7 +32,10 @@ module Arena
 
     def test_bad_numbers
       KeepAlive.open do |server|
-        [%w[-c 0], %w[-c many], %w[-d -1], %w[-t 0], %w[-R abc], %w[--timeout never]].each do |flag, value|
+        # The values an issue found accepted: -R 0, --expect-status 1, -d 0 (the
+        # engine refuses them itself, whatever Arena's plan checks).
+        [%w[-c 0], %w[-c many], %w[-d -1], %w[-d 0], %w[-t 0], %w[-R abc], %w[-R 0], %w[-R 0.0001], %w[--expect-status 1],
+          %w[--expect-status 99], %w[--expect-status 1000], %w[--timeout never], %w[--timeout 0], %w[--connect-timeout 0]].each do |flag, value|
           run = run_engine(server.target, flag, value, "-n", 1, deadline: 3)
           assert_one_line_error(run, 2)
         end

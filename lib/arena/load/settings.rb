@@ -25,12 +25,14 @@ module Arena
         elsif type == Float then Float(value.to_s, exception: false) || fail!("must be a number")
         else value.to_s
         end
-        Array(v).each { |x| fail!("must be between #{check.begin} and #{check.end}") if check.is_a?(Range) && x.is_a?(Numeric) && !check.cover?(x) }
+        Array(v).each { |x| fail!(range_words) if check.is_a?(Range) && x.is_a?(Numeric) && !check.cover?(x) }
         fail!("must be #{CHECK_WORDS.fetch(check)}") if check.is_a?(Regexp) && !check.match?(v)
         v
       end
 
       def fail!(why) = raise(UsageError, "#{switch} #{why}")
+
+      def range_words = check.end.infinite? ? "must be greater than 0" : "must be between #{check.begin} and #{check.end}"
 
       def whole(x) = Integer(x.to_s, exception: false) || fail!("takes whole numbers")
     end

@@ -73,6 +73,9 @@ module Arena
 
       def recorded? = !connections.nil?
 
+      # `arena tune`'s memory budget (MiB), when the run was a tune.
+      def tune_memory_mib = raw["tune"].is_a?(Hash) ? raw["tune"]["memory_mib"] : nil
+
       # The app the run benchmarked: nil for the built-in one (and for older
       # files, which did not say).
       def app_rackup = (raw.dig("app", "builtin") == false) ? raw.dig("app", "rackup") : nil

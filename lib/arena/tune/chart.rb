@@ -13,6 +13,7 @@ module Arena
         @scenario = scenario
         @summaries = document.measurements.select { |m| scenario.owns?(m) && m.summary? }
         @colors = colors
+        @budget_mib = document.plan&.tune_memory_mib
       end
 
       def section
@@ -33,12 +34,28 @@ module Arena
         points.sort_by { |mib, rps| [mib, -rps] }.select { |_, rps| (rps > best).tap { |up| best = rps if up } }
       end
 
+      # The config marked best: the most sustained among those within the
+      # memory budget (tune's own rule: a config over it never wins, however
+      # fast). Without a budget (a plain --scenario sustained run), the most
+      # sustained. `configs`: [[key, sustained_rps, pss_mib]].
+      def self.best(configs, budget_mib:)
+        within = configs.select { |_, rps, mib| rps.to_f.positive? && (budget_mib.nil? || (mib && mib <= budget_mib)) }
+        within.max_by { |_, rps, _| rps.to_f }&.first
+      end
+
+      def self.over_budget?(mib, budget_mib) = !budget_mib.nil? && !mib.nil? && mib > budget_mib
+
       # The frontier in a darker shade of its server's colour.
       def self.darker(hex) = "#" + hex.delete("#").scan(/../).map { |c| format("%02X", (c.to_i(16) * 0.55).round) }.join
 
       private
 
       def fig(m) = @scenario.figures_of(m)
+
+      def mark(m, winner)
+        return "best" if m.equal?(winner)
+        self.class.over_budget?(fig(m).pss_mib&.to_f, @budget_mib) ? "over the #{@budget_mib} MiB budget" : ""
+      end
 
       # The winner's tunable settings (the rest are in the table below the chart).
       def tuned_words(name, winner)
@@ -55,11 +72,12 @@ module Arena
         group.group_by { |m| m.server.split(":").first }.each do |name, configs|
           color = @colors.call(configs.first.server)
           points = configs.filter_map { |m| fig(m).pss_mib && [fig(m).pss_mib.to_f, fig(m).sustained_rps.to_f] }
-          winner = configs.max_by { |m| fig(m).sustained_rps.to_f }
+          index = self.class.best(configs.each_with_index.map { |m, i| [i, fig(m).sustained_rps, fig(m).pss_mib&.to_f] }, budget_mib: @budget_mib)
+          winner = index && configs[index]
           configs.each do |m|
             x = fig(m)
             rows << [m.server, workload, f.rps(x.sustained_rps.to_f), f.rps(x.closed_max_rps.to_f),
-              x.p99_ms ? "#{x.p99_ms} ms" : "-", x.pss_mib || "-", m.equal?(winner) ? "best" : ""]
+              x.p99_ms ? "#{x.p99_ms} ms" : "-", x.pss_mib || "-", mark(m, winner)]
           end
           next if points.empty?
           series << {name: "#{name} search path", color: color, points: points}
