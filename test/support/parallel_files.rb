@@ -3,8 +3,9 @@
 # Runs test files, each in a Ruby process of its own, ARENA_TEST_JOBS at a
 # time (default: the machine's cores), the longest first so the last to
 # finish is a short one. How long each file took is kept in
-# tmp/test-durations.json for the next run's order; a file never timed is
-# guessed from its number of tests. Files whose first lines say
+# tmp/test-durations.json for the next run's order; a fresh clone orders by
+# test/support/durations.json (one whole run's, committed), and a file
+# timed in neither is guessed from its number of tests. Files whose first lines say
 # `# test: serial` (timing thresholds that contention would distort) run
 # after the others, one at a time. Each file's output is printed whole when it
 # ends (a failure in full, a pass as its summary line), so two files never
@@ -20,6 +21,7 @@ require "fileutils"
 module ParallelFiles
   ROOT = File.expand_path("../..", __dir__)
   DURATIONS = File.join(ROOT, "tmp", "test-durations.json")
+  SEED = File.join(ROOT, "test", "support", "durations.json")
   # A guess for a file never timed, per test: integration tests start servers.
   GUESS_S = {"integration" => 12.0, "engine" => 1.5}.freeze
 
@@ -81,8 +83,10 @@ module ParallelFiles
     [File.read(file).scan(/^\s*def test_|define_method\("test_/).size, 1].max * per
   end
 
-  def durations
-    JSON.parse(File.read(DURATIONS))
+  def durations = read(SEED).merge(read(DURATIONS))
+
+  def read(path)
+    JSON.parse(File.read(path))
   rescue Errno::ENOENT, JSON::ParserError
     {}
   end
