@@ -46,8 +46,8 @@ class ReportMarkdownTest < Minitest::Test
       |---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|
       | puma:workers=2,threads=2,preload=false | server | steady keep-alive | 5,651 (not measured) | 0 | 537us | 11.8ms (10.1ms-13.5ms) | 373.4ms | 56.7 MiB | 95.3 MiB | 38% |
       | puma:workers=2,threads=2,preload=false | primes | steady keep-alive | 102 (not measured) | 0 | 75.5ms | 204.9ms (103.1ms-306.8ms) | 374.7ms | 111.1 MiB | 149.3 MiB | 73% |
-      | unicorn:workers=2,preload=true,timeout=60 | server | steady keep-alive | 1,592 (not measured) | 0 | 434us | 170.7ms (16.1ms-325.2ms) | 325.4ms | 54.6 MiB | 87.6 MiB | 9% |
-      | unicorn:workers=2,preload=true,timeout=60 | primes | steady keep-alive | 38.8 (not measured) | 0 | 207.7ms | n=69 too small | 751.8ms | 87.3 MiB | 119.9 MiB | 25% |
+      | unicorn:workers=2,preload=true,timeout=60 | server | steady closed by server | 1,592 (not measured) | 0 | 434us | 170.7ms (16.1ms-325.2ms) | 325.4ms | 54.6 MiB | 87.6 MiB | 9% |
+      | unicorn:workers=2,preload=true,timeout=60 | primes | steady closed by server | 38.8 (not measured) | 0 | 207.7ms | n=69 too small | 751.8ms | 87.3 MiB | 119.9 MiB | 25% |
       | falcon:count=2,model=forked | server | steady keep-alive | 3,982 (not measured) | 0 | 369us | 14.2ms (14.0ms-14.4ms) | 47.6ms | 50.8 MiB | 99.2 MiB | 31% |
       | falcon:count=2,model=forked | primes | steady keep-alive | 65.5 (not measured) | 0 | 117.4ms | 179.1ms (176.3ms-181.8ms) | 183.3ms | 77.4 MiB | 125.2 MiB | 49% |
 

@@ -95,8 +95,8 @@ class StallTest < Minitest::Test
     record = document.measured.find { |m| m.server == puma }.summary.to_record
     assert_equal "p50 43.9 ms sits at 40 ms", Arena::Results::Summary.from_h(JSON.parse(JSON.generate(record))).stall
     table = Arena::Report::Table.new(document).render
-    assert_match(/#{Regexp.escape(puma)} +\| server +\| steady keep-alive \| 5,651 \(not measured\) stalled \|/, table)
-    assert_match(/falcon:count=2,model=forked +\| server +\| steady keep-alive \| +3,982 \(not measured\) \|/, table)
+    assert_match(/#{Regexp.escape(puma)} +\| server +\| steady keep-alive +\| 5,651 \(not measured\) stalled \|/, table)
+    assert_match(/falcon:count=2,model=forked +\| server +\| steady keep-alive +\| +3,982 \(not measured\) \|/, table)
     assert_includes Arena::Report::Findings.lines(document), "#{puma} server steady keep-alive: stalled: p50 43.9 ms sits at 40 ms"
     api = Arena::Report::Recommend.new(document).call.first
     assert_nil api.pick, "two runs each: too few for the pick's test"

@@ -129,6 +129,10 @@ module Arena
       # Whether connections were kept alive (older documents: they were).
       def keep_alive? = raw.fetch("keep_alive", true) != false
 
+      # Keep-alive was asked, but the server closed the connections (Unicorn,
+      # Pitchfork): at least one new connection for every two responses.
+      def server_closed? = keep_alive? && completed.to_i.positive? && raw.dig("connections", "opened").to_i * 2 >= completed.to_i
+
       # What the stall rule (lib/arena/stall.rb) reads of this load.
       def stall_figures(server_cpu_pct:, server_cores:)
         Stall::Figures.new(p50_us: latency.p50, p75_us: latency.p75, p90_us: latency.p90, p99_us: latency.p99, mean_us: latency.mean, good_rps: good_rps,
@@ -184,6 +188,7 @@ module Arena
         flags << "loader-bound" if loader_cpu_pct && loader_cpu_pct > LOADER_BUSY_PCT
         flags << "did-not-settle" unless settled
         flags << "few-samples" unless load.latency.supported?(:p99)
+        flags << "server-closed" if load.server_closed?
         stall = Stall.verdict(load.stall_figures(server_cpu_pct: server_cpu_pct, server_cores: server_cores))
         flags << "stalled" if stall.word == "stalled"
         new(good_rps: load.good_rps.round(2), error_pct: load.error_pct, p50_us: load.latency.p50, p99_us: load.latency.p99,
