@@ -33,12 +33,15 @@ module Arena
         lines.join("\n")
       end
 
-      FLAGS = {connections: "-c", levels: "--levels", reps: "-r", requests: "-n", duration: "-d", warmup: "-w",
-               keep_alive: "--keep-alive", repeat: "--repeat", step: "--step", max_connections: "--max-connections",
-               max_time: "--max-time", slo_ms: "--slo", timeout: "--timeout"}.freeze
+      # The settings a listing shows, in this order; each flag is the load table's
+      # (lib/arena/load/settings.rb), the rounds the plan's own option.
+      SHOWN = %i[connections levels reps requests duration warmup keep_alive repeat step max_connections max_time slo_ms timeout].freeze
+
+      def flag(key) = (key == :repeat) ? "--repeat" : Load.setting(key).switch
 
       def counts(options)
-        FLAGS.filter_map do |key, flag|
+        SHOWN.filter_map do |key|
+          flag = flag(key)
           value = options[key] or next
           value = value.join(",") if value.is_a?(Array)
           value = value.to_i if value.is_a?(Float) && value == value.to_i

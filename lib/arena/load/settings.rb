@@ -83,7 +83,8 @@ module Arena
     # The table's engine rows, plus what scenarios and workloads set per run.
     RUN_ONLY = %i[requests reps rate keep_alive method body_file mix_file expect_status expect_body headers pipeline timeline_ms profile transport request_start].freeze
     Settings = Struct.new(*TABLE.select(&:engine).map(&:name), *RUN_ONLY, keyword_init: true) do
-      def self.build(**kw) = new(keep_alive: true, threads: 1, timeout: 10, **kw).freeze
+      # The table's engine defaults (threads, timeout) for what a caller leaves out; keep-alive on.
+      def self.build(**kw) = new(keep_alive: true, threads: Load.setting(:threads).default, timeout: Load.setting(:timeout).default, **kw).freeze
 
       def with(**changes) = self.class.new(**to_h, **changes).freeze
     end
