@@ -150,6 +150,8 @@ class YourAppTest < Arena::ArenaCase
   def run_app(*args, cache: CACHE, chdir: ROOT, timeout: 300, env: {})
     out = File.join(@tmp, "run-#{name}-#{rand(1 << 30)}")
     args += ["--out", out] if args.first == "run"
+    # One round, as ArenaCase#arena: these tests are about the apps, not the rounds.
+    args += ["--rounds", "1"] if args.first == "run" && (args & %w[--rounds --repeat --precision]).empty?
     stdout, stderr, status = Timeout.timeout(timeout) do
       Open3.capture3({"XDG_CACHE_HOME" => cache}.merge(env), EXE, *args, chdir: chdir)
     end
