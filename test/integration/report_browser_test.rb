@@ -57,6 +57,28 @@ class ReportBrowserTest < Minitest::Test
     check("memory-workers", screenshot: "report-worker-cost.png", charts: 2)
   end
 
+  # A long config label and the intervals in every cell: no table is wider
+  # than a 1400 px window (each would scroll sideways).
+  def test_tables_fit_a_1400_px_window
+    run_dir = File.join(@dir, "wide")
+    FileUtils.cp_r(File.join(FIXTURES, "steady"), run_dir)
+    results = File.join(run_dir, "results.json")
+    long = "passenger:min_instances=2,max_pool_size=2,concurrency_model=process,engine=builtin"
+    File.write(results, File.read(results).gsub("falcon:count=2,model=forked", long))
+    assert_equal 0, Arena::CLI.new(["report", run_dir, "--format", "html"], out: StringIO.new, err: StringIO.new).run
+    html = File.read(File.join(run_dir, "report.html"))
+    assert_includes html, long
+    probe = File.join(run_dir, "widths.html")
+    File.write(probe, html.sub("</body>", %(<script>document.body.setAttribute("data-widths", [...document.querySelectorAll(".scroll")].map(e => e.scrollWidth + "/" + e.clientWidth).join(" "))</script></body>)))
+    dom, = chromium("--window-size=1400,900", "--dump-dom", "file://#{probe}")
+    widths = dom[/data-widths="([^"]*)"/, 1]
+    refute_nil widths
+    widths.split.each do |pair|
+      scroll, client = pair.split("/").map(&:to_i)
+      assert_operator scroll, :<=, client, "a table overflows its box at 1400 px: #{widths}"
+    end
+  end
+
   private
 
   def check(fixture, screenshot:, charts:)

@@ -63,7 +63,8 @@ module Arena
         %(<div class="scroll"><table><thead><tr>#{head}</tr></thead><tbody>#{body}</tbody></table></div>)
       end
 
-      def numeric?(cell) = cell.is_a?(Numeric) || cell.to_s.match?(/\A[\d,.\s()%-]+(us|ms|s|MiB|GiB)?[\d,.\s()%-]*\z/)
+      # A figure, with its unit, interval (±) or range: "3,617 ±12%", "11.8ms (10.1ms-13.5ms)".
+      def numeric?(cell) = cell.is_a?(Numeric) || cell.to_s.match?(/\A[\d,.\s()%±-]+((us|ms|s|MiB|GiB)[\d,.\s()%±-]*)*\z/)
     end
   end
 end
