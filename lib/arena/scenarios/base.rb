@@ -150,7 +150,9 @@ module Arena
       # warm: warm up to a steady state first (Warmup, bounded by --warmup-max).
       def measure(ctx, settings, variant: nil, interval: 0.2, per_process: false, warm: false)
         settled = ctx.settle.call(ctx.baseline)
-        warmed = Warmup.new(engine: ctx.engine, target: ctx.target, settings: settings, max_s: ctx.load.warmup_limit).call if warm
+        # A slice long enough for several responses of a slow endpoint.
+        slice_s = [Warmup::SLICE_S, 2 * ctx.baseline&.p99_us.to_f / 1e6].max
+        warmed = Warmup.new(engine: ctx.engine, target: ctx.target, settings: settings, max_s: ctx.load.warmup_limit, slice_s: slice_s).call if warm
         watch = Probes::Noise::Watch.new(ours: -> { ctx.server.pids + (ctx.front&.pids || []) }).start
         # Sampled where each runs (RunningServer#sampler): here, or on the server host.
         sampler = ctx.server.sampler(interval: interval, per_process: per_process).start

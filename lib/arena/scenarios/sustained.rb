@@ -26,7 +26,7 @@ module Arena
       def planned(_load, _adapter) = STEPS + 1
 
       def call(ctx)
-        closed = measure(ctx, ctx.settings, variant: "closed-max")
+        closed = measure(ctx, ctx.settings, variant: "closed-max", warm: true)
         max = closed.good_rps
         return [closed, summary(ctx, closed, [])] if max <= 0
         slo_us = (ctx.slo_ms * 1000).round
