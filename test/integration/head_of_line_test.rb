@@ -10,7 +10,7 @@ require "timeout"
 class HeadOfLineTest < Arena::ArenaCase
   def test_puma_threads_protect_fast_requests_better_than_unicorn_processes
     out = arena("run", "--servers", "puma unicorn", "--scenario", "head-of-line", "--workload", "server",
-      "--slow-request", "/sleep?ms=100", "-d", "1.5", "-w", "0.3", timeout: 300)
+      "--slow-request", "/sleep?ms=100", "-d", "1.5", "-w", "0.3", "--rounds", "1", timeout: 300)
     assert out.status.success?, out.describe
     summaries = out.measurements.select { |m| m["scenario"] == "head-of-line" && m["kind"] == "summary" }
     fast = summaries.to_h { |m| [m["server"][/\A\w+/], m["extra"]["fast"].first] }
@@ -20,9 +20,11 @@ class HeadOfLineTest < Arena::ArenaCase
       assert_operator f["beside_n"], :>=, 100, f.inspect
     end
     summaries.each { |m| assert_in_delta 100, m["extra"]["rate"], 10, "one 100 ms request in flight on average at 10%" }
-    assert_operator fast["unicorn"]["p99_x"], :>, fast["puma"]["p99_x"], fast.inspect
-    assert_operator fast["unicorn"]["beside_p99_us"], :>=, 50_000, "a fast request waited behind a 100 ms one: #{fast["unicorn"]}"
-    assert_match(/head-of-line server: puma\S* protects fast requests best: their p99 grew x[\d.]+ beside the slow request, against x[\d.]+ on unicorn/,
+    # Both Unicorn workers on slow requests about a quarter of the time: its
+    # fast requests' p90 is a wait behind a 100 ms one; Puma's 10 threads go on.
+    assert_operator fast["unicorn"]["beside_p90_us"], :>=, 30_000, "a fast request waited behind a 100 ms one: #{fast["unicorn"]}"
+    assert_operator fast["unicorn"]["tail_x"], :>, 2 * fast["puma"]["tail_x"], fast.inspect
+    assert_match(/head-of-line server: puma\S* protects fast requests best: their p90 beside the slow request was x[\d.]+ their median alone, against x[\d.]+ on unicorn/,
       out.stdout)
   end
 end

@@ -8,7 +8,7 @@ require "timeout"
 class ProfileTest < Arena::ArenaCase
   def test_a_profile_runs_its_stages_in_order_at_the_asked_rates
     spec = "ramp 0..200/s 1s, hold 200/s 1s, spike 600/s 0.5s, hold 200/s 1.5s"
-    out = arena("run", "--servers", "puma", "--scenario", "profile", "--workload", "server", "--profile", spec, timeout: 120)
+    out = arena("run", "--servers", "puma", "--scenario", "profile", "--workload", "server", "--profile", spec, "--rounds", "1", timeout: 120)
     assert out.status.success?, out.describe
     m = out.measurements.find { |x| x["scenario"] == "profile" }
     stages = m["extra"]["stages"]

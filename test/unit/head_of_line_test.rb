@@ -8,12 +8,12 @@ class HeadOfLineUnitTest < Minitest::Test
   Rule = Arena::Scenarios::HeadOfLineRule
   HoL = Arena::Scenarios::HeadOfLine
 
-  def entry(server, *p99_x) = Rule::Entry.new(server: server, fast: p99_x.map { |x| {"p99_x" => x} }).freeze
+  def entry(server, *tail_x) = Rule::Entry.new(server: server, fast: tail_x.map { |x| {"tail_x" => x} }).freeze
 
   def test_the_config_whose_worst_fast_request_grew_least_protects_best
     verdict = Rule.best([entry("unicorn", 8.2), entry("puma", 1.0, 1.4), entry("falcon", 1.2)])
     assert_equal "falcon protects fast requests best", verdict.word
-    assert_equal "their p99 grew x1.2 beside the slow request, against x1.4 on puma (falcon x1.2, puma x1.4, unicorn x8.2)", verdict.reason
+    assert_equal "their p90 beside the slow request was x1.2 their median alone, against x1.4 on puma (falcon x1.2, puma x1.4, unicorn x8.2)", verdict.reason
   end
 
   def test_without_two_configs_with_a_p99_it_cannot_judge
