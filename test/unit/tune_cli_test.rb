@@ -19,7 +19,7 @@ module Arena
         %w[--memory lots] => "arena: --memory takes a size like 512MiB, 2GiB or a number of bytes, not \"lots\"\n",
         %w[--memory 12] => "arena: --memory must be at least 1MiB\n",
         %w[--scenario steady] => "arena: arena tune runs its own scenario (sustained): --scenario is for arena run\n",
-        %w[--repeat 3] => "arena: arena tune does not take --repeat: the search repeats its start to measure the noise\n",
+        %w[--repeat 3] => "arena: arena tune does not take --repeat or --rounds: it measures the start and every leading candidate 3 times and keeps a lead only when significant\n",
         %w[--servers puma --workload pi,server] => "arena: arena tune searches for one workload at a time (got pi, server)\n",
         %w[extra] => "arena: unexpected argument \"extra\"\n"
       }.each do |argv, message|

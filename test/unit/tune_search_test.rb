@@ -69,6 +69,26 @@ module Arena
       assert_operator outcome.margin, :>, 0
     end
 
+    # rounds: 3 judges a lead by the significance test on three figures a
+    # side: on a flat surface with noise nothing is a real gain (the start
+    # stays best and the margin is "within the noise"); on the real surface
+    # the optimum is still found.
+    def test_with_rounds_a_lead_counts_only_when_significant
+      clock = FakeClock.new
+      rng = Random.new(3)
+      flat = Surface.new(clock: clock, rate: ->(_w, _t) { 1000.0 * (1 + 0.05 * (rng.rand - 0.5)) })
+      outcome = search(flat, clock, rounds: 3)
+      assert_equal({"workers" => 1, "threads" => 5}, outcome.best.settings, "no step on a flat surface is a real gain")
+      assert_operator outcome.best.rates.size, :>=, 3
+      assert outcome.within_noise?, "the runner-up is not distinguishable from the best"
+      assert_match(/not distinguishable here/, outcome.difference.reason) if outcome.difference
+
+      clock = FakeClock.new
+      outcome = search(Surface.new(clock: clock, jitter: 0.01), clock, rounds: 3)
+      assert_equal({"workers" => 3, "threads" => 8}, outcome.best.settings)
+      assert_operator outcome.best.rates.size, :>=, 3
+    end
+
     def test_respects_the_memory_budget
       clock = FakeClock.new
       # The unconstrained optimum (3 workers x 8 threads) uses 236 MiB; 200 allows 2 workers.

@@ -31,7 +31,7 @@ module Arena
         end.parse!(@argv)
         raise UsageError, "unexpected argument #{@argv.first.inspect}" unless @argv.empty?
         raise UsageError, "arena tune runs its own scenario (sustained): --scenario is for arena run" if builder.options[:scenarios]
-        raise UsageError, "arena tune does not take --repeat: the search repeats its start to measure the noise" if builder.options[:repeat]
+        raise UsageError, "arena tune does not take --repeat or --rounds: it measures the start and every leading candidate 3 times and keeps a lead only when significant" if builder.options[:repeat]
         DEFAULTS.each { |name, value| builder.options[name] ||= value }
         builder.options[:scenarios] = ["sustained"]
         given = builder.options[:workloads]
@@ -107,7 +107,7 @@ module Arena
         @err.puts "#{adapter.key}: searching #{space.dimensions.map { |d| "#{d.name} #{d.min}..#{d.max}" }.join(", ")} from #{space.start}"
         trial = Arena::Tune::Trial.new(plan: plan, adapter: adapter, installation: installation, workload: plan.workloads.first,
           store: store, engine: engine, starter: starter, memory_kb: memory / 1024, deadline: deadline, log: ->(line) { @err.puts line })
-        outcome = Arena::Tune::Search.new(space: space, evaluate: trial, deadline: deadline).call
+        outcome = Arena::Tune::Search.new(space: space, evaluate: trial, deadline: deadline, rounds: 3).call
         output.add(adapter: adapter, outcome: outcome, slo_ms: trial.slo_ms)
         outcome
       end

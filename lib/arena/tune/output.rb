@@ -47,7 +47,7 @@ module Arena
         best = o.best
         rec = {"best" => best && figures(best), "runner_up" => o.runner_up && figures(o.runner_up),
                "margin_pct" => o.margin&.then { |m| (100 * m).round(1) }, "noise_pct" => (100 * o.noise).round(1),
-               "within_noise" => o.within_noise?, "stopped" => o.stopped, "slo_ms" => r.slo_ms, "note" => r.note,
+               "within_noise" => o.within_noise?, "significance" => o.difference&.reason, "stopped" => o.stopped, "slo_ms" => r.slo_ms, "note" => r.note,
                "candidates" => o.candidates.map(&:to_record)}
         if best
           capacity = Capacity.new(server: r.adapter.class, candidate: best, cores: @machine.server_cores)
@@ -97,6 +97,7 @@ module Arena
         if o.runner_up
           margin = "#{(100 * o.margin).round(1)}%#{" (within the noise)" if o.within_noise?}"
           out << "  runner-up: #{setting_words(o.runner_up)}: #{f.rps(o.runner_up.sustained_rps)} req/s, PSS #{o.runner_up.pss_mib} MiB; margin #{margin}"
+          out << "  significance: #{o.difference.reason}" if o.difference
         end
         out << "  why: #{Capacity.new(server: r.adapter.class, candidate: best, cores: @machine.server_cores).explanation}"
         file = File.join(@dir, "tune", key)

@@ -16,6 +16,12 @@ module Arena
     #   4. go round again while anything improved.
     # A direction stops at the first step whose gain is within the noise, or
     # that does not qualify (over the memory budget, unsustained, failed).
+    #
+    # With `rounds:` 3 (what `arena tune` uses) a candidate is judged by the
+    # same rule as `arena run`'s figures: one that leads the best is measured
+    # again until both have 3 figures, and it becomes the best only when
+    # Welch's t on their log figures (Stats.difference, 5%) says the lead is
+    # real; the noise is then each candidate's own spread, not the start's.
     # It stops at `deadline` (a candidate is not begun unless the mean time of
     # one still fits), and an Interrupt (Ctrl-C) ends it with what it has.
     class Search
@@ -23,7 +29,17 @@ module Arena
         # The best's lead over the runner-up, relative to the runner-up.
         def margin = (best && runner_up&.score&.positive?) ? (best.score - runner_up.score) / runner_up.score : nil
 
-        def within_noise? = !margin.nil? && margin <= noise
+        def within_noise?
+          return !difference.significant? if difference&.measured?
+          !margin.nil? && margin <= noise
+        end
+
+        # The best against the runner-up by the significance test, when both
+        # have 3 figures or more (nil otherwise).
+        def difference
+          return nil unless best && runner_up && best.rates.size >= 3 && runner_up.rates.size >= 3
+          Stats.difference(runner_up.rates, best.rates, names: [runner_up.label || "runner-up", best.label || "best"])
+        end
 
         def interrupted? = stopped == "interrupted"
       end
@@ -32,7 +48,7 @@ module Arena
 
       MAX_ROUNDS = 3
 
-      def initialize(space:, evaluate:, deadline: nil, clock: Clock, min_noise: 0.03, repeat_start: true)
+      def initialize(space:, evaluate:, deadline: nil, clock: Clock, min_noise: 0.03, repeat_start: true, rounds: 1)
         @space = space
         @evaluate = evaluate
         @deadline = deadline
@@ -41,6 +57,7 @@ module Arena
         @repeat_start = repeat_start
         @measured = {} # settings => Candidate, in the order measured
         @noise = min_noise
+        @rounds = rounds
       end
 
       def call
@@ -76,8 +93,7 @@ module Arena
         # The bisection's own step, when it found a rate, is a floor too.
         resolution = first.qualifies? ? first.resolution.to_f : 0.0
         if @repeat_start && first.qualifies?
-          again = run(start)
-          @measured[start] = first.repeated(again)
+          [@rounds, 2].max.pred.times { @measured[start] = @measured[start].repeated(run(start)) }
           @best = @measured[start]
         end
         @noise = [@min_noise, @measured[start].spread.to_f, resolution].max
@@ -120,14 +136,26 @@ module Arena
       def try(settings)
         candidate = measure(settings)
         return false unless better?(candidate, @best)
-        @best = candidate
+        @best = @measured[settings]
         true
       end
 
       def better?(candidate, best)
         return false unless candidate.qualifies?
         return true unless best.qualifies?
-        candidate.score > best.score * (1 + @noise)
+        return candidate.score > best.score * (1 + @noise) if @rounds < 3
+        return false unless candidate.score > best.score
+        a = confirmed(best)
+        b = confirmed(candidate)
+        @best = a
+        b.qualifies? && Stats.difference(a.rates, b.rates).then { |d| d.significant? && d.estimate_pct.positive? }
+      end
+
+      # The candidate measured again until it has @rounds figures.
+      def confirmed(candidate)
+        c = candidate
+        c = c.repeated(run(c.settings)) while c.rates.size < @rounds
+        @measured[c.settings] = c
       end
 
       def measure(settings)
@@ -150,6 +178,11 @@ module Arena
       # less memory); the runner-up the next one.
       def outcome(stopped)
         ranked = @measured.values.select(&:qualifies?).sort_by { |c| [-c.score, c.pss_kb.to_i] }
+        # With rounds, the best is the one the test accepted, not a lucky single figure.
+        if @rounds >= 3 && @best&.qualifies?
+          best = @measured[@best.settings]
+          ranked = [best, *ranked.reject { |c| c.settings == best.settings }]
+        end
         Outcome.new(candidates: @measured.values.freeze, best: ranked[0], runner_up: ranked[1], noise: @noise.round(4),
           stopped: stopped).freeze
       end
