@@ -21,7 +21,7 @@ module Arena
 
     def call(entry, path: "/")
       return Outcome.new(protocol: "http/1.1").freeze if @transport.plain?
-      argv = [@engine_path, "--json", "-n", "4", "-c", "1", "--timeout", "5", "--expect-status", "any",
+      argv = [@engine_path, "--json", "-n", "4", "-d", "2", "-c", "1", "--timeout", "5", "--expect-status", "any",
         *@transport.engine_flags(ca: entry.ca), entry.target(path)]
       out, err, status = Open3.capture3(*argv)
       return Outcome.new(problem: "the engine could not run over #{@transport.name}: #{err.lines.last&.strip}").freeze unless status.success?

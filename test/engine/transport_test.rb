@@ -163,6 +163,21 @@ module Arena
       assert_operator run.errors["certificate"], :>, 0, run.describe
     end
 
+    # Arena's verification of the transport (TransportCheck) through this engine.
+    def test_transport_check_names_what_was_negotiated
+      h2 = Transport.parse("h2")
+      ok = TransportCheck.new(transport: h2, engine_path: TestHelp.engine_path)
+        .call(Bind.tcp(port: lab.ports[:tls_h2]).with_tls(lab.certs))
+      assert ok.ok?, ok.problem
+      assert_equal "h2", ok.protocol
+      no_h2 = TransportCheck.new(transport: h2, engine_path: TestHelp.engine_path)
+        .call(Bind.tcp(port: lab.ports[:tls]).with_tls(lab.certs))
+      assert_equal "no connection over h2 (alpn_mismatch)", no_h2.problem
+      expired = TransportCheck.new(transport: Transport.parse("tls"), engine_path: TestHelp.engine_path)
+        .call(Bind.tcp(port: lab.ports[:expired]).with_tls(lab.expired))
+      assert_equal "no connection over tls (certificate)", expired.problem
+    end
+
     def test_transport_flags_are_checked
       assert_one_line_error(run_engine("http://127.0.0.1:9/", "--tls-resume", "-n", 1), 2)
       assert_one_line_error(run_engine("http://127.0.0.1:9/", "--h2-streams", 4, "-n", 1), 2)

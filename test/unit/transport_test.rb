@@ -73,6 +73,21 @@ class TransportUnitTest < Minitest::Test
     assert_equal ["unicorn"], plan.servers.map(&:key)
   end
 
+  # A failure path with a stand-in engine: a server that answered over
+  # HTTP/1.1 when h2 was asked is named, not measured as h2.
+  def test_transport_check_refuses_another_protocol
+    Dir.mktmpdir do |dir|
+      fake = File.join(dir, "engine")
+      File.write(fake, "#!/bin/sh\necho '{\"transport\":{\"protocol\":\"http/1.1\",\"tls\":\"TLSv1.3\"},\"errors\":{\"total\":0}}'\n")
+      File.chmod(0o755, fake)
+      bind = Arena::Bind.tcp(port: 1).with_tls(:self_signed)
+      outcome = Arena::TransportCheck.new(transport: Arena::Transport.parse("h2"), engine_path: fake).call(bind)
+      refute outcome.ok?
+      assert_equal "negotiated http/1.1, expected h2", outcome.problem
+      assert Arena::TransportCheck.new(transport: Arena::Transport.parse("tls"), engine_path: fake).call(bind).ok?
+    end
+  end
+
   def test_certificates_verify_and_expire
     Dir.mktmpdir do |dir|
       good = Arena::TLS::Certificates.write(dir: File.join(dir, "g"))
