@@ -18,8 +18,9 @@ module Arena
       # Puma speaks no HTTP/2: said once as unsupported, not a failure; Falcon runs.
       assert_match(/puma.*unsupported over h2: Puma speaks HTTP\/1\.1 only/, run.stdout + run.stderr)
       assert_measured(run, "falcon", protocol: "h2")
-      run = arena("run", "--servers", "puma:workers=0", "--transport", "tls", *LOAD)
+      run = arena("run", "--servers", "puma:workers=0 iodine:workers=1", "--transport", "tls", *LOAD)
       assert_measured(run, "puma", protocol: "http/1.1", tls: true)
+      assert_measured(run, "iodine", protocol: "http/1.1", tls: true)
       argv = run.measurements.first["engine_argv"]
       assert_includes argv, "--cacert", "Puma has the run's certificate: the engine verifies it"
       assert argv.last.start_with?("https://"), argv.inspect

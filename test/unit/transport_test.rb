@@ -38,6 +38,8 @@ class TransportUnitTest < Minitest::Test
     assert_match(/http:\/\/ endpoint speaks HTTP\/1\.1 only/, Arena::Servers::Falcon.new.transport_unsupported(t["h2c"]))
     assert_match(/plain HTTP\/1\.1 only: put a front/, Arena::Servers::Unicorn.new.transport_unsupported(t["tls"]))
     assert_nil Arena::Servers::Unicorn.new.transport_unsupported(t["http1"])
+    assert_nil Arena::Servers::Iodine.new.transport_unsupported(t["tls"])
+    assert_match(/--ssl_cert\/--ssl_key take no value/, Arena::Servers::Agoo.new.transport_unsupported(t["tls"]))
     assert_match(/h2c only on a port without HTTP\/1\.1/, Arena::Proxy::Nginx.transport_unsupported(t["h2c"]))
     assert_match(/Let's Encrypt only/, Arena::Proxy::Thruster.transport_unsupported(t["h2"]))
     assert_nil Arena::Proxy::Caddy.transport_unsupported(t["h2c"])

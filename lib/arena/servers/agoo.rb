@@ -83,6 +83,14 @@ module Arena
 
       def workers = settings["workers"]
 
+      # agoo 2.15's command defines --ssl_cert and --ssl_key without a value
+      # (OptionParser refuses `--ssl_cert=FILE` as a needless argument), so its
+      # TLS cannot be reached from the command line Arena starts.
+      def transport_unsupported(transport)
+        return nil if transport.plain?
+        "the agoo command's --ssl_cert/--ssl_key take no value (agoo #{Gem.loaded_specs["agoo"]&.version || "2.15"}): its TLS cannot be started from the command line; put a front before it"
+      end
+
       # A dead copy stays a zombie child (nobody reaps it): not a worker.
       def worker_pids(group)
         super.reject { |pid| Procfs.stat(pid)&.state == "Z" }

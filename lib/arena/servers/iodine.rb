@@ -22,7 +22,14 @@ module Arena
       # A unix socket is "-b PATH" with port 0.
       def command(app:, bind:, dir:)
         listen = bind.tcp? ? ["-b", bind.host, "-p", bind.port.to_s] : ["-b", bind.path, "-p", "0"]
-        bundle_exec("iodine", *listen, "-w", workers.to_s, "-t", settings["threads"].to_s, app.rackup)
+        tls = bind.tls? ? ["-tls-cert", bind.tls.cert, "-tls-key", bind.tls.key] : []
+        bundle_exec("iodine", *listen, *tls, "-w", workers.to_s, "-t", settings["threads"].to_s, app.rackup)
+      end
+
+      # Iodine terminates TLS itself (-tls-cert/-tls-key: facil.io on OpenSSL); it speaks no HTTP/2.
+      def transport_unsupported(transport)
+        return nil if transport.plain? || transport.name == "tls"
+        "Iodine speaks HTTP/1.1 only (TLS yes, HTTP/2 no): put a front before it for #{transport.name}"
       end
 
       def workers = settings["workers"]
