@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require "fileutils"
+
 module Arena
   module Servers
     # Falcon: fibers on an event loop, in `count` forked processes (or threads).
@@ -27,16 +29,27 @@ module Arena
       def self.allowed = {"count" => 1.., "model" => %w[forked threaded]}
 
       # Over TLS, `falcon serve --bind https://` negotiates h2 or http/1.1 by
-      # ALPN with a certificate of its own (the localhost gem's authority,
-      # kept in the server's directory, not the user's home).
+      # ALPN with the certificate its localhost gem finds in XDG_STATE_HOME:
+      # the run's, laid out there as that gem names them (its issuer and the
+      # host's), so the engine verifies it and nothing is generated or written
+      # in the user's home.
       def command(app:, bind:, dir:)
         model = settings["model"]
         argv = bundle_exec("falcon", "serve", "--bind", bind.uri(bind.tls? ? "https" : "http"), "--count", workers.to_s,
           "--#{model}", "--config", app.rackup)
-        bind.tls? ? ["env", "XDG_STATE_HOME=#{dir}", *argv] : argv
+        return argv unless bind.tls?
+        localhost_state(File.join(dir, "tls-state"), bind)
+        ["env", "XDG_STATE_HOME=#{File.join(dir, "tls-state")}", *argv]
       end
 
-      def own_certificate? = true
+      def localhost_state(state, bind)
+        store = File.join(state, "localhost.rb")
+        FileUtils.mkdir_p(store)
+        FileUtils.cp(bind.tls.ca, File.join(store, "development.crt"))
+        FileUtils.cp(bind.tls.ca_key, File.join(store, "development.key"))
+        FileUtils.cp(bind.tls.cert, File.join(store, "#{bind.host}.crt"))
+        FileUtils.cp(bind.tls.key, File.join(store, "#{bind.host}.key"))
+      end
 
       def transport_unsupported(transport)
         return nil unless transport.name == "h2c"

@@ -11,7 +11,7 @@ module Arena
     # against the CA, so a wrong or expired certificate is an error kind of its
     # own instead of passing unseen. Nothing is installed in the system's store.
     class Certificates
-      Files = Struct.new(:ca, :cert, :key, :chain, keyword_init: true) do
+      Files = Struct.new(:ca, :cert, :key, :chain, :ca_key, keyword_init: true) do
         def to_h = {"ca" => ca, "cert" => cert, "key" => key}
       end
 
@@ -27,17 +27,20 @@ module Arena
 
       def write(dir, expired: false)
         FileUtils.mkdir_p(dir)
-        ca_key = OpenSSL::PKey::EC.generate("prime256v1")
+        # RSA 2048, the common deployed kind, and the only one every server
+        # here reads (the localhost gem Falcon uses loads RSA keys only).
+        ca_key = OpenSSL::PKey::RSA.new(2048)
         ca = certificate(subject: "/CN=Arena throwaway CA", key: ca_key, issuer: nil, issuer_key: ca_key, ca: true)
-        leaf_key = OpenSSL::PKey::EC.generate("prime256v1")
+        leaf_key = OpenSSL::PKey::RSA.new(2048)
         leaf = certificate(subject: "/CN=127.0.0.1", key: leaf_key, issuer: ca, issuer_key: ca_key, ca: false,
           expired: expired)
         files = Files.new(ca: File.join(dir, "ca.pem"), cert: File.join(dir, "cert.pem"),
-          key: File.join(dir, "key.pem"), chain: File.join(dir, "chain.pem")).freeze
+          key: File.join(dir, "key.pem"), chain: File.join(dir, "chain.pem"), ca_key: File.join(dir, "ca-key.pem")).freeze
         File.write(files.ca, ca.to_pem)
         File.write(files.cert, leaf.to_pem)
         File.write(files.chain, leaf.to_pem + ca.to_pem)
         File.write(files.key, leaf_key.private_to_pem, perm: 0o600) # PKCS#8: what every server here reads
+        File.write(files.ca_key, ca_key.private_to_pem, perm: 0o600)
         files
       end
 
