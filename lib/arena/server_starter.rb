@@ -83,7 +83,7 @@ module Arena
 
     # One throwaway CA and leaf per run (lib/arena/tls/certificates.rb).
     def certificates
-      @certificates ||= TLS::Certificates.write(dir: File.join(@plan.out_dir, "tls"))
+      @certificates ||= TLS::Certificates.for_run(dir: File.join(@plan.out_dir, "tls"))
     end
 
     # Unix socket paths are limited to 107 bytes, so sockets live in a short

@@ -102,6 +102,11 @@ class TransportUnitTest < Minitest::Test
       refute store.verify(OpenSSL::X509::Certificate.new(File.read(old.cert)))
       assert_equal "certificate has expired", store.error_string
       assert_equal 0o600, File.stat(good.key).mode & 0o777
+      # Every server of a run gets the same files: made once.
+      made = File.read(good.ca)
+      again = Arena::TLS::Certificates.for_run(dir: File.join(dir, "g"))
+      assert_equal good, again
+      assert_equal made, File.read(again.ca), "not made again"
     end
   end
 end

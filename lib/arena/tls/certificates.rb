@@ -21,6 +21,16 @@ module Arena
         new(now: now).write(dir, expired: expired)
       end
 
+      # The run's certificates: made once, then the same files for every
+      # server of the run (a server started earlier keeps serving what it
+      # loaded, so they must not be made again under it).
+      def self.for_run(dir:)
+        files = Files.new(ca: File.join(dir, "ca.pem"), cert: File.join(dir, "cert.pem"), key: File.join(dir, "key.pem"),
+          chain: File.join(dir, "chain.pem"), ca_key: File.join(dir, "ca-key.pem")).freeze
+        return files if files.to_a.all? { |path| File.file?(path) }
+        write(dir: dir)
+      end
+
       def initialize(now: Time.now)
         @now = now
       end
