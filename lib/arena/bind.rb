@@ -40,11 +40,14 @@ module Arena
     # The target string the load engine takes.
     def target(path = "/")
       return "unix:#{self.path}:#{path}" unless tcp?
-      "#{tls? ? "https" : "http"}://#{host}:#{port}#{path}"
+      "#{tls? ? "https" : "http"}://#{address}#{path}"
     end
 
-    # host:port, or the socket's path: what a server's listen option takes.
-    def address = tcp? ? "#{host}:#{port}" : path
+    # host:port ([host]:port for IPv6), or the socket's path: what a
+    # server's listen option takes.
+    def address = tcp? ? "#{bracketed_host}:#{port}" : path
+
+    def bracketed_host = host.include?(":") ? "[#{host}]" : host
 
     # scheme://host:port, or unix://PATH: what servers that take a URL want.
     def uri(scheme) = tcp? ? "#{scheme}://#{address}" : "unix://#{path}"

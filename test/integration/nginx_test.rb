@@ -47,6 +47,24 @@ class NginxTest < Minitest::Test
     assert_equal master, nginx.group.pid, "the same nginx"
   end
 
+  # A run directory with a space, a ; and a quote in its name, and an IPv6
+  # listen: nginx.conf quotes every path and brackets the address.
+  def test_awkward_paths_and_an_ipv6_listen
+    upstream = responder("v6")
+    dir = File.join(@dir, "run dir; \"x\" {y}", "nginx")
+    bind = Arena::Bind.new(kind: :tcp, host: "::1", port: Arena::Bind.free_port("::1")).freeze
+    nginx = Arena::Proxy::Nginx.new(upstreams: [upstream.last], dir: dir, machine: Arena::Machine.new(cores: 2), bind: bind)
+    @groups << nginx
+    nginx.start
+    assert_equal "v6", Arena::HttpProbe.new(bind, timeout: 2).get("/").body
+    assert_includes File.read(nginx.config_path), "listen \"[::1]:#{bind.port}\";"
+  end
+
+  def test_a_dollar_or_newline_in_a_path_is_refused
+    nginx = Arena::Proxy::Nginx.new(upstreams: [Arena::Bind.tcp(port: 1)], dir: File.join(@dir, "a$b"))
+    assert_raises(Arena::UsageError) { nginx.config }
+  end
+
   private
 
   # [group, bind] of a started responder, once it answers.

@@ -90,27 +90,30 @@ module Arena
         # retried on the next upstream; nginx's default would instead take that
         # upstream out for 10 s, and after a few such races every upstream,
         # answering 502 for what is nginx's own circuit breaker.
-        servers = @upstreams.map { |u| "    server #{u} max_fails=0;" }.join("\n")
+        # Every path and address is an nginx string (Quote.nginx): a space or
+        # a ; in a directory name cannot end a directive.
+        q = ->(value) { Quote.nginx(value, "nginx.conf value") }
+        servers = @upstreams.map { |u| "    server #{q.call(u.to_s)} max_fails=0;" }.join("\n")
         temp = File.join(@dir, "temp")
         <<~NGINX
           #{"user root;" if Process.uid.zero?}
           worker_processes 1;
-          pid #{File.join(@dir, "nginx.pid")};
-          error_log #{File.join(@dir, "nginx-error.log")} warn;
+          pid #{q.call(File.join(@dir, "nginx.pid"))};
+          error_log #{q.call(File.join(@dir, "nginx-error.log"))} warn;
           events { worker_connections 8192; }
           http {
             access_log off;
-            client_body_temp_path #{temp}/body;
-            proxy_temp_path #{temp}/proxy;
-            fastcgi_temp_path #{temp}/fastcgi;
-            uwsgi_temp_path #{temp}/uwsgi;
-            scgi_temp_path #{temp}/scgi;
+            client_body_temp_path #{q.call("#{temp}/body")};
+            proxy_temp_path #{q.call("#{temp}/proxy")};
+            fastcgi_temp_path #{q.call("#{temp}/fastcgi")};
+            uwsgi_temp_path #{q.call("#{temp}/uwsgi")};
+            scgi_temp_path #{q.call("#{temp}/scgi")};
             upstream app {
           #{servers}
               keepalive 64;
             }
             server {
-              listen #{@bind.address}#{listen_options};
+              listen #{q.call(@bind.address)}#{listen_options};
           #{tls_lines}
               location / {
                 proxy_pass http://app;
@@ -135,7 +138,7 @@ module Arena
 
       def tls_lines
         return "" unless @bind.tls?
-        "    ssl_certificate #{@bind.tls.chain};\n    ssl_certificate_key #{@bind.tls.key};\n" \
+        "    ssl_certificate #{Quote.nginx(@bind.tls.chain)};\n    ssl_certificate_key #{Quote.nginx(@bind.tls.key)};\n" \
           "    ssl_protocols TLSv1.2 TLSv1.3;"
       end
 

@@ -27,7 +27,7 @@ module Arena
           workers #{s["workers"]}
           threads #{s["threads"]}
           bind "http://0.0.0.0:\#{ENV.fetch("PORT", 3000)}"
-          rackup_file #{rackup.inspect}
+          rackup_file #{Quote.plain!(rackup, "rackup").inspect}
         RUBY
         ConfigFile.new(name: "Itsi.rb", text: text, command: ["bundle", "exec", "itsi", "serve"])
       end

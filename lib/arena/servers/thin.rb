@@ -30,8 +30,8 @@ module Arena
           # Found by `arena tune`; start with `thin -C thin.yml start` (several servers need a proxy in front).
           environment: production
           port: 3000
-          servers: #{s["servers"]}
-          rackup: #{rackup}
+          servers: #{Integer(s["servers"])}
+          rackup: #{Quote.yaml(rackup, "rackup")}
           threaded: #{s["threaded"] || false}
         YAML
         ConfigFile.new(name: "thin.yml", text: text, command: ["bundle", "exec", "thin", "-C", "thin.yml", "start"])

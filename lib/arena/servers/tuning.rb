@@ -21,9 +21,11 @@ module Arena
       ConfigFile = Struct.new(:name, :text, :command, keyword_init: true) do
         def with(**changes) = self.class.new(**to_h, **changes)
 
-        # Servers whose own format is the command line.
+        # Servers whose own format is the command line: each word quoted for
+        # the shell (Quote.sh), "${PORT:-N}" (Quote.port) left to expand.
         def self.script(key, argv)
-          new(name: "#{key}.sh", text: "#!/bin/sh\n# Found by `arena tune`.\nexec #{argv.join(" ")}\n", command: ["sh", "#{key}.sh"])
+          words = argv.map { |w| Quote.sh(w, "#{key}.sh word") }
+          new(name: "#{key}.sh", text: "#!/bin/sh\n# Found by `arena tune`.\nexec #{words.join(" ")}\n", command: ["sh", "#{key}.sh"])
         end
       end
 

@@ -87,7 +87,7 @@ module Arena
           rb-gc-freq = #{s["gc_freq"] || 1}
           post-buffering = 4096
           rbrequire = bundler/setup
-          rack = #{rackup}
+          rack = #{Quote.ini(rackup, "rackup")}
         INI
         ConfigFile.new(name: "uwsgi.ini", text: text, command: ["env", "PORT=8080", "uwsgi", "--ini", "uwsgi.ini"])
       end
