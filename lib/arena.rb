@@ -21,6 +21,7 @@ end
 require "time"
 require_relative "arena/version"
 require_relative "arena/quote"
+require_relative "arena/plain_yaml"
 require_relative "arena/verdict"
 require_relative "arena/stats"
 require_relative "arena/stall"

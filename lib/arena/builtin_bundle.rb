@@ -30,11 +30,14 @@ module Arena
       gems = (APP_GEMS + server_gems).uniq.select { |name| installed(name).any? }
       dir = File.join(@cache_root, digest(gems))
       gemfile = File.join(dir, "Gemfile")
-      return gemfile if File.file?("#{gemfile}.lock")
       FileUtils.mkdir_p(dir)
+      # Checked under the lock only: another Arena may be writing it now.
       File.open(File.join(dir, ".lock"), File::RDWR | File::CREAT, 0o644) do |lock|
         lock.flock(File::LOCK_EX)
-        build(gemfile, gems) unless File.file?("#{gemfile}.lock")
+        unless Bundle::Seal.intact?(dir, %w[Gemfile Gemfile.lock])
+          build(gemfile, gems)
+          Bundle::Seal.write(dir, %w[Gemfile Gemfile.lock])
+        end
       end
       gemfile
     end

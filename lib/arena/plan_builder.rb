@@ -35,7 +35,7 @@ module Arena
       parser.on("--env KEY=VALUE", "in every server's environment (repeatable)") { |v| @options[:env] = (@options[:env] || {}).merge(AppSource.env_pair(v)) }
       parser.on("--only-app-bundle", "only the servers in the app's own bundle (no overlay bundle)") { @options[:only_app_bundle] = true }
       parser.on("--bind KIND", %w[tcp unix], "tcp (default) or unix") { |v| @options[:bind] = v }
-      parser.on("--port N", Integer, "TCP port for the server (default: a free one)") { |v| @options[:port] = v }
+      parser.on("--port N", Integer, "TCP port for the server (default: a free one)") { |v| @options[:port] = port(v) }
       parser.on("--ready-timeout SEC", Float, "how long a server may take to answer (default: the adapter's, 30 s for most)") { |v| @options[:ready_timeout] = positive(v, "--ready-timeout") }
       parser.on("--front PROXY", Fronts::NAMES, "put a proxy in front of the server: #{Fronts::NAMES.join(", ")}") { |v| @options[:front] = v }
       parser.on("--transport NAME", Transport::NAMES, "how clients reach it: http1 (default), tls, h2 (over TLS), h2c") { |v| @options[:transport] = v }
@@ -83,7 +83,7 @@ module Arena
       Plan.new(
         app: app, servers: servers(app, o), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
         load: LoadOptions.new(**Load::TABLE.to_h { |s| [s.name, o[s.name].is_a?(Array) ? o[s.name].dup.freeze : o[s.name]] }).freeze,
-        bind: o[:bind], out_dir: File.expand_path(o[:out] || default_out), json_path: o[:json], repeat: o[:repeat],
+        bind: o[:bind], out_dir: out_dir(o[:out] || default_out), json_path: o[:json], repeat: o[:repeat],
         round_seed: o[:round_seed] || Rounds.new_seed, between_rounds: o[:between_rounds], precision: o[:precision],
         port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front(o),
         preset: @preset&.to_h(preset_scale)&.merge("skipped" => @notes),
@@ -92,6 +92,22 @@ module Arena
     end
 
     private
+
+    def port(v)
+      raise UsageError, "--port #{v}: a TCP port is between 1 and 65535" unless (1..65_535).cover?(v)
+      v
+    end
+
+    # A directory, or one that can be made: a file (or a file on the way
+    # to it) is refused now rather than when the first result is written.
+    def out_dir(v)
+      path = File.expand_path(v)
+      existing = path
+      existing = File.dirname(existing) until File.exist?(existing) || existing == "/"
+      raise UsageError, "--out #{v}: #{existing} is a file, not a directory" unless File.directory?(existing)
+      raise UsageError, "--out #{v}: #{existing} is not writable" unless File.writable?(existing)
+      path
+    end
 
     # DEFAULTS, then the preset at its scale, then whatever a flag set.
     def effective_options

@@ -31,10 +31,8 @@ module Arena
 
     def self.load(path)
       raise UsageError, "--requests #{path}: no such file" unless File.file?(path)
-      data = YAML.safe_load_file(path, filename: path)
+      data = PlainYaml.load(File.read(path), shown: "--requests #{path}")
       new(data, path: path)
-    rescue Psych::SyntaxError => e
-      raise UsageError, "--requests #{path}: not valid YAML (line #{e.line}: #{e.problem})"
     end
 
     attr_reader :requests, :mixes
@@ -73,7 +71,7 @@ module Arena
       unknown = spec.keys - REQUEST_KEYS
       fail!("#{at}: unknown key #{unknown.first.inspect} (known: #{REQUEST_KEYS.join(", ")})") unless unknown.empty?
       path = spec["path"].to_s
-      fail!("#{at}.path: must start with / and have no spaces") unless path.start_with?("/") && !path.match?(/\s/)
+      fail!("#{at}.path: must start with / and have no spaces or control characters") unless path.start_with?("/") && !path.match?(/[\s\x00-\x1f\x7f]/)
       method = (spec["method"] || "GET").to_s.upcase
       fail!("#{at}.method: must be one of #{METHODS.join(", ")}") unless METHODS.include?(method)
       fail!("#{at}.expect_body: quote it (YAML reads #{spec["expect_body"]} as true or false)") if [true, false].include?(spec["expect_body"])

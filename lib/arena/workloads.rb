@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require "digest"
+
 module Arena
   # A workload is one request shape and the rule that says a response to it is
   # right. The engine checks status and a body substring under load; Verify
@@ -26,9 +28,22 @@ module Arena
     # for a single request. One line a member: weight method path status [body substring].
     def mix_file(dir)
       return nil unless mix?
-      path = File.join(dir, "mix-#{name.gsub(/[^\w.-]/, "_")}.txt")
-      return path if File.exist?(path)
-      File.write(path, "# weight[:request] method path expected_status [expected body substring]\n#{mix_lines.join("\n")}\n")
+      Workload.own_file(dir, "mix", name, "# weight[:request] method path expected_status [expected body substring]\n#{mix_lines.join("\n")}\n", ".txt")
+    end
+
+    # The request body, in a file the engine reads (--body).
+    def body_file(dir) = body && Workload.own_file(dir, "body", name, body)
+
+    # A file of this run's content: named by the workload's name and a
+    # digest of name and content (create-1 and create_1 never share one),
+    # and written every time (an --out directory reused from an earlier run
+    # never lends its old files).
+    def self.own_file(dir, kind, name, content, ext = "")
+      digest = Digest::SHA256.hexdigest("#{name}\0#{content}")[0, 12]
+      path = File.join(dir, "#{kind}-#{name.gsub(/[^\w.-]/, "_")[0, 60]}-#{digest}#{ext}")
+      temp = "#{path}.#{Process.pid}.tmp"
+      File.binwrite(temp, content)
+      File.rename(temp, path)
       path
     end
 
@@ -145,7 +160,7 @@ module Arena
     # --header 'Name: value'
     def self.header(text)
       name, value = text.split(":", 2)
-      unless value && name.match?(/\A[!#$%&'*+.^_`|~0-9A-Za-z-]+\z/) && !value.match?(/[\r\n]/)
+      unless value && name.match?(/\A[!#$%&'*+.^_`|~0-9A-Za-z-]+\z/) && !value.match?(/[\x00-\x08\x0a-\x1f\x7f]/)
         raise UsageError, "--header #{text.inspect}: write 'Name: value'"
       end
       {name => value.strip}
@@ -157,8 +172,16 @@ module Arena
           "the built-in app; #{REQUESTS_FILE_HINT})"
       end
       path, expect = split_expectation(spec)
+      # A CR or LF would end the request line and inject a header.
+      if path.match?(/[\s\x00-\x1f\x7f]/)
+        raise UsageError, "workload #{spec.inspect}: a path has no spaces or control characters (encode them: %20, %0D)"
+      end
       status, body = expect.to_s.split(":", 2)
       status = status.to_s.empty? ? 200 : Integer(status, exception: false)
+      raise UsageError, "workload #{spec.inspect}: a status is between 100 and 599" if status && !status.between?(100, 599)
+      if body && (body.empty? || body.match?(/[\x00-\x1f\x7f]/))
+        raise UsageError, "workload #{spec.inspect}: the body check after ':' is empty or has a control character"
+      end
       unless status
         raise UsageError, "workload #{spec.inspect}: status must be a number (PATH=STATUS[:BODY], e.g. " \
           "/books?limit=2=200; #{REQUESTS_FILE_HINT})"

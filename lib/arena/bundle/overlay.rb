@@ -8,6 +8,8 @@ require_relative "bundler_command"
 require_relative "reason"
 require_relative "result"
 
+require_relative "seal"
+
 module Arena
   module Bundle
     # A bundle of Arena's own beside the app's, for the server gems the app
@@ -128,7 +130,7 @@ module Arena
       # answer now (an unfetched server nobody asked for waits until asked).
       def cached(dir, wanted, needed)
         record = File.join(dir, RECORD)
-        return nil unless File.file?(record)
+        return nil unless File.file?(record) && Seal.intact?(dir, sealed_files(dir))
         data = JSON.parse(File.read(record))
         entries = data.fetch("servers").map { |h| Entry.from_h(h) }
         return nil if entries.map(&:server).sort != wanted.keys.sort
@@ -151,8 +153,12 @@ module Arena
         entries = install(dir, entries)
         File.write(File.join(dir, RECORD), JSON.pretty_generate("format" => FORMAT, "app_gemfile" => @app.app_gemfile,
           "servers" => entries.map(&:to_h)))
+        Seal.write(dir, sealed_files(dir))
         entries
       end
+
+      # The record and, where servers were added, the Gemfile and lock they run under.
+      def sealed_files(dir) = [RECORD, "Gemfile", "Gemfile.lock"].select { |n| n == RECORD || File.file?(File.join(dir, n)) }
 
       # Everything at once from installed gems: the usual case, one `bundle
       # lock`. When that fails, the servers Bundler's answer names are set

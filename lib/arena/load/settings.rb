@@ -37,7 +37,10 @@ module Arena
       def whole(x) = Integer(x.to_s, exception: false) || fail!("takes whole numbers")
     end
 
-    POSITIVE = (Float::EPSILON..Float::INFINITY)
+    # The engine's own ceiling for any time (ext/arena_load/options.c,
+    # parse_seconds: at most 1e7 s): a value it would refuse after the
+    # servers started is refused at plan time instead.
+    POSITIVE = (Float::EPSILON..1e7)
     PATH = %r{\A/[^\s]*\z}
     CHECK_WORDS = {PATH => "a path starting with / (query allowed, no spaces)"}.freeze
     TABLE = [

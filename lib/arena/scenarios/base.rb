@@ -56,12 +56,7 @@ module Arena
         t.plain? ? nil : t.engine_flags(ca: entry.ca).freeze
       end
 
-      def body_file
-        return nil unless workload.body
-        path = File.join(dir, "body-#{workload.name.gsub(/\W/, "_")}")
-        File.write(path, workload.body) unless File.exist?(path)
-        path
-      end
+      def body_file = workload.body_file(dir)
 
       # A server on another host has no processes in this host's /proc: only the probe settles it.
       def settle = Settle.new(pids: -> { server.local_pids }, probe: HttpProbe.new(entry, timeout: 30), workload: workload,

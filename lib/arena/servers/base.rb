@@ -164,11 +164,21 @@ module Arena
         check_allowed(name, typed(name, value, sample))
       end
 
+      # Upper bounds no machine this runs on reaches: a typo (workers=100000,
+      # threads=99999999999) fails at plan time, not by forking the machine
+      # to its knees. Process counts, threads, then any other number.
+      CEILINGS = {"workers" => 1024, "count" => 1024, "processes" => 1024, "pool" => 1024, "servers" => 256,
+                  "threads" => 4096}.freeze
+      CEILING = 100_000_000
+
       def typed(name, value, sample)
         case sample
         when Integer
-          Integer(value.to_s, exception: false)&.then { |i| i.negative? ? nil : i } ||
+          i = Integer(value.to_s, exception: false)&.then { |n| n.negative? ? nil : n } ||
             raise(UsageError, "#{key}: #{name} must be a whole number, not #{value.inspect}")
+          limit = CEILINGS.fetch(name, CEILING)
+          raise UsageError, "#{key}: #{name} must be at most #{limit}, not #{i}" if i > limit
+          i
         when true, false
           return value if [true, false].include?(value)
           return true if %w[true yes 1 on].include?(value.to_s)
