@@ -40,11 +40,11 @@ class BundleCacheTest < Minitest::Test
       overlay = Arena::Bundle::Overlay.new(app: app, servers: [], cache_root: dir, floors: {})
       record = File.join(dir, Arena::Bundle::Overlay::RECORD)
       File.write(record, JSON.generate("servers" => [{"server" => "thin", "state" => "cannot", "gems" => ["thin"], "why" => "x"}]))
-      assert_nil overlay.send(:cached, dir, {"thin" => ["thin"]}), "no seal: not reused"
+      assert_nil overlay.send(:cached, dir, {"thin" => ["thin"]}, {"thin" => ["thin"]}), "no seal: not reused"
       Arena::Bundle::Seal.write(dir, [Arena::Bundle::Overlay::RECORD])
-      refute_nil overlay.send(:cached, dir, {"thin" => ["thin"]}), "sealed and unchanged: reused"
+      refute_nil overlay.send(:cached, dir, {"thin" => ["thin"]}, {"thin" => ["thin"]}), "sealed and unchanged: reused"
       File.write(record, File.read(record).sub("cannot", "app"))
-      assert_nil overlay.send(:cached, dir, {"thin" => ["thin"]}), "changed since: not reused"
+      assert_nil overlay.send(:cached, dir, {"thin" => ["thin"]}, {"thin" => ["thin"]}), "changed since: not reused"
     end
   end
 end
