@@ -224,6 +224,15 @@ static size_t take_body(http_parser *p, const char *buf, size_t avail)
     return n;
 }
 
+/* How many of `avail` bytes a skip may take when `used` bytes of a bounded
+ * section are already counted: one past the limit at most, so the limit
+ * check after the skip fails at the same byte as a byte-by-byte feed. */
+static size_t within_limit(uint64_t used, size_t avail)
+{
+    uint64_t left = used <= HP_MAX_HEADER_BYTES ? HP_MAX_HEADER_BYTES + 1 - used : 1;
+    return avail < left ? avail : (size_t)left;
+}
+
 size_t http_parser_feed(http_parser *p, const char *buf, size_t len)
 {
     size_t i = 0;
@@ -271,8 +280,11 @@ size_t http_parser_feed(http_parser *p, const char *buf, size_t len)
             break;
         case S_REASON:
         case S_SKIP_LINE: {
-            const char *nl = memchr(buf + i, '\n', len - i);
-            if (!nl) { i = len; break; }
+            /* Skipped at most to the header limit: an over-long section is
+             * refused at the same byte however the stream was cut. */
+            size_t room = within_limit(p->nread + i, len - i);
+            const char *nl = memchr(buf + i, '\n', room);
+            if (!nl) { i += room; break; }
             i = (size_t)(nl - buf) + 1;
             p->st = S_LINE_START;
             break;
@@ -372,8 +384,9 @@ size_t http_parser_feed(http_parser *p, const char *buf, size_t len)
             goto out;
         }
         case S_CHUNK_EXT: {
-            const char *nl = memchr(buf + i, '\n', len - i);
-            if (!nl) { p->header_bytes += (uint32_t)(len - i); i = len; break; }
+            size_t room = within_limit(p->header_bytes, len - i);
+            const char *nl = memchr(buf + i, '\n', room);
+            if (!nl) { p->header_bytes += (uint32_t)room; i += room; break; }
             p->header_bytes += (uint32_t)((size_t)(nl - buf) - i);
             i = (size_t)(nl - buf);
             p->st = S_CHUNK_SIZE_LF;
@@ -415,8 +428,9 @@ size_t http_parser_feed(http_parser *p, const char *buf, size_t len)
             p->st = S_TRAILER_SKIP;
             break;
         case S_TRAILER_SKIP: {
-            const char *nl = memchr(buf + i, '\n', len - i);
-            size_t end = nl ? (size_t)(nl - buf) + 1 : len;
+            size_t room = within_limit(p->header_bytes, len - i);
+            const char *nl = memchr(buf + i, '\n', room);
+            size_t end = nl ? (size_t)(nl - buf) + 1 : i + room;
             p->header_bytes += (uint32_t)(end - i);
             i = end;
             if (nl) p->st = S_TRAILER_START;

@@ -18,8 +18,10 @@ typedef struct {
     int keep_alive[REPLAY_MAX];
     int matched[REPLAY_MAX];
     int error;
+    const char *why;    /* the parser's reason, once error is set */
     size_t error_at;    /* bytes consumed in all when the error was seen */
     int invariant_broken;
+    int incomplete;     /* bytes of a response that never finished */
 } replay_result;
 
 /* cuts: sorted offsets where the stream is split (may repeat or be 0/len).
@@ -75,6 +77,7 @@ static void replay(const char *data, size_t len, const size_t *cuts, size_t ncut
                 http_parser_reset(&p, i < mask_len && head_mask[i] == 'H', expect);
             } else if (p.state == HP_ERROR) {
                 out->error = 1;
+                out->why = p.error;
                 out->error_at = total;
                 break;
             } else if (used == 0) {
@@ -87,6 +90,8 @@ static void replay(const char *data, size_t len, const size_t *cuts, size_t ncut
     free(buf);
     if (!out->error && eof && http_parser_eof(&p)) {
         replay_record(out, &p);
+    } else if (!out->error && p.state == HP_BUSY && p.nread > 0) {
+        out->incomplete = 1;
     }
     if (total > len) out->invariant_broken = 1;
 }
