@@ -127,7 +127,7 @@ module Arena
         verdict, knee = self.class.knee(curve, slo_us: slo_us, planned: plan.levels.size)
         summary_record(ctx, "curve", "curve" => curve, "slo_ms" => ctx.slo_ms, "slo_relative" => ctx.load.slo_ms.nil?,
           "closed_max_rps" => max.round(1), "knee_rps" => knee, "verdict" => verdict.word, "verdict_reason" => verdict.reason,
-          "planned_levels" => plan.levels.map(&:label), "measured_levels" => points.map(&:variant),
+          "levels" => plan.levels.size, "planned_levels" => plan.levels.map(&:label), "measured_levels" => points.map(&:variant),
           "dropped_levels" => plan.dropped.map { |f| "#{(f * 100).round}%" }, "min_requests" => plan.min_requests,
           "sweep_s" => sweep_s.round(1))
       end
