@@ -13,12 +13,13 @@ module Arena
   #   app_gemfile  the app's own Gemfile, only ever read
   #   origin       :builtin, :flag (--app) or :cwd (found in the working directory)
   #   env          what every server gets in its environment, over Arena's defaults
+  #   knobs        false: --no-rails-knobs (a Rails app keeps its own RAILS_MAX_THREADS, WEB_CONCURRENCY)
   ROOT = File.expand_path("../..", __dir__)
 
   # A production app as it is deployed: Rails and Rack read these.
   APP_ENV = {"RACK_ENV" => "production", "RAILS_ENV" => "production"}.freeze
 
-  AppSource = Struct.new(:rackup, :gemfile, :app_gemfile, :dir, :builtin, :origin, :overlay, :env, keyword_init: true) do
+  AppSource = Struct.new(:rackup, :gemfile, :app_gemfile, :dir, :builtin, :origin, :overlay, :env, :knobs, keyword_init: true) do
     def self.builtin
       gemfile = File.join(ROOT, "Gemfile")
       # An installed gem has no Gemfile: the built-in app's bundle is generated in the cache.
@@ -103,6 +104,13 @@ module Arena
     def with_overlay(result)
       self.class.new(**to_struct_h, overlay: result, gemfile: result.gemfile || app_gemfile).freeze
     end
+
+    # Rails' knobs follow each server config (lib/arena/rails_knobs.rb) unless turned off.
+    def rails_knobs? = knobs != false && rails?
+
+    def rails? = RailsKnobs.rails?(self)
+
+    def without_knobs = self.class.new(**to_struct_h, knobs: false).freeze
 
     def with_env(extra)
       self.class.new(**to_struct_h, env: env.merge(extra).freeze).freeze

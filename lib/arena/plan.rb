@@ -6,19 +6,23 @@ module Arena
   # lists. Bad input fails here, before any process is spawned.
   Plan = Struct.new(:app, :servers, :workloads, :scenarios, :load, :bind, :out_dir, :json_path,
     :repeat, :port, :ready_timeout, :machine, :front, :preset, :headers, :env, :round_seed, :between_rounds, :precision,
-    :transport, keyword_init: true) do
+    :transport, :database, keyword_init: true) do
     # `repeat` is the number of rounds (the flag was --repeat before rounds).
     def rounds = repeat
 
     # Plain HTTP/1.1 unless --transport said otherwise (plans built elsewhere have none).
     def transport_or_plain = transport || Transport.plain
+    # database: --database's kind ("postgres", "sqlite") as planned; the live
+    # database (lib/arena/database.rb) once Database.open started it.
+    def to_h_members = members.to_h { |m| [m, self[m]] }
 
     def to_h
       {
         app: app.to_h, servers: servers.map(&:to_h), workloads: workloads.map(&:to_h),
         scenarios: scenarios, load: load.to_h, bind: bind, repeat: repeat, machine: machine.to_h,
         front: front, headers: headers, env: env, round_seed: round_seed, between_rounds: between_rounds,
-        precision_pct: precision, transport: transport&.to_h
+        precision_pct: precision, transport: transport&.to_h,
+        database: database.is_a?(String) ? {"kind" => database} : database&.to_h
       }.compact.merge(preset ? {preset: preset} : {})
     end
   end

@@ -45,8 +45,10 @@ module Arena
       parser.on("--config FILE", "an arena.yml to use (default: ./arena.yml when there is one)") { |v| @config = ConfigFile.load(v) }
       parser.on("--out DIR", "results directory (default ./arena-results/TIMESTAMP)") { |v| @options[:out] = v }
       parser.on("--runtime LIST", "every server's Ruby runtime: #{Runtime::KNOWN} (comma-separated; added to each server's own +tail)") { |v| @runtime = (@runtime || Runtime::NONE).merge(Runtime.parse(v)) }
+      parser.on("--no-rails-knobs", "a Rails app keeps its own RAILS_MAX_THREADS and WEB_CONCURRENCY (default: each follows the server config's threads and processes)") { @options[:rails_knobs] = false }
       parser.on("--envelope LIST", "every server's CPU quota and memory limit, in a cgroup of its own: cpus=N,memory=SIZE (e.g. cpus=1,memory=512MiB; needs root)") { |v| @options[:envelope] = Envelope.parse([@options[:envelope], v].compact) }
       return unless load
+      parser.on("--database KIND", "a Rails app on a throwaway database: postgres (Debian's PostgreSQL, a unix socket) or sqlite (a file in the run directory); DATABASE_URL points at it, db:prepare and db:seed run once") { |v| @options[:database] = v }
       @remote.define(parser)
       parser.on("--preset NAME", "re-run a published comparison (arena presets lists them)") { |v| @preset = Presets.fetch(v) }
       parser.on("--scale F", Float, "with --preset: 1 = the original size; default: a few minutes") { |v| @scale = scale(v) }
@@ -79,6 +81,11 @@ module Arena
       o = effective_options
       app = AppSource.for_run(o[:app], env: o[:env] || {}, overlay: !@preset && !o[:only_app_bundle], cwd: !@preset, say: @say,
         servers: @options[:servers])
+      app = app.without_knobs if o[:rails_knobs] == false
+      if o[:database]
+        raise UsageError, "--database starts a local database: not with --server-host" if @remote.server_host
+        Database.check!(o[:database], app)
+      end
       o[:scenarios].each { |name| Scenarios.fetch(name) }
       Plan.new(
         app: app, servers: servers(app, o), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
@@ -87,7 +94,8 @@ module Arena
         round_seed: o[:round_seed] || Rounds.new_seed, between_rounds: o[:between_rounds], precision: o[:precision],
         port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front(o),
         preset: @preset&.to_h(preset_scale)&.merge("skipped" => @notes),
-        headers: (o[:headers] || {}).dup.freeze, env: (o[:env] || {}).dup.freeze, transport: transport(o)
+        headers: (o[:headers] || {}).dup.freeze, env: (o[:env] || {}).dup.freeze, transport: transport(o),
+        database: o[:database]
       ).freeze
     end
 

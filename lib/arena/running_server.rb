@@ -21,6 +21,7 @@ module Arena
   #   restart(mechanism)    -> the adapter's zero-downtime restart: true (signalled), false (the
   #                            process was gone) or :unsupported
   #   log_tail(lines = 20)  -> the last lines of its log ([] when not kept here)
+  #   log_size, log_since(offset) -> its log's length, and the text written since ("" elsewhere)
   #   cgroup                -> the Envelope::Cgroup its tree runs in, nil without an envelope
   #                            (always nil on a server host: --envelope is local only)
   #   timing                -> QueueTime::Files of Arena's timing wrapper, nil when it is not
@@ -28,7 +29,7 @@ module Arena
   #   start, stop
   module RunningServer
     METHODS = %i[adapter launch bind dir argv boot_s pids worker_pids local_pids sampler memory kill_worker restart
-      log_tail cgroup timing start stop].freeze
+      log_tail log_size log_since cgroup timing start stop].freeze
 
     # Each process's memory, as Probes::Sampler keeps it per process.
     def self.memory(pids)

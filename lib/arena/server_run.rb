@@ -87,6 +87,15 @@ module Arena
 
     def log_tail(lines = 20) = @group ? @group.log_tail(lines) : []
 
+    # Its log's length now, and what it wrote since (a measurement's share).
+    def log_size = @group ? File.size?(@group.log_path).to_i : 0
+
+    def log_since(offset)
+      File.open(@group.log_path) { |f| f.seek(offset) && f.read(4 * 1024**2) }.to_s
+    rescue SystemCallError, NoMethodError
+      ""
+    end
+
     # The envelope's cgroup the server runs in, or nil without an envelope.
     def cgroup = @group&.cgroup
 

@@ -110,10 +110,13 @@ module Arena
 
     def started_record(server)
       Results::ServerRecord.new(label: @adapter.label, name: @adapter.key, settings: @adapter.settings,
-        version: @installation&.version, source: @installation&.source, command: server.argv, bind: server.bind.to_h,
+        version: @installation&.version, source: @installation&.source, command: shown_command(server), bind: server.bind.to_h,
         boot_s: server.boot_s, cpus: machine.server_cpus, workers: @adapter.workers, status: "ok", log_tail: [],
         verify: [], front: front&.to_h, envelope: envelope).freeze
     end
+
+    # Rails' knobs as the server got them, in front of its command (lib/arena/rails_knobs.rb).
+    def shown_command(server) = RailsKnobs.shown(server.argv, @adapter.env(app: @plan.app).merge(@plan.env || {}))
 
     # The config's CPU quota and memory limit as recorded, nil without one.
     def envelope = (@adapter.envelope.to_h if @adapter.envelope.bounded?)

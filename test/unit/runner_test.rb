@@ -15,6 +15,8 @@ class RunnerTest < Minitest::Test
     def upstreams(bind) = [bind]
 
     def envelope = Arena::Envelope::NONE
+
+    def env(app:) = {}
   end
 
   # A started server: only what the Runner and Context read.

@@ -18,6 +18,13 @@ module Arena
         remote = Remote::Session.new(options: builder.remote, plan: plan, err: @err).open if builder.remote.any?
         announce(plan.preset) if plan.preset
         FileUtils.mkdir_p(plan.out_dir)
+        # A throwaway database for a Rails app (--database): up before the first server, gone after the last.
+        Database.open(plan, err: @err) { |planned| measure(planned, remote) }
+      end
+
+      private
+
+      def measure(plan, remote)
         environment = Environment.capture(machine: plan.machine, engine_version: Load::Engine.version)
         store = Results::Store.new(path: File.join(plan.out_dir, "results.json"),
           environment: remote ? remote.environment(environment) : environment, plan: plan.to_h)
@@ -33,8 +40,6 @@ module Arena
         @err.puts "results: #{store.path}"
         runner.failures.empty? ? 0 : 1
       end
-
-      private
 
       def announce(preset)
         @err.puts "preset #{preset["name"]} at scale #{preset["scale"]} (seed #{preset["seed"]})"

@@ -41,7 +41,8 @@ module Arena
         raise UsageError, "arena tune searches for one workload at a time (got #{plan.workloads.map(&:name).join(", ")})" if plan.workloads.size > 1
         memory ||= builder.options[:memory_budget_mb]&.then { |mb| (mb * 1024**2).round } || Arena::Tune::Budget.default_bytes
         @tune_runtime = tune_runtime
-        run(plan, memory)
+        FileUtils.mkdir_p(plan.out_dir)
+        Database.open(plan, err: @err) { |planned| run(planned, memory) }
       end
 
       private

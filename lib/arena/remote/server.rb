@@ -71,6 +71,11 @@ module Arena
       # The log stays on the server host (the agent's reply to a failed start carries its tail).
       def log_tail(_lines = 20) = []
 
+      # Its log stays on the server host.
+      def log_size = 0
+
+      def log_since(_offset) = ""
+
       def to_h
         {label: @adapter.label, argv: @argv, bind: @bind.to_h, boot_s: @boot_s, host: @channel.host.to_s}
       end

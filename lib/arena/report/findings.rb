@@ -16,7 +16,7 @@ module Arena
 
       module_function
 
-      def lines(document) = document.measurements.filter_map { |m| line(m) } + overall_lines(document) + EnvelopeLines.call(document) + flag_lines(document) + stall_lines(document)
+      def lines(document) = document.measurements.filter_map { |m| line(m) } + overall_lines(document) + EnvelopeLines.call(document) + pool_lines(document) + flag_lines(document) + stall_lines(document)
 
       def overall_lines(document) = Scenarios.all.flat_map { |s| s.overall_findings(document) }
 
@@ -31,6 +31,11 @@ module Arena
         document.measured.select { |m| m.summary&.stall }.map do |m|
           "#{m.server} #{m.workload} #{m.label}: stalled: #{m.summary.stall}"
         end
+      end
+
+      # Rails' pool ran dry: each measurement with its reason.
+      def pool_lines(document)
+        document.measured.select { |m| m.summary&.pool }.map { |m| "#{m.server} #{m.workload} #{m.label}: pool exhausted: #{m.summary.pool}" }
       end
 
       def flag_lines(document)

@@ -77,11 +77,15 @@ module Arena
         spread = (row.runs > 1) ? " (#{Format.rps(row.rps_min)}–#{Format.rps(row.rps_max)} over #{row.runs} runs)" : ""
         errors = row.errors.positive? ? ", #{Format.error_pct(row.error_pct)} errors" : ""
         cpu = row.cpu_pct.positive? ? ", CPU #{row.cpu_pct.round}%" : ""
-        "#{Format.rps(row.rps)} good req/s#{spread}, p99 #{Format.percentile_us(row.p99_us, row.samples, :p99)}#{cpu}#{errors}#{stalled(row)}"
+        "#{Format.rps(row.rps)} good req/s#{spread}, p99 #{Format.percentile_us(row.p99_us, row.samples, :p99)}#{cpu}#{errors}#{stalled(row)}#{pool(row)}"
       end
 
       # A stalled row may be picked, but never without the word.
       def stalled(row) = row.stalled? ? ", stalled (its latency is a fixed delay: see Findings)" : ""
+
+      # Rails' connection pool ran dry: its errors are the config's threads
+      # against the app's pool, not the server (lib/arena/pool_exhaustion.rb).
+      def pool(row) = row.pool_exhausted? ? ", Rails' connection pool exhausted (more threads than connections: see Findings)" : ""
 
       # The smallest PSS among the servers that serve: within half of the best
       # goodput on the same workload. A server that is small because it

@@ -23,6 +23,8 @@ module Arena
         def erroneous? = flags.include?("errors")
 
         def stalled? = flags.include?("stalled")
+
+        def pool_exhausted? = flags.include?("pool-exhausted")
       end
 
       module_function

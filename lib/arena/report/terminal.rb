@@ -53,8 +53,14 @@ module Arena
       end
 
       def server_started(server)
-        say "#{server.label} #{server.version} ready in #{server.boot_s}s; verified " +
+        say "#{server.label} #{server.version} ready in #{server.boot_s}s#{knobs(server.command)}; verified " +
           server.verify.map { |v| "#{v.workload} #{v.ok ? "ok" : "FAILED (#{v.problems.join("; ")})"}" }.join(", ")
+      end
+
+      # Rails' knobs the server started with (lib/arena/rails_knobs.rb).
+      def knobs(command)
+        set = Array(command).drop(1).take_while { |word| word.match?(/\A(#{RailsKnobs::NAMES.join("|")})=/o) }
+        (command&.first == "env" && set.any?) ? " with #{set.join(" ")}" : ""
       end
 
       def server_failed(label, message, log_tail)

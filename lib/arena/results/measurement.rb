@@ -178,12 +178,15 @@ module Arena
     # results.json (or another tool) need not know the engine's schema.
     # `stall` is the stall rule's reason when it said "stalled" (the flag
     # names the shape, the reason names its likely cause and the telling run).
-    Summary = Struct.new(:good_rps, :error_pct, :p50_us, :p99_us, :samples, :settled_s, :loader_cpu_pct, :flags, :stall,
+    # `pool` is the pool-exhaustion rule's reason when Rails' connection pool
+    # ran dry (lib/arena/pool_exhaustion.rb).
+    Summary = Struct.new(:good_rps, :error_pct, :p50_us, :p99_us, :samples, :settled_s, :loader_cpu_pct, :flags, :stall, :pool,
       keyword_init: true) do
-      def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil, server_cpu_pct: nil, server_cores: nil, noisy: false, envelope: nil)
+      def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil, server_cpu_pct: nil, server_cores: nil, noisy: false, envelope: nil, pool: nil)
         flags = []
         flags << "noisy" if noisy
         flags << "oom-killed" if envelope&.oom_killed?
+        flags << "pool-exhausted" if pool&.word == "pool-exhausted"
         flags << "errors" if load.error_pct > ERROR_LIMIT_PCT
         flags << "loader-bound" if loader_cpu_pct && loader_cpu_pct > LOADER_BUSY_PCT
         flags << "did-not-settle" unless settled
@@ -193,7 +196,7 @@ module Arena
         flags << "stalled" if stall.word == "stalled"
         new(good_rps: load.good_rps.round(2), error_pct: load.error_pct, p50_us: load.latency.p50, p99_us: load.latency.p99,
           samples: load.latency.n, settled_s: settled_s, loader_cpu_pct: loader_cpu_pct, flags: flags.freeze,
-          stall: (stall.word == "stalled") ? stall.reason : nil).freeze
+          stall: (stall.word == "stalled") ? stall.reason : nil, pool: (pool.reason if pool&.word == "pool-exhausted")).freeze
       end
 
       def self.from_h(h)
@@ -250,7 +253,7 @@ module Arena
       def to_record = to_h.transform_keys(&:to_s)
     end
 
-    MEASUREMENT_KEYS = %w[server workload scenario variant kind repeat engine_argv load probes front_probes loader envelope summary extra
+    MEASUREMENT_KEYS = %w[server workload scenario variant kind repeat engine_argv load probes front_probes loader envelope database summary extra
       warmup_s warmup noise rerun queue].freeze
 
     # One measurement: a server config under one workload and scenario
@@ -263,9 +266,10 @@ module Arena
     # repeat: the round it belongs to (1, 2, ...; "repeat" in the file, as
     # before rounds); warmup: WarmupRecord; noise: NoiseRecord; rerun: true
     # for the second run of a measurement flagged noisy; envelope: what the
-    # server's cgroup saw (EnvelopeFigures), or nil.
+    # server's cgroup saw (EnvelopeFigures), or nil; database: what the run's
+    # throwaway database saw (DatabaseFigures), or nil.
     Measurement = Struct.new(:server, :workload, :scenario, :variant, :kind, :repeat, :engine_argv, :load, :probes,
-      :front_probes, :loader, :summary, :extra, :warmup, :noise, :rerun, :envelope, :queue, keyword_init: true) do
+      :front_probes, :loader, :summary, :extra, :warmup, :noise, :rerun, :envelope, :queue, :database, keyword_init: true) do
       def self.from_h(h)
         load = h["load"].is_a?(Hash) ? LoadFigures.from_h(h["load"]) : nil
         # Older summary records kept their figures at the top level.
@@ -277,7 +281,8 @@ module Arena
           repeat: h["repeat"], engine_argv: h["engine_argv"], load: load, probes: Memory.from_h(h["probes"]),
           front_probes: Memory.from_h(h["front_probes"]), loader: Memory.from_h(h["loader"]), summary: summary,
           extra: extra.freeze, warmup: WarmupRecord.from_h(h["warmup_s"], h["warmup"]), noise: NoiseRecord.from_h(h["noise"]),
-          rerun: h["rerun"] || nil, envelope: EnvelopeFigures.from_h(h["envelope"]), queue: QueueSplit.from_h(h["queue"])).freeze
+          rerun: h["rerun"] || nil, envelope: EnvelopeFigures.from_h(h["envelope"]), queue: QueueSplit.from_h(h["queue"]),
+          database: DatabaseFigures.from_h(h["database"])).freeze
       end
 
       def noisy? = flags.include?("noisy")
@@ -308,6 +313,7 @@ module Arena
         {"server" => server, "workload" => workload, "scenario" => scenario, "variant" => variant, "kind" => kind,
          "repeat" => repeat, "engine_argv" => engine_argv, "load" => load&.raw, "probes" => probes&.to_record,
          "front_probes" => front_probes&.to_record, "loader" => loader&.to_record, "envelope" => envelope&.to_record,
+         "database" => database&.to_record,
          "summary" => summary&.to_record,
          "extra" => extra.empty? ? nil : extra, "warmup_s" => warmup&.seconds, "warmup" => warmup&.to_record,
          "noise" => noise&.to_record, "rerun" => rerun, "queue" => queue&.to_record}.compact

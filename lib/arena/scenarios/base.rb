@@ -161,6 +161,9 @@ module Arena
           sleep(settings.warmup.to_f)
           timing.snapshot
         end
+        log_from = ctx.server.log_size
+        # The run's throwaway database, when there is one: connections, transactions.
+        db_watch = Database.watch(ctx.session.plan.database)&.start
         run = ctx.engine.start(ctx.target, settings)
         loader = Probes::Sampler.new(pids: -> { run.pids }, interval: interval).start
         extra = block_given? ? yield(run) : nil
@@ -171,14 +174,17 @@ module Arena
         noise = watch.stop
         envelope = cgroup_watch&.stop
         queue = timing&.since(before.value)
+        pool = pool_verdict(ctx, ctx.server.log_since(log_from), load)
+        # Requests sent (those in flight at the end reached the server too), plus the warm-up's.
+        database = db_watch&.stop(requests: load.sent + (load.rps * load.warmup_s).round)
         done = Results::Measurement.new(
           server: ctx.adapter.label, workload: ctx.workload.name, scenario: key, variant: variant,
           engine_argv: ctx.engine.argv(ctx.target, settings)[1..], load: load,
           probes: probes, front_probes: front && Results::Memory.from_h(front.stop.to_h),
-          loader: Results::Memory.from_h(loader_cpu.to_h), envelope: envelope,
+          loader: Results::Memory.from_h(loader_cpu.to_h), envelope: envelope, database: database,
           summary: Results::Summary.of(load, settled_s: settled.seconds, settled: settled.settled,
             loader_cpu_pct: loader_cpu.cpu_pct_mean, server_cpu_pct: probes&.cpu_pct,
-            server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?, envelope: envelope),
+            server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?, envelope: envelope, pool: pool),
           extra: (extra || {}).freeze, noise: noise, queue: queue,
           warmup: warmed && Results::WarmupRecord.new(seconds: warmed.warmup_s, steady: warmed.steady, slices: warmed.slices).freeze
         ).freeze
@@ -189,6 +195,17 @@ module Arena
           run&.abort
           [sampler, front, loader, (cgroup_watch unless envelope)].compact.each(&:stop)
         end
+      end
+
+      private
+
+      # Rails' pool ran dry during the measurement (lib/arena/pool_exhaustion.rb)?
+      def pool_verdict(ctx, log_text, load)
+        evidence = PoolExhaustion.evidence(log_text)
+        return nil if evidence.timeouts.zero?
+        given = ctx.adapter.env(app: ctx.session.plan.app).merge(ctx.session.plan.env || {})["RAILS_MAX_THREADS"]
+        PoolExhaustion.verdict(evidence: evidence, errors: load.errors, threads: ctx.adapter.request_threads,
+          pool: given&.to_i)
       end
     end
 

@@ -103,7 +103,7 @@ module Arena
           "BUNDLE_GEMFILE" => app.gemfile, "RACK_ENV" => "production", "ARENA_SERVER" => label,
           "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil,
           "BUNDLER_VERSION" => nil
-        }.merge(app.env || {}).merge(runtime.env)
+        }.merge(RailsKnobs.env(self, app)).merge(app.env || {}).merge(runtime.env)
       end
 
       def supports?(feature) = feature == :unix
@@ -128,6 +128,11 @@ module Arena
 
       # Worker processes doing the serving; 1 for a single-process server.
       def workers = settings.fetch("workers", 1)
+
+      # The threads one process serves requests on (Rails' RAILS_MAX_THREADS
+      # and its pool follow it); nil where there is no fixed figure (fibers,
+      # a thread per connection).
+      def request_threads = settings["threads"].is_a?(Integer) ? settings["threads"] : 1
 
       def ready_timeout = 30
 

@@ -67,6 +67,9 @@ module Arena
       def restart(group, mechanism)
         (mechanism == :hup) ? group.signal("HUP") : :unsupported
       end
+
+      # A fiber per request: no fixed figure for RAILS_MAX_THREADS.
+      def request_threads = nil
     end
   end
 end

@@ -63,6 +63,9 @@ module Arena
         return :unsupported unless restart_mechanisms.include?(mechanism)
         group.signal((mechanism == :phased) ? "HUP" : "USR1")
       end
+
+      # With the fiber scheduler there is no fixed figure for RAILS_MAX_THREADS.
+      def request_threads = settings["fibers"] ? nil : settings["threads"]
     end
   end
 end

@@ -72,6 +72,9 @@ module Arena
       # HUP restarts only a daemonized Thin, and by stopping before starting a
       # new process: no zero-downtime restart exists, so none is offered.
       def workers = settings["servers"]
+
+      # threaded: EventMachine's thread pool (20 threads) runs the app.
+      def request_threads = settings["threaded"] ? 20 : 1
     end
   end
 end

@@ -24,6 +24,9 @@ module Arena
       # TERM is not trapped, and WEBrick logged "FATAL SignalException:
       # SIGTERM" with a backtrace on every normal stop.
       def stop_signal = "INT"
+
+      # A thread per connection: no fixed figure for RAILS_MAX_THREADS.
+      def request_threads = nil
     end
   end
 end

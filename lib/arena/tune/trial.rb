@@ -58,7 +58,19 @@ module Arena
         measurements = session.run(@scenario.new, @workload, load: load).map { |m| m.with(repeat: 1) }
         @slo_ms ||= @scenario.figures_of(measurements.last).slo_ms
         measurements.each { |m| @store.add_measurement(m) }
-        from_summary(session.adapter, settings, measurements.last).tap { |c| say(c) }
+        fits(from_summary(session.adapter, settings, measurements.last), measurements).tap { |c| say(c) }
+      end
+
+      # A config that ran Rails' connection pool dry, or was OOM-killed in
+      # its envelope, does not qualify, whatever rate it held: said why.
+      def fits(candidate, measurements)
+        pool = measurements.find { |m| m.summary&.pool }
+        return candidate.with(status: "pool-exhausted", why: pool.summary.pool) if pool
+        killed = measurements.select { |m| m.envelope&.oom_killed? }
+        return candidate unless killed.any?
+        e = killed.first.envelope
+        candidate.with(status: "oom-killed", why: "#{killed.sum { |m| m.envelope.oom_kills }} OOM kill(s) under the envelope's " \
+          "#{e.memory_mib&.round} MiB (first in #{killed.first.label}, at #{e.oom_at_s.first} s)")
       end
 
       # The plan's load, its --max-time cut to what is left of this server's

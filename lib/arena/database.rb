@@ -1,0 +1,82 @@
+# frozen_string_literal: true
+
+require "tmpdir"
+require "fileutils"
+
+module Arena
+  # `--database postgres|sqlite`: a throwaway database for a Rails app, made
+  # for the run and gone after it. The app's DATABASE_URL points at it, its
+  # `db:prepare` and `db:seed` run once before the first server, and the
+  # user's own database (database.yml's) is never touched: every server gets
+  # DATABASE_URL, which Rails prefers over database.yml.
+  #
+  #   Database.open(plan, err:) { |plan| ... }  the plan with DATABASE_URL in its env and the live
+  #                                            database in plan.database; stopped and removed after
+  module Database
+    KINDS = %w[postgres sqlite].freeze
+
+    module_function
+
+    # Checked when the plan is built: one line, exit 2.
+    def check!(kind, app)
+      raise UsageError, "--database must be #{KINDS.join(" or ")}, not #{kind.inspect}" unless KINDS.include?(kind)
+      raise UsageError, "--database is for a Rails app (with config/application.rb and railties in its bundle): give --app" unless app.rails?
+      raise UsageError, "--database postgres: PostgreSQL's initdb not found (apt-get install postgresql)" if kind == "postgres" && !Postgres.bin_dir
+      kind
+    end
+
+    def open(plan, err:)
+      return yield(plan) unless plan.database.is_a?(String)
+      live = ((plan.database == "postgres") ? Postgres : Sqlite).new(run_dir: File.join(plan.out_dir, "database"))
+      begin
+        live.start
+        err.puts "database: #{live.describe}; preparing the app (db:prepare db:seed)"
+        Prepare.new(app: plan.app, env: (plan.env || {}).merge(live.env), log_path: File.join(plan.out_dir, "database", "prepare.log")).call
+        yield Plan.new(**plan.to_h_members, env: (plan.env || {}).merge(live.env).freeze, database: live).freeze
+      ensure
+        live.stop
+      end
+    end
+
+    # The per-measurement watch of a live database (nil: none, or one with nothing to count).
+    def watch(database) = database.respond_to?(:watch) ? database.watch : nil
+
+    # Runs a short program through ProcessGroup to its end: its stdout, or an
+    # Error with the log's last lines.
+    def run(argv, log_path:, env: {}, chdir: Dir.tmpdir, timeout: 60, what: argv.first)
+      out_path = "#{log_path}.out"
+      File.open(out_path, "w") do |out|
+        group = ProcessGroup.new(argv, log_path: log_path, env: env, chdir: chdir)
+        begin
+          group.start(out: out)
+          status = group.wait(timeout: timeout)
+          raise LoggedError.new("#{what} did not finish within #{timeout} s", log_tail: group.log_tail) if status.nil?
+          unless status.is_a?(Process::Status) && status.success?
+            raise LoggedError.new("#{what} failed (#{status.inspect})", log_tail: group.log_tail)
+          end
+        ensure
+          group.stop(grace: 2)
+        end
+      end
+      File.read(out_path)
+    end
+
+    # The app's own db:prepare and db:seed, once, in its bundle, against DATABASE_URL.
+    class Prepare
+      def initialize(app:, env:, log_path:)
+        @app = app
+        @env = env
+        @log_path = log_path
+      end
+
+      def call
+        env = {"BUNDLE_GEMFILE" => @app.gemfile, "RAILS_ENV" => "production", "RACK_ENV" => "production",
+               "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil}.merge(@app.env || {}).merge(@env)
+        Database.run(["bundle", "exec", "rake", "db:prepare", "db:seed"], log_path: @log_path, env: env, chdir: @app.dir,
+          timeout: 180, what: "the app's db:prepare db:seed")
+      rescue LoggedError => e
+        raise LoggedError.new("--database: #{e.message} (log: #{@log_path})", log_tail: e.log_tail)
+      end
+    end
+  end
+end

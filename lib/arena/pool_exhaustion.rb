@@ -1,0 +1,43 @@
+# frozen_string_literal: true
+
+module Arena
+  # Rails' connection pool ran dry: ActiveRecord::ConnectionTimeoutError in
+  # the server's log during a measurement while requests failed or stalled.
+  # The usual cause is a config with more threads per process than the
+  # app's pool (database.yml's `pool`, RAILS_MAX_THREADS by default): the
+  # extra threads wait for a connection, then fail. Its own error kind, so
+  # recommendations and tune say what happened instead of "errors".
+  module PoolExhaustion
+    PATTERN = /ActiveRecord::ConnectionTimeoutError/
+    # What the app logged, read once per measurement at the boundary.
+    Evidence = Struct.new(:timeouts, :pool_size, :wait_s, keyword_init: true)
+
+    module_function
+
+    # The log text of one measurement -> Evidence (counts and, when Rails
+    # said them, the pool's size and wait: "could not obtain a connection
+    # from the pool within 5.000 seconds ... All pooled connections were in use").
+    def evidence(log_text)
+      text = log_text.to_s
+      lines = text.each_line.grep(PATTERN)
+      wait = text[/within ([\d.]+) seconds/, 1]&.to_f
+      pool = text[/pool(?: size)?[ =:]+(\d+)/i, 1]&.to_i
+      Evidence.new(timeouts: lines.size, pool_size: pool, wait_s: wait).freeze
+    end
+
+    # evidence: Evidence; errors: the engine's error count; threads: the
+    # config's threads per process (nil: no fixed figure); pool: the pool
+    # the server was given (RAILS_MAX_THREADS as it reached it), or nil.
+    def verdict(evidence:, errors:, threads:, pool:)
+      return Verdict.of("ok") if evidence.timeouts.zero?
+      cause = if threads && pool && threads > pool
+        "#{threads} threads per process share a pool of #{pool} connections"
+      else
+        "more requests waited for a database connection than the pool holds"
+      end
+      Verdict.of("pool-exhausted", "#{evidence.timeouts} log lines with ActiveRecord::ConnectionTimeoutError " \
+        "(#{errors} failed requests): #{cause}; give the pool as many connections as threads (RAILS_MAX_THREADS, " \
+        "database.yml's pool) or run fewer threads")
+    end
+  end
+end

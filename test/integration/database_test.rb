@@ -1,0 +1,66 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require_relative "../support/arena_case"
+require "arena"
+require "timeout"
+
+# A Rails app with Active Record (test/fixtures/apps/rails_db) on a
+# throwaway database: PostgreSQL on the servers that run it, 0 errors, the
+# connections counted equal to threads x processes (Rails' knobs gave each
+# process a pool of its threads); threads above a small pool is pool
+# exhaustion, said as such. Nothing is left behind (ArenaCase#teardown), and
+# no database directory either.
+class DatabaseTest < Arena::ArenaCase
+  APP = File.join(ROOT, "test/fixtures/apps/rails_db")
+
+  def setup
+    super
+    _, status = Open3.capture2e({"BUNDLE_GEMFILE" => File.join(APP, "Gemfile")}, "bundle", "check")
+    skip "the rails_db fixture's bundle is not installed (script/setup)" unless status.success?
+    @pg_dirs = Dir.glob(File.join(Dir.tmpdir, "arena-pg-*"))
+  end
+
+  def teardown
+    assert_empty Dir.glob(File.join(Dir.tmpdir, "arena-pg-*")) - @pg_dirs, "database directories left behind" if @pg_dirs
+    super
+  end
+
+  # Each config and its threads x processes. Passenger, uWSGI, Thin and
+  # WEBrick run it too (docs in the closing note); four keep the test short.
+  CONFIGS = {"puma:workers=2,threads=2" => 4, "unicorn:workers=2" => 2, "pitchfork:workers=2" => 2, "iodine:workers=2,threads=2" => 4}.freeze
+
+  def test_postgres_on_every_server_that_runs_it
+    skip "PostgreSQL is not installed (script/setup)" unless Arena::Database::Postgres.bin_dir
+    outcome = arena("run", "--app", APP, "--database", "postgres", "--servers", CONFIGS.keys.join(" "), "--workload", "/items/7",
+      "-c", "8", "-d", "1", "-w", "0.3", timeout: 400)
+    assert outcome.status.success?, outcome.describe
+    assert_match(/database: throwaway PostgreSQL \d+ on a unix socket/, outcome.stderr)
+    assert_equal CONFIGS.size, outcome.measurements.size, outcome.describe
+    CONFIGS.each_with_index do |(spec, slots), i|
+      m = outcome.measurements[i]
+      assert m["server"].start_with?(spec.split(",").first), m["server"]
+      assert_equal 0, m.dig("load", "errors", "total"), "#{spec}: #{m.dig("load", "errors")}"
+      db = m.fetch("database")
+      assert_operator db["transactions_per_request"], :>, 0.5, "#{spec}: one SELECT per request: #{db}"
+      assert_equal slots, db["connections"], "#{spec}: connections = threads x processes"
+    end
+    puma = outcome.results["servers"].first
+    assert_equal ["env", "RAILS_MAX_THREADS=2", "WEB_CONCURRENCY=2"], puma["command"].first(3)
+    assert_match(/puma:workers=2,threads=2,\S* ready in [\d.]+s with RAILS_MAX_THREADS=2 WEB_CONCURRENCY=2/, outcome.stdout)
+    assert_equal "postgres", outcome.results.dig("plan", "database", "kind")
+  end
+
+  def test_threads_above_a_small_pool_is_pool_exhaustion
+    outcome = arena("run", "--app", APP, "--database", "sqlite", "--servers", "puma:workers=0,threads=6", "--workload", "/hold?ms=200",
+      "--env", "RAILS_MAX_THREADS=2", "--env", "DB_CHECKOUT_TIMEOUT=0.3", "-c", "6", "-d", "1.5", "-w", "0.3", timeout: 200)
+    assert_equal 1, outcome.status.exitstatus, outcome.describe # errors over 1%: the run says so, it does not crash
+    m = outcome.measurements.first
+    assert_includes m.dig("summary", "flags"), "pool-exhausted"
+    assert_match(/6 threads per process share a pool of 2 connections/, m.dig("summary", "pool"))
+    assert_match(/puma:\S+ \/hold\?ms=200 steady keep-alive: pool exhausted: \d+ log lines with ActiveRecord::ConnectionTimeoutError/, outcome.stdout)
+    # --env overrides the knob, and the command shown says what the server got.
+    assert_equal ["env", "RAILS_MAX_THREADS=2", "WEB_CONCURRENCY=0"], outcome.results["servers"].first["command"].first(3)
+    assert File.file?(File.join(outcome.dir, "database", "arena.sqlite3")), "the SQLite file is in the run directory"
+  end
+end

@@ -1,0 +1,87 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+
+# Rails' own knobs follow the server config; pool exhaustion is read from the
+# server's log as its own kind; --database is checked before anything starts.
+class RailsKnobsTest < Minitest::Test
+  RAILS_APP = File.expand_path("../fixtures/apps/rails_db", __dir__)
+
+  def app = Arena::AppSource.user(RAILS_APP)
+
+  def test_threads_and_processes_become_rails_max_threads_and_web_concurrency
+    {"puma:workers=2,threads=7" => {"RAILS_MAX_THREADS" => "7", "WEB_CONCURRENCY" => "2"},
+     "puma:workers=0,threads=4" => {"RAILS_MAX_THREADS" => "4", "WEB_CONCURRENCY" => "0"},
+     "unicorn:workers=3" => {"RAILS_MAX_THREADS" => "1", "WEB_CONCURRENCY" => "3"},
+     "thin:threaded=true" => {"RAILS_MAX_THREADS" => "20", "WEB_CONCURRENCY" => "1"},
+     "falcon:count=2" => {"WEB_CONCURRENCY" => "2"}}.each do |spec, expected|
+      adapter = Arena::ServerList.parse([spec], machine: Arena::Machine.new(cores: 2).freeze).first
+      assert_equal expected, Arena::RailsKnobs.env(adapter, app), spec
+      assert_equal expected, adapter.env(app: app).slice(*Arena::RailsKnobs::NAMES), spec
+    end
+  end
+
+  def test_env_overrides_a_knob_and_the_opt_out_keeps_the_apps_values
+    puma = Arena::Servers::Puma.new(settings: {"workers" => 2, "threads" => 8})
+    assert_equal "3", puma.env(app: app.with_env("RAILS_MAX_THREADS" => "3"))["RAILS_MAX_THREADS"]
+    refute puma.env(app: app.without_knobs).key?("RAILS_MAX_THREADS")
+    plan = Arena::TestHelp.plan("--app", RAILS_APP, "--only-app-bundle", "--servers", "puma", "--no-rails-knobs")
+    refute plan.app.rails_knobs?
+  end
+
+  def test_only_a_rails_app_gets_them
+    assert app.rails?
+    refute Arena::AppSource.builtin.rails?
+    assert_empty Arena::RailsKnobs.env(Arena::Servers::Puma.new, Arena::AppSource.builtin)
+  end
+
+  def test_the_command_shown_carries_the_knobs_the_server_got
+    argv = %w[bundle exec puma -t 5:5]
+    assert_equal ["env", "RAILS_MAX_THREADS=5", "WEB_CONCURRENCY=2", *argv],
+      Arena::RailsKnobs.shown(argv, {"RAILS_MAX_THREADS" => "5", "WEB_CONCURRENCY" => "2", "OTHER" => "x"})
+    assert_equal argv, Arena::RailsKnobs.shown(argv, {"OTHER" => "x"})
+  end
+
+  LOG = <<~LOG
+    I, [2026-11-23T14:20:01 #1]  INFO -- : [abc] Started GET "/hold?ms=200"
+    F, [2026-11-23T14:20:02 #1] FATAL -- : [abc] ActiveRecord::ConnectionTimeoutError (could not obtain a connection from the pool within 0.300 seconds (waited 0.301 seconds); all pooled connections were in use):
+    F, [2026-11-23T14:20:02 #1] FATAL -- : [def] ActiveRecord::ConnectionTimeoutError (could not obtain a connection from the pool within 0.300 seconds (waited 0.300 seconds); all pooled connections were in use):
+  LOG
+
+  def test_pool_exhaustion_is_its_own_kind_with_its_cause
+    evidence = Arena::PoolExhaustion.evidence(LOG)
+    assert_equal 2, evidence.timeouts
+    assert_equal 0.3, evidence.wait_s
+    verdict = Arena::PoolExhaustion.verdict(evidence: evidence, errors: 2, threads: 6, pool: 2)
+    assert_equal "pool-exhausted", verdict.word
+    assert_match(/2 log lines with ActiveRecord::ConnectionTimeoutError \(2 failed requests\): 6 threads per process share a pool of 2 connections/, verdict.reason)
+    unknown = Arena::PoolExhaustion.verdict(evidence: evidence, errors: 0, threads: nil, pool: nil)
+    assert_match(/more requests waited for a database connection than the pool holds/, unknown.reason)
+    assert_equal "ok", Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence("Started GET /\n"), errors: 5, threads: 6, pool: 2).word
+  end
+
+  def test_pool_exhaustion_flags_the_summary
+    load = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "requests" => {"completed" => 10}, "errors" => {"total" => 0}})
+    verdict = Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence(LOG), errors: 0, threads: 6, pool: 2)
+    summary = Arena::Results::Summary.of(load, pool: verdict)
+    assert_includes summary.flags, "pool-exhausted"
+    assert_equal verdict.reason, summary.pool
+    refute_includes Arena::Results::Summary.of(load).flags, "pool-exhausted"
+  end
+
+  def test_database_is_checked_before_anything_starts
+    error = assert_raises(Arena::UsageError) { Arena::TestHelp.plan("--servers", "puma", "--database", "postgres") }
+    assert_match(/--database is for a Rails app/, error.message)
+    error = assert_raises(Arena::UsageError) { Arena::Database.check!("mysql", app) }
+    assert_equal "--database must be postgres or sqlite, not \"mysql\"", error.message
+    plan = Arena::TestHelp.plan("--app", RAILS_APP, "--only-app-bundle", "--servers", "puma", "--database", "sqlite")
+    assert_equal({"kind" => "sqlite"}, plan.to_h[:database])
+  end
+
+  def test_database_figures_round_trip
+    figures = Arena::Results::DatabaseFigures.new(kind: "postgres", connections: 4, transactions: 300, requests: 290,
+      transactions_per_request: 1.03).freeze
+    assert_equal figures, Arena::Results::DatabaseFigures.from_h(JSON.parse(JSON.generate(figures.to_record)))
+  end
+end
