@@ -47,14 +47,14 @@ class DatabaseTest < Arena::ArenaCase
     end
     puma = outcome.results["servers"].first
     assert_equal ["env", "RAILS_MAX_THREADS=2", "WEB_CONCURRENCY=2"], puma["command"].first(3)
-    assert_match(/puma:workers=2,threads=2,\S* ready in [\d.]+s with RAILS_MAX_THREADS=2 WEB_CONCURRENCY=2/, outcome.stdout)
+    assert_match(/puma:workers=2,threads=2,\S* ready in [\d.]+s with RAILS_MAX_THREADS=2 WEB_CONCURRENCY=2/, outcome.stderr)
     assert_equal "postgres", outcome.results.dig("plan", "database", "kind")
   end
 
   def test_threads_above_a_small_pool_is_pool_exhaustion
     outcome = arena("run", "--app", APP, "--database", "sqlite", "--servers", "puma:workers=0,threads=6", "--workload", "/hold?ms=200",
       "--env", "RAILS_MAX_THREADS=2", "--env", "DB_CHECKOUT_TIMEOUT=0.3", "-c", "6", "-d", "1.5", "-w", "0.3", timeout: 200)
-    assert_equal 1, outcome.status.exitstatus, outcome.describe # errors over 1%: the run says so, it does not crash
+    assert outcome.status.success?, outcome.describe # errors over 1% are a finding, not Arena's failure
     m = outcome.measurements.first
     assert_includes m.dig("summary", "flags"), "pool-exhausted"
     assert_match(/6 threads per process share a pool of 2 connections/, m.dig("summary", "pool"))

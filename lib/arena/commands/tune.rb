@@ -18,7 +18,7 @@ module Arena
       DEFAULTS = {duration: 2.0, warmup: 0.5, max_time: 600.0, settle_timeout: 10.0}.freeze
 
       def call
-        builder = PlanBuilder.new
+        builder = PlanBuilder.new(say: ->(line) { @err.puts line })
         memory = nil
         tune_runtime = false
         OptionParser.new do |parser|
@@ -109,8 +109,20 @@ module Arena
         trial = Arena::Tune::Trial.new(plan: plan, adapter: adapter, installation: installation, workload: plan.workloads.first,
           store: store, engine: engine, starter: starter, memory_kb: memory / 1024, deadline: deadline, log: ->(line) { @err.puts line })
         outcome = Arena::Tune::Search.new(space: space, evaluate: trial, deadline: deadline, rounds: 3).call
-        output.add(adapter: adapter, outcome: outcome, slo_ms: trial.slo_ms)
+        unbounded = unbounded(plan, adapter, outcome, installation, store, engine, starter, memory, trial.slo_ms)
+        output.add(adapter: adapter, outcome: outcome, slo_ms: trial.slo_ms, unbounded: unbounded)
         outcome
+      end
+
+      # What the envelope costs: the winner once more, the same config
+      # without the envelope, judged by the same SLO (lib/arena/envelope.rb).
+      def unbounded(plan, adapter, outcome, installation, store, engine, starter, memory, slo_ms)
+        return nil unless adapter.envelope.bounded? && outcome.best && !outcome.interrupted?
+        @err.puts "#{adapter.key}: the winner without its envelope (#{adapter.envelope}), for what the envelope costs"
+        load = (slo_ms && !plan.load.slo_ms) ? LoadOptions.new(**plan.load.to_h, slo_ms: slo_ms).freeze : plan.load
+        Arena::Tune::Trial.new(plan: Plan.new(**plan.to_h_members, load: load).freeze, adapter: adapter.rebuilt(envelope: Envelope::NONE),
+          installation: installation, workload: plan.workloads.first, store: store, engine: engine, starter: starter,
+          memory_kb: memory / 1024, log: ->(line) { @err.puts line }).call(outcome.best.settings)
       end
     end
   end

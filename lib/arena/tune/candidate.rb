@@ -9,9 +9,12 @@ module Arena
     # heuristic start is measured twice: the spread is the noise). Status:
     # ok; over-memory (its PSS under the sustained load exceeds the budget);
     # unsustained (no rate met the SLO with < 1% errors); failed (it did not
-    # start or verify).
+    # start or verify); pool-exhausted (Rails' connection pool ran dry);
+    # oom-killed (in its envelope). In an envelope: the worst share of CFS
+    # periods throttled and the cgroup's peak memory over its measurements.
     Candidate = Struct.new(:settings, :label, :sustained_rps, :closed_rps, :p99_ms, :pss_kb, :closed_pss_kb, :error_pct,
-      :mean_ms, :service_ms, :cpu_pct, :resolution, :elapsed_s, :status, :why, :rates, keyword_init: true) do
+      :mean_ms, :service_ms, :cpu_pct, :resolution, :elapsed_s, :status, :why, :rates, :throttled_pct, :cgroup_peak_mib,
+      keyword_init: true) do
       def self.failed(settings, why, elapsed_s: 0.0)
         new(settings: settings, sustained_rps: 0.0, closed_rps: 0.0, status: "failed", why: why, elapsed_s: elapsed_s, rates: [0.0]).freeze
       end
@@ -43,7 +46,8 @@ module Arena
          "closed_rps" => closed_rps&.round(1), "p99_ms" => p99_ms&.round(2), "pss_mib" => pss_mib,
          "closed_pss_mib" => closed_pss_kb && (closed_pss_kb / 1024.0).round(1), "error_pct" => error_pct,
          "mean_latency_ms" => mean_ms&.round(2), "service_ms" => service_ms&.round(2), "closed_cpu_pct" => cpu_pct, "resolution" => resolution,
-         "measured_s" => elapsed_s&.round(1), "rates" => rates&.map { |r| r.round(1) }}.compact
+         "measured_s" => elapsed_s&.round(1), "rates" => rates&.map { |r| r.round(1) }, "throttled_pct" => throttled_pct,
+         "cgroup_peak_mib" => cgroup_peak_mib}.compact
       end
     end
   end

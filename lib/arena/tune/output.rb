@@ -12,7 +12,8 @@ module Arena
     # shows. Written after each server, so an interrupted run keeps the
     # servers already searched and the best so far of the current one.
     class Output
-      Result = Struct.new(:adapter, :outcome, :note, :slo_ms, keyword_init: true)
+      # unbounded: the winner measured again without its envelope (Candidate), or nil.
+      Result = Struct.new(:adapter, :outcome, :note, :slo_ms, :unbounded, keyword_init: true)
 
       def initialize(dir:, constraints:, machine:, workload:, rackup:)
         @dir = dir
@@ -23,7 +24,9 @@ module Arena
         @results = []
       end
 
-      def add(adapter:, outcome: nil, note: nil, slo_ms: nil) = @results << Result.new(adapter: adapter, outcome: outcome, note: note, slo_ms: slo_ms)
+      def add(adapter:, outcome: nil, note: nil, slo_ms: nil, unbounded: nil)
+        @results << Result.new(adapter: adapter, outcome: outcome, note: note, slo_ms: slo_ms, unbounded: unbounded)
+      end
 
       def write(interrupted: false)
         servers = @results.to_h { |r| [r.adapter.key, server_record(r)] }
@@ -48,7 +51,7 @@ module Arena
         rec = {"best" => best && figures(best), "runner_up" => o.runner_up && figures(o.runner_up),
                "margin_pct" => o.margin&.then { |m| (100 * m).round(1) }, "noise_pct" => (100 * o.noise).round(1),
                "within_noise" => o.within_noise?, "significance" => o.difference&.reason, "stopped" => o.stopped, "slo_ms" => r.slo_ms, "note" => r.note,
-               "candidates" => o.candidates.map(&:to_record)}
+               "candidates" => o.candidates.map(&:to_record), "envelope" => envelope_record(r)}
         if best
           capacity = Capacity.new(server: r.adapter.class, candidate: best, cores: @machine.server_cores)
           file = config_file(r.adapter, best)
@@ -99,6 +102,7 @@ module Arena
           out << "  runner-up: #{setting_words(o.runner_up)}: #{f.rps(o.runner_up.sustained_rps)} req/s, PSS #{o.runner_up.pss_mib} MiB; margin #{margin}"
           out << "  significance: #{o.difference.reason}" if o.difference
         end
+        out << envelope_line(r) if r.adapter.envelope.bounded?
         out << "  why: #{Capacity.new(server: r.adapter.class, candidate: best, cores: @machine.server_cores).explanation}"
         file = File.join(@dir, "tune", key)
         written = Dir[File.join(file, "*")].first
@@ -106,6 +110,32 @@ module Arena
         command = winner_file(r.adapter, best)&.command
         out << "  start: #{command.join(" ")}" if command
         out
+      end
+
+      # The envelope the search ran in, the winner's throttling and cgroup
+      # peak, and the same config unbounded: what the envelope costs.
+      def envelope_record(r)
+        envelope = r.adapter.envelope
+        return nil unless envelope.bounded?
+        best = r.outcome&.best
+        {"limits" => envelope.to_s, "throttled_pct" => best&.throttled_pct, "cgroup_peak_mib" => best&.cgroup_peak_mib,
+         "unbounded" => r.unbounded&.to_record, "cost_pct" => cost_pct(best, r.unbounded)}.compact
+      end
+
+      def cost_pct(best, unbounded)
+        return nil unless best && unbounded&.qualifies? && unbounded.sustained_rps.positive?
+        (100.0 * (unbounded.sustained_rps - best.sustained_rps) / unbounded.sustained_rps).round(1)
+      end
+
+      def envelope_line(r)
+        envelope = r.adapter.envelope
+        best = r.outcome.best
+        line = "  envelope #{envelope}: throttled in #{best.throttled_pct || 0}% of CFS periods at worst, cgroup peak " \
+          "#{best.cgroup_peak_mib || "?"} MiB#{" of #{envelope.memory_text}" if envelope.memory_bytes}"
+        u = r.unbounded
+        return "#{line}; not measured without it" unless u
+        return "#{line}; without it the same config #{u.status}: #{u.why}" unless u.qualifies?
+        "#{line}; without it the same config sustains #{Report::Format.rps(u.sustained_rps)} req/s: the envelope costs #{cost_pct(best, u)}%"
       end
 
       def setting_words(c) = c.settings.map { |k, v| "#{k}=#{v}" }.join(" ")

@@ -64,6 +64,10 @@ module Arena
       # A config that ran Rails' connection pool dry, or was OOM-killed in
       # its envelope, does not qualify, whatever rate it held: said why.
       def fits(candidate, measurements)
+        bounded = measurements.filter_map(&:envelope)
+        if bounded.any?
+          candidate = candidate.with(throttled_pct: bounded.map(&:throttled_pct).max, cgroup_peak_mib: bounded.filter_map(&:peak_mib).max)
+        end
         pool = measurements.find { |m| m.summary&.pool }
         return candidate.with(status: "pool-exhausted", why: pool.summary.pool) if pool
         killed = measurements.select { |m| m.envelope&.oom_killed? }
