@@ -60,14 +60,15 @@ class EnvelopeIntegrationTest < Arena::ArenaCase
       assert_operator half.dig("envelope", "throttled_s"), :>, 0
     end
     assert_operator half.dig("envelope", "periods"), :>, 20, "3.5 s of 100 ms CFS periods"
-    # The other engineers' work shares this machine: the server at cpus=1 may
-    # get less than a core. Goodput follows the CPU the quota let it use:
-    # the two ratios agree within 0.2 (two 3 s loads of ~60 ms requests).
-    rps_ratio = half.dig("summary", "good_rps") / one.dig("summary", "good_rps")
-    cpu_ratio = cpu_half / cpu_one
-    assert_in_delta cpu_ratio, rps_ratio, 0.2, "goodput ratio #{rps_ratio.round(2)}, CPU ratio #{cpu_ratio.round(2)} (#{cpu_half}% vs #{cpu_one}%)"
-    assert_in_delta 0.5, rps_ratio, 0.15, "at cpus=1 the server had a whole core" if cpu_one > 90
     assert_match(/@cpus=0\.5 in its envelope: CPU quota 0\.5 throttled [\d.]+% of CFS periods/, outcome.stdout)
+    # Half the goodput needs a machine where the server at cpus=1 had most of
+    # a core; on a busy one (eight engineers on two cores) it had a third,
+    # and both quotas were above what the scheduler gave: then the halving
+    # cannot show, and the test says so instead of passing.
+    skip "machine too busy: the server at cpus=1 had #{cpu_one}% of a core" if cpu_one < 70
+    rps_ratio = half.dig("summary", "good_rps") / one.dig("summary", "good_rps")
+    # Noise: two 3 s loads of ~60 ms requests (about 25 and 50 responses).
+    assert_in_delta 0.5, rps_ratio, 0.15, "goodput at cpus=0.5 against cpus=1: #{rps_ratio.round(2)} (CPU #{cpu_half}% vs #{cpu_one}%)"
   end
 
   private
