@@ -2,6 +2,7 @@
 
 require "tmpdir"
 require "fileutils"
+require "digest"
 
 module Arena
   # `--database postgres|sqlite`: a throwaway database for a Rails app, made
@@ -38,8 +39,16 @@ module Arena
       end
     end
 
-    # The per-measurement watch of a live database (nil: none, or one with nothing to count).
-    def watch(database) = database.respond_to?(:watch) ? database.watch : nil
+    # The per-measurement watch of a live database (nil: none, or one with
+    # nothing to count), for the server config labelled `label`.
+    def watch(database, label) = database.respond_to?(:watch) ? database.watch(label) : nil
+
+    # libpq names each connection after the server config that opened it
+    # (PGAPPNAME), so connections are counted per config even while several
+    # configs are up at once (rounds keep servers up between rounds).
+    def app_name(label) = "arena-#{Digest::SHA256.hexdigest(label)[0, 16]}"
+
+    def app_name_env(label) = {"PGAPPNAME" => app_name(label)}
 
     # Runs a short program through ProcessGroup to its end: its stdout, or an
     # Error with the log's last lines.

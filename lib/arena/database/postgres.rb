@@ -57,11 +57,13 @@ module Arena
 
       def pids = @group ? @group.tree : []
 
-      # [client connections to the app's database, its transactions so far],
-      # read with psql (its own connection and transaction not counted).
-      def counters
+      # [client connections the config labelled `label` holds to the app's
+      # database, the database's transactions so far], read with psql (its
+      # own connection and transaction not counted).
+      def counters(label)
         sql = "SELECT (SELECT count(*) FROM pg_stat_activity WHERE datname = '#{NAME}' AND backend_type = 'client backend' " \
-          "AND pid <> pg_backend_pid()), (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '#{NAME}')"
+          "AND application_name = '#{Database.app_name(label)}'), " \
+          "(SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '#{NAME}')"
         out = Database.run(["psql", "-X", "-A", "-t", "-h", @socket_dir, "-U", USER, "-d", NAME, "-c", sql],
           log_path: File.join(@run_dir, "psql.log"), timeout: 10, what: "psql")
         out.strip.split("|").map(&:to_i)
@@ -71,11 +73,13 @@ module Arena
       # at its end, and the database's transactions per completed request.
       # Backends report their counters at most once a second: the reading
       # after waits that long so the last second's transactions are in.
-      def watch = Watch.new(self)
+      # Transactions are the database's: other configs up at the same time
+      # are idle while this one is measured.
+      def watch(label) = Watch.new(self, label)
 
-      Watch = Struct.new(:db, :before) do
+      Watch = Struct.new(:db, :label, :before) do
         def start
-          self.before = db.counters
+          self.before = db.counters(label)
           self
         end
 
@@ -83,7 +87,7 @@ module Arena
         # (the engine counts those apart: estimated from its rate).
         def stop(requests:)
           sleep 1.1
-          connections, xacts = db.counters
+          connections, xacts = db.counters(label)
           # Each psql reading is one transaction of its own.
           done = [xacts - before.last - 1, 0].max
           Results::DatabaseFigures.new(kind: "postgres", connections: connections, transactions: done, requests: requests,
@@ -137,7 +141,7 @@ module Arena
 
       def pids = []
 
-      def watch = nil
+      def watch(_label) = nil
     end
   end
 end

@@ -163,7 +163,7 @@ module Arena
         end
         log_from = ctx.server.log_size
         # The run's throwaway database, when there is one: connections, transactions.
-        db_watch = Database.watch(ctx.session.plan.database)&.start
+        db_watch = Database.watch(ctx.session.plan.database, ctx.adapter.label)&.start
         run = ctx.engine.start(ctx.target, settings)
         loader = Probes::Sampler.new(pids: -> { run.pids }, interval: interval).start
         extra = block_given? ? yield(run) : nil
