@@ -47,7 +47,7 @@ class DatabaseTest < Arena::ArenaCase
     end
     puma = outcome.results["servers"].find { |x| x["label"].start_with?("puma") }
     assert_equal ["env", "RAILS_MAX_THREADS=2", "WEB_CONCURRENCY=2"], puma["command"].first(3)
-    assert_match(/puma:workers=2,threads=2,\S* ready in [\d.]+s with RAILS_MAX_THREADS=2 WEB_CONCURRENCY=2/, outcome.stderr)
+    assert_match(/puma:workers=2,threads=2,\S* [\d.]+ ready in [\d.]+s with RAILS_MAX_THREADS=2 WEB_CONCURRENCY=2/, outcome.stderr)
     assert_equal "postgres", outcome.results.dig("plan", "database", "kind")
   end
 
