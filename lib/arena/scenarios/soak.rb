@@ -20,7 +20,7 @@ module Arena
       # The closed maximum is measured even with --soak-rate: it also warms
       # the server up, so the soak starts from a heap that has served.
       def call(ctx)
-        closed = measure(ctx, ctx.settings, variant: "closed-max", warm: true)
+        closed = measure(ctx, ctx.settings, variant: "closed-max")
         rate = ctx.load.soak_rate || (closed.good_rps * FRACTION).round
         return [closed] if rate < 1 || closed.good_rps <= 0
         time = ctx.load.soak_time
