@@ -44,8 +44,11 @@ class TrustTest < Arena::ArenaCase
     refute_empty levels
     levels.each do |m|
       assert_operator m.dig("summary", "p50_us"), :<, 1_500_000, "#{m["variant"]}: p50 #{m.dig("summary", "p50_us")} us for a 1 s sleep"
-      assert_operator m.dig("summary", "settled_s"), :>=, 0
+      refute_includes m.dig("summary", "flags"), "did-not-settle", m["variant"]
     end
+    # The closed maximum left about six 1 s sleeps queued behind two workers:
+    # the first level waited for them (settle did wait, not merely say so).
+    assert_operator levels.first.dig("summary", "settled_s"), :>=, 0.5, levels.first["summary"].inspect
     curve = outcome.measurements.find { |m| m["scenario"] == "rate" && m["kind"] == "summary" }
     refute_nil curve, "the curve summary"
     slo = curve.dig("extra", "slo_ms")

@@ -6,6 +6,9 @@ require "arena"
 # The arithmetic behind soak and worker-cost, on made-up samples whose
 # answer is known.
 class MemoryAnalysisTest < Minitest::Test
+  cover "Arena::Scenarios::SoakAnalysis*"
+  cover "Arena::Scenarios::LinearFit*"
+
   Fit = Arena::Scenarios::LinearFit
   Analysis = Arena::Scenarios::SoakAnalysis
 

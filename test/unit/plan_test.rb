@@ -4,6 +4,9 @@ require_relative "../test_helper"
 require "arena"
 
 class PlanTest < Minitest::Test
+  cover "Arena::Load::Settings*"
+  cover "Arena::Load::SETTING*"
+
   MACHINE = Arena::Machine.new(cores: 2).freeze
 
   def build(*argv) = Arena::TestHelp.plan(*argv, machine: MACHINE)

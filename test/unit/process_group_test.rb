@@ -58,6 +58,7 @@ class ProcessGroupTest < Minitest::Test
     group.start
     wait_until { group.tree.size >= 3 }
     members = group.tree
+    assert_operator members.size, :>=, 3, "sh and its two sleeps"
     group.stop(grace: 0.4)
     assert_empty members.select { |pid| live?(pid) }, "a member ignored TERM and outlived stop"
   end
@@ -129,8 +130,13 @@ class ProcessGroupTest < Minitest::Test
     Arena::Procfs.all_stats.select { |s| s.state != "Z" && Arena::Procfs.cmdline(s.pid).include?(marker) }.map(&:pid)
   end
 
+  # Waits for the condition, and fails the test if it never comes (a silent
+  # timeout let a test go on with nothing to check).
   def wait_until(seconds = 5)
     deadline = Arena::Clock.now + seconds
-    sleep 0.02 until yield || Arena::Clock.now > deadline
+    until yield
+      flunk "condition not met within #{seconds} s" if Arena::Clock.now > deadline
+      sleep 0.02
+    end
   end
 end

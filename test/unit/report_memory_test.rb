@@ -9,6 +9,8 @@ require "arena"
 # req/s) and memory-workers (the same servers, /server, worker-cost at 1, 2,
 # 4 workers; Pitchfork also reforked).
 class ReportMemoryTest < Minitest::Test
+  cover "Arena::Scenarios::SoakAnalysis*"
+
   FIXTURES = File.expand_path("../fixtures/results", __dir__)
 
   def source(name) = Arena::Report::Source.open(File.join(FIXTURES, name))

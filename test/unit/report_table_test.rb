@@ -4,6 +4,10 @@ require_relative "../test_helper"
 require "arena"
 
 class ReportTableTest < Minitest::Test
+  cover "Arena::Results::Measurement*"
+  cover "Arena::Results::LoadFigures*"
+  cover "Arena::Results::Summary*"
+
   def measurement(server, rps, p99, errors: 0, variant: "keep-alive", pss: 51_200)
     {
       "server" => server, "workload" => "server", "scenario" => "steady", "variant" => variant,

@@ -9,6 +9,8 @@ require "tmpdir"
 # path in the integration tests; here each way a server can fail is forced
 # and the run must record it, go on to the next server, and write its results.
 class RunnerTest < Minitest::Test
+  cover "Arena::Results::Measurement*"
+
   Adapter = Struct.new(:label, :key, :settings, :workers, keyword_init: true) do
     def self.install(_app) = Arena::Installation.new(found: true, version: "1.0", source: "bundle").freeze
 

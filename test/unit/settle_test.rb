@@ -7,6 +7,8 @@ require "arena"
 # chooses (a fake standing in for the HTTP probe; the real one is exercised by
 # every integration run).
 class SettleTest < Minitest::Test
+  cover "Arena::Settle*"
+
   Probe = Struct.new(:delays) do
     def request(*, **)
       sleep delays.shift || 0
@@ -30,6 +32,31 @@ class SettleTest < Minitest::Test
     outcome = settle([0.05, 0.05, 0]).call(base)
     assert outcome.settled
     assert_operator outcome.seconds, :>=, 0.1
+  end
+
+  # The CPU-idle wait on a real process: busy for 0.4 s, then asleep. Settle
+  # must wait out the busy part (the fake pids above are an empty tree).
+  def test_a_busy_tree_is_waited_for_until_it_is_idle
+    pid = Process.spawn(RbConfig.ruby, "-e", "t = Process.clock_gettime(Process::CLOCK_MONOTONIC); " \
+      "nil while Process.clock_gettime(Process::CLOCK_MONOTONIC) - t < 0.4; sleep 10")
+    settle = Arena::Settle.new(pids: -> { [pid] }, probe: Probe.new([]), workload: Arena::Workloads.builtin.fetch("server"),
+      limit: 3, interval: 0.05)
+    outcome = settle.call(nil)
+    assert outcome.settled
+    assert_operator outcome.seconds, :>=, 0.25, "settled while the process still burned CPU"
+  ensure
+    Process.kill("KILL", pid) if pid
+    Process.wait(pid) if pid
+  end
+
+  def test_a_tree_that_stays_busy_is_not_settled
+    pid = Process.spawn(RbConfig.ruby, "-e", "loop {}")
+    settle = Arena::Settle.new(pids: -> { [pid] }, probe: Probe.new([]), workload: Arena::Workloads.builtin.fetch("server"),
+      limit: 0.4, interval: 0.05)
+    refute settle.call(nil).settled
+  ensure
+    Process.kill("KILL", pid) if pid
+    Process.wait(pid) if pid
   end
 
   def test_past_the_limit_the_measurement_is_marked

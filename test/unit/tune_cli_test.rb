@@ -7,6 +7,8 @@ require "stringio"
 module Arena
   # `arena tune`'s bad input: one line, exit 2, before anything starts.
   class TuneCliTest < Minitest::Test
+    cover "Arena::Tune::Trial*"
+
     def tune(*argv)
       out = StringIO.new
       err = StringIO.new

@@ -9,6 +9,9 @@ module Arena
   # tune.json, the config files, the memory budget and the capacity note,
   # from a search outcome built by hand.
   class TuneOutputTest < Minitest::Test
+    cover "Arena::Tune::Capacity*"
+    cover "Arena::Tune::Candidate*"
+
     def candidate(settings, rps, pss_mib, status: "ok")
       Tune::Candidate.new(settings: settings, label: "puma:#{settings}", sustained_rps: rps, closed_rps: rps * 1.2, p99_ms: 40.0,
         pss_kb: pss_mib * 1024, closed_pss_kb: pss_mib * 1024, error_pct: 0.0, mean_ms: 10.0, service_ms: 8.0, cpu_pct: 95.0,

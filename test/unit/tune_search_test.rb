@@ -9,6 +9,9 @@ module Arena
   # each settings point with a rate from a known function, memory from
   # another, and time spent on a fake clock.
   class TuneSearchTest < Minitest::Test
+    cover "Arena::Tune::Search*"
+    cover "Arena::Tune::Candidate*"
+
     class FakeClock
       attr_accessor :now
 

@@ -10,7 +10,8 @@ module Arena
     # by second with each second's percentiles from its merged histogram. The
     # loaders started on one "go" line, so their second t is the same second.
     module Merge
-      module_function
+      # extend self, not module_function: Name.call then runs the methods mutant mutates
+      extend self
 
       # raws: the engines' JSON documents (written with --histograms), in loader order.
       def call(raws, hosts: nil)

@@ -33,7 +33,8 @@ module Arena
 
       Result = Struct.new(:verdict, :pick, :runner_up, keyword_init: true)
 
-      module_function
+      # extend self, not module_function: Name.call then runs the methods mutant mutates
+      extend self
 
       def call(candidates, level: LEVEL)
         ranked = candidates.group_by(&:name).map { |_, same| same.max_by(&:median_rps) }.sort_by { |c| -c.median_rps }

@@ -28,7 +28,8 @@ module Arena
       FIGURES = %i[event_at_s resolution_s baseline_rps dip_rps dip_pct recovery_s recovered verdict verdict_reason
         errors_after_event error].freeze
 
-      module_function
+      # extend self, not module_function: Name.call then runs the methods mutant mutates
+      extend self
 
       def call(load, at:, recovered: 0.9)
         step = load.interval_s

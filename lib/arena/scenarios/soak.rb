@@ -59,7 +59,8 @@ module Arena
     # Reads a soak's samples: slope and R² of the whole tree's PSS, the
     # verdict on the last third, each process's own slope, latency per slice.
     module SoakAnalysis
-      module_function
+      # extend self, not module_function: Name.call then runs the methods mutant mutates
+      extend self
 
       # Growth is judged on the last third, on USS: a leak grows private
       # memory, while PSS also moves when another process on the machine that

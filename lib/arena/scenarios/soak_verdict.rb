@@ -28,7 +28,8 @@ module Arena
 
       Judgement = Struct.new(:verdict, :slope_mib_per_min, :floor_mib_per_min, keyword_init: true)
 
-      module_function
+      # extend self, not module_function: Name.call then runs the methods mutant mutates
+      extend self
 
       def call(points)
         fit = LinearFit.of(points)
