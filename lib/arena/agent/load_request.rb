@@ -44,7 +44,6 @@ module Arena
         s[:requests] = @f.integer("requests", 1..100_000_000, default: nil)
         s[:reps] = @f.integer("reps", 1..10_000_000, default: nil)
         s[:rate] = @f.number("rate", 0.001..10_000_000, default: nil)
-        s[:pipeline] = @f.integer("pipeline", 1..1024, default: nil)
         s[:timeline_ms] = @f.integer("timeline_ms", 1..60_000, default: nil)
         s[:expect_status] = @f.integer("expect_status", 100..599, default: nil)
         s[:expect_body] = @f.string("expect_body", default: nil, max: 1024)

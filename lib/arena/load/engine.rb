@@ -33,14 +33,10 @@ module Arena
         @count = 0
       end
 
-      # The table's engine rows as they are, then what a run sets itself.
-      RUN_FLAGS = {requests: "-n", reps: "-r", rate: "-R", method: "-m", body_file: "--body", mix_file: "--mix", pipeline: "-p",
-                   expect_status: "--expect-status", expect_body: "--expect-body", timeline_ms: "--timeline-ms",
-                   profile: "--profile"}.freeze
-
       def argv(target, s)
         args = [@path, "--json"]
         args += ["--cpus", @machine.engine_cpus] if @machine.engine_cpus
+        # The table's engine rows as they are, then what a run sets itself (Load::RUN_FLAGS).
         flags = TABLE.select(&:engine).to_h { |row| [row.engine, s[row.name]] }.merge(RUN_FLAGS.to_h { |name, flag| [flag, s[name]] })
         flags.each { |flag, value| args += [flag, number(value)] unless value.nil? }
         (s.headers || []).each { |h| args += ["-H", h] }

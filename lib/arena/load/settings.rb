@@ -84,7 +84,14 @@ module Arena
 
     # What one engine run is asked to do. nil means "the engine's default".
     # The table's engine rows, plus what scenarios and workloads set per run.
-    RUN_ONLY = %i[requests reps rate keep_alive method body_file mix_file expect_status expect_body headers pipeline timeline_ms profile transport request_start].freeze
+    # Per run, one row each: the engine flag of a valued setting a scenario or a
+    # workload sets (Engine#argv passes it as it is), then those Engine#argv
+    # turns into flags of their own (keep-alive off, -H per header, the
+    # transport's flags, --request-start).
+    RUN_FLAGS = {requests: "-n", reps: "-r", rate: "-R", method: "-m", body_file: "--body", mix_file: "--mix",
+                 expect_status: "--expect-status", expect_body: "--expect-body", timeline_ms: "--timeline-ms",
+                 profile: "--profile"}.freeze
+    RUN_ONLY = [*RUN_FLAGS.keys, :keep_alive, :headers, :transport, :request_start].freeze
     Settings = Struct.new(*TABLE.select(&:engine).map(&:name), *RUN_ONLY, keyword_init: true) do
       # The table's engine defaults (threads, timeout) for what a caller leaves out; keep-alive on.
       def self.build(**kw) = new(keep_alive: true, threads: Load.setting(:threads).default, timeout: Load.setting(:timeout).default, **kw).freeze

@@ -62,7 +62,7 @@ module Arena
       # (Agent::LoadRequest) and adds --allow-remote for its one address.
       def engine_args(target, s)
         fields = {target: target, keep_alive: s.keep_alive ? true : false, headers: s.headers || []}
-        (Load::TABLE.select(&:engine).map(&:name) + %i[requests reps rate pipeline timeline_ms expect_status expect_body method])
+        (Load::TABLE.select(&:engine).map(&:name) + %i[requests reps rate timeline_ms expect_status expect_body method])
           .each { |name| fields[name] = s[name] unless s[name].nil? }
         # The mix and a request body travel as content: the agent writes its own copies.
         fields[:mix] = File.read(s.mix_file) if s.mix_file
