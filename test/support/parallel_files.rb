@@ -74,6 +74,21 @@ module ParallelFiles
     slowest = results.max_by(3, &:seconds).map { |r| "#{File.basename(r.file)} #{r.seconds} s" }.join(", ")
     out.puts "#{results.size} files in #{wall.round(1)} s with #{jobs} at once (slowest: #{slowest}); " \
       "#{failed.empty? ? "all passed" : "FAILED: #{failed.map(&:file).join(" ")}"}"
+    out.puts(counts(results))
+  end
+
+  # The tests of every file, as one plain line that CI reads: a file that died
+  # before minitest's summary counts as one failure.
+  def counts(results)
+    totals = results.map do |r|
+      runs, failures, errors, skips = r.output.lines.grep(/\d+ runs, \d+ assertions/).last.to_s
+        .scan(/(\d+) (runs|failures|errors|skips)/).to_h { |n, k| [k, n.to_i] }.values_at("runs", "failures", "errors", "skips").map(&:to_i)
+      bad = failures + errors
+      bad = 1 if !r.ok && bad.zero?
+      [runs - failures - errors - skips, bad, skips]
+    end.transpose.map(&:sum)
+    passed, failed, skipped = totals.empty? ? [0, 0, 0] : totals
+    "integration: #{passed} passed, #{failed} failed, #{skipped} skipped"
   end
 
   def serial?(file) = File.foreach(file).first(5).any? { |l| l.start_with?("# test: serial") }
