@@ -97,7 +97,9 @@ class StallTest < Minitest::Test
     table = Arena::Report::Table.new(document).render
     assert_match(/#{Regexp.escape(puma)} +\| server +\| steady keep-alive +\| 5,651 \(not measured\) stalled \|/, table)
     assert_match(/falcon:count=2,model=forked +\| server +\| steady keep-alive +\| +3,982 \(not measured\) \|/, table)
-    assert_includes Arena::Report::Findings.lines(document), "#{puma} server steady keep-alive: stalled: p50 43.9 ms sits at 40 ms"
+    stall_lines = Arena::Report::Findings.lines(document).grep(/stalled/)
+    assert_includes stall_lines, "#{puma} server steady keep-alive: stalled (2 of 2 runs): p50 43.9 ms sits at 40 ms"
+    assert_equal 2, stall_lines.size, "one line per row (server, primes), not one per run"
     api = Arena::Report::Recommend.new(document).call.first
     assert_nil api.pick, "two runs each: too few for the pick's test"
     assert api.because.start_with?("#{puma} 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38%, stalled (its latency is a fixed delay: see Findings)"), api.because

@@ -25,11 +25,16 @@ module Arena
         scenario&.finding(m)
       end
 
-      # Each stalled measurement with its own reason: the delay, the likely
-      # cause and the run that tells it apart differ by row.
+      # One line per stalled row (server, workload, scenario), with the reason
+      # of its first stalled run: the delay, the likely cause and the run that
+      # tells it apart differ by row; rounds and repeats would say it again.
       def stall_lines(document)
-        document.measured.select { |m| m.summary&.stall }.map do |m|
-          "#{m.server} #{m.workload} #{m.label}: stalled: #{m.summary.stall}"
+        groups = document.measured.group_by { |m| [m.server, m.workload, m.label] }
+        groups.filter_map do |(server, workload, label), runs|
+          stalled = runs.select { |m| m.summary&.stall }
+          next if stalled.empty?
+          count = (runs.size > 1) ? " (#{stalled.size} of #{runs.size} runs)" : ""
+          "#{server} #{workload} #{label}: stalled#{count}: #{stalled.first.summary.stall}"
         end
       end
 
