@@ -125,8 +125,36 @@ module Arena
       assert_nil Results::LoadFigures.from_h(merged).latency.at(:p99)
     end
 
+    # Every figure of the merged document against its known truth: three
+    # loaders of uneven duration and odd counts, so rounding and defaults show.
+    def test_the_whole_document
+      a = doc(good: [1_000] * 7, bad: [900] * 2, duration: 3.0).merge("target" => "http://127.0.0.1:9/x")
+      b = doc(good: [2_000] * 5, duration: 3.3).except("bytes_received", "status", "errors")
+      c = doc(good: [3_000] * 1, duration: 0.0).except("duration_s")
+      merged = Remote::Merge.call([a, b, c], hosts: %w[h1 h2])
+      exact = Remote::Histogram.of([1_000] * 7 + [900] * 2 + [2_000] * 5 + [3_000])
+      assert_equal "http://127.0.0.1:9/x", merged["target"]
+      assert_equal 3.3, merged["duration_s"]
+      assert_equal 15, merged.dig("requests", "completed")
+      assert_equal 4.55, merged["throughput_rps"], "15 / 3.3 to two places"
+      assert_equal 13, merged.dig("good", "completed")
+      assert_equal 3.94, merged.dig("good", "rps")
+      assert_equal exact.latency_us, merged["latency_us"]
+      assert_equal exact.to_h, merged["latency_histogram"]
+      assert_equal Remote::Histogram.of([1_000] * 7 + [2_000] * 5 + [3_000]).latency_us, merged.dig("good", "latency_us")
+      assert_equal 100, merged["bytes_received"]
+      assert_equal({"200" => 8, "500" => 2}, merged["status"])
+      assert_equal({"unexpected_status" => 2, "total" => 2}, merged["errors"])
+      assert_equal 6, merged["threads"]
+      assert_equal %w[h1 h2] + [nil], merged["loaders"].map { |l| l["host"] }
+      assert_equal [9, 5, 1], merged["loaders"].map { |l| l["completed"] }
+      assert_nil Remote::Merge.call([a, b.except("good")])["good"], "a loader without goodput: none merged"
+      error = assert_raises(Error) { Remote::Merge.call([a, b.merge("good" => b["good"].merge("latency_histogram" => {"x" => 1}))]) }
+      assert_kind_of Remote::Histogram::Invalid, error
+    end
+
     def test_refuses_what_cannot_be_merged
-      assert_raises(Error) { Remote::Merge.call([]) }
+      assert_equal "nothing to merge", assert_raises(Error) { Remote::Merge.call([]) }.message
       error = assert_raises(Error) { Remote::Merge.call([doc(good: [1]).except("latency_histogram")]) }
       assert_equal "loader document has no latency_histogram (engine without --histograms?)", error.message
     end

@@ -34,29 +34,38 @@ class SettleTest < Minitest::Test
     assert_operator outcome.seconds, :>=, 0.1
   end
 
-  # The CPU-idle wait on a real process: busy for 0.4 s, then asleep. Settle
-  # must wait out the busy part (the fake pids above are an empty tree).
+  # The CPU-idle wait on real processes: four, busy for 0.8 s, then asleep.
+  # Settle must wait out the busy part (the fake pids above are an empty
+  # tree). Four, and intervals of 0.2 s: CPU time comes in 10 ms ticks, and
+  # on a loaded machine each busy process gets only a share of a core.
+  BUSY = "t = Process.clock_gettime(Process::CLOCK_MONOTONIC); nil while Process.clock_gettime(Process::CLOCK_MONOTONIC) - t < %s; sleep 30"
+
+  def busy(seconds) = Array.new(4) { Process.spawn(RbConfig.ruby, "-e", format(BUSY, seconds)) }
+
+  def settle_on(pids, limit:) = Arena::Settle.new(pids: -> { pids }, probe: Probe.new([]),
+    workload: Arena::Workloads.builtin.fetch("server"), limit: limit, interval: 0.2)
+
   def test_a_busy_tree_is_waited_for_until_it_is_idle
-    pid = Process.spawn(RbConfig.ruby, "-e", "t = Process.clock_gettime(Process::CLOCK_MONOTONIC); " \
-      "nil while Process.clock_gettime(Process::CLOCK_MONOTONIC) - t < 0.4; sleep 10")
-    settle = Arena::Settle.new(pids: -> { [pid] }, probe: Probe.new([]), workload: Arena::Workloads.builtin.fetch("server"),
-      limit: 3, interval: 0.05)
-    outcome = settle.call(nil)
+    pids = busy(0.8)
+    outcome = settle_on(pids, limit: 5).call(nil)
     assert outcome.settled
-    assert_operator outcome.seconds, :>=, 0.25, "settled while the process still burned CPU"
+    assert_operator outcome.seconds, :>=, 0.4, "settled while the processes still burned CPU"
   ensure
-    Process.kill("KILL", pid) if pid
-    Process.wait(pid) if pid
+    stop(pids)
   end
 
   def test_a_tree_that_stays_busy_is_not_settled
-    pid = Process.spawn(RbConfig.ruby, "-e", "loop {}")
-    settle = Arena::Settle.new(pids: -> { [pid] }, probe: Probe.new([]), workload: Arena::Workloads.builtin.fetch("server"),
-      limit: 0.4, interval: 0.05)
-    refute settle.call(nil).settled
+    pids = busy(30)
+    refute settle_on(pids, limit: 1.0).call(nil).settled
   ensure
-    Process.kill("KILL", pid) if pid
-    Process.wait(pid) if pid
+    stop(pids)
+  end
+
+  def stop(pids)
+    Array(pids).each do |pid|
+      Process.kill("KILL", pid)
+      Process.wait(pid)
+    end
   end
 
   def test_past_the_limit_the_measurement_is_marked
