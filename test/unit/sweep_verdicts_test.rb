@@ -103,6 +103,8 @@ module Arena
       assert_equal [1, 2, 4, 8, 10, 20, 30], Scenarios::Breakpoint.levels(load.call(10, 30))
       assert_equal [1, 2, 3], Scenarios::Breakpoint.levels(load.call(1, 3))
       assert_equal [1, 2, 4], Scenarios::Breakpoint.levels(load.call(16, 4))
+      assert_equal [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2000, 4000], Scenarios::Breakpoint.levels(load.call(2000, 4000))
+      assert_equal [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 1025], Scenarios::Breakpoint.levels(load.call(1025, 1025))
     end
 
     def next_fraction(held, missed) = Scenarios::Sustained.next_fraction(held, missed)
@@ -110,6 +112,7 @@ module Arena
     def test_bisection_steps_and_stop
       assert_equal 1.0, next_fraction(0.9, nil), "90% held: try the closed maximum"
       assert_nil next_fraction(1.0, nil), "the closed maximum held: nothing above to look for"
+      assert_nil next_fraction(1.1, 1.2), "above the closed maximum held: stop"
       assert_equal 0.45, next_fraction(nil, 0.9), "90% missed: halve"
       assert_nil next_fraction(nil, 0.09), "below 5% of the maximum: stop"
       assert_equal 0.05, next_fraction(nil, 0.1)
