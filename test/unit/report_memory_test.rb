@@ -26,13 +26,13 @@ class ReportMemoryTest < Minitest::Test
     end
     assert_equal({%w[puma server] => "plateaued", %w[puma leak] => "growing", %w[pitchfork server] => "plateaued",
       %w[pitchfork leak] => "growing"}, judged.transform_values { |x| x["verdict"] })
-    assert_equal "no growth above 3.43 MiB/min detected (this soak's floor)", judged[%w[puma server]]["verdict_reason"]
-    assert_equal "+749.44 MiB/min, above this soak's floor of 33.93 MiB/min", judged[%w[puma leak]]["verdict_reason"]
+    assert_equal "no growth above 4.54 MiB/min detected (this soak's floor)", judged[%w[puma server]]["verdict_reason"]
+    assert_equal "+749.44 MiB/min, above this soak's floor of 39.94 MiB/min", judged[%w[puma leak]]["verdict_reason"]
     m = view.measured.find { |x| x.variant == "soak" && x.workload == "server" && x.server.start_with?("puma") }
     line = Arena::Scenarios::Soak.finding(m.with(extra: m.extra.merge(judged[%w[puma server]])))
     assert_equal "puma:workers=2,threads=5,preload=true server soak (12.5 s at 200 req/s): PSS 51.2 MiB -> 53.0 MiB, " \
       "+8.08 MiB/min (R² 0.97); last third +6.92 MiB/min, private memory (USS) +1.2%: plateaued: no growth above " \
-      "3.43 MiB/min detected (this soak's floor), p99 501.8ms in the first 3 s, 733.2ms in the last", line
+      "4.54 MiB/min detected (this soak's floor), p99 501.8ms in the first 3 s, 733.2ms in the last", line
     md = Arena::Report::Markdown.new(view, notes: []).render
     assert_includes md, "puma:workers=2,threads=5,preload=true leak soak (12.4 s at 200 req/s): PSS 570.7 MiB -> 723.3 MiB, +746.53 MiB/min"
   end

@@ -11,12 +11,13 @@ module Arena
     # Growing needs both:
     # - the least-squares slope beyond CUT standard errors, the error widened
     #   for the residuals' autocorrelation (GC's sawtooth makes neighbouring
-    #   samples alike: n samples carry n(1-r)/(1+r) samples' worth of news);
+    #   samples alike: n samples carry n(1-r)/(1+r) samples' worth of news),
+    #   and beyond what the block means' own scatter hides over one block;
     # - the growth sustained: the means of BLOCKS equal blocks rise in at least
     #   RISES of their ordered pairs (a Mann-Kendall count), so one step near
     #   the end is not a leak.
-    # The floor is the slope found with 95% odds: CUT + 1.645 standard errors,
-    # and at least what the block means' own scatter hides over one block.
+    # The floor is the slope found with 95% odds: that cut + 1.645 standard
+    # errors. A slope under the floor is never called growing.
     # test/unit/soak_verdict_test.rb simulates leaks at the floor (found in at
     # least 95%) and flat sawtooths (called growing in at most 5%).
     module SoakVerdict
@@ -38,15 +39,17 @@ module Arena
             "#{MIN_POINTS} needed")).freeze
         end
         se = widened_se(points, fit)
-        floor = [(CUT + FIND) * se, block_floor(points, fit)].max
+        cut = [CUT * se, block_floor(points, fit)].max
+        floor = cut + FIND * se
         slope = per_min(fit.slope)
+        floor_mib = per_min(floor).round(2)
         rises = rises(points)
-        verdict = if fit.slope > CUT * se && rises >= RISES && fit.slope > 0
-          Verdict.of("growing", format("%+.2f MiB/min, above this soak's floor of %.2f MiB/min", slope, per_min(floor)))
+        verdict = if fit.slope > cut && rises >= RISES && fit.slope > 0
+          Verdict.of("growing", format("%+.2f MiB/min, above this soak's floor of %.2f MiB/min", slope, floor_mib))
         else
-          Verdict.of("plateaued", format("no growth above %.2f MiB/min detected (this soak's floor)", per_min(floor)))
+          Verdict.of("plateaued", format("no growth above %.2f MiB/min detected (this soak's floor)", floor_mib))
         end
-        Judgement.new(verdict: verdict, slope_mib_per_min: slope.round(3), floor_mib_per_min: per_min(floor).round(3)).freeze
+        Judgement.new(verdict: verdict, slope_mib_per_min: slope.round(3), floor_mib_per_min: floor_mib).freeze
       end
 
       def per_min(kb_per_s) = kb_per_s * 60 / 1024.0
