@@ -35,7 +35,10 @@ module Arena
           base_duration_s: ctx.load.duration)
         points = []
         plan.levels.each do |level|
-          left = deadline - Clock.now - RatePlan.overhead_s(unloaded_s)
+          # Twice the estimated overhead is kept back: on a busy machine the
+          # settle and the drain of a 1 s endpoint took longer than planned
+          # (a 300 s sweep ended at 307 s with one overhead kept back).
+          left = deadline - Clock.now - 2 * RatePlan.overhead_s(unloaded_s)
           break if left < [ctx.load.duration, 1.0].min
           points << rate_level(ctx, level, max, duration: [level.duration_s, left.floor.to_f].min.clamp(1.0, nil))
         end
