@@ -27,7 +27,7 @@ module Arena
         fails = @gate.failures.size
         unjudged = @gate.unjudged.size
         parts = []
-        parts << "#{count(fails, "change")} beyond threshold and significant" if fails.positive?
+        parts << "#{count(fails, "change")} beyond threshold#{" and significant" if @gate.failures.all? { |c| c.threshold&.unit == :pct }}" if fails.positive?
         if unjudged.positive?
           parts << "#{count(unjudged, "check")} could not be judged#{@gate.allow_missing? ? " (allowed by --allow-missing)" : " (--allow-missing to let them pass)"}"
         end
