@@ -10,13 +10,25 @@ module Arena
 
       module_function
 
-      def rows(document) = document.measured.select(&:queue)
+      Row = Struct.new(:server, :workload, :label, :n, :p50_us, :p99_us, :samples, :queue_p50_us, :queue_p99_us,
+        :work_p50_us, :work_p99_us, keyword_init: true)
 
-      def cells(m)
-        q = m.queue
-        lat = m.load.latency
-        [m.server, m.workload, m.label, q.n.to_s, Format.duration_us(lat.p50), us(q.queue_p50_us), us(q.work_p50_us),
-          Format.percentile_us(lat.p99, lat.n, :p99), us(q.queue_p99_us), us(q.work_p99_us)]
+      # One row per server x workload x scenario: rounds folded as in Rows
+      # (medians of the figures, the requests summed).
+      def rows(document)
+        document.measured.select(&:queue).group_by { |m| [m.server, m.workload, m.label] }.map do |(server, workload, label), ms|
+          med = ->(&f) { Rows.median(ms.filter_map(&f).map(&:to_f)) }
+          Row.new(server: server, workload: workload, label: label, n: ms.sum { |m| m.queue.n },
+            p50_us: med.call { |m| m.load.latency.p50 }, p99_us: med.call { |m| m.load.latency.p99 },
+            samples: ms.sum { |m| m.load.latency.n }, queue_p50_us: med.call { |m| m.queue.queue_p50_us },
+            queue_p99_us: med.call { |m| m.queue.queue_p99_us }, work_p50_us: med.call { |m| m.queue.work_p50_us },
+            work_p99_us: med.call { |m| m.queue.work_p99_us }).freeze
+        end
+      end
+
+      def cells(r)
+        [r.server, r.workload, r.label, r.n.to_s, Format.duration_us(r.p50_us), us(r.queue_p50_us), us(r.work_p50_us),
+          Format.percentile_us(r.p99_us, r.samples, :p99), us(r.queue_p99_us), us(r.work_p99_us)]
       end
 
       def us(value) = value ? Format.duration_us(value) : "-"
