@@ -28,7 +28,7 @@ module Arena
     def test_tune_json_holds_best_runner_up_candidates_and_constraints
       Dir.mktmpdir do |dir|
         machine = Machine.new(cores: 2) # one server core: 95% CPU is CPU-bound
-        output = Tune::Output.new(dir: dir, constraints: {"memory_mib" => 200.0, "slo_ms" => nil}, machine: machine,
+        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new(memory_mib: 200.0), machine: machine,
           workload: Workloads.builtin["pi"], rackup: "config.ru")
         output.add(adapter: Servers.fetch("puma").new(machine: machine), outcome: outcome)
         output.add(adapter: Servers.fetch("webrick").new(machine: machine), note: "nothing to tune")
@@ -61,7 +61,7 @@ module Arena
       skip "no YJIT in this Ruby" unless defined?(RubyVM::YJIT)
       Dir.mktmpdir do |dir|
         machine = Machine.new(cores: 2)
-        output = Tune::Output.new(dir: dir, constraints: {}, machine: machine, workload: Workloads.builtin["pi"], rackup: "config.ru")
+        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: machine, workload: Workloads.builtin["pi"], rackup: "config.ru")
         best = candidate({"workers" => 2, "yjit" => 1}, 400.0, 120)
         output.add(adapter: Servers.fetch("unicorn").new(machine: machine),
           outcome: Tune::Search::Outcome.new(candidates: [best], best: best, noise: 0.05, stopped: "converged"))

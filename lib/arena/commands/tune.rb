@@ -51,19 +51,16 @@ module Arena
         FileUtils.mkdir_p(plan.out_dir)
         started = Clock.now
         deadline = started + plan.load.max_time
-        constraints = {"slo_ms" => plan.load.slo_ms, "slo" => plan.load.slo_ms ? "given" : "max(100 ms, 3 x unloaded p99) per server",
-                       "memory_mib" => Arena::Tune::Budget.mib(memory), "error_limit_pct" => Results::ERROR_LIMIT_PCT,
-                       "max_time_s" => plan.load.max_time, "server_cores" => plan.machine.server_cores, "cpus" => plan.machine.cpus_mode,
-                       "duration_s" => plan.load.duration, "warmup_s" => plan.load.warmup, "connections" => plan.load.connections}
+        constraints = Results::TuneConstraints.of(plan, memory_mib: Arena::Tune::Budget.mib(memory))
         environment = Environment.capture(machine: plan.machine, engine_version: Load::Engine.version)
         store = Results::Store.new(path: File.join(plan.out_dir, "results.json"), environment: environment,
-          plan: plan.to_h.merge(tune: constraints))
+          plan: plan.to_h.merge(tune: constraints.to_record))
         output = Arena::Tune::Output.new(dir: plan.out_dir, constraints: constraints, machine: plan.machine,
           workload: plan.workloads.first, rackup: File.basename(plan.app.rackup))
         engine = Load::Engine.new(dir: plan.out_dir, machine: plan.machine)
         starter = ServerStarter.new(plan: plan)
         @err.puts "tune: #{plan.servers.map(&:key).join(", ")} on #{plan.workloads.first.name}; memory budget " \
-          "#{constraints["memory_mib"]} MiB, at most #{plan.load.max_time.round} s"
+          "#{constraints.memory_mib} MiB, at most #{plan.load.max_time.round} s"
         interrupted = false
         begin
           # The time left is shared between the servers still to search; one with nothing to search takes none.

@@ -40,15 +40,6 @@ module Arena
       end
 
       def with(**changes) = self.class.new(**to_h, **changes).freeze
-
-      def to_record
-        {"settings" => settings, "label" => label, "status" => status, "why" => why, "sustained_rps" => sustained_rps&.round(1),
-         "closed_rps" => closed_rps&.round(1), "p99_ms" => p99_ms&.round(2), "pss_mib" => pss_mib,
-         "closed_pss_mib" => closed_pss_kb && (closed_pss_kb / 1024.0).round(1), "error_pct" => error_pct,
-         "mean_latency_ms" => mean_ms&.round(2), "service_ms" => service_ms&.round(2), "closed_cpu_pct" => cpu_pct, "resolution" => resolution,
-         "measured_s" => elapsed_s&.round(1), "rates" => rates&.map { |r| r.round(1) }, "throttled_pct" => throttled_pct,
-         "cgroup_peak_mib" => cgroup_peak_mib}.compact
-      end
     end
   end
 end

@@ -22,7 +22,11 @@ module Arena
         @cores = cores
       end
 
+      attr_reader :cores
+
       def slots = @slots&.call(@c.settings)
+
+      def cpu_pct = @c.cpu_pct
 
       def in_server = (@c.mean_ms && @c.sustained_rps.to_f * @c.mean_ms / 1000.0)&.round(2)
 
@@ -43,12 +47,6 @@ module Arena
         elsif slot_ceiling && closed >= 0.8 * slot_ceiling then "slots"
         else "waiting"
         end
-      end
-
-      def to_h
-        {"slots" => slots, "in_server" => in_server, "service_ms" => service_ms, "cpu_ms_per_request" => cpu_ms,
-         "cpu_pct" => @c.cpu_pct, "cpu_ceiling_rps" => cpu_ceiling&.round(1), "slot_ceiling_rps" => slot_ceiling&.round(1),
-         "cores" => @cores, "limit" => limit}.compact
       end
 
       def explanation

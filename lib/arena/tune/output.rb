@@ -5,7 +5,7 @@ require "fileutils"
 
 module Arena
   module Tune
-    SCHEMA = "arena-tune/1"
+    SCHEMA = Results::TuneDocument::SCHEMA
 
     # What a tune run leaves behind: DIR/tune.json (schema arena-tune/1), a
     # config file per winner in DIR/tune/SERVER/, and the lines the terminal
@@ -30,8 +30,7 @@ module Arena
 
       def write(interrupted: false)
         servers = @results.to_h { |r| [r.adapter.key, server_record(r)] }
-        doc = {"schema" => SCHEMA, "arena_version" => VERSION, "created_at" => Time.now.utc.iso8601, "workload" => @workload.to_h.transform_keys(&:to_s),
-               "constraints" => @constraints, "interrupted" => interrupted || nil, "servers" => servers}.compact
+        doc = Results::TuneDocument.document(workload: @workload, constraints: @constraints, interrupted: interrupted, servers: servers)
         path = File.join(@dir, "tune.json")
         File.write("#{path}.tmp", JSON.pretty_generate(doc))
         File.rename("#{path}.tmp", path)
@@ -45,26 +44,10 @@ module Arena
       private
 
       def server_record(r)
-        o = r.outcome
-        return {"note" => r.note} unless o
-        best = o.best
-        rec = {"best" => best && figures(best), "runner_up" => o.runner_up && figures(o.runner_up),
-               "margin_pct" => o.margin&.then { |m| (100 * m).round(1) }, "noise_pct" => (100 * o.noise).round(1),
-               "within_noise" => o.within_noise?, "significance" => o.difference&.reason, "stopped" => o.stopped, "slo_ms" => r.slo_ms, "note" => r.note,
-               "candidates" => o.candidates.map(&:to_record), "envelope" => envelope_record(r)}
-        if best
-          capacity = Capacity.new(server: r.adapter.class, candidate: best, cores: @machine.server_cores)
-          file = config_file(r.adapter, best)
-          rec.merge!("capacity" => capacity.to_h.merge("explanation" => capacity.explanation),
-            "config_file" => file && file[:path], "command" => file && file[:command])
-        end
-        rec.compact
-      end
-
-      def figures(c)
-        {"settings" => c.settings, "label" => c.label, "sustained_rps" => c.sustained_rps.round(1), "p99_ms" => c.p99_ms,
-         "pss_mib" => c.pss_mib, "closed_rps" => c.closed_rps&.round(1), "closed_pss_mib" => c.closed_pss_kb && (c.closed_pss_kb / 1024.0).round(1),
-         "error_pct" => c.error_pct, "rates" => c.rates&.map { |x| x.round(1) }}.compact
+        best = r.outcome&.best
+        capacity = best && Capacity.new(server: r.adapter.class, candidate: best, cores: @machine.server_cores)
+        Results::TuneDocument.server(outcome: r.outcome, note: r.note, slo_ms: r.slo_ms, capacity: capacity,
+          file: best && config_file(r.adapter, best), envelope: envelope_record(r))
       end
 
       # The winner's settings are the adapter's with the tuned ones in place.
@@ -118,8 +101,7 @@ module Arena
         envelope = r.adapter.envelope
         return nil unless envelope.bounded?
         best = r.outcome&.best
-        {"limits" => envelope.to_s, "throttled_pct" => best&.throttled_pct, "cgroup_peak_mib" => best&.cgroup_peak_mib,
-         "unbounded" => r.unbounded&.to_record, "cost_pct" => cost_pct(best, r.unbounded)}.compact
+        Results::TuneDocument.envelope(limits: envelope.to_s, best: best, unbounded: r.unbounded, cost_pct: cost_pct(best, r.unbounded))
       end
 
       def cost_pct(best, unbounded)

@@ -1,0 +1,84 @@
+# frozen_string_literal: true
+
+module Arena
+  module Results
+    # The constraints a tune ran under, as a value; its JSON form is written
+    # here only (tune.json's "constraints" and the plan's "tune" record).
+    TuneConstraints = Struct.new(:slo_ms, :memory_mib, :error_limit_pct, :max_time_s, :server_cores, :cpus, :duration_s,
+      :warmup_s, :connections, keyword_init: true) do
+      def self.of(plan, memory_mib:)
+        new(slo_ms: plan.load.slo_ms, memory_mib: memory_mib, error_limit_pct: ERROR_LIMIT_PCT, max_time_s: plan.load.max_time,
+          server_cores: plan.machine.server_cores, cpus: plan.machine.cpus_mode, duration_s: plan.load.duration,
+          warmup_s: plan.load.warmup, connections: plan.load.connections).freeze
+      end
+
+      def slo_words = slo_ms ? "given" : "max(100 ms, 3 x unloaded p99) per server"
+
+      def to_record
+        {"slo_ms" => slo_ms, "slo" => slo_words, "memory_mib" => memory_mib, "error_limit_pct" => error_limit_pct,
+         "max_time_s" => max_time_s, "server_cores" => server_cores, "cpus" => cpus, "duration_s" => duration_s,
+         "warmup_s" => warmup_s, "connections" => connections}
+      end
+    end
+
+    # tune.json (schema arena-tune/1): the only place its keys are written.
+    # Tune::Output hands over values (outcomes, candidates, capacity notes);
+    # this turns them into the document.
+    module TuneDocument
+      SCHEMA = "arena-tune/1"
+
+      module_function
+
+      def document(workload:, constraints:, interrupted:, servers:)
+        {"schema" => SCHEMA, "arena_version" => VERSION, "created_at" => Time.now.utc.iso8601,
+         "workload" => workload.to_h.transform_keys(&:to_s), "constraints" => constraints.to_record,
+         "interrupted" => interrupted || nil, "servers" => servers}.compact
+      end
+
+      # One server's search. capacity: a Tune::Capacity for the winner (or
+      # nil); file: {path:, command:} of its config file (or nil);
+      # envelope: the envelope record (see #envelope) or nil.
+      def server(outcome:, note:, slo_ms:, capacity: nil, file: nil, envelope: nil)
+        return {"note" => note} unless outcome
+        best = outcome.best
+        rec = {"best" => best && figures(best), "runner_up" => outcome.runner_up && figures(outcome.runner_up),
+               "margin_pct" => outcome.margin&.then { |m| (100 * m).round(1) }, "noise_pct" => (100 * outcome.noise).round(1),
+               "within_noise" => outcome.within_noise?, "significance" => outcome.difference&.reason, "stopped" => outcome.stopped,
+               "slo_ms" => slo_ms, "note" => note, "candidates" => outcome.candidates.map { |c| candidate(c) }, "envelope" => envelope}
+        if capacity
+          rec.merge!("capacity" => capacity_record(capacity),
+            "config_file" => file && file[:path], "command" => file && file[:command])
+        end
+        rec.compact
+      end
+
+      def figures(c)
+        {"settings" => c.settings, "label" => c.label, "sustained_rps" => c.sustained_rps.round(1), "p99_ms" => c.p99_ms,
+         "pss_mib" => c.pss_mib, "closed_rps" => c.closed_rps&.round(1), "closed_pss_mib" => c.closed_pss_kb && (c.closed_pss_kb / 1024.0).round(1),
+         "error_pct" => c.error_pct, "rates" => c.rates&.map { |x| x.round(1) }}.compact
+      end
+
+      # Every candidate the search measured, with why it did or did not qualify.
+      def candidate(c)
+        {"settings" => c.settings, "label" => c.label, "status" => c.status, "why" => c.why, "sustained_rps" => c.sustained_rps&.round(1),
+         "closed_rps" => c.closed_rps&.round(1), "p99_ms" => c.p99_ms&.round(2), "pss_mib" => c.pss_mib,
+         "closed_pss_mib" => c.closed_pss_kb && (c.closed_pss_kb / 1024.0).round(1), "error_pct" => c.error_pct,
+         "mean_latency_ms" => c.mean_ms&.round(2), "service_ms" => c.service_ms&.round(2), "closed_cpu_pct" => c.cpu_pct,
+         "resolution" => c.resolution, "measured_s" => c.elapsed_s&.round(1), "rates" => c.rates&.map { |r| r.round(1) },
+         "throttled_pct" => c.throttled_pct, "cgroup_peak_mib" => c.cgroup_peak_mib}.compact
+      end
+
+      # Little's law from the winner's figures (Tune::Capacity) and its explanation.
+      def capacity_record(cap)
+        {"slots" => cap.slots, "in_server" => cap.in_server, "service_ms" => cap.service_ms, "cpu_ms_per_request" => cap.cpu_ms,
+         "cpu_pct" => cap.cpu_pct, "cpu_ceiling_rps" => cap.cpu_ceiling&.round(1), "slot_ceiling_rps" => cap.slot_ceiling&.round(1),
+         "cores" => cap.cores, "limit" => cap.limit, "explanation" => cap.explanation}.compact
+      end
+
+      def envelope(limits:, best:, unbounded:, cost_pct:)
+        {"limits" => limits, "throttled_pct" => best&.throttled_pct, "cgroup_peak_mib" => best&.cgroup_peak_mib,
+         "unbounded" => unbounded && candidate(unbounded), "cost_pct" => cost_pct}.compact
+      end
+    end
+  end
+end
