@@ -37,6 +37,31 @@ class ReportTableTest < Minitest::Test
     TABLE
   end
 
+  # Rounds' latency comes from their merged histograms of good responses,
+  # not a median of percentiles: one slow round of three holds a fifth of the
+  # responses, so the merged p99 is that round's, while the median of the
+  # rounds' p99s would hide it.
+  def test_rounds_latency_is_read_from_their_merged_histograms
+    hist = Arena::Remote::Histogram
+    rounds = [[1_000] * 400, [1_000] * 400, [50_000] * 200].map do |values|
+      h = hist.of(values)
+      m = measurement("puma:workers=2", values.size / 5.0, h.percentile(99))
+      m["load"]["good"] = {"completed" => values.size, "rps" => values.size / 5.0, "latency_us" => h.latency_us,
+                           "latency_histogram" => h.to_h}
+      m
+    end
+    row = Arena::Report::Rows.from(Arena::Results::Document.from_h({"measurements" => rounds})).first
+    merged = hist.merge(rounds.map { |m| hist.decode(m["load"]["good"]["latency_histogram"]) })
+    assert_equal 1_000, merged.percentile(50).round(-2)
+    assert_equal merged.percentile(99).to_f, row.p99_us
+    assert_operator row.p99_us, :>, 40_000, "the slow round's fifth of the responses sets the p99"
+    assert_equal 1_000, row.samples
+    # A round without a histogram: the rounds' median percentiles stand in.
+    rounds[0]["load"]["good"].delete("latency_histogram")
+    fallback = Arena::Report::Rows.from(Arena::Results::Document.from_h({"measurements" => rounds})).first
+    assert_operator fallback.p99_us, :<, 2_000
+  end
+
   # A noisy round is left out when its re-run is there, and the row says so.
   def test_a_noisy_round_is_left_out_of_the_interval
     noisy = measurement("puma:workers=2", 5_000, 9_000).merge("summary" => {"good_rps" => 5_000, "flags" => ["noisy"]})

@@ -4,7 +4,7 @@ module Arena
   module Report
     # What the figures of a table are, said once for every renderer.
     ROUNDS_NOTE = "Figures are medians over the rounds; ± is the half-width of the median's 95% interval " \
-      "(t on log figures; \"not measured\" under 3 rounds); p99 with its range over the rounds; a round flagged " \
+      "(t on log figures; \"not measured\" under 3 rounds); p50 and p99 from the rounds' merged histograms, the p99 with its range over the rounds; a round flagged " \
       "noisy is left out when its re-run is there."
     # Turns the measurements of a results document into one row per
     # server × workload × scenario × variant. Rounds are folded into the
@@ -36,16 +36,17 @@ module Arena
           runs = clean.empty? ? all : clean
           rps = runs.map(&:good_rps)
           p99s = runs.map { |m| m.load.latency.p99.to_f }
+          merged = merged_latency(runs)
           errors = runs.sum { |m| m.load.errors }
           good = runs.sum { |m| m.load.good }
           Row.new(
             server: server, workload: workload, scenario: scenario, variant: variant, runs: runs.size,
             rps: median(rps), rps_min: rps.min, rps_max: rps.max,
-            p50_us: median(runs.map { |m| m.load.latency.p50.to_f }),
-            p99_us: median(runs.map { |m| m.load.latency.p99.to_f }),
+            p50_us: merged ? merged.percentile(50).to_f : median(runs.map { |m| m.load.latency.p50.to_f }),
+            p99_us: merged ? merged.percentile(99).to_f : median(runs.map { |m| m.load.latency.p99.to_f }),
             max_us: runs.map { |m| m.load.latency.max.to_f }.max,
             errors: errors, error_pct: (good + errors).zero? ? 0.0 : (100.0 * errors / (good + errors)).round(3),
-            requests: good, samples: runs.map { |m| m.load.latency.n }.min,
+            requests: good, samples: merged ? merged.total : runs.map { |m| m.load.latency.n }.min,
             pss_peak_kb: runs.map { |m| m.probes&.pss_peak_kb.to_i }.max,
             rss_peak_kb: runs.map { |m| m.probes&.rss_peak_kb.to_i }.max,
             cpu_pct: median(runs.map { |m| m.probes&.cpu_pct.to_f }),
@@ -56,6 +57,18 @@ module Arena
             rps_runs: rps.freeze, p99_runs: p99_runs(runs)
           )
         end
+      end
+
+      # Several rounds' good latency as one histogram (exact: the counts add
+      # up), where every round's engine wrote one; nil for a single run or
+      # when one is missing (then the rounds' median percentiles stand in).
+      def merged_latency(runs)
+        return nil if runs.size < 2
+        histograms = runs.map { |m| m.load.good_histogram }
+        return nil unless histograms.all?
+        Remote::Histogram.merge(histograms)
+      rescue Remote::Histogram::Invalid
+        nil
       end
 
       def p99_runs(runs)

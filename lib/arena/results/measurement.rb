@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../remote/histogram"
+
 module Arena
   module Results
     # The fewest samples for which a percentile says more than "the k-th
@@ -118,6 +120,14 @@ module Arena
       end
 
       def open? = model == "open"
+
+      # The histogram of good responses' latency (the engine writes it with
+      # --histograms), so several runs merge exactly; nil when absent or unreadable.
+      def good_histogram
+        Remote::Histogram.decode(raw.dig("good", "latency_histogram"))
+      rescue Remote::Histogram::Invalid
+        nil
+      end
 
       def bytes_received = raw.fetch("bytes_received", 0).to_i
 
