@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require "fileutils"
+require_relative "front"
 
 module Arena
   module Proxy
@@ -8,10 +8,8 @@ module Arena
     # the run directory: loopback only, no admin endpoint, no automatic HTTPS
     # (the run's own certificate for tls and h2; h2c by prior knowledge on a
     # plain listener). Its process is measured apart from the app server's.
-    class Caddy
+    class Caddy < Front
       PATHS = ["/usr/bin/caddy", "/usr/local/bin/caddy"].freeze
-
-      attr_reader :bind, :group, :dir
 
       def self.binary = PATHS.find { |p| File.executable?(p) }
 
@@ -21,45 +19,10 @@ module Arena
 
       def self.transport_unsupported(_transport) = nil
 
-      def initialize(upstreams:, dir:, machine: Machine.current, bind: Bind.tcp, transport: Transport.plain)
+      def initialize(**)
         raise Error, "caddy is not installed (apt-get install caddy)" unless self.class.binary
-        @upstreams = upstreams
-        @dir = dir
-        @machine = machine
-        @bind = bind
-        @transport = transport
+        super
       end
-
-      def start(ready_timeout: 10)
-        ready = false
-        FileUtils.mkdir_p(@dir)
-        File.write(config_path, config)
-        # HOME and XDG dirs inside the run: Caddy writes its state there, not in the user's home.
-        env = {"HOME" => @dir, "XDG_DATA_HOME" => File.join(@dir, "data"), "XDG_CONFIG_HOME" => File.join(@dir, "config")}
-        @group = ProcessGroup.new([self.class.binary, "run", "--config", config_path, "--adapter", "caddyfile"],
-          log_path: File.join(@dir, "caddy.log"), env: env, cpus: @machine.server_cpus)
-        @group.start
-        Fronts.wait_ready(self, ready_timeout)
-        ready = true
-        self
-      ensure
-        stop unless ready
-      end
-
-      def stop = @group&.stop
-
-      # Caddy's admin endpoint is off (no second listener): a new upstream is
-      # a restart on the same address.
-      def retarget(upstreams, timeout: 10)
-        @upstreams = upstreams
-        stop
-        start(ready_timeout: timeout)
-      end
-
-      def pids = @group ? @group.tree : []
-
-      # Sampled apart from the server (RunningServer#sampler), as nginx is.
-      def sampler(interval: 0.2, per_process: false) = Probes::Sampler.new(pids: -> { pids }, interval: interval, per_process: per_process)
 
       def config_path = File.join(@dir, "Caddyfile")
 
@@ -94,6 +57,17 @@ module Arena
           }
         CADDY
       end
+
+      private
+
+      def prepare = File.write(config_path, config)
+
+      def argv = [self.class.binary, "run", "--config", config_path, "--adapter", "caddyfile"]
+
+      # HOME and XDG dirs inside the run: Caddy writes its state there, not in the user's home.
+      def env = {"HOME" => @dir, "XDG_DATA_HOME" => File.join(@dir, "data"), "XDG_CONFIG_HOME" => File.join(@dir, "config")}
+
+      def log_name = "caddy.log"
     end
   end
 end

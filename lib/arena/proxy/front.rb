@@ -1,0 +1,55 @@
+# frozen_string_literal: true
+
+require "fileutils"
+
+module Arena
+  module Proxy
+    # What a front started as one process group has in common (Caddy,
+    # Thruster): its place, its start and stop, its samples taken apart from
+    # the server's tree. A subclass says how it runs: `argv`, `env` and
+    # `log_name`, and writes its own config in `prepare` if it has one.
+    # Neither has a live reload here, so a new upstream is a restart on the
+    # same address.
+    class Front
+      attr_reader :bind, :group, :dir
+
+      def initialize(upstreams:, dir:, machine: Machine.current, bind: Bind.tcp, transport: Transport.plain)
+        @upstreams = upstreams
+        @dir = dir
+        @machine = machine
+        @bind = bind
+        @transport = transport
+      end
+
+      def start(ready_timeout: 10)
+        ready = false
+        FileUtils.mkdir_p(@dir)
+        prepare
+        @group = ProcessGroup.new(argv, log_path: File.join(@dir, log_name), env: env, cpus: @machine.server_cpus)
+        @group.start
+        Fronts.wait_ready(self, ready_timeout)
+        ready = true
+        self
+      ensure
+        stop unless ready
+      end
+
+      def stop = @group&.stop
+
+      def retarget(upstreams, timeout: 10)
+        @upstreams = upstreams
+        stop
+        start(ready_timeout: timeout)
+      end
+
+      def pids = @group ? @group.tree : []
+
+      # Sampled apart from the server (RunningServer#sampler), as nginx is.
+      def sampler(interval: 0.2, per_process: false) = Probes::Sampler.new(pids: -> { pids }, interval: interval, per_process: per_process)
+
+      private
+
+      def prepare = nil
+    end
+  end
+end
