@@ -96,7 +96,7 @@ module Arena
       front = doc["servers"].first.dig("topology", "front")
       assert_equal @lab.address("srv"), front.dig("bind", "host"), "nginx listens on the server host"
       m = measured(doc).first
-      assert_equal 0, m.dig("load", "errors", "total")
+      assert_equal 0, m.dig("load", "errors", "total"), "errors by kind: #{m.dig("load", "errors").inspect}"
       assert_includes m["engine_argv"].last, "#{@lab.address("srv")}:#{front.dig("bind", "port")}", "load goes through nginx"
       assert_operator m.dig("front_probes", "procs_max").to_i, :>=, 2, "nginx sampled on the server host"
     end
@@ -137,7 +137,7 @@ module Arena
         assert_equal loaders.sum { |d| d["timeline"][t]&.fetch("completed") || 0 }, second["completed"], "second #{t}"
       end
       assert_equal loaders.sum { |d| d.dig("requests", "completed") }, m.dig("load", "requests", "completed")
-      assert_equal 0, m.dig("load", "errors", "total")
+      assert_equal 0, m.dig("load", "errors", "total"), "errors by kind: #{m.dig("load", "errors").inspect}"
       assert_equal 2, results.dig("environment", "loader_hosts").size
       m.dig("load", "loaders").each { |l| assert_operator l["cpu_pct"].to_f, :>, 0, "#{l["host"]}: the engine's CPU on its host" }
     end
