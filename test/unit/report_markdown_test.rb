@@ -40,7 +40,7 @@ class ReportMarkdownTest < Minitest::Test
 
       ## Results
 
-      Good req/s counts only responses that passed the checks; latency is of good responses. Figures are medians over the rounds; ± is the half-width of the median's 95% interval (t on log figures; "not measured" under 3 rounds); p50 and p99 from the rounds' merged histograms, the p99 with its range over the rounds; a round flagged noisy is left out when its re-run is there. "!" marks errors over 1%, "stalled" latency that sits at a fixed delay while the server idled (Findings say why).
+      Good req/s counts only responses that passed the checks; latency is of good responses. Figures are medians over the rounds; ± is the half-width of the median's 95% interval (t on log figures; "not measured" under 3 rounds); p50 and p99 the rounds' median (from their merged histograms where the engine wrote them), the p99 with its range over the rounds; a round flagged noisy is left out when its re-run is there. "!" marks errors over 1%, "stalled" latency that sits at a fixed delay while the server idled (Findings say why).
 
       | server | workload | scenario | good req/s ±95% | errors | p50 | p99 (rounds) | max | PSS peak | RSS peak | CPU |
       |---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|

@@ -4,7 +4,7 @@ module Arena
   module Report
     # What the figures of a table are, said once for every renderer.
     ROUNDS_NOTE = "Figures are medians over the rounds; ± is the half-width of the median's 95% interval " \
-      "(t on log figures; \"not measured\" under 3 rounds); p50 and p99 from the rounds' merged histograms, the p99 with its range over the rounds; a round flagged " \
+      "(t on log figures; \"not measured\" under 3 rounds); p50 and p99 the rounds' median (from their merged histograms where the engine wrote them), the p99 with its range over the rounds; a round flagged " \
       "noisy is left out when its re-run is there."
     # Turns the measurements of a results document into one row per
     # server × workload × scenario × variant. Rounds are folded into the
