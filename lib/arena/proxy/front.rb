@@ -27,7 +27,7 @@ module Arena
         prepare
         @group = ProcessGroup.new(argv, log_path: File.join(@dir, log_name), env: env, cpus: @machine.server_cpus)
         @group.start
-        Fronts.wait_ready(self, ready_timeout)
+        wait_ready(ready_timeout)
         ready = true
         self
       ensure
@@ -50,6 +50,10 @@ module Arena
       private
 
       def prepare = nil
+
+      def env = {}
+
+      def wait_ready(timeout) = Fronts.wait_ready(self, timeout)
     end
   end
 end

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require "fileutils"
+require_relative "front"
 
 module Arena
   module Proxy
@@ -8,10 +8,8 @@ module Arena
     # run directory: loopback only, upstream keep-alive, buffering on (which is
     # what protects one-request-per-worker servers from slow clients). Its own
     # processes are measured apart from the app server's.
-    class Nginx
+    class Nginx < Front
       PATHS = ["/usr/sbin/nginx", "/usr/bin/nginx"].freeze
-
-      attr_reader :bind, :group, :dir
 
       def self.binary = PATHS.find { |p| File.executable?(p) }
 
@@ -21,13 +19,9 @@ module Arena
 
       # transport: nginx terminates TLS (the bind's certificate) and HTTP/2
       # over TLS; upstreams stay plain HTTP/1.1, as deployed.
-      def initialize(upstreams:, dir:, machine: Machine.current, bind: Bind.tcp, transport: Transport.plain)
+      def initialize(**)
         raise Error, "nginx is not installed (apt-get install nginx-light)" unless self.class.binary
-        @upstreams = upstreams
-        @dir = dir
-        @machine = machine
-        @bind = bind
-        @transport = transport
+        super
       end
 
       # nginx 1.22 serves h2c on a port only without HTTP/1.1 beside it, so
@@ -35,24 +29,6 @@ module Arena
       def self.transport_unsupported(transport)
         "nginx #{version} serves h2c only on a port without HTTP/1.1 (no probe could verify it)" if transport.name == "h2c"
       end
-
-      # The caller holds this proxy only once start returns, so start stops
-      # its own nginx on anything that ends it early (not ready, Ctrl-C).
-      def start(ready_timeout: 10)
-        ready = false
-        FileUtils.mkdir_p(File.join(@dir, "temp"))
-        File.write(config_path, config)
-        @group = ProcessGroup.new([self.class.binary, "-p", @dir, "-c", config_path, "-g", "daemon off;"],
-          log_path: File.join(@dir, "nginx.log"), cpus: @machine.server_cpus)
-        @group.start
-        wait_ready(ready_timeout)
-        ready = true
-        self
-      ensure
-        stop unless ready
-      end
-
-      def stop = @group&.stop
 
       # After the server behind it started afresh on new addresses (a crash
       # or restart scenario: the old port may be held for a minute by its
@@ -71,11 +47,6 @@ module Arena
         end
         self
       end
-
-      def pids = @group ? @group.tree : []
-
-      # Sampled as a server is (RunningServer#sampler), here where it runs.
-      def sampler(interval: 0.2, per_process: false) = Probes::Sampler.new(pids: -> { pids }, interval: interval, per_process: per_process)
 
       def config_path = File.join(@dir, "nginx.conf")
 
@@ -143,6 +114,15 @@ module Arena
       end
 
       def workers = @group.tree - [@group.pid]
+
+      def prepare
+        FileUtils.mkdir_p(File.join(@dir, "temp"))
+        File.write(config_path, config)
+      end
+
+      def argv = [self.class.binary, "-p", @dir, "-c", config_path, "-g", "daemon off;"]
+
+      def log_name = "nginx.log"
 
       def wait_ready(timeout)
         exited = nil
