@@ -38,4 +38,13 @@ class ReportPerRequestTest < Minitest::Test
     m["load"].delete("requests_mix")
     assert_empty Arena::Report::PerRequest.rows(Arena::Results::Document.from_h({"measurements" => [m]}))
   end
+
+  def test_the_markdown_has_the_per_request_section_with_its_rows
+    doc = Arena::Results::Document.from_h({"measurements" => [measurement(1, 2000, 90), measurement(2, 3000, 90)]})
+    md = Arena::Report::Markdown.new(doc).render
+    section = md[/### Per request of a mix\n.*?(?=\n#|\z)/m]
+    refute_nil section, md
+    assert_includes section, "its own latency"
+    assert_includes section, "| puma | shop | steady keep-alive | slow | 10.0% | 9.1% | 45.0 | 20 | 45.0ms | 60.0ms | 61.0ms |"
+  end
 end

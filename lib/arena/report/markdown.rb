@@ -53,11 +53,8 @@ module Arena
       end
 
       def per_request
-        rows = PerRequest.rows(@document)
-        return nil if rows.empty?
-        ["### Per request of a mix", "", "Each request of a mix measured apart: its share of the mix as asked, its share " \
-          "of the goodput, its bad responses (unexpected status or body) and its own latency.", "",
-          table(PerRequest::HEADINGS, rows.map { |r| PerRequest.cells(r) }, right: (4..10)), ""].join("\n")
+        subsection(PerRequest, "Per request of a mix", "Each request of a mix measured apart: its share of the mix as " \
+          "asked, its share of the goodput, its bad responses (unexpected status or body) and its own latency.", right: (4..10))
       end
 
       # Each scenario's own sections (its curve, its timelines), as report.html
@@ -75,11 +72,16 @@ module Arena
       end
 
       def queue_work
-        rows = QueueWork.rows(@document)
+        subsection(QueueWork, "Waiting and working", "Measured inside the app by Arena's timing wrapper (--queue-time on): " \
+          "waiting is from the engine's send (X-Request-Start) to the app's start, working is the time inside the app.", right: (3..9))
+      end
+
+      # A table of the document's rows that one module (rows, cells, HEADINGS)
+      # makes, under its title and note; nil where it has no rows.
+      def subsection(source, title, note, right:)
+        rows = source.rows(@document)
         return nil if rows.empty?
-        ["### Waiting and working", "", "Measured inside the app by Arena's timing wrapper (--queue-time on): waiting is from " \
-          "the engine's send (X-Request-Start) to the app's start, working is the time inside the app.", "",
-          table(QueueWork::HEADINGS, rows.map { |m| QueueWork.cells(m) }, right: (3..9)), ""].join("\n")
+        ["### #{title}", "", note, "", table(source::HEADINGS, rows.map { |r| source.cells(r) }, right: right), ""].join("\n")
       end
 
       def findings
