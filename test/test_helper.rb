@@ -4,7 +4,8 @@ $LOAD_PATH.unshift(File.expand_path("../lib", __dir__))
 # Under mutant the integration loads and runs the tests itself: autorun
 # would run every test again at exit, outside its control, and every mutant
 # would survive.
-if defined?(Mutant)
+UNDER_MUTANT = !!defined?(Mutant) # before the coverage require below defines Mutant
+if UNDER_MUTANT
   require "minitest"
 else
   require "minitest/autorun"
@@ -26,7 +27,25 @@ require "fileutils"
 # The overlay bundles Arena builds for the tests' throwaway apps go to a
 # cache of this test run (inherited by the arena processes the tests start),
 # not to the user's ~/.cache, and are removed at the end.
-ENV["XDG_CACHE_HOME"] = Dir.mktmpdir("arena-test-cache").tap { |dir| Minitest.after_run { FileUtils.rm_rf(dir) } }
+module Arena
+  module TestHelp
+    # A temporary directory removed when the tests end: after Minitest's run
+    # (autorun runs the tests from its own at_exit, so a plain at_exit here
+    # would remove it first), or at this process's exit under mutant, where
+    # after_run never runs (a forked child's exit leaves it alone).
+    def self.tmpdir(prefix)
+      dir = Dir.mktmpdir(prefix)
+      if UNDER_MUTANT
+        owner = Process.pid
+        at_exit { FileUtils.rm_rf(dir) if Process.pid == owner }
+      else
+        Minitest.after_run { FileUtils.rm_rf(dir) }
+      end
+      dir
+    end
+  end
+end
+ENV["XDG_CACHE_HOME"] = Arena::TestHelp.tmpdir("arena-test-cache")
 
 module Arena
   module TestHelp

@@ -14,8 +14,7 @@ class YourAppTest < Arena::ArenaCase
   FIXTURES = File.join(ROOT, "test/fixtures/apps")
   # One overlay cache for this file: built by the first test that needs it,
   # reused by the rest (the cache test uses a fresh one of its own).
-  CACHE = Dir.mktmpdir("arena-overlay-cache")
-  Minitest.after_run { FileUtils.rm_rf(CACHE) }
+  CACHE = Arena::TestHelp.tmpdir("arena-overlay-cache")
   FORWARDED = "X-Forwarded-Proto: https"
 
   def setup
