@@ -8,7 +8,7 @@ class HeadOfLineUnitTest < Minitest::Test
   Rule = Arena::Scenarios::HeadOfLineRule
   HoL = Arena::Scenarios::HeadOfLine
 
-  def entry(server, *tail_x) = Rule::Entry.new(server: server, fast: tail_x.map { |x| {"tail_x" => x} }).freeze
+  def entry(server, *tail_x, stalled: nil) = Rule::Entry.new(server: server, fast: tail_x.map { |x| {"tail_x" => x} }, stalled: stalled).freeze
 
   def test_the_config_whose_worst_fast_request_grew_least_protects_best
     verdict = Rule.best([entry("unicorn", 8.2), entry("puma", 1.0, 1.4), entry("falcon", 1.2)])
@@ -20,6 +20,45 @@ class HeadOfLineUnitTest < Minitest::Test
     refute Rule.best([entry("puma", 1.0)]).judged?
     refute Rule.best([entry("puma", 1.0), entry("unicorn", nil)]).judged?
     assert Rule.best([entry("puma", 1.0), entry("unicorn", 2.0)]).judged?
+  end
+
+  # A stalled server's fast requests wait out the same fixed delay alone and
+  # beside the slow one, so their ratio looks best while every request idles.
+  def test_a_stalled_config_is_never_best_and_the_verdict_says_why
+    stall = "p50 41.0 ms sits at 40 ms while the server used 3% of its cores and all 8 connections were waiting"
+    verdict = Rule.best([entry("webrick", 0.9, stalled: stall), entry("puma", 1.4), entry("unicorn", 400.0)])
+    assert_equal "puma protects fast requests best", verdict.word
+    assert_equal "their p90 beside the slow request was x1.4 their median alone, against x400.0 on unicorn (puma x1.4, unicorn x400.0); " \
+      "skipped webrick (x0.9): stalled, #{stall}", verdict.reason
+  end
+
+  def test_with_one_config_left_after_the_stalled_ones_it_cannot_judge_and_says_which_were_skipped
+    verdict = Rule.best([entry("webrick", 0.9, stalled: "p50 at 40 ms"), entry("puma", 1.4)])
+    refute verdict.judged?
+    assert_includes verdict.reason, "skipped webrick (x0.9): stalled, p50 at 40 ms"
+  end
+
+  # Rounds give one entry per config per round: a config is ranked once, by
+  # the median of its rounds, so "against" never names the winner again.
+  def test_rounds_of_one_config_are_ranked_once_by_their_median
+    verdict = Rule.best([entry("puma", 1.1), entry("puma", 1.3), entry("puma", 9.0), entry("falcon", 1.2), entry("falcon", 1.6), entry("falcon", 1.5)])
+    assert_equal "puma protects fast requests best", verdict.word
+    assert_equal "their p90 beside the slow request was x1.3 their median alone, against x1.5 on falcon (puma x1.3, falcon x1.5; median of 3 rounds)", verdict.reason
+  end
+
+  def test_a_config_stalled_in_any_measurement_of_the_workload_enters_as_stalled
+    m = ->(server, workload, scenario, kind: nil, flags: [], stall: nil, extra: {}) {
+      Arena::Results::Measurement.new(server: server, workload: workload, scenario: scenario, kind: kind, extra: extra,
+        summary: Arena::Results::Summary.new(flags: flags, stall: stall).freeze).freeze
+    }
+    hol = {"fast" => [{"tail_x" => 0.9}]}
+    entries = HoL.entries([
+      m.call("webrick", "server", "head-of-line", flags: ["stalled"], stall: "p50 at 40 ms"),
+      m.call("webrick", "server", "head-of-line", kind: "summary", extra: hol),
+      m.call("puma", "server", "head-of-line", kind: "summary", extra: hol),
+      m.call("puma", "page", "steady", flags: ["stalled"], stall: "another workload")
+    ])
+    assert_equal [["server", "webrick", "p50 at 40 ms"], ["server", "puma", nil]], entries.map { |w, e| [w, e.server, e.stalled] }
   end
 
   def test_the_rate_keeps_one_slow_request_in_flight

@@ -79,9 +79,20 @@ module Arena
 
       # Across server configs, per workload: which protects its fast requests best.
       def self.overall_findings(document)
-        document.measurements.select { |m| m.scenario == key && m.summary? && !m.extra["reason"] }.group_by(&:workload).map do |workload, ms|
-          verdict = HeadOfLineRule.best(ms.map { |m| HeadOfLineRule::Entry.new(server: m.server, fast: m.extra["fast"]).freeze })
-          "head-of-line #{workload}: #{verdict}"
+        entries(document.measurements).group_by(&:first).map do |workload, pairs|
+          "head-of-line #{workload}: #{HeadOfLineRule.best(pairs.map(&:last))}"
+        end
+      end
+
+      # [workload, HeadOfLineRule::Entry] per head-of-line summary, each with
+      # the stall reason of any measurement of its config and workload (its
+      # own closed run, or another scenario's): the open-model runs cannot be
+      # judged stalled themselves.
+      def self.entries(measurements)
+        stalls = measurements.select { |m| m.flags.include?("stalled") }.group_by { |m| [m.server, m.workload] }
+        measurements.select { |m| m.scenario == key && m.summary? && !m.extra["reason"] }.map do |m|
+          stall = stalls[[m.server, m.workload]]&.first
+          [m.workload, HeadOfLineRule::Entry.new(server: m.server, fast: m.extra["fast"], stalled: stall && (stall.summary.stall || "stalled")).freeze]
         end
       end
 
@@ -140,25 +151,51 @@ module Arena
     # took alone: the p90 beside the slow request over the median alone (a
     # p99 of a few hundred responses, alone, is one unlucky pause on a busy
     # machine; the p90 beside the slow request is where the fast requests
-    # that waited behind it show). Pure: entries in, a Verdict out.
+    # that waited behind it show). A config whose latency is a socket stall
+    # (the `stalled` flag: lib/arena/stall.rb) is never best: its fast
+    # requests wait out the same fixed delay alone and beside the slow one,
+    # so their ratio looks good while the server idles; the verdict says it
+    # was skipped and why. Rounds give one entry per config per round: each
+    # config is ranked once, by the median of its rounds. Pure: entries in,
+    # a Verdict out.
     module HeadOfLineRule
-      Entry = Struct.new(:server, :fast, keyword_init: true)
+      # stalled: the stall rule's reason for one of this config's
+      # measurements of the workload, or nil.
+      Entry = Struct.new(:server, :fast, :stalled, keyword_init: true)
 
       module_function
 
       # The worst fast request's tail inflation per config; the lowest wins.
       def best(entries)
-        judged = entries.filter_map do |e|
-          xs = e.fast.map { |f| f["tail_x"] }
-          next nil if xs.empty? || xs.any?(&:nil?)
-          [e, xs.max]
+        per_config = entries.group_by(&:server).filter_map do |server, rounds|
+          xs = rounds.filter_map { |e| worst(e) }
+          next nil if xs.empty?
+          [server, median(xs), rounds.filter_map(&:stalled).first]
         end
-        return Verdict.cannot_judge("needs two server configs with the fast requests' p90 beside the slow request (10 responses)") if judged.size < 2
-        ranked = judged.sort_by(&:last)
+        stalled, judged = per_config.partition(&:last)
+        skipped = stalled.map { |server, x, why| "skipped #{server} (x#{format("%.1f", x)}): stalled, #{why}" }
+        rounds = entries.group_by(&:server).values.map(&:size).max.to_i
+        if judged.size < 2
+          return Verdict.cannot_judge(["needs two server configs with the fast requests' p90 beside the slow request (10 responses), not stalled", *skipped].join("; "))
+        end
+        ranked = judged.sort_by { |_, x| x }
         (winner, x), (second, y) = ranked
-        figures = ranked.map { |e, r| "#{e.server} x#{format("%.1f", r)}" }.join(", ")
-        Verdict.of("#{winner.server} protects fast requests best",
-          "their p90 beside the slow request was x#{format("%.1f", x)} their median alone, against x#{format("%.1f", y)} on #{second.server} (#{figures})")
+        figures = ranked.map { |server, r| "#{server} x#{format("%.1f", r)}" }.join(", ")
+        figures += "; median of #{rounds} rounds" if rounds > 1
+        Verdict.of("#{winner} protects fast requests best",
+          ["their p90 beside the slow request was x#{format("%.1f", x)} their median alone, against x#{format("%.1f", y)} on #{second} (#{figures})", *skipped].join("; "))
+      end
+
+      # The worst fast request's ratio, or nil when any lacks one.
+      def worst(entry)
+        xs = entry.fast.map { |f| f["tail_x"] }
+        (xs.empty? || xs.any?(&:nil?)) ? nil : xs.max
+      end
+
+      def median(values)
+        sorted = values.sort
+        mid = sorted.size / 2
+        sorted.size.odd? ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0
       end
     end
   end
