@@ -34,11 +34,25 @@ module Arena
         totals
       end
 
-      # The split since `before` (a snapshot): the wrapper writes every
-      # 0.25 s, so its last counts land a little after the load.
-      def since(before)
-        sleep 0.3
+      # The split since `before` (a snapshot), for a load that ended at
+      # `ended_at` (Time): each busy process writes its counts within a
+      # period of the wrapper's (0.05 s) after its last request, so the read
+      # waits until every file was written after the end, or WAIT_S at most
+      # (a process idle at the end writes nothing more; a busy machine may
+      # wake a writer late).
+      def since(before, ended_at: Time.now)
+        deadline = ended_at + WAIT_S
+        sleep POLL_S until written_after?(ended_at) || Time.now >= deadline
         Split.of(before, snapshot)
+      end
+
+      WAIT_S = 0.15
+      POLL_S = 0.01
+
+      def written_after?(time)
+        Dir.glob(File.join(@dir, "*.json")).all? { |path| File.mtime(path) > time }
+      rescue SystemCallError
+        false
       end
     end
 

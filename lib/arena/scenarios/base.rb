@@ -168,12 +168,13 @@ module Arena
         loader = Probes::Sampler.new(pids: -> { run.pids }, interval: interval).start
         extra = block_given? ? yield(run) : nil
         load = run.wait
+        ended_at = Time.now
         extra = extra.value if extra.is_a?(Thread)
         probes = Results::Memory.from_h(sampler.stop.to_h)
         loader_cpu = loader.stop
         noise = watch.stop
         envelope = cgroup_watch&.stop
-        queue = timing&.since(before.value)
+        queue = timing&.since(before.value, ended_at: ended_at)
         pool = pool_verdict(ctx, ctx.server.log_since(log_from), load)
         # Requests sent (those in flight at the end reached the server too), plus the warm-up's.
         database = db_watch&.stop(requests: load.sent + (load.rps * load.warmup_s).round)
