@@ -55,6 +55,11 @@ static void per_request_json(FILE *out, const report_t *r)
                 (unsigned long long)rq->completed, (unsigned long long)rq->good,
                 (unsigned long long)(rq->completed - rq->good));
         hist_write_latency_json(out, &rq->good_lat);
+        if (r->o->histograms) {
+            /* So several loaders' requests merge exactly (Remote::Merge). */
+            fputs(",\"latency_histogram\":", out);
+            hcodec_write_json(out, &rq->good_lat);
+        }
         fputc('}', out);
     }
     fputc(']', out);
@@ -82,6 +87,10 @@ static void stages_json(FILE *out, const report_t *r)
                 (unsigned long long)s->sent, (unsigned long long)s->completed, (unsigned long long)s->good,
                 (unsigned long long)s->errors, (unsigned long long)s->dropped);
         hist_write_latency_json(out, &s->good_lat);
+        if (r->o->histograms) {
+            fputs(",\"latency_histogram\":", out);
+            hcodec_write_json(out, &s->good_lat);
+        }
         fputc('}', out);
     }
     fputc(']', out);

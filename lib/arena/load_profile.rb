@@ -55,6 +55,18 @@ module Arena
       Stage.new(kind: m[:kind], from_rps: from, to_rps: to, seconds: seconds).freeze
     end
 
+    # The engine's stages ("R0:R1:SEC,...") at 1/n of each rate: one loader's
+    # share when n loader hosts run the profile together.
+    def share(engine_spec, n)
+      engine_spec.split(",").map do |stage|
+        from, to, seconds = stage.split(":")
+        [format("%.15g", from.to_f / n), format("%.15g", to.to_f / n), seconds].join(":")
+      end.join(",")
+    end
+
+    # The engine's stages' total seconds.
+    def engine_seconds(engine_spec) = engine_spec.split(",").sum { |stage| stage.split(":").last.to_f }
+
     # For the load-settings table: the spec checked, kept as written.
     def cast_setting(value, _setting)
       parse(value)

@@ -104,5 +104,22 @@ module Arena
         refute_equal mix, flag(args, "--mix")
       end
     end
+
+    # A profile's stages reach every loader at their share of each rate
+    # (before, the loaders got no --profile and ran a closed load).
+    def test_a_profile_s_rates_split_evenly_over_the_loaders
+      f = fleet(3)
+      f.start("http://198.18.77.1:3000/x", Load::Settings.build(connections: 64, profile: "0:300:2,300:300:3,1000:1000:0.5", duration: nil, warmup: 0))
+      @channels.each do |c|
+        assert_equal "0:100:2,100:100:3,333.333333333333:333.333333333333:0.5", flag(c.args, "--profile")
+        refute_includes c.args, "-d"
+      end
+    end
+
+    def test_the_agent_refuses_a_profile_that_is_not_the_engine_s_stages
+      f = fleet(1)
+      f.start("http://198.18.77.1:3000/x", Load::Settings.build(connections: 2, profile: "1:1:1 --allow-remote", duration: nil))
+      assert_raises(Agent::Fields::Bad) { @channels.first.args }
+    end
   end
 end

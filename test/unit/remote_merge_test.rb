@@ -158,5 +158,66 @@ module Arena
       error = assert_raises(Error) { Remote::Merge.call([doc(good: [1]).except("latency_histogram")]) }
       assert_equal "loader document has no latency_histogram (engine without --histograms?)", error.message
     end
+
+    # One request of a mix, or one stage, as the engine writes it with --histograms.
+    def self.part(good_values, **fields)
+      h = Remote::Histogram.of(good_values, sub_bits: 8)
+      fields.merge("good" => good_values.size, "latency_us" => h.latency_us, "latency_histogram" => h.to_h)
+    end
+
+    def part(...) = self.class.part(...)
+
+    # Loader one saw the fast request fast, loader two saw it slow: the
+    # merged request's p99 is the exact merge's, and the counts add.
+    def test_a_mix_s_requests_merge_by_name_exactly
+      fast_a = Array.new(900) { |i| 1_000 + i % 50 }
+      fast_b = Array.new(300) { |i| 20_000 + i % 500 }
+      slow_a = Array.new(100, 200_000)
+      slow_b = Array.new(40, 210_000)
+      a = doc(good: fast_a + slow_a).merge("requests_mix" => [
+        part(fast_a, "name" => "fast", "weight_share" => 0.9, "completed" => 905, "bad" => 5),
+        part(slow_a, "name" => "slow", "weight_share" => 0.1, "completed" => 100, "bad" => 0)
+      ])
+      b = doc(good: fast_b + slow_b).merge("requests_mix" => [
+        part(fast_b, "name" => "fast", "weight_share" => 0.9, "completed" => 301, "bad" => 1),
+        part(slow_b, "name" => "slow", "weight_share" => 0.1, "completed" => 40, "bad" => 0)
+      ])
+      fast, slow = Remote::Merge.call([a, b])["requests_mix"]
+      assert_equal({"name" => "fast", "weight_share" => 0.9, "completed" => 1206, "good" => 1200, "bad" => 6},
+        fast.slice("name", "weight_share", "completed", "good", "bad"))
+      exact = Remote::Histogram.of(fast_a + fast_b, sub_bits: 8)
+      assert_equal exact.latency_us, fast["latency_us"]
+      assert_operator fast.dig("latency_us", "p99"), :>=, 20_000, "loader two's slow fast requests are in the p99"
+      assert_equal [140, 200_000, 210_000], [slow["good"], slow.dig("latency_us", "min"), slow.dig("latency_us", "max")]
+      figures = Results::LoadFigures.from_h(Remote::Merge.call([a, b])).requests
+      assert_equal [1200, 140], figures.map(&:good)
+      assert_equal exact.percentile(50), figures.first.latency.p50
+      # A loader without the mix (or with other requests): no per-request figures rather than one loader's.
+      assert_nil Remote::Merge.call([a, doc(good: fast_b)])["requests_mix"]
+      assert_nil Remote::Merge.call([a, b.merge("requests_mix" => b["requests_mix"].reverse)])["requests_mix"]
+    end
+
+    # Each loader ran half of every stage's rate: rates, asked and counts
+    # add; each stage's latency is the exact merge of its loaders'.
+    def test_a_profile_s_stages_merge_in_order_exactly
+      stage = lambda do |values, from, to, start, seconds, sent, dropped|
+        part(values, "from_rps" => from, "to_rps" => to, "start_s" => start, "duration_s" => seconds, "asked" => (from + to) / 2.0 * seconds,
+          "sent" => sent, "completed" => values.size, "errors" => sent - values.size, "dropped" => dropped)
+      end
+      hold_a = Array.new(200, 1_500)
+      hold_b = Array.new(198, 1_700)
+      spike_a = Array.new(400) { |i| 3_000 + i * 100 }
+      spike_b = Array.new(350) { |i| 2_000 + i * 50 }
+      a = doc(good: hold_a + spike_a).merge("stages" => [stage.call(hold_a, 0, 100, 0, 2, 200, 0), stage.call(spike_a, 500, 500, 2, 1, 420, 80)])
+      b = doc(good: hold_b + spike_b).merge("stages" => [stage.call(hold_b, 0, 100, 0, 2, 199, 1), stage.call(spike_b, 500, 500, 2, 1, 400, 100)])
+      ramp, spike = Remote::Merge.call([a, b])["stages"]
+      assert_equal({"from_rps" => 0.0, "to_rps" => 200.0, "start_s" => 0, "duration_s" => 2, "asked" => 200.0, "sent" => 399,
+                    "completed" => 398, "good" => 398, "errors" => 1, "dropped" => 1}, ramp.except("latency_us", "latency_histogram"))
+      assert_equal [1000.0, 1000.0, 1000.0, 820, 750, 70, 180], spike.values_at("from_rps", "to_rps", "asked", "sent", "good", "errors", "dropped")
+      assert_equal Remote::Histogram.of(spike_a + spike_b, sub_bits: 8).latency_us, spike["latency_us"]
+      figures = Results::LoadFigures.from_h(Remote::Merge.call([a, b])).stages
+      assert_equal [199.5, 820.0], figures.map(&:sent_rps)
+      assert_nil Remote::Merge.call([a, b.merge("stages" => b["stages"].first(1))])["stages"], "different profiles do not merge"
+    end
   end
 end

@@ -13,6 +13,7 @@ module Arena
       TARGET = %r{\Ahttp://(?<host>\[[0-9a-fA-F:.]+\]|[0-9.]+|localhost):(?<port>\d{1,5})(?<path>/[\x21-\x7e]*)\z}
       HEADER = /\A[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}: ?[\x20-\x7e\t]{0,1024}\z/
       METHOD = /\A[A-Z]{1,16}\z/
+      PROFILE = /\A[0-9.e+-]+:[0-9.e+-]+:[0-9.e+-]+(?:,[0-9.e+-]+:[0-9.e+-]+:[0-9.e+-]+)*\z/
       LOOPBACK = %w[127.0.0.1 ::1 localhost].freeze
 
       def initialize(fields, remote:)
@@ -44,6 +45,8 @@ module Arena
         s[:requests] = @f.integer("requests", 1..100_000_000, default: nil)
         s[:reps] = @f.integer("reps", 1..10_000_000, default: nil)
         s[:rate] = @f.number("rate", 0.001..10_000_000, default: nil)
+        # The engine's stages, R0:R1:SEC,... (the engine checks their values).
+        s[:profile] = @f.string("profile", pattern: PROFILE, default: nil, max: 2048)
         s[:timeline_ms] = @f.integer("timeline_ms", 1..60_000, default: nil)
         s[:expect_status] = @f.integer("expect_status", 100..599, default: nil)
         s[:expect_body] = @f.string("expect_body", default: nil, max: 1024)

@@ -26,8 +26,8 @@ module Arena
     end
 
     # Several loader hosts as one engine (Load::Engine's interface): each
-    # runs arena-load through its agent, the connections (and -R, -n) split
-    # evenly; all wait for one "go"; their histograms merge exactly.
+    # runs arena-load through its agent, the connections (and -R, -n, each
+    # stage's rates of a --profile) split evenly; all wait for one "go"; their histograms merge exactly.
     class LoaderFleet
       def initialize(channels:, allow:, dir:)
         @channels = channels
@@ -55,14 +55,14 @@ module Arena
         split = ->(total) { total && (total / n + ((i < total % n) ? 1 : 0)) }
         c = split.call(s.connections)
         s.with(connections: c, threads: [s.threads || 1, c].min, requests: split.call(s.requests),
-          rate: s.rate && (s.rate.to_f / n))
+          rate: s.rate && (s.rate.to_f / n), profile: s.profile && LoadProfile.share(s.profile, n))
       end
 
       # The engine's settings as typed fields: the agent builds the argv
       # (Agent::LoadRequest) and adds --allow-remote for its one address.
       def engine_args(target, s)
         fields = {target: target, keep_alive: s.keep_alive ? true : false, headers: s.headers || []}
-        (Load::TABLE.select(&:engine).map(&:name) + %i[requests reps rate timeline_ms expect_status expect_body method])
+        (Load::TABLE.select(&:engine).map(&:name) + %i[requests reps rate profile timeline_ms expect_status expect_body method])
           .each { |name| fields[name] = s[name] unless s[name].nil? }
         # The mix and a request body travel as content: the agent writes its own copies.
         fields[:mix] = File.read(s.mix_file) if s.mix_file
@@ -71,7 +71,7 @@ module Arena
       end
 
       def limit(s)
-        busy = s.duration || ((s.requests || s.reps) ? 600 : 10)
+        busy = s.duration || (s.profile && LoadProfile.engine_seconds(s.profile)) || ((s.requests || s.reps) ? 600 : 10)
         busy + (s.warmup || 0) + (s.timeout || 10) + 30
       end
     end

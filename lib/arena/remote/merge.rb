@@ -28,7 +28,8 @@ module Arena
           "status" => sum_hashes(raws.map { |r| r["status"] || {} }),
           "errors" => sum_hashes(raws.map { |r| r["errors"] || {} }),
           "latency_us" => whole.latency_us, "latency_histogram" => whole.to_h,
-          "open" => merge_open(raws), "good" => good(raws, duration), "timeline" => timeline(raws),
+          "open" => merge_open(raws), "good" => good(raws, duration), "requests_mix" => requests_mix(raws),
+          "stages" => stages(raws), "timeline" => timeline(raws),
           "loaders" => raws.each_with_index.map { |r, i| loader_summary(r, hosts&.at(i)) }
         )
       end
@@ -53,6 +54,44 @@ module Arena
           {"count" => 0}
         end
         {"completed" => completed, "rps" => duration.positive? ? (completed / duration).round(2) : 0.0, "latency_us" => latency}
+      end
+
+      # A mix's requests, by name (every loader ran the same mix): counts
+      # summed, latency from the merged histograms of each request's good
+      # responses. nil when a loader reported none (no mix, or over 256).
+      def requests_mix(raws)
+        lists = raws.map { |r| r["requests_mix"] }
+        return nil unless lists.all?(Array)
+        names = lists.first.map { |q| q["name"] }
+        return nil unless lists.all? { |l| l.map { |q| q["name"] } == names }
+        lists.transpose.map do |same|
+          same.first.slice("name", "weight_share").merge(sum_fields(same, %w[completed good bad]), latency_of(same))
+        end
+      end
+
+      # A profile's stages, in order (each loader ran its share of every
+      # stage's rate): rates and counts summed, latency merged. nil when a
+      # loader reported none or a different number of stages.
+      def stages(raws)
+        lists = raws.map { |r| r["stages"] }
+        return nil unless lists.all?(Array) && lists.map(&:size).uniq.size == 1
+        lists.transpose.map do |same|
+          same.first.slice("start_s", "duration_s").merge(
+            "from_rps" => same.sum { |s| s["from_rps"].to_f }, "to_rps" => same.sum { |s| s["to_rps"].to_f },
+            "asked" => same.sum { |s| s["asked"].to_f }, **sum_fields(same, %w[sent completed good errors dropped]), **latency_of(same)
+          )
+        end
+      end
+
+      def sum_fields(entries, keys) = keys.to_h { |k| [k, entries.sum { |e| e[k].to_i }] }
+
+      # latency_us (and latency_histogram) of entries' merged histograms;
+      # count 0 ("cannot judge") when one lacks its histogram.
+      def latency_of(entries)
+        hists = entries.map { |e| e["latency_histogram"] }
+        return {"latency_us" => {"count" => 0}} unless hists.all?
+        merged = Histogram.merge(hists.map { |h| histogram(h, "latency_histogram of a request or stage") })
+        {"latency_us" => merged.latency_us, "latency_histogram" => merged.to_h}
       end
 
       def sum_hashes(hashes)
