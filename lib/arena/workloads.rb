@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "digest"
+require "fileutils"
 
 module Arena
   # A workload is one request shape and the rule that says a response to it is
@@ -42,6 +43,8 @@ module Arena
       digest = Digest::SHA256.hexdigest("#{name}\0#{content}")[0, 12]
       path = File.join(dir, "#{kind}-#{name.gsub(/[^\w.-]/, "_")[0, 60]}-#{digest}#{ext}")
       temp = "#{path}.#{Process.pid}.tmp"
+      # A server on --server-host has its directory there: here it may not exist yet.
+      FileUtils.mkdir_p(dir)
       File.binwrite(temp, content)
       File.rename(temp, path)
       path

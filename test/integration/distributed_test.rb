@@ -142,6 +142,35 @@ module Arena
       m.dig("load", "loaders").each { |l| assert_operator l["cpu_pct"].to_f, :>, 0, "#{l["host"]}: the engine's CPU on its host" }
     end
 
+    # A profile on a mix over two loaders: each loader runs half of every
+    # stage's rate, and the merged stages and requests add up exactly.
+    def test_two_loader_hosts_merge_a_profile_s_stages_and_a_mix_s_requests
+      file = File.join(@lab.dir, "mix-#{name}.yml")
+      File.write(file, "requests:\n  server: /server\n  json: /json\nmixes:\n  both: {server: 3, json: 1}\nworkloads: [both]\n")
+      _, err, status = arena_in("l1", "--server-host", @lab.url("srv"), "--loader-hosts", "#{@lab.url("l1")},#{@lab.url("l2")}",
+        "--servers", "puma:workers=2", "--requests", file, "--scenario", "profile", "--profile", "hold 100/s 1s, spike 300/s 0.5s, hold 100/s 1s", "-w", "0")
+      assert status.success?, err
+      m = measured(results).find { |x| x["scenario"] == "profile" }
+      loaders = JSON.parse(File.read(Dir[File.join(@out, "loaders-*.json")].max_by { |f| f[/loaders-(\d+)\.json\z/, 1].to_i })).fetch("loaders")
+      assert_equal [%w[50:50:1 150:150:0.5 50:50:1]] * 2, loaders.map { |d| d["stages"].map { |s| [s["from_rps"], s["to_rps"], s["duration_s"]].map { |v| format("%g", v) }.join(":") } }
+      stages = m.dig("load", "stages")
+      assert_equal [100.0, 150.0, 100.0], stages.map { |s| s["asked"] }, "the whole profile's requests"
+      stages.each_with_index do |stage, i|
+        %w[sent completed good dropped].each { |k| assert_equal loaders.sum { |d| d["stages"][i][k] }, stage[k], "stage #{i} #{k}" }
+        exact = Remote::Histogram.merge(loaders.map { |d| Remote::Histogram.decode(d["stages"][i]["latency_histogram"]) })
+        assert_equal exact.latency_us, stage["latency_us"], "stage #{i}"
+      end
+      assert_equal 350, stages.sum { |s| s["sent"] }
+      requests = m.dig("load", "requests_mix")
+      assert_equal %w[server json], requests.map { |r| r["name"] }
+      requests.each_with_index do |request, i|
+        assert_equal loaders.sum { |d| d["requests_mix"][i]["good"] }, request["good"], request["name"]
+        exact = Remote::Histogram.merge(loaders.map { |d| Remote::Histogram.decode(d["requests_mix"][i]["latency_histogram"]) })
+        assert_equal exact.latency_us, request["latency_us"], request["name"]
+      end
+      assert_equal m.dig("load", "good", "completed"), requests.sum { |r| r["good"] }
+    end
+
     def test_cutting_ssh_mid_run_leaves_nothing_behind
       argv = @lab.exec("l1", RbConfig.ruby, EXE, "run", "--rounds", "1", "--server-host", @lab.url("srv"), "--servers", "puma:workers=2",
         "--workload", "server", "-c", "4", "-d", "20", "-w", "0", "--out", @out,
