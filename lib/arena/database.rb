@@ -9,19 +9,26 @@ module Arena
   # for the run and gone after it. The app's DATABASE_URL points at it, its
   # `db:prepare` and `db:seed` run once before the first server, and the
   # user's own database (database.yml's) is never touched: every server gets
-  # DATABASE_URL, which Rails prefers over database.yml.
+  # DATABASE_URL, which Rails prefers over database.yml. An app that is not
+  # Rails (the tfb-rack preset's) gives its schema and rows as SQL in
+  # arena-db.sql beside its config.ru, which Arena loads with psql.
   #
   #   Database.open(plan, err:) { |plan| ... }  the plan with DATABASE_URL in its env and the live
   #                                            database in plan.database; stopped and removed after
   module Database
     KINDS = %w[postgres sqlite].freeze
+    SQL_FILE = "arena-db.sql"
 
     module_function
 
     # Checked when the plan is built: one line, exit 2.
     def check!(kind, app)
       raise UsageError, "--database must be #{KINDS.join(" or ")}, not #{kind.inspect}" unless KINDS.include?(kind)
-      raise UsageError, "--database is for a Rails app (with config/application.rb and railties in its bundle): give --app" unless app.rails?
+      unless app.rails? || sql_file(app)
+        raise UsageError, "--database is for a Rails app (with config/application.rb and railties in its bundle), or an app " \
+          "with its schema in #{SQL_FILE} beside config.ru: give --app"
+      end
+      raise UsageError, "--database sqlite: #{SQL_FILE} is loaded with PostgreSQL's psql; use --database postgres" if kind == "sqlite" && !app.rails?
       raise UsageError, "--database postgres: PostgreSQL's initdb not found (apt-get install postgresql)" if kind == "postgres" && !Postgres.bin_dir
       kind
     end
@@ -31,13 +38,28 @@ module Arena
       live = ((plan.database == "postgres") ? Postgres : Sqlite).new(run_dir: File.join(plan.out_dir, "database"))
       begin
         live.start
-        err.puts "database: #{live.describe}; preparing the app (db:prepare db:seed)"
-        Prepare.new(app: plan.app, env: (plan.env || {}).merge(live.env), log_path: File.join(plan.out_dir, "database", "prepare.log")).call
+        if plan.app.rails?
+          err.puts "database: #{live.describe}; preparing the app (db:prepare db:seed)"
+          Prepare.new(app: plan.app, env: (plan.env || {}).merge(live.env), log_path: File.join(plan.out_dir, "database", "prepare.log")).call
+        else
+          err.puts "database: #{live.describe}; loading #{sql_file(plan.app)}"
+          live.load_sql(sql_file(plan.app))
+        end
         yield Plan.new(**plan.to_h_members, env: (plan.env || {}).merge(live.env).freeze, database: live).freeze
       ensure
         live.stop
       end
     end
+
+    # The app's own SQL (schema and rows) for an app that is not Rails; nil when it has none.
+    def sql_file(app)
+      return nil if app.builtin
+      path = File.join(app.dir, SQL_FILE)
+      File.file?(path) ? path : nil
+    end
+
+    # Whether the servers of this app get PGAPPNAME (connections counted per config).
+    def counted?(app) = app.rails? || !sql_file(app).nil?
 
     # The per-measurement watch of a live database (nil: none, or one with
     # nothing to count), for the server config labelled `label`.

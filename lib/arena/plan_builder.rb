@@ -48,7 +48,7 @@ module Arena
       parser.on("--no-rails-knobs", "a Rails app keeps its own RAILS_MAX_THREADS and WEB_CONCURRENCY (default: each follows the server config's threads and processes)") { @options[:rails_knobs] = false }
       parser.on("--envelope LIST", "every server's CPU quota and memory limit, in a cgroup of its own: cpus=N,memory=SIZE (e.g. cpus=1,memory=512MiB; needs root)") { |v| @options[:envelope] = Envelope.parse([@options[:envelope], v].compact) }
       return unless load
-      parser.on("--database KIND", "a Rails app on a throwaway database: postgres (Debian's PostgreSQL, a unix socket) or sqlite (a file in the run directory); DATABASE_URL points at it, db:prepare and db:seed run once") { |v| @options[:database] = v }
+      parser.on("--database KIND", "a Rails app on a throwaway database: postgres (Debian's PostgreSQL, a unix socket) or sqlite (a file in the run directory); DATABASE_URL points at it, db:prepare and db:seed run once (an app that is not Rails: its arena-db.sql, postgres only)") { |v| @options[:database] = v }
       @remote.define(parser)
       parser.on("--preset NAME", "re-run a published comparison (arena presets lists them)") { |v| @preset = Presets.fetch(v) }
       parser.on("--scale F", Float, "with --preset: 1 = the original size; default: a few minutes") { |v| @scale = scale(v) }
@@ -201,6 +201,9 @@ module Arena
       return RequestsFile.load(@options[:requests_file]).workloads(@options[:workloads]) if @options[:requests_file]
       names = @options[:workloads] || @preset&.workloads || (app.builtin ? Workloads::DEFAULT : ["/"])
       names = Workloads.rejoin_queries(names) unless app.builtin
+      # A preset's own workloads by name (--preset tfb-rack --workload db,fortunes).
+      own = (@preset&.workloads || []).select { |w| w.is_a?(Workload) }.to_h { |w| [w.name, w] }
+      names = names.map { |name| own.fetch(name, name) }
       names.map { |name| name.is_a?(Workload) ? name : Workloads.resolve([name], builtin_app: app.builtin).first }
     end
 

@@ -33,6 +33,9 @@ module Arena
       else
         request_problems(workload)
       end
+      status = @status
+      problems += (workload.checks || []).flat_map { |check| request_problems(check).map { |p| "#{check.path}: #{p}" } }
+      @status = status
       Outcome.new(workload: workload.name, ok: problems.empty?, problems: problems, status: @status)
     end
 
@@ -58,6 +61,7 @@ module Arena
         problems << "Content-Length #{response["content-length"]} but #{response.body.bytesize} body bytes"
       end
       problems << workload.check_body(response.body, @bind)
+      problems << workload.header_rule&.call(response)
       problems.compact
     end
 

@@ -14,8 +14,11 @@ module Arena
   # own path, method and body are its first member's (what a settle probe
   # sends), and its members carry their expectations. samples: a member's
   # real paths (a requests file's paths:), which share its weight in the mix.
+  # header_rule: lambda(response) -> nil when its headers are right, else
+  # what is wrong. checks: more Workloads that Verify sends once before load
+  # and never loads (a rule's edge cases: lib/arena/tfb.rb's clamped counts).
   Workload = Struct.new(:name, :path, :method, :body, :content_type, :expect_status, :expect_body,
-    :body_rule, :framing, :headers, :mix, :samples, keyword_init: true) do
+    :body_rule, :framing, :headers, :mix, :samples, :header_rule, :checks, keyword_init: true) do
     # body_rule: lambda(body, bind) -> nil when right, else what is wrong.
     def check_body(body, bind)
       return body_rule.call(body, bind) if body_rule
@@ -78,7 +81,6 @@ module Arena
     def to_h
       h = {name: name, path: path, method: method, expect_status: expect_status, expect_body: expect_body}
       h[:headers] = headers.keys if headers && !headers.empty? # names only: values may be secrets
-      h[:paths] = samples.size if samples # how many, not which: they may carry ids
       h[:paths] = samples.size if samples # how many, not which: they may carry ids
       h[:mix] = mix.map { |weight, wl| {weight: weight}.merge(wl.to_h) } if mix?
       h

@@ -82,6 +82,22 @@ class PresetsTest < Minitest::Test
     assert_match(/\Atorquebox: skipped, TorqueBox cannot be had/, skipped[1])
   end
 
+  def test_tfb_rack_runs_the_six_test_types_on_its_own_app_and_database
+    skip "the tfb-rack bundle is not installed (script/setup)" unless Arena::Installation.gem("pg", Arena::AppSource.user(File.join(Arena::ROOT, "presets/tfb-rack/config.ru"))).found
+    plan = build("--preset", "tfb-rack")
+    assert_equal File.join(Arena::ROOT, "presets/tfb-rack/config.ru"), plan.app.rackup
+    assert_equal %w[json plaintext db queries fortunes updates], plan.workloads.map(&:name)
+    assert_equal ["/queries?queries=20", "/updates?queries=20"], plan.workloads.map(&:path).grep(/queries=/)
+    assert_equal ["postgres", ["steady"], 256, 3.0, 1], [plan.database, plan.scenarios, plan.load.connections, plan.load.duration, plan.repeat]
+    assert_equal installed(%w[puma unicorn falcon iodine pitchfork passenger], plan), plan.servers.map(&:key)
+    # Without JRuby here it is "not installed"; with it, outside the app's bundle.
+    assert_match(/\Apuma-jruby:threads=\d+: skipped, (not installed|it runs outside the app's bundle, where pg is not installed)/,
+      plan.preset["skipped"].first)
+    # Its test types by name, as --workload gives them.
+    assert_equal [["fortunes", "/fortunes"], ["db", "/db"]],
+      build("--preset", "tfb-rack", "--workload", "fortunes,db").workloads.map { |w| [w.name, w.path] }
+  end
+
   def test_flags_override_the_preset_and_the_plan_records_name_and_scale
     plan = build("-c", "7", "--preset", "primes-2016", "--scale", "0.5", "--servers", "puma:workers=0", "--keep-alive", "on")
     assert_equal ["puma:workers=0,threads=5,preload=false"], plan.servers.map(&:label)
@@ -105,7 +121,7 @@ class PresetsTest < Minitest::Test
   end
 
   def test_every_preset_has_its_source_and_a_default_scale_in_range
-    assert_equal %w[ab-2015 arena-2013 breakpoint-nginx primes-2016 siege-2014], Arena::Presets.all.map(&:name).sort
+    assert_equal %w[ab-2015 arena-2013 breakpoint-nginx primes-2016 siege-2014 tfb-rack], Arena::Presets.all.map(&:name).sort
     Arena::Presets.all.each do |preset|
       assert_operator preset.default_scale, :>, 0
       assert_operator preset.default_scale, :<=, 1
@@ -119,6 +135,7 @@ class PresetsTest < Minitest::Test
     seeds = File.expand_path("../../../shared/seeds", __dir__)
     skip "no shared/seeds beside the repository (#{seeds})" unless Dir.exist?(seeds)
     Arena::Presets.all.each do |preset|
+      next assert_match(%r{\Ahttps://github\.com/TechEmpower/}, preset.seed) if preset.name == "tfb-rack" # rules, not a seed file
       assert File.file?(File.join(seeds, preset.seed)), "#{preset.name}: #{preset.seed} is not in #{seeds}"
     end
   end

@@ -57,6 +57,18 @@ module Arena
 
       def pids = @group ? @group.tree : []
 
+      # An app's own schema and rows (arena-db.sql), loaded once into a new
+      # database, stopping at the first error. psql is a client: it runs as
+      # Arena's user and reads the file where it is.
+      def load_sql(path)
+        Database.run(["psql", "-X", "-q", "-h", @socket_dir, "-U", USER, "-d", "postgres", "-c", "CREATE DATABASE #{NAME}"],
+          log_path: File.join(@run_dir, "load.log"), timeout: 30, what: "createdb")
+        Database.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", @socket_dir, "-U", USER, "-d", NAME, "-f", path],
+          log_path: File.join(@run_dir, "load.log"), timeout: 120, what: "psql -f #{File.basename(path)}")
+      rescue LoggedError => e
+        raise LoggedError.new("--database: #{e.message} (log: #{File.join(@run_dir, "load.log")})", log_tail: e.log_tail)
+      end
+
       # [client connections the config labelled `label` holds to the app's
       # database, the database's transactions so far], read with psql (its
       # own connection and transaction not counted).
