@@ -49,10 +49,16 @@ module Arena
       self
     end
 
+    # The pids inside one host's namespace (every host's without one).
+    def pids(host = nil)
+      return HOSTS.keys.flat_map { |h| pids(h) } unless host
+      IO.popen(["ip", "netns", "pids", ns(host)], err: File::NULL, &:read).split.map(&:to_i)
+    end
+
     # Every process inside the namespaces (but the sshd listeners) and its command line.
     def processes(except_sshd: true)
       HOSTS.keys.flat_map do |host|
-        pids = IO.popen(["ip", "netns", "pids", ns(host)], err: File::NULL, &:read).split.map(&:to_i)
+        pids = pids(host)
         pids -= [@sshd[host]] if except_sshd
         pids.filter_map do |pid|
           cmd = File.read("/proc/#{pid}/cmdline").tr("\0", " ").strip
