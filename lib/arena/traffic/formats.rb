@@ -18,20 +18,26 @@ module Arena
         target.empty? ? "/" : target
       end
 
-      # nginx "combined" and Apache "common" and "combined": the same first
-      # seven fields, the referer and agent after them or not.
-      class Access
-        NAME = "nginx/Apache access log"
-        LINE = /\A\S+ \S+ .*?\[[^\]]+\] "(?<request>[^"]*)" (?<status>\d{3}) (?:\d+|-)/
-
-        def self.match?(line) = LINE.match?(line)
-
+      # A format of one request a line: each non-blank line is an Entry or a
+      # Skip (the including class says which, in `entry(line, number)`).
+      module OneRequestALine
         def each(lines)
           lines.each do |line, number|
             next if line.strip.empty?
             yield entry(line, number)
           end
         end
+      end
+
+      # nginx "combined" and Apache "common" and "combined": the same first
+      # seven fields, the referer and agent after them or not.
+      class Access
+        include OneRequestALine
+
+        NAME = "nginx/Apache access log"
+        LINE = /\A\S+ \S+ .*?\[[^\]]+\] "(?<request>[^"]*)" (?<status>\d{3}) (?:\d+|-)/
+
+        def self.match?(line) = LINE.match?(line)
 
         private
 
@@ -48,19 +54,14 @@ module Arena
       # One JSON object a line (lograge, a JSON nginx log_format): the method,
       # the path and the status under the names such logs use.
       class JsonLines
+        include OneRequestALine
+
         NAME = "JSON lines"
         METHOD_KEYS = %w[method request_method verb http_method].freeze
         PATH_KEYS = %w[path request_uri uri url fullpath].freeze
         STATUS_KEYS = %w[status status_code response_status].freeze
 
         def self.match?(line) = line.lstrip.start_with?("{")
-
-        def each(lines)
-          lines.each do |line, number|
-            next if line.strip.empty?
-            yield entry(line, number)
-          end
-        end
 
         private
 
