@@ -18,9 +18,32 @@ class ProfileTest < Arena::ArenaCase
     assert_equal starts.sort, starts, "in order"
     assert_equal [1.0, 2.0, 2.5], m["extra"]["marks"].map { |v| v["x"] }
     assert_equal "spike 600/s 0.5s", m["extra"]["recoveries"].first["spike"]
-    assert_match(/profile: ramp 0\.\.200\/s 1s: .*after spike 600\/s 0\.5s: /, out.stdout)
+    assert_match(/profile: ramp 0\.\.200\/s 1s: .*; spike 600\/s 0\.5s: \w+.*throughput after it: /, out.stdout)
     bad = arena("run", "--servers", "puma", "--scenario", "profile", "--profile", "hold 5/s")
     assert_equal 2, bad.status.exitstatus
     assert_match(/--profile "hold 5\/s": "hold 5\/s" is not a stage/, bad.stderr)
+  end
+
+  # A spike over capacity: Puma with one thread on a 20 ms sleep serves about
+  # 50/s; a spike of 150/s for 0.5 s queues, and with a 0.5 s response
+  # timeout (a client's, a proxy's) the requests that wait longer are shed.
+  def test_a_spike_over_capacity_is_said_queued_and_shed_with_the_drain_time
+    file = File.join(@tmp, "requests.yml")
+    File.write(file, %(requests:\n  sleep20: {path: "/sleep?ms=20", expect_body: "slept 20 ms"}\n))
+    out = arena("run", "--servers", "puma:workers=0,threads=1", "--scenario", "profile", "--requests", file, "--timeout", "0.5",
+      "--profile", "hold 20/s 1s, spike 150/s 0.5s, hold 20/s 3s", "--rounds", "1", timeout: 120)
+    assert out.status.success?, out.describe
+    m = out.measurements.find { |x| x["scenario"] == "profile" }
+    before, spike, = m.dig("load", "stages")
+    assert_equal 0, before["errors"], before.inspect
+    r = m.dig("extra", "recoveries").first
+    assert_equal "queued and shed", r["spike_verdict"], r.inspect
+    shed = 75 - spike["good"]
+    assert_operator spike["errors"], :>, 10, spike.inspect
+    assert_match(/\Aasked 150\/s for 0\.5 s, served at most (\d+(\.\d)?)\/s; its requests' p90 .+ before \(x[\d.]+\); #{shed} of 75 shed \(#{spike["dropped"]} dropped, #{spike["errors"]} errors: [a-z_, ]*timeout/, r["spike_reason"])
+    assert_operator r["spike_reason"][/served at most ([\d.]+)/, 1].to_f, :<, 90, "one thread on 20 ms serves ~50/s: #{r["spike_reason"]}"
+    drained = r["spike_reason"][/the queue drained \(p99 back to its level before\) ([\d.]+) s after the spike/, 1]
+    assert(drained ? drained.to_f == r["p99_back_s"].round(1) : r["p99_back_s"].nil?, "the drain time is the p99's return: #{r.inspect}")
+    assert_match(/sleep20 profile: .*spike 150\/s 0\.5s: queued and shed: /, out.stdout)
   end
 end

@@ -26,7 +26,7 @@ class LoadProfileTest < Minitest::Test
 
   # A run of hold 100/s 2 s, spike 400/s 1 s, hold 100/s 2 s in 100 ms slices:
   # after the spike, goodput is down for `dip` slices and p99 high for `slow` slices.
-  def load(dip:, slow:)
+  def load(dip:, slow:, spike_p90: 4_000, empty_after: 0)
     timeline = (0...50).map do |i|
       t = i / 10.0
       in_spike = t >= 2 && t < 3
@@ -37,15 +37,16 @@ class LoadProfileTest < Minitest::Test
         ((after && after < dip) ? 2 : 10)
       end
       p99 = (after && after < slow) ? 80_000 : 5_000
+      good, p99 = 0, 0 if after && after < empty_after
       Arena::Results::TimelinePoint.new(t: t.round(1), completed: good, good: good, errors: 0, p50_us: 1000, p99_us: p99, error_kinds: {}).freeze
     end
-    stage = ->(from, to, start, seconds, p99) {
+    stage = ->(from, to, start, seconds, p90, p99) {
       {"from_rps" => from, "to_rps" => to, "start_s" => start, "duration_s" => seconds, "asked" => from * seconds,
        "sent" => from * seconds, "completed" => from * seconds, "good" => from * seconds, "errors" => 0, "dropped" => 0,
-       "latency_us" => {"count" => from * seconds, "p50" => 1000, "p99" => p99}}
+       "latency_us" => {"count" => from * seconds, "p50" => 1000, "p90" => p90, "p99" => p99}}
     }
     raw = {"schema" => "arena-load/2", "model" => "open", "duration_s" => 5.0, "timeline_ms" => 100,
-           "stages" => [stage.call(100, 100, 0, 2, 5000), stage.call(400, 400, 2, 1, 9000), stage.call(100, 100, 3, 2, 80_000)]}
+           "stages" => [stage.call(100, 100, 0, 2, 4000, 5000), stage.call(400, 400, 2, 1, spike_p90, 9000), stage.call(100, 100, 3, 2, 60_000, 80_000)]}
     Arena::Results::LoadFigures.from_h(raw).then { |l| l.dup.tap { |x| x.timeline = timeline.freeze }.freeze }
   end
 
@@ -68,5 +69,34 @@ class LoadProfileTest < Minitest::Test
     stuck = Arena::Scenarios::Profile.analyse(profile, load(dip: 20, slow: 20))["recoveries"].first
     assert_equal "not recovered", stuck["verdict"]
     assert_nil stuck["p99_back_s"]
+  end
+
+  # Goodput never dips when a server queues a spike: the spike's own
+  # requests say it (their p90 against the stage before), and the p99's
+  # return says when the queue drained.
+  def test_a_spike_answered_late_is_queued_and_drains_when_the_p99_is_back
+    profile = Arena::LoadProfile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
+    r = Arena::Scenarios::Profile.analyse(profile, load(dip: 0, slow: 12, spike_p90: 300_000))["recoveries"].first
+    assert_equal "no lasting effect", r["verdict"], "throughput alone sees nothing"
+    assert_equal "queued", r["spike_verdict"]
+    assert_equal "asked 400/s for 1 s, served at most 400/s; its requests' p90 300.0ms against 4.0ms before (x75.0); none of 400 shed; " \
+      "the queue drained (p99 back to its level before) 1.3 s after the spike", r["spike_reason"]
+    calm = Arena::Scenarios::Profile.analyse(profile, load(dip: 0, slow: 0))["recoveries"].first
+    assert_equal "absorbed", calm["spike_verdict"]
+  end
+
+  # Slices with no response say nothing about the p99: a server that answers
+  # nothing for a while after the spike is not back.
+  def test_the_p99_is_not_back_over_slices_that_answered_nothing
+    profile = Arena::LoadProfile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
+    r = Arena::Scenarios::Profile.analyse(profile, load(dip: 0, slow: 0, empty_after: 8))["recoveries"].first
+    assert_in_delta 0.9, r["p99_back_s"], 0.01, r.inspect
+  end
+
+  def test_the_peak_rate_is_the_busiest_window_as_long_as_the_spike
+    l = load(dip: 0, slow: 0)
+    assert_in_delta 400.0, Arena::Scenarios::Profile.peak_rate(l, 2.0, 5.0, 1.0), 0.01
+    assert_in_delta 400.0, Arena::Scenarios::Profile.peak_rate(l, 2.0, 5.0, 0.05), 0.01, "at least one slice"
+    assert_in_delta 100.0, Arena::Scenarios::Profile.peak_rate(l, 3.0, 5.0, 1.0), 0.01
   end
 end

@@ -34,14 +34,21 @@ module Arena
         return "#{m.server} #{m.workload} profile: not measured, #{m.extra["reason"]}" if m.extra["reason"]
         stages = m.extra["stages"].map do |s|
           "#{s["label"]}: #{Report::Format.rps(s["sent_rps"])} of #{Report::Format.rps(s["asked_rps"])} req/s sent, " \
-            "#{Report::Format.rps(s["good_rps"])} good, p99 #{s["p99_us"] ? Report::Format.duration_us(s["p99_us"]) : "-"}, " \
+            "#{Report::Format.rps(s["good_rps"])} good, #{tail(s)}, " \
             "#{s["errors"]} errors, #{s["dropped"]} dropped"
         end
         spikes = m.extra["recoveries"].map do |r|
           p99 = r["p99_back_s"] ? "p99 back under #{Report::Format.duration_us(r["p99_limit_us"])} in #{r["p99_back_s"]} s" : "p99 not back under #{Report::Format.duration_us(r["p99_limit_us"])}"
-          "after #{r["spike"]}: #{EventAnalysis.words(r)}; #{p99}"
+          spike = r["spike_verdict"] ? "#{Verdict.of(r["spike_verdict"], r["spike_reason"])}; " : ""
+          "#{r["spike"]}: #{spike}throughput after it: #{EventAnalysis.words(r)}; #{p99}"
         end
         "#{m.server} #{m.workload} profile: #{(stages + spikes).join("; ")}"
+      end
+
+      # The stage's p99, or its p90 where it has too few responses for a p99.
+      def self.tail(stage)
+        return "p99 #{Report::Format.duration_us(stage["p99_us"])}" if stage["p99_us"]
+        stage["p90_us"] ? "p90 #{Report::Format.duration_us(stage["p90_us"])}" : "p99 -"
       end
 
       def self.sections(document, colors:) = Report::TimelineCharts.new(document, scenario: self, colors: colors).sections
@@ -60,7 +67,7 @@ module Arena
           f = figures[i]
           {"kind" => stage.kind, "label" => stage.label, "start_s" => profile.starts[i], "seconds" => stage.seconds,
            "asked_rps" => stage.asked / stage.seconds, "sent_rps" => f&.sent_rps&.round(1), "good_rps" => f&.good_rps&.round(1),
-           "p50_us" => f&.latency&.at(:p50), "p99_us" => f&.latency&.at(:p99), "errors" => f&.errors, "dropped" => f&.dropped}
+           "p50_us" => f&.latency&.at(:p50), "p90_us" => f&.latency&.at(:p90), "p99_us" => f&.latency&.at(:p99), "errors" => f&.errors, "dropped" => f&.dropped}
         end
         marks = profile.starts.drop(1).zip(profile.stages.drop(1)).map { |t, s| {"x" => t, "label" => s.kind} }
         recoveries = profile.stages.each_index.select { |i| profile.stages[i].kind == "spike" && i.positive? && i + 1 < profile.stages.size }
@@ -83,14 +90,53 @@ module Arena
         x = EventAnalysis.call(load.dup.tap { |l| l.timeline = spliced.freeze }.freeze, at: start)
         limit = 2 * median(before.filter_map(&:p99_us).select(&:positive?))
         back = limit.positive? ? p99_back(after, limit, step) : nil
+        back_s = back && (back.t - finish + step).round(2)
+        spike = SpikeRule.verdict(spike_figures(profile, load, i, back_s))
         x.merge("spike" => profile.stages[i].label, "spike_end_s" => finish, "p99_limit_us" => limit.positive? ? limit.round : nil,
-          "p99_back_s" => back && (back.t - finish + step).round(2))
+          "p99_back_s" => back_s, "spike_verdict" => spike.word, "spike_reason" => spike.reason)
       end
 
-      # The first slice from which the p99 stays under the limit for EventAnalysis::HOLD_S.
+      # What SpikeRule reads of spike i: its stage and the one before (by
+      # intended time), the most served in a window as long as the spike
+      # (from its start to the end of the stage after), and the p99's return.
+      def self.spike_figures(profile, load, i, back_s)
+        stages = load.stages || []
+        before = stages[i - 1]
+        spike = stages[i]
+        stage = profile.stages[i]
+        SpikeRule::Figures.new(label: stage.label, asked_rps: stage.asked / stage.seconds, asked: stage.asked, good: spike&.good.to_i,
+          errors: spike&.errors.to_i, dropped: spike&.dropped.to_i, error_kinds: error_kinds(load, profile.starts[i], after_end(profile, i)), before_p90_us: before&.latency&.at(:p90), before_n: before&.latency&.n.to_i,
+          spike_p90_us: spike&.latency&.at(:p90), spike_n: spike&.latency&.n.to_i,
+          peak_good_rps: peak_rate(load, profile.starts[i], after_end(profile, i), stage.seconds),
+          drained_s: back_s, after_s: profile.stages[i + 1].seconds).freeze
+      end
+
+      def self.after_end(profile, i) = profile.starts[i + 1] + profile.stages[i + 1].seconds
+
+      def self.error_kinds(load, from, to)
+        load.timeline.select { |p| p.t >= from - 1e-9 && p.t < to - 1e-9 }.flat_map { |p| p.error_kinds.select { |_, n| n.to_i.positive? }.keys }.uniq.sort.freeze
+      end
+
+      # The most good responses per second in any window of `seconds` (at
+      # least one slice) between from and to, by completion time.
+      def self.peak_rate(load, from, to, seconds)
+        step = load.interval_s
+        slices = load.timeline.select { |p| p.t >= from - 1e-9 && p.t < to - 1e-9 }
+        width = [(seconds / step).round, 1].max.clamp(1, [slices.size, 1].max)
+        return 0.0 if slices.empty?
+        slices.each_cons(width).map { |w| w.sum(&:good) }.max / (width * step)
+      end
+
+      # The first slice from which the p99 stays under the limit for
+      # EventAnalysis::HOLD_S: a slice that answered, and every slice of the
+      # window that answered under the limit (a slice with no response has
+      # no p99; a server that answers nothing is not back).
       def self.p99_back(after, limit, step)
         width = [(EventAnalysis::HOLD_S / step).round, 1].max
-        i = (0..after.size - width).find { |j| after[j, width].all? { |p| p.p99_us.to_i <= limit } }
+        i = (0..after.size - width).find do |j|
+          window = after[j, width]
+          window.first.completed.positive? && window.all? { |p| p.completed.zero? || p.p99_us.to_i <= limit }
+        end
         i && after[i]
       end
 

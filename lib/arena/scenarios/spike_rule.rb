@@ -1,0 +1,88 @@
+# frozen_string_literal: true
+
+module Arena
+  module Scenarios
+    # What a profile's spike did to its own requests (by their intended
+    # time, so a request that waited counts where it was asked):
+    #
+    # - shed: more than Results::ERROR_LIMIT_PCT of the requests the spike
+    #   asked for got no good response (dropped by the engine for want of a
+    #   connection, errors, never sent);
+    # - queued: they were answered late: their p90 beyond both twice the p90
+    #   of the stage before and that plus 1 ms (a busy machine moves a
+    #   sub-millisecond p90 by more than half);
+    # - both, or "absorbed".
+    #
+    # Goodput alone cannot tell a queue: a server over its capacity answers
+    # at its capacity all along, and after the spike it drains the backlog
+    # at that rate, so its throughput never dips. The reason therefore gives
+    # the most the server served in any window as long as the spike
+    # (`peak_good_rps`: its capacity when it was over) and, for a queue, how
+    # long after the spike the p99 of what it answered was back to its level
+    # before (`drained_s`, nil if not within `after_s`). Pure: figures in, a
+    # Verdict out.
+    module SpikeRule
+      # error_kinds: the kinds of error seen from the spike's start to the
+      # end of the stage after it (by completion time), names only.
+      Figures = Struct.new(:label, :asked_rps, :asked, :good, :errors, :dropped, :error_kinds, :before_p90_us, :before_n, :spike_p90_us,
+        :spike_n, :peak_good_rps, :drained_s, :after_s, keyword_init: true)
+
+      QUEUE_X = 2.0
+      QUEUE_MIN_US = 1_000
+      P90_MIN = Results::PERCENTILE_MIN_SAMPLES.fetch(:p90)
+
+      module_function
+
+      def verdict(f)
+        asked = f.asked.round
+        return Verdict.cannot_judge("#{f.label} asked for no request") unless asked.positive?
+        unserved = [asked - f.good.to_i, 0].max
+        shed = unserved.positive? && 100.0 * unserved / asked > Results::ERROR_LIMIT_PCT
+        queued = queued?(f)
+        return Verdict.of("shed", reason(f, asked, unserved, nil)) if shed && queued.nil?
+        return Verdict.cannot_judge(why_not(f)) if queued.nil?
+        word = if shed && queued then "queued and shed"
+        elsif shed then "shed"
+        elsif queued then "queued"
+        else "absorbed"
+        end
+        Verdict.of(word, reason(f, asked, unserved, queued))
+      end
+
+      # true, false, or nil when either stage has too few good responses for a p90.
+      def queued?(f)
+        return nil unless f.before_n.to_i >= P90_MIN && f.spike_n.to_i >= P90_MIN && f.before_p90_us && f.spike_p90_us
+        f.spike_p90_us > [QUEUE_X * f.before_p90_us, f.before_p90_us + QUEUE_MIN_US].max
+      end
+
+      def why_not(f)
+        return "the stage before the spike has #{f.before_n.to_i} good responses, a p90 needs #{P90_MIN}" if f.before_n.to_i < P90_MIN
+        "the spike has #{f.spike_n.to_i} good responses, a p90 needs #{P90_MIN}"
+      end
+
+      def reason(f, asked, unserved, queued)
+        parts = ["asked #{num(f.asked_rps)}/s for #{num(f.asked / f.asked_rps)} s, served at most #{num(f.peak_good_rps)}/s"]
+        unless queued.nil?
+          parts << "its requests' p90 #{us(f.spike_p90_us)} against #{us(f.before_p90_us)} before (x#{format("%.1f", f.spike_p90_us.fdiv(f.before_p90_us))})"
+        end
+        parts << if unserved.zero?
+          "none of #{asked} shed"
+        else
+          kinds = Array(f.error_kinds).empty? ? "" : ": #{f.error_kinds.join(", ")}"
+          "#{unserved} of #{asked} shed (#{f.dropped.to_i} dropped, #{f.errors.to_i} errors#{kinds})"
+        end
+        parts << drained(f) if queued
+        parts.join("; ")
+      end
+
+      def drained(f)
+        return "the queue drained (p99 back to its level before) #{num(f.drained_s)} s after the spike" if f.drained_s
+        "the queue had not drained (p99 not back to its level before) within the #{num(f.after_s)} s measured after"
+      end
+
+      def num(x) = format("%g", x.to_f.round(1))
+
+      def us(value) = Report::Format.duration_us(value)
+    end
+  end
+end
