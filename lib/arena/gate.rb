@@ -29,7 +29,9 @@ module Arena
     # "good_rps:-5%": fail when good_rps drops by more than 5%; "errors:+0.1pp":
     # when the error rate rises by more than 0.1 percentage points. The sign
     # says which direction is a regression, so it is required.
-    Threshold = Struct.new(:metric, :limit, :unit, keyword_init: true) do
+    Threshold = Struct.new(:metric, :limit, :unit, keyword_init: true)
+
+    class Threshold
       def self.parse_list(spec)
         items = spec.to_s.split(",").map(&:strip).reject(&:empty?)
         raise UsageError, "--fail-on needs METRIC:±N% items, e.g. 'good_rps:-5%,p99:+10%'" if items.empty?
@@ -64,7 +66,9 @@ module Arena
 
     # One threshold on one pair of measurements: medians, the change (a
     # fraction, or percentage points), the test's result, the Verdict.
-    Check = Struct.new(:pair, :threshold, :a, :b, :delta, :difference, :verdict, :runs, keyword_init: true) do
+    Check = Struct.new(:pair, :threshold, :a, :b, :delta, :difference, :verdict, :runs, keyword_init: true)
+
+    class Check
       # :fail, :ok, :noise (beyond threshold, not distinguishable), :cannot_judge
       def outcome
         case verdict.word

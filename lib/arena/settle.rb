@@ -10,7 +10,9 @@ module Arena
 
     # Unloaded latency of a workload: sequential probes on an idle server.
     # With fewer than 100 probes the p99 is their maximum, and says so by n.
-    Baseline = Struct.new(:n, :p50_us, :p99_us, keyword_init: true) do
+    Baseline = Struct.new(:n, :p50_us, :p99_us, keyword_init: true)
+
+    class Baseline
       def to_h = super.transform_keys(&:to_s)
     end
 

@@ -47,7 +47,9 @@ module Arena
       end
 
       # One metric of one row: medians, the change and the test's result.
-      Change = Struct.new(:metric, :a, :b, :delta, :difference, keyword_init: true) do
+      Change = Struct.new(:metric, :a, :b, :delta, :difference, keyword_init: true)
+
+      class Change
         # The test ran (3 runs a side, figures above 0).
         def measured = difference&.measured? || false
 
@@ -60,7 +62,9 @@ module Arena
 
       # One row's measurements on both sides. `label` names the server config,
       # "A -> B" when it changed between the runs.
-      Pair = Struct.new(:label, :workload, :scenario, :variant, :a, :b, keyword_init: true) do
+      Pair = Struct.new(:label, :workload, :scenario, :variant, :a, :b, keyword_init: true)
+
+      class Pair
         def key = [label, workload, scenario, variant]
 
         def values(metric, side) = self[side].filter_map(&READERS.fetch(metric))

@@ -25,7 +25,9 @@ module Arena
 
       # rps: goodput of each run; p99: p99 of each run (empty where too few
       # responses); flags: the runs' flags.
-      Candidate = Struct.new(:name, :rps, :p99, :flags, keyword_init: true) do
+      Candidate = Struct.new(:name, :rps, :p99, :flags, keyword_init: true)
+
+      class Candidate
         def median_rps = Stats.median(rps) || 0.0
 
         def held_down = flags & DOWNWARD

@@ -18,7 +18,9 @@ module Arena
 
     # Latency figures in microseconds. `n` is how many responses they come
     # from: a percentile is only worth showing when n supports it.
-    Latency = Struct.new(:n, :min, :p50, :p75, :p90, :p99, :p999, :p9999, :max, :mean, :stdev, keyword_init: true) do
+    Latency = Struct.new(:n, :min, :p50, :p75, :p90, :p99, :p999, :p9999, :max, :mean, :stdev, keyword_init: true)
+
+    class Latency
       def self.from_engine(h)
         return new(n: 0) unless h.is_a?(Hash)
         new(n: h["count"].to_i, min: h["min"], p50: h["p50"], p75: h["p75"], p90: h["p90"], p99: h["p99"], p999: h["p999"], p9999: h["p9999"],
@@ -32,7 +34,9 @@ module Arena
     end
 
     # One slice of the engine's timeline (1 s, or finer for event scenarios).
-    TimelinePoint = Struct.new(:t, :completed, :good, :errors, :p50_us, :p99_us, :error_kinds, keyword_init: true) do
+    TimelinePoint = Struct.new(:t, :completed, :good, :errors, :p50_us, :p99_us, :error_kinds, keyword_init: true)
+
+    class TimelinePoint
       def self.from_engine(h)
         completed = h["completed"].to_i
         good = h.key?("good") ? h["good"].to_i : [completed - bad(h["error_kinds"]), 0].max
@@ -49,7 +53,9 @@ module Arena
     # mix's weight, its responses, the good ones, the bad ones (unexpected
     # status or body) and the latency of its good responses. A connection's
     # errors stay the mix's.
-    RequestFigures = Struct.new(:name, :weight_share, :completed, :good, :bad, :latency, keyword_init: true) do
+    RequestFigures = Struct.new(:name, :weight_share, :completed, :good, :bad, :latency, keyword_init: true)
+
+    class RequestFigures
       def self.from_engine(list)
         return nil unless list.is_a?(Array)
         list.map do |h|
@@ -62,7 +68,9 @@ module Arena
     # One stage of a load profile, by its requests' intended times: asked,
     # sent, completed, good, errors, dropped and the good ones' latency.
     StageFigures = Struct.new(:from_rps, :to_rps, :start_s, :seconds, :asked, :sent, :completed, :good, :errors, :dropped,
-      :latency, keyword_init: true) do
+      :latency, keyword_init: true)
+
+    class StageFigures
       def self.from_engine(list)
         return nil unless list.is_a?(Array)
         list.map do |h|
@@ -82,7 +90,9 @@ module Arena
     # What the engine measured, parsed once at its boundary. `raw` is the
     # engine's document as it printed it, kept whole in the results file.
     LoadFigures = Struct.new(:schema, :model, :duration_s, :sent, :completed, :good, :rps, :good_rps, :errors,
-      :error_kinds, :latency, :latency_all, :timeline, :late, :dropped, :resent, :status, :requests, :stages, :raw, keyword_init: true) do
+      :error_kinds, :latency, :latency_all, :timeline, :late, :dropped, :resent, :status, :requests, :stages, :raw, keyword_init: true)
+
+    class LoadFigures
       def self.from_engine(raw)
         raise Error, "load engine output is not a JSON object" unless raw.is_a?(Hash)
         unless ENGINE_SCHEMAS.include?(raw["schema"])
@@ -168,7 +178,9 @@ module Arena
 
     # The probes' view of a process tree during a measurement.
     Memory = Struct.new(:pss_peak_kb, :pss_mean_kb, :rss_peak_kb, :uss_peak_kb, :cpu_pct, :procs_max, :procs_min,
-      :samples, keyword_init: true) do
+      :samples, keyword_init: true)
+
+    class Memory
       def self.from_h(h)
         return nil unless h.is_a?(Hash)
         new(pss_peak_kb: h["pss_peak_kb"].to_i, pss_mean_kb: h["pss_mean_kb"].to_i, rss_peak_kb: h["rss_peak_kb"].to_i,
@@ -191,7 +203,9 @@ module Arena
     # `pool` is the pool-exhaustion rule's reason when Rails' connection pool
     # ran dry (lib/arena/pool_exhaustion.rb).
     Summary = Struct.new(:good_rps, :error_pct, :p50_us, :p99_us, :samples, :settled_s, :loader_cpu_pct, :flags, :stall, :pool,
-      keyword_init: true) do
+      keyword_init: true)
+
+    class Summary
       def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil, server_cpu_pct: nil, server_cores: nil, noisy: false, envelope: nil, pool: nil)
         flags = []
         flags << "noisy" if noisy
@@ -223,7 +237,9 @@ module Arena
 
     # What was going on around a measurement (Probes::Noise::Figures), with
     # the verdict on it: "noisy" (and why) or "quiet".
-    NoiseRecord = Struct.new(:figures, :verdict, keyword_init: true) do
+    NoiseRecord = Struct.new(:figures, :verdict, keyword_init: true)
+
+    class NoiseRecord
       def self.from_h(h)
         return nil unless h.is_a?(Hash)
         figures = Probes::Noise::Figures.from_h(h)
@@ -239,7 +255,9 @@ module Arena
 
     # How a measurement warmed up: seconds to a steady state (or to
     # --warmup-max), whether it got there, and the slices' good req/s.
-    WarmupRecord = Struct.new(:seconds, :steady, :slices, keyword_init: true) do
+    WarmupRecord = Struct.new(:seconds, :steady, :slices, keyword_init: true)
+
+    class WarmupRecord
       def self.from_h(seconds, h)
         return nil if seconds.nil?
         h = h.is_a?(Hash) ? h : {}
@@ -253,7 +271,9 @@ module Arena
     # timing wrapper (queue_time.rb): how many requests it saw, and the p50
     # and p99 of their waiting (send to the app's start) and working (inside
     # the app), in microseconds.
-    QueueSplit = Struct.new(:n, :queue_n, :queue_p50_us, :queue_p99_us, :work_p50_us, :work_p99_us, keyword_init: true) do
+    QueueSplit = Struct.new(:n, :queue_n, :queue_p50_us, :queue_p99_us, :work_p50_us, :work_p99_us, keyword_init: true)
+
+    class QueueSplit
       def self.from_h(h)
         return nil unless h.is_a?(Hash)
         new(n: h["n"].to_i, queue_n: h["queue_n"].to_i, queue_p50_us: h["queue_p50_us"], queue_p99_us: h["queue_p99_us"],
@@ -279,7 +299,9 @@ module Arena
     # server's cgroup saw (EnvelopeFigures), or nil; database: what the run's
     # throwaway database saw (DatabaseFigures), or nil.
     Measurement = Struct.new(:server, :workload, :scenario, :variant, :kind, :repeat, :engine_argv, :load, :probes,
-      :front_probes, :loader, :summary, :extra, :warmup, :noise, :rerun, :envelope, :queue, :database, keyword_init: true) do
+      :front_probes, :loader, :summary, :extra, :warmup, :noise, :rerun, :envelope, :queue, :database, keyword_init: true)
+
+    class Measurement
       def self.from_h(h)
         load = h["load"].is_a?(Hash) ? LoadFigures.from_h(h["load"]) : nil
         # Older summary records kept their figures at the top level.

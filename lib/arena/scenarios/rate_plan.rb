@@ -18,11 +18,15 @@ module Arena
     # still does not fit is cut short when the time is spent, and the summary
     # says which levels were measured.
     module RatePlan
-      Level = Struct.new(:fraction, :rate, :duration_s, keyword_init: true) do
+      Level = Struct.new(:fraction, :rate, :duration_s, keyword_init: true)
+
+      class Level
         def label = "#{(fraction * 100).round}%"
       end
 
-      Plan = Struct.new(:levels, :min_requests, :dropped, :seconds, keyword_init: true) do
+      Plan = Struct.new(:levels, :min_requests, :dropped, :seconds, keyword_init: true)
+
+      class Plan
         def fits?(budget_s) = seconds <= budget_s
       end
 

@@ -14,7 +14,9 @@ module Arena
     # periods throttled and the cgroup's peak memory over its measurements.
     Candidate = Struct.new(:settings, :label, :sustained_rps, :closed_rps, :p99_ms, :pss_kb, :closed_pss_kb, :error_pct,
       :mean_ms, :service_ms, :cpu_pct, :resolution, :elapsed_s, :status, :why, :rates, :throttled_pct, :cgroup_peak_mib,
-      keyword_init: true) do
+      keyword_init: true)
+
+    class Candidate
       def self.failed(settings, why, elapsed_s: 0.0)
         new(settings: settings, sustained_rps: 0.0, closed_rps: 0.0, status: "failed", why: why, elapsed_s: elapsed_s, rates: [0.0]).freeze
       end

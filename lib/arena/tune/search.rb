@@ -25,7 +25,9 @@ module Arena
     # It stops at `deadline` (a candidate is not begun unless the mean time of
     # one still fits), and an Interrupt (Ctrl-C) ends it with what it has.
     class Search
-      Outcome = Struct.new(:candidates, :best, :runner_up, :noise, :stopped, keyword_init: true) do
+      Outcome = Struct.new(:candidates, :best, :runner_up, :noise, :stopped, keyword_init: true)
+
+      class Outcome
         # The best's lead over the runner-up, relative to the runner-up.
         def margin = (best && runner_up&.score&.positive?) ? (best.score - runner_up.score) / runner_up.score : nil
 
