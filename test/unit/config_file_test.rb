@@ -8,8 +8,6 @@ require "arena/commands/init"
 
 # arena.yml: every key into the plan, flags over it, one line per bad value.
 class ConfigFileTest < Minitest::Test
-  cover "Arena::Load::SETTING*"
-
   MACHINE = Arena::Machine.new(cores: 2)
 
   FULL = <<~YAML

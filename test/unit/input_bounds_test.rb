@@ -24,8 +24,8 @@ class InputBoundsTest < Minitest::Test
   end
 
   def test_the_engines_own_limits_at_plan_time
-    refused("--servers", "puma", "-d", "1e8", /-d must be between/)
-    refused("--servers", "puma", "--timeout", "1e9", /--timeout must be between/)
+    refused("--servers", "puma", "-d", "1e8", /-d must be greater than 0 and at most 10000000\z/)
+    refused("--servers", "puma", "--timeout", "1e9", /--timeout must be greater than 0 and at most 10000000\z/)
     refused("--servers", "puma", "--port", "-5", /--port -5: a TCP port/)
     refused("--servers", "puma", "--port", "70000", /--port 70000/)
   end

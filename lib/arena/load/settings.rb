@@ -13,26 +13,34 @@ module Arena
     #   type     Integer, Float, String, an Array of allowed words, or :list (of whole numbers)
     #   check    a Range the value must lie in (nil: anything the type allows)
     #   engine   the engine's flag, when the setting is passed to it as it is
-    SETTING = Struct.new(:name, :flag, :type, :default, :check, :engine, :help, keyword_init: true) do
+    SETTING = Struct.new(:name, :flag, :type, :default, :check, :engine, :help, keyword_init: true)
+
+    class SETTING
       def switch = flag.split.first
 
       # The value from a flag or a file, checked; a UsageError in one line otherwise.
       def cast(value)
-        v = if type.respond_to?(:cast_setting) then type.cast_setting(value, self)
+        v = if type.respond_to?(:cast_setting) then type.cast_setting(value)
         elsif type.is_a?(Array) then type.include?(value.to_s) ? value.to_s : fail!("must be one of #{type.join(", ")}")
         elsif type == :list then Array(value.is_a?(String) ? value.split(",") : value).map { |x| whole(x) }
         elsif type == Integer then whole(value)
-        elsif type == Float then Float(value.to_s, exception: false) || fail!("must be a number")
+        elsif type == Float then Float(value, exception: false) || fail!("must be a number")
         else value.to_s
         end
-        Array(v).each { |x| fail!(range_words) if check.is_a?(Range) && x.is_a?(Numeric) && !check.cover?(x) }
-        fail!("must be #{CHECK_WORDS.fetch(check)}") if check.is_a?(Regexp) && !check.match?(v)
+        case check
+        when Range then Array(v).each { |x| fail!(range_words) unless check.cover?(x) }
+        when Regexp then fail!("must be #{CHECK_WORDS.fetch(check)}") unless check.match?(v)
+        end
         v
       end
 
       def fail!(why) = raise(UsageError, "#{switch} #{why}")
 
-      def range_words = check.end.infinite? ? "must be greater than 0" : "must be between #{check.begin} and #{check.end}"
+      # A positive setting says "greater than 0", not the epsilon its range starts at.
+      def range_words
+        return "must be between #{check.begin} and #{check.end}" unless check.begin == Float::EPSILON
+        "must be greater than 0#{" and at most #{check.end}" if check.end.finite?}"
+      end
 
       def whole(x) = Integer(x.to_s, exception: false) || fail!("takes whole numbers")
     end
@@ -40,7 +48,7 @@ module Arena
     # The engine's own ceiling for any time (ext/arena_load/options.c,
     # parse_seconds: at most 1e7 s): a value it would refuse after the
     # servers started is refused at plan time instead.
-    POSITIVE = (Float::EPSILON..1e7)
+    POSITIVE = (Float::EPSILON..10_000_000)
     PATH = %r{\A/[^\s]*\z}
     CHECK_WORDS = {PATH => "a path starting with / (query allowed, no spaces)"}.freeze
     TABLE = [
@@ -92,7 +100,9 @@ module Arena
                  expect_status: "--expect-status", expect_body: "--expect-body", timeline_ms: "--timeline-ms",
                  profile: "--profile"}.freeze
     RUN_ONLY = [*RUN_FLAGS.keys, :keep_alive, :headers, :transport, :request_start].freeze
-    Settings = Struct.new(*TABLE.select(&:engine).map(&:name), *RUN_ONLY, keyword_init: true) do
+    Settings = Struct.new(*TABLE.select(&:engine).map(&:name), *RUN_ONLY, keyword_init: true)
+
+    class Settings
       # The table's engine defaults (threads, timeout) for what a caller leaves out; keep-alive on.
       def self.build(**kw) = new(keep_alive: true, threads: Load.setting(:threads).default, timeout: Load.setting(:timeout).default, **kw).freeze
 
@@ -101,7 +111,9 @@ module Arena
   end
 
   # The load knobs every scenario shares, one member per table row.
-  LoadOptions = Struct.new(*Load::TABLE.map(&:name), keyword_init: true) do
+  LoadOptions = Struct.new(*Load::TABLE.map(&:name), keyword_init: true)
+
+  class LoadOptions
     # `both` runs keep-alive on and off side by side, as the 2016 comparison did.
     def keep_alive_modes
       {"on" => [true], "off" => [false], "both" => [true, false]}.fetch(keep_alive)
