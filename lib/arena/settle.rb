@@ -19,7 +19,26 @@ module Arena
     IDLE_CPU_PCT = 10.0
     SLOWER_THAN_UNLOADED = 3.0
 
-    def initialize(pids:, probe:, workload:, headers: {}, limit: 30, interval: 0.2)
+    # A tree's CPU ticks (user + system) so far, summed over its processes.
+    TREE_TICKS = ->(pids) { pids.sum { |pid| Procfs.stat(pid)&.then { |s| s.utime + s.stime } || 0 } }
+
+    # The rules, on values: a tree that used `ticks` of CPU over `seconds` is
+    # idle under IDLE_CPU_PCT of a core; a probe is quick within 3x the
+    # unloaded p50 (at least 1 ms: a sub-millisecond baseline is all noise).
+    def self.idle?(ticks, seconds) = 100.0 * ticks / Procfs::CLK_TCK / seconds < IDLE_CPU_PCT
+
+    def self.quick?(took_us, baseline) = baseline.nil? || took_us <= SLOWER_THAN_UNLOADED * [baseline.p50_us, 1000].max
+
+    # p50 and p99 of probe times (the p99 is the maximum under 100 probes).
+    def self.baseline_of(times_us)
+      return nil if times_us.empty?
+      sorted = times_us.sort
+      Baseline.new(n: sorted.size, p50_us: sorted[sorted.size / 2], p99_us: sorted[(sorted.size * 0.99).ceil - 1]).freeze
+    end
+
+    # ticks: the CPU-tick source (tests give a fake tree).
+    def initialize(pids:, probe:, workload:, headers: {}, limit: 30, interval: 0.2, ticks: TREE_TICKS)
+      @ticks = ticks
       @pids = pids
       @probe = probe
       @workload = workload
@@ -41,10 +60,7 @@ module Arena
         times.size < 3 || (elapsed < seconds) || (times.size < least && elapsed < most_s)
       end
       times << probe_us while times.size < 200 && more.call
-      times.compact!
-      return nil if times.empty?
-      sorted = times.sort
-      Baseline.new(n: sorted.size, p50_us: sorted[sorted.size / 2], p99_us: sorted[(sorted.size * 0.99).ceil - 1]).freeze
+      Settle.baseline_of(times.compact)
     end
 
     def call(baseline)
@@ -53,7 +69,7 @@ module Arena
       loop do
         idle = wait_idle(deadline)
         took = idle && probe_us
-        return outcome(true, started) if took && (baseline.nil? || took <= SLOWER_THAN_UNLOADED * [baseline.p50_us, 1000].max)
+        return outcome(true, started) if took && Settle.quick?(took, baseline)
         return outcome(false, started) if Clock.now >= deadline
       end
     end
@@ -67,12 +83,12 @@ module Arena
       loop do
         before = ticks
         sleep @interval
-        return true if 100.0 * (ticks - before) / Procfs::CLK_TCK / @interval < IDLE_CPU_PCT
+        return true if Settle.idle?(ticks - before, @interval)
         return false if Clock.now >= deadline
       end
     end
 
-    def ticks = @pids.call.sum { |pid| Procfs.stat(pid)&.then { |s| s.utime + s.stime } || 0 }
+    def ticks = @ticks.call(@pids.call)
 
     def probe_us
       t = Clock.now

@@ -5,17 +5,65 @@ require "arena"
 
 # Settle's unloaded baseline and wait, with a probe whose latency the test
 # chooses (a fake standing in for the HTTP probe; the real one is exercised by
-# every integration run).
+# every integration run) and a CPU-tick source the test drives.
 class SettleTest < Minitest::Test
   cover "Arena::Settle*"
 
-  Probe = Struct.new(:delays) do
-    def request(*, **)
-      sleep delays.shift || 0
+  Probe = Struct.new(:delays, :log) do
+    def request(*args, **kw)
+      log&.push([:probe, args, kw])
+      delay = delays.shift
+      raise Arena::HttpProbe::Failure, "refused" if delay == :fail
+      sleep delay || 0
     end
   end
 
-  def settle(delays, limit: 2) = Arena::Settle.new(pids: -> { [] }, probe: Probe.new(delays), workload: Arena::Workloads.builtin.fetch("server"), limit: limit, interval: 0.01)
+  TICK = Arena::Procfs::CLK_TCK
+
+  def settle(delays, limit: 2, ticks: ->(_) { 0 }, log: nil, pids: -> { [] })
+    Arena::Settle.new(pids: pids, probe: Probe.new(delays, log), workload: Arena::Workloads.builtin.fetch("server"),
+      limit: limit, interval: 0.01, ticks: ticks)
+  end
+
+  # A tree busy for `busy` intervals (a core's worth of ticks each), then still.
+  def tree(busy, log: nil)
+    total = 0
+    lambda do |pids|
+      log&.push([:ticks, pids])
+      total += TICK if (busy -= 1) >= 0
+      total
+    end
+  end
+
+  def test_idle_is_under_a_tenth_of_a_core_over_the_interval
+    assert Arena::Settle.idle?(0, 0.2)
+    assert Arena::Settle.idle?(0.1 * TICK * 0.2 - 1, 0.2)
+    refute Arena::Settle.idle?(0.1 * TICK * 0.2, 0.2), "10% of a core is not idle"
+    refute Arena::Settle.idle?(0.1 * TICK * 1.0, 1.0)
+    assert Arena::Settle.idle?(0.1 * TICK * 1.0 - 1, 1.0)
+  end
+
+  def test_quick_is_within_three_times_the_unloaded_p50_and_never_under_3_ms
+    base = Arena::Settle::Baseline.new(n: 50, p50_us: 2000, p99_us: 9000)
+    assert Arena::Settle.quick?(6000, base)
+    refute Arena::Settle.quick?(6001, base)
+    small = Arena::Settle::Baseline.new(n: 50, p50_us: 100, p99_us: 200)
+    assert Arena::Settle.quick?(3000, small)
+    refute Arena::Settle.quick?(3001, small)
+    assert Arena::Settle.quick?(10**9, nil), "no baseline: any answer will do"
+  end
+
+  def test_the_baseline_of_probe_times
+    assert_nil Arena::Settle.baseline_of([])
+    three = Arena::Settle.baseline_of([500, 100, 300])
+    assert_equal [3, 300, 500], [three.n, three.p50_us, three.p99_us]
+    assert three.frozen?
+    hundred = Arena::Settle.baseline_of((1..100).to_a.shuffle(random: Random.new(1)))
+    assert_equal [100, 51, 99], [hundred.n, hundred.p50_us, hundred.p99_us]
+    two_hundred = Arena::Settle.baseline_of((1..200).to_a.reverse)
+    assert_equal [200, 101, 198], [two_hundred.n, two_hundred.p50_us, two_hundred.p99_us]
+    assert_equal({"n" => 3, "p50_us" => 300, "p99_us" => 500}, three.to_h)
+  end
 
   # A mix whose slow member is a quarter of the draws: fast probes alone
   # would set a 100 ms SLO that the mix's own sleeps break.
@@ -24,7 +72,41 @@ class SettleTest < Minitest::Test
     base = settle(delays).baseline(seconds: 0.0)
     assert_operator base.n, :>=, 15
     assert_operator base.p99_us, :>=, 80_000
+    assert_operator base.p99_us, :<, 1_000_000, "microseconds"
     assert_operator base.p50_us, :<, 10_000
+  end
+
+  def test_the_baseline_takes_three_probes_at_least_and_200_at_most
+    assert_equal 3, settle([]).baseline(seconds: 0.0, least: 0).n
+    assert_equal 200, settle([]).baseline(seconds: 30.0).n
+    slow = settle([0.03] * 50).baseline(seconds: 0.0, least: 50, most_s: 0.1)
+    assert_includes 3..6, slow.n, "past most_s it stops short of `least`"
+  end
+
+  def test_the_baseline_waits_for_an_idle_tree_and_leaves_out_failed_probes
+    log = []
+    base = settle([:fail, 0, 0], ticks: tree(3, log: log), log: log, pids: -> { [41, 42] }).baseline(seconds: 0.0, least: 0)
+    assert_equal 2, base.n, "a failed probe is not a time"
+    first_probe = log.index { |e| e.first == :probe }
+    assert_equal 4, first_probe, "the first probe follows the first still interval: #{log.first(6).inspect}"
+    assert_equal [:ticks, [41, 42]], log.first
+    assert_equal [:probe, ["GET", "/server"], {body: nil, headers: {}}], log[first_probe]
+    assert_nil settle([:fail] * 200).baseline(seconds: 0.0, least: 0, most_s: 0.0)
+  end
+
+  def test_a_busy_tree_is_waited_for
+    ticks = tree(5)
+    outcome = settle([], ticks: ticks).call(nil)
+    assert outcome.settled
+    assert_equal 5 * TICK, ticks.call([]), "every busy interval was waited out"
+  end
+
+  def test_a_tree_that_stays_busy_is_not_settled
+    outcome = settle([], limit: 0.1, ticks: tree(10**9)).call(nil)
+    refute outcome.settled
+    assert_includes 0.1..1.0, outcome.seconds
+    assert_equal outcome.seconds.round(3), outcome.seconds
+    assert outcome.frozen?
   end
 
   def test_a_server_still_answering_its_queue_is_not_settled_until_it_is_quick
@@ -34,6 +116,22 @@ class SettleTest < Minitest::Test
     assert_operator outcome.seconds, :>=, 0.1
   end
 
+  def test_a_failing_probe_never_settles
+    refute settle([:fail] * 1000, limit: 0.1).call(nil).settled
+  end
+
+  def test_past_the_limit_the_measurement_is_marked
+    base = Arena::Settle::Baseline.new(n: 100, p50_us: 1000, p99_us: 2000)
+    outcome = settle([0.2] * 20, limit: 0.3).call(base)
+    refute outcome.settled
+  end
+end
+
+# The CPU-tick source on real processes (Settle::TREE_TICKS, the default):
+# slower than the rules above, so mutant does not run them for each change.
+class SettleOnRealProcessesTest < Minitest::Test
+  Probe = SettleTest::Probe
+
   # The CPU-idle wait on real processes: four, busy for 0.8 s, then asleep.
   # Settle must wait out the busy part (the fake pids above are an empty
   # tree). Four, and intervals of 0.2 s: CPU time comes in 10 ms ticks, and
@@ -42,7 +140,7 @@ class SettleTest < Minitest::Test
 
   def busy(seconds) = Array.new(4) { Process.spawn(RbConfig.ruby, "-e", format(BUSY, seconds)) }
 
-  def settle_on(pids, limit:) = Arena::Settle.new(pids: -> { pids }, probe: Probe.new([]),
+  def settle_on(pids, limit:) = Arena::Settle.new(pids: -> { pids }, probe: Probe.new([], nil),
     workload: Arena::Workloads.builtin.fetch("server"), limit: limit, interval: 0.2)
 
   def test_a_busy_tree_is_waited_for_until_it_is_idle
@@ -66,11 +164,5 @@ class SettleTest < Minitest::Test
       Process.kill("KILL", pid)
       Process.wait(pid)
     end
-  end
-
-  def test_past_the_limit_the_measurement_is_marked
-    base = Arena::Settle::Baseline.new(n: 100, p50_us: 1000, p99_us: 2000)
-    outcome = settle([0.2] * 20, limit: 0.3).call(base)
-    refute outcome.settled
   end
 end
