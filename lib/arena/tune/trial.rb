@@ -28,6 +28,40 @@ module Arena
         @count = 0
       end
 
+      # A config that ran Rails' connection pool dry, or was OOM-killed in
+      # its envelope, does not qualify, whatever rate it held: said why.
+      # The rule on values (the candidate and its measurements' records).
+      def self.fits(candidate, measurements)
+        bounded = measurements.filter_map(&:envelope)
+        if bounded.any?
+          candidate = candidate.with(throttled_pct: bounded.map(&:throttled_pct).max, cgroup_peak_mib: bounded.filter_map(&:peak_mib).max)
+        end
+        pool = measurements.find { |m| m.summary&.pool }
+        return candidate.with(status: "pool-exhausted", why: pool.summary.pool) if pool
+        killed = measurements.select { |m| m.envelope&.oom_killed? }
+        return candidate unless killed.any?
+        e = killed.first.envelope
+        candidate.with(status: "oom-killed", why: "#{killed.sum { |m| m.envelope.oom_kills }} OOM kill(s) under the envelope's " \
+          "#{e.memory_mib&.round} MiB (first in #{killed.first.label}, at #{e.oom_at_s.first} s)")
+      end
+
+      # The candidate from the sustained scenario's figures (x): unsustained
+      # when no rate held, over-memory when its PSS under that load is over
+      # the budget, else ok. The rule on values.
+      def self.candidate(x, settings:, label:, memory_kb:)
+        pss_kb = x.pss_mib && (x.pss_mib * 1024).round
+        status = if x.sustained_rps.to_f <= 0 then "unsustained"
+        elsif pss_kb && pss_kb > memory_kb then "over-memory"
+        else "ok"
+        end
+        why = {"unsustained" => "no open-model rate held p99 <= #{x.slo_ms} ms with < 1% errors",
+               "over-memory" => "PSS #{x.pss_mib} MiB over the #{(memory_kb / 1024.0).round} MiB budget"}[status]
+        Candidate.new(settings: settings, label: label, sustained_rps: x.sustained_rps.to_f, closed_rps: x.closed_max_rps.to_f,
+          p99_ms: x.p99_ms, pss_kb: pss_kb, closed_pss_kb: x.closed_pss_mib && (x.closed_pss_mib * 1024).round,
+          error_pct: x.error_pct, mean_ms: x.mean_ms, service_ms: x.service_ms || x.unloaded_ms, cpu_pct: x.closed_cpu_pct, resolution: x.resolution,
+          status: status, why: why, rates: [x.sustained_rps.to_f]).freeze
+      end
+
       def call(settings)
         started = Clock.now
         adapter = configured(settings)
@@ -58,23 +92,8 @@ module Arena
         measurements = session.run(@scenario.new, @workload, load: load).map { |m| m.with(repeat: 1) }
         @slo_ms ||= @scenario.figures_of(measurements.last).slo_ms
         measurements.each { |m| @store.add_measurement(m) }
-        fits(from_summary(session.adapter, settings, measurements.last), measurements).tap { |c| say(c) }
-      end
-
-      # A config that ran Rails' connection pool dry, or was OOM-killed in
-      # its envelope, does not qualify, whatever rate it held: said why.
-      def fits(candidate, measurements)
-        bounded = measurements.filter_map(&:envelope)
-        if bounded.any?
-          candidate = candidate.with(throttled_pct: bounded.map(&:throttled_pct).max, cgroup_peak_mib: bounded.filter_map(&:peak_mib).max)
-        end
-        pool = measurements.find { |m| m.summary&.pool }
-        return candidate.with(status: "pool-exhausted", why: pool.summary.pool) if pool
-        killed = measurements.select { |m| m.envelope&.oom_killed? }
-        return candidate unless killed.any?
-        e = killed.first.envelope
-        candidate.with(status: "oom-killed", why: "#{killed.sum { |m| m.envelope.oom_kills }} OOM kill(s) under the envelope's " \
-          "#{e.memory_mib&.round} MiB (first in #{killed.first.label}, at #{e.oom_at_s.first} s)")
+        x = @scenario.figures_of(measurements.last)
+        Trial.fits(Trial.candidate(x, settings: settings, label: session.adapter.label, memory_kb: @memory_kb), measurements).tap { |c| say(c) }
       end
 
       # The plan's load, its --max-time cut to what is left of this server's
@@ -88,21 +107,6 @@ module Arena
         changes[:slo_ms] = @slo_ms if @slo_ms && @plan.load.slo_ms.nil?
         changes[:max_time] = (@deadline - Clock.now).clamp(5.0, [@plan.load.max_time, 5.0].max) if @deadline
         changes.empty? ? @plan.load : LoadOptions.new(**@plan.load.to_h, **changes).freeze
-      end
-
-      def from_summary(adapter, settings, summary)
-        x = @scenario.figures_of(summary)
-        pss_kb = x.pss_mib && (x.pss_mib * 1024).round
-        status = if x.sustained_rps.to_f <= 0 then "unsustained"
-        elsif pss_kb && pss_kb > @memory_kb then "over-memory"
-        else "ok"
-        end
-        why = {"unsustained" => "no open-model rate held p99 <= #{x.slo_ms} ms with < 1% errors",
-               "over-memory" => "PSS #{x.pss_mib} MiB over the #{(@memory_kb / 1024.0).round} MiB budget"}[status]
-        Candidate.new(settings: settings, label: adapter.label, sustained_rps: x.sustained_rps.to_f, closed_rps: x.closed_max_rps.to_f,
-          p99_ms: x.p99_ms, pss_kb: pss_kb, closed_pss_kb: x.closed_pss_mib && (x.closed_pss_mib * 1024).round,
-          error_pct: x.error_pct, mean_ms: x.mean_ms, service_ms: x.service_ms || x.unloaded_ms, cpu_pct: x.closed_cpu_pct, resolution: x.resolution,
-          status: status, why: why, rates: [x.sustained_rps.to_f]).freeze
       end
 
       def say(c)
