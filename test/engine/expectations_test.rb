@@ -84,15 +84,5 @@ module Arena
         end
       end
     end
-
-    private
-
-    def with_file(name, content)
-      Dir.mktmpdir("arena-engine") do |dir|
-        path = File.join(dir, name)
-        File.write(path, content)
-        yield path
-      end
-    end
   end
 end

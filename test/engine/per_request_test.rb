@@ -66,15 +66,5 @@ module Arena
         assert_nil run.json.fetch("requests_mix")
       end
     end
-
-    private
-
-    def with_file(name, content)
-      Dir.mktmpdir("arena-engine") do |dir|
-        path = File.join(dir, name)
-        File.write(path, content)
-        yield path
-      end
-    end
   end
 end

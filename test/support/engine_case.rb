@@ -76,6 +76,15 @@ module Arena
       [out_r, err_r].each { |io| io&.close unless io&.closed? }
     end
 
+    # A file of this content (a requests or body file) for the block's length.
+    def with_file(name, content)
+      Dir.mktmpdir("arena-engine") do |dir|
+        path = File.join(dir, name)
+        File.write(path, content)
+        yield path
+      end
+    end
+
     # A run that must succeed and print a document whose counters add up.
     def run_ok(*args, **options)
       run = run_engine(*args, "--json", **options)
