@@ -35,11 +35,11 @@ module Arena
       end
 
       # The split since `before` (a snapshot), for a load that ended at
-      # `ended_at` (Time): each busy process writes its counts within a
-      # period of the wrapper's (0.05 s) after its last request, so the read
-      # waits until every file was written after the end, or WAIT_S at most
-      # (a process idle at the end writes nothing more; a busy machine may
-      # wake a writer late).
+      # `ended_at` (Time): every live process writes its counts, or touches
+      # its file when it has nothing new, each period of the wrapper's
+      # (0.05 s); the read waits until every live file was written after the
+      # end, or WAIT_S at most (a busy machine may wake a writer late). A
+      # file untouched for LIVE_S is a process that is gone.
       def since(before, ended_at: Time.now)
         deadline = ended_at + WAIT_S
         sleep POLL_S until written_after?(ended_at) || Time.now >= deadline
@@ -48,9 +48,13 @@ module Arena
 
       WAIT_S = 0.15
       POLL_S = 0.01
+      LIVE_S = 1.0
 
       def written_after?(time)
-        Dir.glob(File.join(@dir, "*.json")).all? { |path| File.mtime(path) > time }
+        Dir.glob(File.join(@dir, "*.json")).all? do |path|
+          mtime = File.mtime(path)
+          mtime > time || mtime < time - LIVE_S
+        end
       rescue SystemCallError
         false
       end

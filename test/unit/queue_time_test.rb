@@ -48,6 +48,12 @@ class QueueTimeTest < Minitest::Test
         assert_operator split.work_p50_us, :>=, 19_000
         assert_operator split.queue_p50_us, :>=, 4_500
         assert_operator waited, :<, Arena::QueueTime::Files::WAIT_S, "read once the busy process wrote, not at the longest wait"
+        # Idle since: it only touches its file, which is enough not to be waited for.
+        sleep 0.2
+        idle = Time.now
+        again = Arena::QueueTime::Files.new(dir).since(Arena::QueueTime::Files.new(dir).snapshot, ended_at: idle)
+        assert_nil again, "nothing new"
+        assert_operator Time.now - idle, :<, Arena::QueueTime::Files::WAIT_S, "an idle live process is not waited for"
       ensure
         Process.kill("TERM", wait.pid) if wait.alive?
       end

@@ -8,9 +8,9 @@
 # start (waiting: the socket, the server's queue, a worker's turn) and the
 # time inside the app (working). Each process keeps two log-bucket
 # histograms and writes them, every 0.05 s while it serves (a few hundred
-# bytes; nothing when idle), to ARENA_TIMING_DIR/<pid>.json; Arena reads
-# their growth over a measurement, as soon as every file was written after
-# the load ended.
+# bytes; when idle it only touches the file), to ARENA_TIMING_DIR/<pid>.json;
+# Arena reads their growth over a measurement as soon as every live file was
+# written or touched after the load ended.
 # The app and its responses are untouched.
 module ArenaTiming
   DIR = ENV["ARENA_TIMING_DIR"]
@@ -60,8 +60,11 @@ module ArenaTiming
         @dirty = false
         %({"queue":#{@queue.to_a},"work":#{@work.to_a}})
       end
-      return unless data && DIR
+      return unless DIR
       path = File.join(DIR, "#{Process.pid}.json")
+      # Nothing new: the file's time says "alive, all written", so Arena
+      # need not wait for this process after a measurement.
+      return File.utime(nil, nil, path) unless data
       File.write("#{path}.tmp", data)
       File.rename("#{path}.tmp", path)
     rescue SystemCallError
