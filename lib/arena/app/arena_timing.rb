@@ -83,7 +83,10 @@ module ArenaTiming
       started = Process.clock_gettime(Process::CLOCK_REALTIME, :microsecond)
       @app.call(env)
     ensure
+      # t=0000000000000000 is the engine's placeholder where it cannot write
+      # the send time (its HTTP/2 frames): no time, so no waiting figure.
       sent = env["HTTP_X_REQUEST_START"].to_s[/\At=(\d+)/, 1]&.to_i
+      sent = nil unless sent&.positive?
       now = Process.clock_gettime(Process::CLOCK_REALTIME, :microsecond)
       ArenaTiming.record(sent && [started - sent, 0].max, now - started)
     end
