@@ -152,6 +152,7 @@ module Arena
       # A server's own @tail wins over --envelope (and arena.yml's envelope:).
       list = list.map { |s| s.rebuilt(envelope: o[:envelope].merge(s.envelope)) } if o[:envelope]
       envelope_check(list)
+      list.filter_map { |s| s.app_note(app) }.uniq.each { |note| @say&.call("arena: note: #{note}") }
       unsupported = list.reject { |s| s.supports?(:unix) } if o[:bind] == "unix"
       raise UsageError, "#{unsupported.map(&:key).join(", ")} cannot listen on a unix socket" if unsupported&.any?
       list = over_transport(list, o)

@@ -2,6 +2,8 @@
 
 require_relative "../test_helper"
 require "arena"
+require "fileutils"
+require "tmpdir"
 
 # Rails' own knobs follow the server config; pool exhaustion is read from the
 # server's log as its own kind; --database is checked before anything starts.
@@ -28,6 +30,26 @@ class RailsKnobsTest < Minitest::Test
     refute puma.env(app: app.without_knobs).key?("RAILS_MAX_THREADS")
     plan = Arena::TestHelp.plan("--app", RAILS_APP, "--only-app-bundle", "--servers", "puma", "--no-rails-knobs")
     refute plan.app.rails_knobs?
+  end
+
+  # Falcon on a Rails app that keeps per-request state per thread is said
+  # before the run (the fixture sets :fiber; a copy without it does not), and
+  # a slow boot under Falcon says why.
+  def test_falcon_on_a_rails_app_without_fiber_isolation_is_said
+    falcon = Arena::Servers::Falcon.new(settings: {"count" => 2, "model" => "forked"})
+    assert_nil falcon.app_note(app)
+    Dir.mktmpdir do |dir|
+      FileUtils.cp_r(RAILS_APP, dir)
+      copy = File.join(dir, "rails_db")
+      config = File.join(copy, "config/application.rb")
+      File.write(config, File.read(config).sub(/^\s*config\.active_support\.isolation_level = :fiber\n/, ""))
+      note = falcon.app_note(Arena::AppSource.user(copy))
+      assert_match(/\Afalcon:count=2,model=forked: this Rails app keeps per-request state per thread .* share one database connection/, note)
+    end
+    assert_nil falcon.app_note(Arena::AppSource.builtin)
+    assert_nil Arena::Servers::Puma.new.app_note(app)
+    assert_match(/boots the app in each of its 2 instances at once .* 30 s health check/, falcon.slow_boot_hint(app))
+    assert_nil falcon.slow_boot_hint(Arena::AppSource.builtin)
   end
 
   def test_only_a_rails_app_gets_them

@@ -136,6 +136,14 @@ module Arena
 
       def ready_timeout = 30
 
+      # What is known to keep this server from being ready in time on `app`
+      # (said after "not ready after N s"); nil when nothing is.
+      def slow_boot_hint(_app) = nil
+
+      # One line a person should read before this server runs `app` (said
+      # when the run is planned); nil when there is none.
+      def app_note(_app) = nil
+
       def restart_mechanisms = []
 
       # The signal that stops the server cleanly (ProcessGroup sends it to

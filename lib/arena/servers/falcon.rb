@@ -70,6 +70,33 @@ module Arena
 
       # A fiber per request: no fixed figure for RAILS_MAX_THREADS.
       def request_threads = nil
+
+      # Measured on the Rails fixture (2 cores, loadavg 12): ready in 27 s
+      # where Puma took 18 s; at loadavg 11 it passed 30 s. Each instance
+      # boots the app itself, all at once, and Falcon's own health check
+      # (30 s by default) stops an instance that has not reported ready.
+      def slow_boot_hint(app)
+        return nil unless app.respond_to?(:rails?) && app.rails?
+        "falcon serve boots the app in each of its #{workers} instances at once (it does not preload it) and stops an " \
+          "instance that has not reported ready within its 30 s health check: on a busy or small machine a Rails boot " \
+          "can take longer (try count=1, or a quieter machine)"
+      end
+
+      # Rails keeps Active Record's connection per thread unless told to
+      # keep it per fiber; Falcon serves concurrent requests as fibers of
+      # one thread, so they shared a connection and read each other's
+      # results (the PG fixture: NoMethodError in the PG adapter,
+      # RecordNotFound for rows that exist, then requests that never ended).
+      def app_note(app)
+        return nil unless app.respond_to?(:rails?) && app.rails? && !fiber_isolation?(app.dir)
+        "#{label}: this Rails app keeps per-request state per thread (config.active_support.isolation_level is not " \
+          ":fiber), so Falcon's concurrent requests (fibers of one thread) share one database connection: expect " \
+          "errors and wrong results; set config.active_support.isolation_level = :fiber in config/application.rb"
+      end
+
+      def fiber_isolation?(dir)
+        Dir.glob(File.join(dir, "config", "**", "*.rb")).any? { |f| File.read(f).match?(/^\s*config\.active_support\.isolation_level\s*=\s*:fiber/) }
+      end
     end
   end
 end
