@@ -32,6 +32,7 @@ module Arena
         raise UsageError, "unexpected argument #{@argv.first.inspect}" unless @argv.empty?
         raise UsageError, "arena tune runs its own scenario (sustained): --scenario is for arena run" if builder.options[:scenarios]
         raise UsageError, "arena tune does not take --repeat or --rounds: it measures the start and every leading candidate 3 times and keeps a lead only when significant" if builder.options[:repeat]
+        @budget_given = !builder.options[:max_time].nil?
         DEFAULTS.each { |name, value| builder.options[name] ||= value }
         builder.options[:scenarios] = ["sustained"]
         given = builder.options[:workloads]
@@ -49,6 +50,7 @@ module Arena
 
       def run(plan, memory)
         FileUtils.mkdir_p(plan.out_dir)
+        plan = budgeted(plan)
         started = Clock.now
         deadline = started + plan.load.max_time
         constraints = Results::TuneConstraints.of(plan, memory_mib: Arena::Tune::Budget.mib(memory))
@@ -86,6 +88,26 @@ module Arena
         @err.puts "tune: #{path} (#{(Clock.now - started).round} s)"
         raise Interrupt if interrupted
         0
+      end
+
+      # The plan with a budget that holds the least search of every server
+      # when --max-time was not given; said before the search either way.
+      def budgeted(plan)
+        per = Arena::Tune::Estimate.per_candidate_s(warmup: plan.load.warmup, duration: plan.load.duration, rails: plan.app.rails?)
+        least = Arena::Tune::Estimate.least(plan.servers.filter_map { |adapter| least_search(plan, adapter) }, per_candidate_s: per)
+        return plan if least.empty?
+        budget = Arena::Tune::Estimate.default_budget(least)
+        if !@budget_given && budget > plan.load.max_time
+          plan = Plan.new(**plan.to_h_members, load: LoadOptions.new(**plan.load.to_h, max_time: budget).freeze).freeze
+        end
+        @err.puts Arena::Tune::Estimate.line(least, budget_s: plan.load.max_time, per_candidate_s: per, given: @budget_given)
+        plan
+      end
+
+      # [server key, settings searched, in an envelope?], or nil for a server with nothing to search.
+      def least_search(plan, adapter)
+        space = Arena::Tune::Space.for(adapter.class, machine: plan.machine, runtime: (adapter.runtime if @tune_runtime))
+        space.empty? ? nil : [adapter.key, space.dimensions.size, adapter.envelope.bounded?]
       end
 
       # [adapter, its space, its installation], or nil with the reason noted in the output.
