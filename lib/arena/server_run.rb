@@ -147,7 +147,7 @@ module Arena
       failure = HttpProbe.new(bind, timeout: 2).await(@probe_path, deadline: deadline) { exited = @group.exited }
       return unless failure
       raise Failed.new("#{@adapter.label} exited during boot (#{describe(exited)})", log_tail: @group.log_tail) if exited
-      hint = @adapter.slow_boot_hint(@app)
+      hint = @adapter.slow_boot_hint(@app) if @adapter.respond_to?(:slow_boot_hint)
       raise Failed.new("#{@adapter.label} not ready after #{@ready_timeout}s (#{failure})#{"; #{hint}" if hint}", log_tail: @group.log_tail)
     end
 
