@@ -76,7 +76,6 @@ module Arena
 
     def build
       raise UsageError, "--scale needs --preset" if @scale && !@preset
-      raise UsageError, "--precision adds rounds to servers kept up: not with --between-rounds restart" if @options[:precision] && @options[:between_rounds] == "restart"
       @options = (@config || ConfigFile.discover)&.under(@options) || @options # arena.yml: over the preset, under the flags
       o = effective_options
       app = AppSource.for_run(o[:app], env: o[:env] || {}, overlay: !@preset && !o[:only_app_bundle], cwd: !@preset, say: @say,

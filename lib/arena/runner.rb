@@ -94,7 +94,11 @@ module Arena
         load = (round == 1) ? @plan.load : LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze
         run_round(units, round, load)
       end
-      precision_rounds(slots) { |units, round| run_round(units, round, LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze) }
+      precision_rounds(slots) do |wide, round|
+        units = Rounds.order(wide, round: round, seed: seed)
+        @store.add_round(round: round, order: units.map(&:key))
+        run_round(units, round, LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze)
+      end
     ensure
       slots.each { |slot| slot.session&.stop }
     end
@@ -102,6 +106,9 @@ module Arena
     # --precision PCT: more rounds of the units whose interval is still wider
     # than PCT (half-width against the median), until all are within it,
     # --max-time is spent, or MAX_ROUNDS; the store records which reached it.
+    # Yields the wide units and the round's number; the caller runs them
+    # (servers kept up: in one shuffled order; restarted: a fresh start of
+    # each server that has a wide unit, and only its wide units).
     MAX_ROUNDS = 20
 
     def precision_rounds(slots)
@@ -112,9 +119,7 @@ module Arena
         wide = units_of(slots).select { |u| wide?(u) }
         break if wide.empty? || round >= MAX_ROUNDS || Clock.now - started > @plan.load.max_time
         round += 1
-        units = Rounds.order(wide, round: round, seed: seed)
-        @store.add_round(round: round, order: units.map(&:key))
-        yield units, round
+        yield wide, round
       end
       all = units_of(slots).select { |u| @figures.key?(u.key) }
       @store.add_precision(target_pct: @plan.precision, rounds: round,
@@ -137,19 +142,31 @@ module Arena
       shared_records = StoreOnce.new(@store)
       rounds.times do |i|
         round = i + 1
-        order = []
-        Rounds.order(slots.reject(&:failed), round: round, seed: seed).each do |slot|
-          start(slot, store: (round == 1) ? @store : shared_records)
+        restarted_round(slots, round, store: (round == 1) ? @store : shared_records)
+        return if @root_not_found
+      end
+      precision_rounds(slots) { |wide, round| restarted_round(slots, round, store: shared_records, only: wide.map(&:key)) }
+    end
+
+    # One round with a fresh start of each server (in a shuffled order), its
+    # units in a shuffled order; `only`: the keys to run (a precision round),
+    # and a server with none of them is not started.
+    def restarted_round(slots, round, store:, only: nil)
+      order = []
+      Rounds.order(slots.reject(&:failed), round: round, seed: seed).each do |slot|
+        units = only && units_of([slot]).select { |u| only.include?(u.key) }
+        next if units&.empty?
+        begin
+          start(slot, store: store)
           break if @root_not_found
-          units = Rounds.order(units_of([slot]), round: round, seed: seed)
+          units = Rounds.order(units || units_of([slot]), round: round, seed: seed)
           order.concat(units.map(&:key))
           run_round(units, round, @plan.load)
         ensure
           slot.session&.stop
         end
-        @store.add_round(round: round, order: order)
-        break if @root_not_found
       end
+      @store.add_round(round: round, order: order)
     end
 
     def start(slot, store: @store)

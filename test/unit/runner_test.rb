@@ -241,6 +241,28 @@ class RunnerTest < Minitest::Test
     assert_operator Arena::Stats.interval(@store.view.measurements.map(&:good_rps)[0..-2]).half_width_pct, :>, 5.0, "not one round more than needed"
   end
 
+  # Restarted between rounds (one injected starter, as a remote host has):
+  # a precision round starts afresh only the server whose interval is still
+  # wide and runs only its units. "b" gives 1000 every round (narrow at 3).
+  def test_precision_with_restarts_restarts_only_the_wide_server
+    FIGURES.clear
+    FIGURES["b"] = [1000] * 30
+    run_with(%w[a b], scenarios: ["figures"], rounds: 3, seed: 1, precision: 5.0)
+    precision = @store.document["precision"]
+    assert_equal ["a server figures", "b server figures"], precision["reached"].sort
+    assert_operator precision["rounds"], :>, 3
+    per_server = @store.view.measurements.group_by(&:server).transform_values(&:size)
+    assert_equal 3, per_server["b"], "b was narrow after 3 rounds: not measured again"
+    assert_operator per_server["a"], :>, 3
+    starts = @starter.events.select { |e| e.first == :start }.map(&:last)
+    assert_equal 3, starts.count("b"), "b is not restarted for a precision round"
+    assert_equal per_server["a"], starts.count("a"), "a fresh start of a per precision round"
+    extra = @store.document["rounds"].drop(3)
+    refute_empty extra
+    extra.each { |r| assert_equal ["a server figures"], r["order"] }
+    assert_operator Arena::Stats.interval(@store.view.measurements.select { |m| m.server == "a" }.map(&:good_rps)).half_width_pct, :<=, 5.0
+  end
+
   def test_an_interrupt_keeps_results_cleans_up_and_is_raised
     assert_raises(Interrupt) { run_with(%w[a b], scenarios: ["interrupted"]) }
     assert @store.document["interrupted"]
