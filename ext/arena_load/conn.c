@@ -3,6 +3,7 @@
 #include "loop.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -394,6 +395,26 @@ static int on_response(loop_t *L, conn_t *c)
 }
 
 /* Bytes arrived. Returns 0 when the connection was closed. */
+/* The first unparsable response of a run is described on stderr (the
+ * engine's log): the parser's reason and the bytes of that read, escaped, so
+ * that a count in errors.parse can be traced to what the server sent. */
+static void tell_parse_error(const conn_t *c, const char *buf, size_t len, size_t at)
+{
+    static atomic_flag told = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&told)) return;
+    char out[4 * 160 + 1];
+    size_t o = 0;
+    size_t from = at > 80 ? at - 80 : 0;
+    for (size_t i = from; i < len && i < from + 160; i++) {
+        unsigned char ch = (unsigned char)buf[i];
+        if (ch >= 0x20 && ch < 0x7f && ch != '\\') out[o++] = (char)ch;
+        else o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", ch);
+    }
+    out[o] = 0;
+    fprintf(stderr, "arena-load: unparsable response (%s) at byte %zu of a %zu-byte read, after %llu responses on the connection; bytes from %zu: %s\n",
+            c->parser.error ? c->parser.error : "?", at, len, (unsigned long long)c->served, from, out);
+}
+
 static int on_bytes(loop_t *L, conn_t *c, const char *buf, size_t len)
 {
     size_t off = 0;
@@ -403,7 +424,9 @@ static int on_bytes(loop_t *L, conn_t *c, const char *buf, size_t len)
             conn_end(L, c);
             return 0;
         }
-        off += http_parser_feed(&c->parser, buf + off, len - off);
+        size_t used = http_parser_feed(&c->parser, buf + off, len - off);
+        if (c->parser.state == HP_ERROR) tell_parse_error(c, buf, len, off + used);
+        off += used;
         if (c->parser.state == HP_DONE) {
             if (!on_response(L, c)) return 0;
         } else if (c->parser.state == HP_ERROR) {
