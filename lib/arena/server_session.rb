@@ -19,6 +19,8 @@ module Arena
   #                                call (not stored: the caller numbers and stores them). After a
   #                                disruptive scenario the next run starts on a fresh server
   #                                (a failed fresh start raises there, after what was measured).
+  #   session.warm_up(scenario, workload, load: plan.load) -> {variant => Warmup::Result}: the
+  #                                scenario's warm-up to a steady state alone (servers kept up).
   #   session.fail(message, log_tail: nil) -> the failed Results::ServerRecord; records it, beside the start
   #                                record when it had started (what was measured stands).
   #   session.stop              stops the server and its front; start may be called again after.
@@ -76,6 +78,10 @@ module Arena
       @disrupted = scenario.disruptive?
       measurements
     end
+
+    # The scenario's warm-up alone, no measurement (Scenarios::Base#warm_up):
+    # {variant => Warmup::Result}; servers kept up are warmed before round 1.
+    def warm_up(scenario, workload, load: @plan.load) = scenario.warm_up(context(workload, load: load))
 
     def context(workload, load: @plan.load) = Scenarios::Context.new(session: self, workload: workload, load: load)
 

@@ -105,7 +105,20 @@ class RunnerTest < Minitest::Test
   # Noisy the first time each server's unit runs in a round, quiet after.
   NOISY_ONCE = Hash.new(0)
 
+  # What the "warms" scenario did, in order: [:warm | :measure, server].
+  STEPS = []
+
+  def self.warming_scenario
+    Class.new(scenario("warms") { |ctx| STEPS << [:measure, ctx.adapter.label] && [RunnerTest.measurement(ctx, "warms")] }) do
+      define_method(:warm_up) do |ctx|
+        STEPS << [:warm, ctx.adapter.label]
+        {nil => Arena::Warmup::Result.new(warmup_s: 1.5, slices: [10.0, 11.0].freeze, steady: true).freeze}
+      end
+    end
+  end
+
   SCENARIOS = {
+    "warms" => warming_scenario,
     "measures" => scenario("measures") { |ctx| [RunnerTest.measurement(ctx, "measures")] },
     "disrupts" => scenario("disrupts", disruptive: true) { |ctx| [RunnerTest.measurement(ctx, "disrupts")] },
     "engine-fails" => scenario("engine-fails") { |_| raise Arena::Load::Engine::Failed, "load engine: no output (exit 1)" },
@@ -239,6 +252,19 @@ class RunnerTest < Minitest::Test
     iv = Arena::Stats.interval(@store.view.measurements.map(&:good_rps))
     assert_operator iv.half_width_pct, :<=, 5.0
     assert_operator Arena::Stats.interval(@store.view.measurements.map(&:good_rps)[0..-2]).half_width_pct, :>, 5.0, "not one round more than needed"
+  end
+
+  # Kept up: every unit warms before round 1, none next to its own
+  # measurement; the warm-up is recorded with the unit's first measurement.
+  def test_servers_kept_up_all_warm_before_round_one
+    STEPS.clear
+    run_with(%w[a b c], scenarios: ["warms"], rounds: 2, seed: 3, kept: true)
+    assert_equal %i[warm] * 3 + %i[measure] * 6, STEPS.map(&:first), STEPS.inspect
+    assert_equal %w[a b c], STEPS.first(3).map(&:last).sort
+    by_round = @store.view.measurements.group_by(&:repeat)
+    assert_equal [1.5] * 3, by_round[1].map(&:warmup_s), "round 1 carries the warm-up"
+    assert_equal [nil] * 3, by_round[2].map(&:warmup_s)
+    assert_equal [[10.0, 11.0]] * 3, by_round[1].map { |m| m.warmup.slices }
   end
 
   # Restarted between rounds (one injected starter, as a remote host has):

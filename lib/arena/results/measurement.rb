@@ -264,6 +264,9 @@ module Arena
         new(seconds: seconds.to_f, steady: h["steady"], slices: Array(h["slices_rps"]).freeze).freeze
       end
 
+      # From a Warmup::Result.
+      def self.of(result) = new(seconds: result.warmup_s, steady: result.steady, slices: result.slices).freeze
+
       def to_record = {"steady" => steady, "slices_rps" => slices}
     end
 

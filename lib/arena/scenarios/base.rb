@@ -142,12 +142,17 @@ module Arena
           kind: "summary", extra: extra.freeze).freeze
       end
 
+      # The warm-up to a steady state a measurement of this scenario gets
+      # (Warmup), done apart from it: servers kept up between rounds are all
+      # warmed before round 1, so that no round's measurement follows its
+      # own warm-up and the rounds are alike (Runner). Returns
+      # {variant => Warmup::Result}; {} for a scenario that does not warm up.
+      def warm_up(_ctx) = {}
+
       # warm: warm up to a steady state first (Warmup, bounded by --warmup-max).
       def measure(ctx, settings, variant: nil, interval: 0.2, per_process: false, warm: false)
         settled = ctx.settle.call(ctx.baseline)
-        # A slice long enough for several responses of a slow endpoint.
-        slice_s = [Warmup::SLICE_S, 2 * ctx.baseline&.p99_us.to_f / 1e6].max
-        warmed = Warmup.new(engine: ctx.engine, target: ctx.target, settings: settings, max_s: ctx.load.warmup_limit, slice_s: slice_s).call if warm
+        warmed = warm(ctx, settings) if warm
         watch = Probes::Noise::Watch.new(ours: -> { ctx.server.pids + (ctx.front&.pids || []) }).start
         # Sampled where each runs (RunningServer#sampler): here, or on the server host.
         sampler = ctx.server.sampler(interval: interval, per_process: per_process).start
@@ -187,7 +192,7 @@ module Arena
             loader_cpu_pct: loader_cpu.cpu_pct_mean, server_cpu_pct: probes&.cpu_pct,
             server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?, envelope: envelope, pool: pool),
           extra: (extra || {}).freeze, noise: noise, queue: queue,
-          warmup: warmed && Results::WarmupRecord.new(seconds: warmed.warmup_s, steady: warmed.steady, slices: warmed.slices).freeze
+          warmup: warmed && Results::WarmupRecord.of(warmed)
         ).freeze
       ensure
         # Interrupted (Ctrl-C) or failed: the engine lives in its own process
@@ -196,6 +201,15 @@ module Arena
           run&.abort
           [sampler, front, loader, (cgroup_watch unless envelope)].compact.each(&:stop)
         end
+      end
+
+      # Settles the server, then loads it in slices until steady (bounded by
+      # --warmup-max; a Warmup::Result.skipped when that is 0).
+      def warm(ctx, settings, settle: false)
+        ctx.settle.call(ctx.baseline) if settle
+        # A slice long enough for several responses of a slow endpoint.
+        slice_s = [Warmup::SLICE_S, 2 * ctx.baseline&.p99_us.to_f / 1e6].max
+        Warmup.new(engine: ctx.engine, target: ctx.target, settings: settings, max_s: ctx.load.warmup_limit, slice_s: slice_s).call
       end
 
       private

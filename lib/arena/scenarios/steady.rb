@@ -12,9 +12,17 @@ module Arena
 
       def call(ctx)
         ctx.load.keep_alive_modes.map do |keep_alive|
-          measure(ctx, ctx.settings(keep_alive: keep_alive), variant: keep_alive ? "keep-alive" : "close", warm: true)
+          measure(ctx, ctx.settings(keep_alive: keep_alive), variant: variant(keep_alive), warm: true)
         end
       end
+
+      def warm_up(ctx)
+        ctx.load.keep_alive_modes.to_h { |keep_alive| [variant(keep_alive), warm(ctx, ctx.settings(keep_alive: keep_alive), settle: true)] }
+      end
+
+      private
+
+      def variant(keep_alive) = keep_alive ? "keep-alive" : "close"
     end
   end
 end
