@@ -10,7 +10,7 @@ module Arena
   # flags said and `build` merges the three.
   class PlanBuilder
     DEFAULTS = {
-      servers: [].freeze, workloads: nil, scenarios: ["steady"], bind: "tcp", repeat: 3, app: nil,
+      servers: [].freeze, workloads: nil, scenarios: ["steady"], bind: "tcp", repeat: 6, app: nil,
       between_rounds: "keep", round_seed: nil, precision: nil,
       out: nil, json: nil, port: nil, ready_timeout: nil, front: nil, transport: "http1"
     }.merge(Load.defaults).freeze
@@ -53,7 +53,7 @@ module Arena
       parser.on("--preset NAME", "re-run a published comparison (arena presets lists them)") { |v| @preset = Presets.fetch(v) }
       parser.on("--scale F", Float, "with --preset: 1 = the original size; default: a few minutes") { |v| @scale = scale(v) }
       parser.on("--scenario LIST", Array, "#{Scenarios.registry.keys.join(", ")} (default steady)") { |v| @options[:scenarios] = v }
-      parser.on("--rounds N", Integer, "rounds: every config x workload x scenario once per round, shuffled per round; figures are the median with a 95% interval (default 3)") { |v| @options[:repeat] = positive(v, "--rounds") }
+      parser.on("--rounds N", Integer, "rounds: every config x workload x scenario once per round, shuffled per round; figures are the median with a 95% interval (default 6)") { |v| @options[:repeat] = positive(v, "--rounds") }
       parser.on("--repeat N", Integer, "the same as --rounds (its old name)") { |v| @options[:repeat] = positive(v, "--repeat") }
       parser.on("--seed N", Integer, "the rounds' order from this seed (default: a new one, recorded in results.json)") { |v| @options[:round_seed] = v }
       parser.on("--precision PCT", "more rounds until every config's 95% interval is within ±PCT of its median (e.g. 5%), or --max-time is spent") { |v| @options[:precision] = precision(v) }

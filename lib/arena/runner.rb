@@ -145,11 +145,11 @@ module Arena
 
     def rounds_restarted(slots)
       shared_records = StoreOnce.new(@store)
-      rounds.times do |i|
-        round = i + 1
+      (1..rounds).each do |round|
         restarted_round(slots, round, store: (round == 1) ? @store : shared_records)
-        return if @root_not_found
+        break if @root_not_found
       end
+      return if @root_not_found
       precision_rounds(slots) { |wide, round| restarted_round(slots, round, store: shared_records, only: wide.map(&:key)) }
     end
 
@@ -160,7 +160,7 @@ module Arena
       order = []
       Rounds.order(slots.reject(&:failed), round: round, seed: seed).each do |slot|
         units = only && units_of([slot]).select { |u| only.include?(u.key) }
-        next if units&.empty?
+        next if units && units.empty?
         begin
           start(slot, store: store)
           break if @root_not_found

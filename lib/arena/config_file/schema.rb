@@ -13,7 +13,7 @@ module Arena
         "requests" => "a requests file: named requests and weighted mixes",
         "scenarios" => "steady, rate, breakpoint, ...",
         "load" => "load settings (connections, duration, ...)",
-        "rounds" => "rounds: every config x workload x scenario once per round (default 3)",
+        "rounds" => "rounds: every config x workload x scenario once per round (default 6)",
         "repeat" => "the same as rounds (its old name)",
         "bind" => "tcp or unix",
         "front" => "nginx",

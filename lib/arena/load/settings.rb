@@ -53,10 +53,10 @@ module Arena
     CHECK_WORDS = {PATH => "a path starting with / (query allowed, no spaces)"}.freeze
     TABLE = [
       SETTING.new(name: :connections, flag: "-c N", type: Integer, default: 16, check: 1..20_000, engine: "-c", help: "connections"),
-      SETTING.new(name: :duration, flag: "-d SEC", type: Float, default: 1.0, check: POSITIVE, engine: "-d", help: "seconds of load per measurement"),
-      SETTING.new(name: :warmup, flag: "-w SEC", type: Float, default: 0.3, check: 0..3600, engine: "-w", help: "warm-up seconds, not counted"),
+      SETTING.new(name: :duration, flag: "-d SEC", type: Float, default: 0.3, check: POSITIVE, engine: "-d", help: "seconds of load per measurement"),
+      SETTING.new(name: :warmup, flag: "-w SEC", type: Float, default: 0.2, check: 0..3600, engine: "-w", help: "warm-up seconds, not counted"),
       SETTING.new(name: :warmup_max, flag: "--warmup-max SEC", type: Float, default: nil, check: 0..3600,
-        help: "steady: longest warm-up to a steady state before -w (default 2 x -d, at most 10; 0: none)"),
+        help: "steady: longest warm-up to a steady state before -w (default 2 x -d, at least 2, at most 10; 0: none)"),
       SETTING.new(name: :threads, flag: "-t N", type: Integer, default: 1, check: 1..64, engine: "-t", help: "load engine threads (on the engine's own cores)"),
       SETTING.new(name: :timeout, flag: "--timeout SEC", type: Float, default: 10.0, check: POSITIVE, engine: "--timeout", help: "response timeout"),
       SETTING.new(name: :keep_alive, flag: "--keep-alive MODE", type: %w[on off both], default: "on", help: "on, off, or both side by side"),
@@ -119,9 +119,10 @@ module Arena
       {"on" => [true], "off" => [false], "both" => [true, false]}.fetch(keep_alive)
     end
 
-    # The bound of the warm-up to a steady state: a short load (tests, -d 1)
-    # gets a short one, a cold Rails app at -d 5 up to 10 s.
-    def warmup_limit = warmup_max || [2 * duration, 10.0].min
+    # The bound of the warm-up to a steady state: 2 x -d, at least 2 s (the
+    # detector needs 1 s of slices to say anything, and a round's -d is short
+    # now that there are more rounds), a cold Rails app at -d 5 up to 10 s.
+    def warmup_limit = warmup_max || (2 * duration).clamp(2.0, 10.0)
 
     def engine_settings = Load::TABLE.select(&:engine).to_h { |s| [s.name, self[s.name]] }
   end

@@ -15,7 +15,7 @@ module Arena
     # The test: Welch's t on the logarithms of the per-round figures, two-sided,
     # at `level` (0.05 by default).
     #
-    # Why this one: the rounds are few (3 a side by default). A rank test
+    # Why this one: the rounds are few (6 a side by default, 3 in tune). A rank test
     # (Mann-Whitney) on 3 against 3 has only 20 orderings, so its smallest
     # two-sided p is 2/20 = 0.1: it can never say "different" at 0.05, however
     # far apart the servers are. The Kolmogorov-Smirnov test derailed_benchmarks

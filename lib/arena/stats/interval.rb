@@ -28,7 +28,7 @@ module Arena
       def format_value(value) = value.nil? ? "-" : format("%.4g", value)
     end
 
-    # How the interval is made, and why (the rounds are few: 3 by default).
+    # How the interval is made, and why (the rounds are few: 6 by default).
     #
     # A bootstrap of the median is poor here: from 3 values it can only ever
     # return one of those 3 values as a bound, so its "95%" interval is the
