@@ -3,7 +3,7 @@
 module Arena
   # TechEmpower's Framework Benchmarks, Ruby's plain Rack entries: json,
   # plaintext, db, queries, fortunes and updates on PostgreSQL, each test
-  # type loaded for 15 s at concurrency up to 512 (wrk; plaintext pipelined).
+  # type loaded by wrk at several concurrency levels (plaintext pipelined).
   # The app (presets/tfb-rack) is Arena's own, written from TechEmpower's
   # published rules, raw pg driver; its database is made and seeded by Arena
   # (arena-db.sql) on a throwaway PostgreSQL; the rules' verification is
@@ -14,10 +14,11 @@ module Arena
   Presets.define(
     name: "tfb-rack",
     seed: "https://github.com/TechEmpower/FrameworkBenchmarks/wiki/Project-Information-Framework-Tests-Overview",
-    method: "wrk, 15 s per test type and concurrency level (16-512), best level reported; json, plaintext (pipelined x16), " \
-      "db, queries and updates at 20 queries, fortunes; PostgreSQL; Ruby rack entries on Puma, Unicorn, Falcon, Iodine, " \
-      "Pitchfork, Passenger; 28-thread Xeon servers, 10 GbE",
-    finding: "published per round at tfb-status.techempower.com and techempower.com/benchmarks (see docs/reproductions.md)",
+    method: "wrk, one run per test type and concurrency level, best reported; the rules' text: json, db and fortunes at 8-256 " \
+      "connections, queries and updates at 256 with 1-20 queries, plaintext pipelined at 256-16,384; PostgreSQL; " \
+      "Ruby's rack entries on Puma (rack), Iodine, Falcon, Unicorn; TechEmpower's own servers (app, database and load on separate machines)",
+    finding: "a run posted in TechEmpower/FrameworkBenchmarks#9493 (2025-01-03): rack (Puma) json 149,247 req/s, plaintext 102,678, " \
+      "db 48,456, query 28,472, fortunes 41,675, updates 16,547; rack-iodine 295,618, 351,213, 87,024, 71,838, 80,948, 38,250",
     servers: %w[puma unicorn falcon iodine pitchfork passenger puma-jruby],
     unavailable: {},
     app: "presets/tfb-rack/config.ru",
