@@ -140,6 +140,11 @@ module Arena
     def servers(app, o)
       list = if @preset && @options[:servers].empty?
         preset_servers(app)
+      elsif @preset
+        # Named servers the preset's own bundle lacks are skipped with the
+        # reason before anything starts (its database included).
+        ServerList.parse(@options[:servers], machine: @machine)
+        preset_servers(app, specs: @options[:servers].flat_map { |item| item.split(/\s+/) }.reject(&:empty?))
       else
         ServerList.parse(@options[:servers], machine: @machine)
       end
@@ -188,11 +193,11 @@ module Arena
 
     # A preset's servers that are not installed are skipped with a note
     # instead of failing the run: the rest of the comparison still stands.
-    def preset_servers(app)
+    def preset_servers(app, specs: @preset.servers)
       if @preset.app_gem && !Installation.gem(@preset.app_gem, app).found
         raise Error, "#{@preset.name}: skipped, #{@preset.app_gem} is not installed: #{@preset.setup}"
       end
-      list, @notes = Presets.servers(@preset, app: app, machine: @machine)
+      list, @notes = Presets.servers(@preset, app: app, machine: @machine, specs: specs)
       raise Error, "#{@preset.name}: none of its servers is installed (#{@notes.join("; ")})" if list.empty?
       list
     end

@@ -45,9 +45,10 @@ module Arena
 
     # The preset's servers that can run here, and one note for each that
     # cannot: the adapter's own installation reason, or why Arena has none.
-    def self.servers(preset, app:, machine:)
+    # specs: the servers asked for (--servers), else the preset's own.
+    def self.servers(preset, app:, machine:, specs: preset.servers)
       notes = []
-      adapters = preset.servers.filter_map do |spec|
+      adapters = specs.filter_map do |spec|
         name = spec.split(":", 2).first
         unless Servers.registry.key?(name)
           notes << "#{name}: skipped, #{preset.unavailable.fetch(name, "Arena has no adapter for it")}"

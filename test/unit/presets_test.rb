@@ -93,6 +93,10 @@ class PresetsTest < Minitest::Test
     # Without JRuby here it is "not installed"; with it, outside the app's bundle.
     assert_match(/\Apuma-jruby:threads=\d+: skipped, (not installed|it runs outside the app's bundle, where pg is not installed)/,
       plan.preset["skipped"].first)
+    # A server named with --servers that the preset's bundle lacks is skipped with why, before anything starts.
+    named = build("--preset", "tfb-rack", "--servers", "thin puma:workers=1")
+    assert_equal ["puma:workers=1,threads=5,preload=false"], named.servers.map(&:label)
+    assert_equal ["thin:servers=1,threaded=false: skipped, not installed (gem thin is not in Gemfile)"], named.preset["skipped"]
     # Its test types by name, as --workload gives them.
     assert_equal [["fortunes", "/fortunes"], ["db", "/db"]],
       build("--preset", "tfb-rack", "--workload", "fortunes,db").workloads.map { |w| [w.name, w.path] }
