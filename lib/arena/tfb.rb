@@ -31,6 +31,7 @@ module Arena
       [12, "フレームワークのベンチマーク"]
     ].freeze
     QUERIES = 20 # the highest count TechEmpower loads queries and updates with
+    PIPELINE = 16 # plaintext's requests in flight per connection in TechEmpower's runs
 
     module_function
 
@@ -38,7 +39,7 @@ module Arena
     def workloads
       @workloads ||= [
         workload("json", "/json", %r{\Aapplication/json}, "Hello, World!") { |b| json_rule(b) },
-        workload("plaintext", "/plaintext", %r{\Atext/plain}, "Hello, World!") { |b| (b == "Hello, World!") ? nil : "body is #{b[0, 40].inspect}, not \"Hello, World!\"" },
+        workload("plaintext", "/plaintext", %r{\Atext/plain}, "Hello, World!", pipeline: PIPELINE) { |b| (b == "Hello, World!") ? nil : "body is #{b[0, 40].inspect}, not \"Hello, World!\"" },
         workload("db", "/db", %r{\Aapplication/json}, "randomNumber") { |b| db_rule(b) },
         workload("queries", "/queries?queries=#{QUERIES}", %r{\Aapplication/json}, "randomNumber",
           checks: clamp_checks("queries", "/queries")) { |b| worlds_rule(b, QUERIES) },
@@ -48,9 +49,10 @@ module Arena
       ].freeze
     end
 
-    def workload(name, path, type, substring, checks: nil, &rule)
+    def workload(name, path, type, substring, checks: nil, pipeline: nil, &rule)
       Workload.new(name: name, path: path, method: "GET", content_type: type, expect_status: 200, expect_body: substring,
-        body_rule: ->(body, _bind) { rule.call(body) }, header_rule: ->(r) { headers_rule(r) }, checks: checks).freeze
+        body_rule: ->(body, _bind) { rule.call(body) }, header_rule: ->(r) { headers_rule(r) }, checks: checks,
+        pipeline: pipeline).freeze
     end
 
     # What the rules say a `queries` value becomes: verified before load only.

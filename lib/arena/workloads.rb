@@ -17,8 +17,10 @@ module Arena
   # header_rule: lambda(response) -> nil when its headers are right, else
   # what is wrong. checks: more Workloads that Verify sends once before load
   # and never loads (a rule's edge cases: lib/arena/tfb.rb's clamped counts).
+  # pipeline: requests in flight per connection under load (HTTP/1.1
+  # pipelining, the engine's -p), nil for one at a time.
   Workload = Struct.new(:name, :path, :method, :body, :content_type, :expect_status, :expect_body,
-    :body_rule, :framing, :headers, :mix, :samples, :header_rule, :checks, keyword_init: true) do
+    :body_rule, :framing, :headers, :mix, :samples, :header_rule, :checks, :pipeline, keyword_init: true) do
     # body_rule: lambda(body, bind) -> nil when right, else what is wrong.
     def check_body(body, bind)
       return body_rule.call(body, bind) if body_rule
@@ -83,6 +85,7 @@ module Arena
       h[:headers] = headers.keys if headers && !headers.empty? # names only: values may be secrets
       h[:paths] = samples.size if samples # how many, not which: they may carry ids
       h[:mix] = mix.map { |weight, wl| {weight: weight}.merge(wl.to_h) } if mix?
+      h[:pipeline] = pipeline if pipeline
       h
     end
   end

@@ -3,6 +3,7 @@
 require_relative "../test_helper"
 require "arena"
 require "cgi"
+require "tmpdir"
 
 # TechEmpower's rules as Arena's verification (lib/arena/tfb.rb), on answers
 # written here: right ones pass, each broken one fails with what is wrong.
@@ -50,6 +51,19 @@ class TfbTest < Minitest::Test
     assert_equal ["randomNumber 0 is not an integer in 1..10000"], problems("db", '{"id":1,"randomNumber":0}')
     assert_equal ["expected 20 World objects, got 19"], problems("queries", worlds(19))
     assert_match(/body is not JSON/, problems("updates", "oops").first)
+  end
+
+  # Plaintext is pipelined as TechEmpower loads it: 16 requests in flight
+  # per connection, the engine's -p.
+  def test_plaintext_is_pipelined_16_deep_and_the_engine_is_told
+    assert_equal [16], Arena::Tfb.workloads.filter_map(&:pipeline)
+    assert_equal 16, WORKLOADS.fetch("plaintext").pipeline
+    Dir.mktmpdir do |dir|
+      engine = Arena::Load::Engine.new(dir: dir, path: "/bin/true", machine: Arena::Machine.new(cores: 2).freeze)
+      argv = engine.argv("http://127.0.0.1:1/plaintext", Arena::Load::Settings.build(connections: 256, pipeline: 16))
+      assert_equal "16", argv[argv.index("-p") + 1]
+      refute_includes engine.argv("http://127.0.0.1:1/json", Arena::Load::Settings.build(connections: 256)), "-p"
+    end
   end
 
   def test_queries_clamping_is_checked_before_load

@@ -98,7 +98,7 @@ module Arena
     # transport's flags, --request-start).
     RUN_FLAGS = {requests: "-n", reps: "-r", rate: "-R", method: "-m", body_file: "--body", mix_file: "--mix",
                  expect_status: "--expect-status", expect_body: "--expect-body", timeline_ms: "--timeline-ms",
-                 profile: "--profile"}.freeze
+                 profile: "--profile", pipeline: "-p"}.freeze
     RUN_ONLY = [*RUN_FLAGS.keys, :keep_alive, :headers, :transport, :request_start].freeze
     Settings = Struct.new(*TABLE.select(&:engine).map(&:name), *RUN_ONLY, keyword_init: true)
 
