@@ -71,6 +71,26 @@ module Arena
       end
     end
 
+    # A Rails app's winner starts with the knobs its candidate ran with, so
+    # its pool follows its threads as measured (--env still wins).
+    def test_a_rails_winner_starts_with_its_rails_knobs
+      app = AppSource.user(File.expand_path("../fixtures/apps/rails_db", __dir__))
+      Dir.mktmpdir do |dir|
+        machine = Machine.new(cores: 2)
+        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: machine, workload: Workloads.builtin["pi"],
+          rackup: "config.ru", app: app)
+        output.add(adapter: Servers.fetch("puma").new(machine: machine), outcome: outcome)
+        assert_equal %w[env RAILS_MAX_THREADS=4 WEB_CONCURRENCY=2 bundle exec puma -C puma.rb config.ru],
+          JSON.parse(File.read(output.write)).dig("servers", "puma", "command")
+      end
+      Dir.mktmpdir do |dir|
+        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: Machine.new(cores: 2),
+          workload: Workloads.builtin["pi"], rackup: "config.ru", app: app.with_env("RAILS_MAX_THREADS" => "8"))
+        output.add(adapter: Servers.fetch("puma").new(machine: Machine.new(cores: 2)), outcome: outcome)
+        assert_equal %w[env RAILS_MAX_THREADS=8 WEB_CONCURRENCY=2], JSON.parse(File.read(output.write)).dig("servers", "puma", "command").first(3)
+      end
+    end
+
     def test_config_files_in_each_servers_format
       unicorn = Servers.fetch("unicorn").config_file({"workers" => 3, "preload" => true, "timeout" => 60}, rackup: "config.ru")
       assert_equal "unicorn.rb", unicorn.name

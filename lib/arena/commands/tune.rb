@@ -58,7 +58,7 @@ module Arena
         store = Results::Store.new(path: File.join(plan.out_dir, "results.json"), environment: environment,
           plan: plan.to_h.merge(tune: constraints.to_record))
         output = Arena::Tune::Output.new(dir: plan.out_dir, constraints: constraints, machine: plan.machine,
-          workload: plan.workloads.first, rackup: File.basename(plan.app.rackup))
+          workload: plan.workloads.first, rackup: File.basename(plan.app.rackup), app: plan.app)
         engine = Load::Engine.new(dir: plan.out_dir, machine: plan.machine)
         starter = ServerStarter.new(plan: plan)
         @err.puts "tune: #{plan.servers.map(&:key).join(", ")} on #{plan.workloads.first.name}; memory budget " \

@@ -15,7 +15,9 @@ module Arena
       # unbounded: the winner measured again without its envelope (Candidate), or nil.
       Result = Struct.new(:adapter, :outcome, :note, :slo_ms, :unbounded, keyword_init: true)
 
-      def initialize(dir:, constraints:, machine:, workload:, rackup:)
+      # app: the app tuned; a Rails app's winner starts with the Rails knobs it was measured with.
+      def initialize(dir:, constraints:, machine:, workload:, rackup:, app: nil)
+        @app = app
         @dir = dir
         @constraints = constraints
         @machine = machine
@@ -61,12 +63,16 @@ module Arena
         {path: path, command: file.command}
       end
 
-      # The config file of a winner; its runtime (YJIT, jemalloc) is the
-      # environment the command starts with.
+      # The config file of a winner; its Rails knobs (RAILS_MAX_THREADS,
+      # WEB_CONCURRENCY, as the candidate got them) and its runtime (YJIT,
+      # jemalloc) are the environment the command starts with.
       def winner_file(adapter, best)
-        file = adapter.class.config_file(adapter.settings.merge(Space.adapter_settings(best.settings)), rackup: @rackup)
+        settings = adapter.settings.merge(Space.adapter_settings(best.settings))
+        file = adapter.class.config_file(settings, rackup: @rackup)
         return nil unless file
-        env = adapter.runtime.merge(Runtime.parse(Space.runtime_tokens(best.settings))).env.compact.map { |k, v| "#{k}=#{v}" }
+        knobs = @app ? adapter.rebuilt(settings: settings).env(app: @app).slice(*RailsKnobs::NAMES).compact : {}
+        runtime = adapter.runtime.merge(Runtime.parse(Space.runtime_tokens(best.settings))).env.compact
+        env = knobs.merge(runtime).map { |k, v| "#{k}=#{v}" }
         env.empty? ? file : file.with(command: ["env", *env, *file.command])
       end
 
