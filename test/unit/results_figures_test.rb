@@ -1,0 +1,233 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+
+# The figures every verdict reads, parsed from engine documents whose truth
+# is known: goodput (from the good section, or completed less failed checks),
+# the error rate's denominator, the percentiles a sample size supports, and
+# the summary's flags at their boundaries.
+class ResultsFiguresTest < Minitest::Test
+  cover "Arena::Results::Measurement*"
+  cover "Arena::Results::LoadFigures*"
+  cover "Arena::Results::Summary*"
+  cover "Arena::Results::Latency*"
+
+  R = Arena::Results
+
+  def doc(completed: 1000, rps: 500.0, errors: nil, kinds: {}, good: nil, latency: {"count" => 1000, "p50" => 900, "p99" => 5000}, **more)
+    h = {"schema" => "arena-load/2", "model" => "closed", "duration_s" => 2, "throughput_rps" => rps,
+         "requests" => {"completed" => completed, "sent" => completed + 5}, "latency_us" => latency}
+    h["errors"] = {"total" => errors, **kinds}.compact if errors || kinds.any?
+    h["good"] = good if good
+    h.merge(more.transform_keys(&:to_s))
+  end
+
+  def load(**kw) = R::LoadFigures.from_h(doc(**kw))
+
+  def test_latency_and_the_samples_a_percentile_needs
+    l = R::Latency.from_engine({"count" => "99", "min" => 1, "p50" => 2, "p75" => 3, "p90" => 4, "p99" => 5, "p999" => 6,
+      "p9999" => 7, "max" => 8, "mean" => 2.5, "stdev" => 0.5})
+    assert l.frozen?
+    assert_equal [99, 1, 2, 3, 4, 5, 6, 7, 8, 2.5, 0.5], l.to_a
+    refute l.supported?(:p99)
+    assert_nil l.at(:p99)
+    assert_equal 4, l.at(:p90)
+    assert l.supported?(:p90)
+    hundred = l.dup.tap { |x| x.n = 100 }
+    assert_equal 5, hundred.at(:p99)
+    assert_equal 0, R::Latency.from_engine(nil).n
+    assert_equal 0, R::Latency.from_engine("x").n
+    refute R::Latency.new(n: 0).supported?(:max), "a name without a minimum needs one sample"
+    assert R::Latency.new(n: 1).supported?(:max)
+    refute R::Latency.new(n: 1).supported?(:p50)
+  end
+
+  def test_the_engine_document_is_checked_at_the_boundary
+    assert_equal "load engine output is not a JSON object", assert_raises(Arena::Error) { R::LoadFigures.from_engine([]) }.message
+    assert_equal 'load engine schema "arena-load/9" is not one this Arena reads (arena-load/1, arena-load/2)',
+      assert_raises(Arena::Error) { R::LoadFigures.from_engine(doc.merge("schema" => "arena-load/9")) }.message
+    assert_equal 1000, R::LoadFigures.from_engine(doc).completed
+    assert_equal 1000, R::LoadFigures.from_engine(doc.merge("schema" => "arena-load/1")).completed
+  end
+
+  def test_goodput_from_the_good_section
+    l = load(completed: 1000, rps: 500.0, good: {"completed" => 600, "rps" => 300.0, "latency_us" => {"count" => 600, "p99" => 7000}},
+      kinds: {"unexpected_status" => 400}, errors: 0)
+    assert_equal [600, 300.0], [l.good, l.good_rps]
+    assert_equal 7000, l.latency.p99, "the good responses' latency"
+    assert_equal 5000, l.latency_all.p99
+    assert l.frozen?
+  end
+
+  # The first schema has no good section: completed less the responses that
+  # failed the checks, and goodput in proportion.
+  def test_goodput_without_a_good_section
+    l = load(completed: 1000, rps: 500.0, kinds: {"unexpected_status" => 150, "body_mismatch" => 50, "timeout" => 7}, errors: 207)
+    assert_equal 800, l.good
+    assert_equal 400.0, l.good_rps
+    assert_equal l.latency_all, l.latency
+    assert_equal 0, load(completed: 10, kinds: {"unexpected_status" => 30}).good, "never below 0"
+    assert_equal 0.0, load(completed: 0, rps: 0.0).good_rps
+    assert_equal 1000, load(completed: 1000).good
+  end
+
+  def test_errors_and_their_share_of_every_request_that_ended
+    l = load(completed: 1000, kinds: {"timeout" => 2, "connect" => 1, "read" => 0})
+    assert_equal 3, l.errors, "no total: the kinds summed"
+    assert_equal({"timeout" => 2, "connect" => 1, "read" => 0}, l.error_kinds)
+    assert_equal({"timeout" => 2, "connect" => 1}, l.nonzero_error_kinds)
+    assert_equal 0.299, l.error_pct # 3 / (1000 + 3), to 3 places
+    assert_equal 5, load(errors: "5", kinds: {"timeout" => 2}).errors, "the total, when given"
+    assert_equal 0.0, load(completed: 0).error_pct
+    assert_equal 100.0, load(completed: 0, errors: 4).error_pct
+    # Failed checks are completed, not good, and not connection errors: 1 of 3 ended requests is an error.
+    assert_equal 33.333, load(completed: 3, kinds: {"unexpected_status" => 1}, errors: 1).error_pct
+  end
+
+  def test_the_rest_of_the_document
+    l = load(open: {"late" => 4, "dropped" => 2}, connections: {"resent" => 1, "requested" => 16, "opened" => 16},
+      status: {"200" => 1000}, timeline_ms: 250, warmup_s: 0.5, bytes_received: "2048", model: "open")
+    assert_equal [2.0, 1005, 500.0, 4, 2, 1], [l.duration_s, l.sent, l.rps, l.late, l.dropped, l.resent]
+    assert_equal({"200" => 1000}, l.status)
+    assert_equal [0.25, 0.5, 2048, 16], [l.interval_s, l.warmup_s, l.bytes_received, l.connections_requested]
+    assert l.open?
+    refute load.open?
+    assert_equal [1.0, 0.0, 0, 0], [load.interval_s, load.warmup_s, load.bytes_received, load.connections_requested]
+    assert_equal({}, load.status)
+    assert_nil load.requests
+    assert_nil load.stages
+    assert_equal [], load.timeline
+    t = load(timeline: [{"t" => 1, "completed" => 10, "good" => 9, "errors" => 1}]).timeline
+    assert_equal [1.0, 10, 9, 1], t.first.to_a.first(4)
+    assert_nil load.good_histogram
+    assert_nil load(good: {"completed" => 1, "latency_histogram" => {"bogus" => true}}).good_histogram
+  end
+
+  def test_a_server_that_closes_kept_alive_connections
+    assert load(completed: 100, connections: {"opened" => 50}).server_closed?, "a new connection every two responses"
+    refute load(completed: 100, connections: {"opened" => 49}).server_closed?
+    refute load(completed: 100, connections: {"opened" => 100}, keep_alive: false).server_closed?, "closing was asked"
+    assert load(completed: 100, connections: {"opened" => 100}, keep_alive: nil).server_closed?, "older documents: kept alive"
+    refute load(completed: 0, connections: {"opened" => 5}).server_closed?
+  end
+
+  def test_stall_figures_are_the_loads_own
+    l = load(latency: {"count" => 10, "p50" => 1, "p75" => 2, "p90" => 3, "p99" => 4, "mean" => 1.5}, connections: {"requested" => 8}, model: "open",
+      keep_alive: false)
+    f = l.stall_figures(server_cpu_pct: 12.0, server_cores: 2)
+    assert_equal [1, 2, 3, 4, 1.5, 500.0, 8, true, false, 12.0, 2], f.to_a
+  end
+
+  # A 40 ms delayed-ACK shape: the stall rule says "stalled".
+  def stalled_load = load(completed: 4000, rps: 400.0, latency: {"count" => 4000, "p50" => 41_000, "p75" => 42_000, "p90" => 43_000, "p99" => 45_000, "mean" => 41_000},
+    connections: {"requested" => 16, "opened" => 16})
+
+  def test_summary_flags_at_their_boundaries
+    clean = R::Summary.of(load(completed: 1000, errors: 10, good: {"completed" => 990, "rps" => 495.123, "latency_us" => {"count" => 990, "p50" => 900, "p99" => 5000}}), loader_cpu_pct: 85.0, server_cpu_pct: 50.0, server_cores: 1)
+    assert_equal [], clean.flags, "1.0% errors and a loader at 85% are within the limits"
+    assert clean.flags.frozen?
+    assert clean.frozen?
+    assert_equal [495.12, 1.0, 900, 5000, 990, 85.0], [clean.good_rps, clean.error_pct, clean.p50_us, clean.p99_us, clean.samples, clean.loader_cpu_pct]
+    assert_nil clean.stall
+    assert_nil clean.pool
+    refute clean.erroneous?
+    over = R::Summary.of(load(completed: 1000, errors: 11, good: {"completed" => 989, "rps" => 1.0, "latency_us" => {"count" => 989}}), loader_cpu_pct: 85.1, settled: false, settled_s: 30.0, noisy: true)
+    assert_equal %w[noisy errors loader-bound did-not-settle], over.flags
+    assert over.erroneous?
+    assert over.flagged?("loader-bound")
+    refute over.flagged?("stalled")
+    assert_equal 30.0, over.settled_s
+    few = R::Summary.of(load(latency: {"count" => 99, "p50" => 1, "p99" => 2}, connections: {"opened" => 1000}, completed: 1000))
+    assert_equal %w[few-samples server-closed], few.flags
+  end
+
+  Pool = Struct.new(:word, :reason)
+
+  def test_summary_flags_from_the_envelope_the_pool_and_the_stall_rule
+    oom = Arena::Results::EnvelopeFigures.new(oom_kills: 1)
+    pool = Pool.new("pool-exhausted", "5 threads, a pool of 2")
+    s = R::Summary.of(stalled_load, envelope: oom, pool: pool, server_cpu_pct: 10.0, server_cores: 1)
+    assert_equal %w[oom-killed pool-exhausted stalled], s.flags
+    assert_equal "5 threads, a pool of 2", s.pool
+    assert_match(/\Ap50 41\.0 ms sits at 40 ms/, s.stall)
+    calm = R::Summary.of(stalled_load, envelope: Arena::Results::EnvelopeFigures.new(oom_kills: 0), pool: Pool.new("pool ok", "fine"),
+      server_cpu_pct: 90.0, server_cores: 1)
+    assert_equal [], calm.flags
+    assert_nil calm.pool
+    assert_nil calm.stall
+  end
+
+  def test_summary_records_round_trip
+    s = R::Summary.of(stalled_load, server_cpu_pct: 10.0, server_cores: 1, settled_s: 0.5)
+    back = R::Summary.from_h(JSON.parse(JSON.generate(s.to_record)))
+    assert_equal s.to_h, back.to_h
+    assert back.frozen?
+    assert back.flags.frozen?
+    plain = R::Summary.of(load).to_record
+    refute plain.key?("stall"), "no stall, no key"
+    assert plain.key?("pool")
+    assert_equal "good_rps", plain.keys.first
+    assert_equal [], R::Summary.from_h({"good_rps" => 1.0, "unknown" => 2}).flags
+  end
+
+  def measurement(**h) = R::Measurement.from_h({"server" => "puma", "workload" => "server", "scenario" => "steady", "variant" => "keep-alive",
+    "load" => doc, **h.transform_keys(&:to_s)})
+
+  def test_a_measurement_from_its_record
+    m = measurement(repeat: 2, engine_argv: ["-c", "16", "-R", "250.5", "-d", "x"], kind: "run")
+    assert m.frozen?
+    assert m.measured?
+    refute m.summary?
+    assert_equal ["puma", "server", "steady", "keep-alive", 2, "run"], [m.server, m.workload, m.scenario, m.variant, m.repeat, m.kind]
+    assert_equal "steady keep-alive", m.label
+    assert_equal 500.0, m.good_rps, "no summary written: made from the load"
+    assert_equal [], m.flags
+    refute m.noisy?
+    assert_equal 16.0, m.argv_value("-c")
+    assert_equal 250.5, m.argv_value("-R")
+    assert_nil m.argv_value("-d"), "not a number"
+    assert_nil m.argv_value("-t")
+    assert_nil measurement(engine_argv: nil).argv_value("-c")
+    assert_equal({}, m.extra)
+    assert_nil m.warmup_s
+    assert_nil m.rerun
+  end
+
+  def test_a_summary_record_and_older_top_level_figures
+    m = R::Measurement.from_h({"server" => "puma", "scenario" => "rate", "kind" => "summary", "knee_rps" => 900,
+      "extra" => {"curve" => []}, "summary" => {"good_rps" => 12.5, "flags" => ["noisy"]}, "warmup_s" => 1, "warmup" => {"steady" => true},
+      "rerun" => false})
+    assert m.summary?
+    refute m.measured?
+    assert_equal({"curve" => [], "knee_rps" => 900}, m.extra)
+    assert m.extra.frozen?
+    assert_equal 12.5, m.good_rps
+    assert m.noisy?
+    assert_equal 1.0, m.warmup_s
+    assert_nil m.rerun
+    assert_equal "rate", m.label
+    bare = R::Measurement.from_h({"server" => "puma", "load" => "garbage", "extra" => "x"})
+    assert_nil bare.load
+    assert_nil bare.summary
+    assert_equal 0.0, bare.good_rps
+    assert_equal [], bare.flags
+    assert_equal({}, bare.extra)
+  end
+
+  def test_a_measurement_round_trips_through_its_record
+    m = measurement(repeat: 1, extra: {"slo_ms" => 100}, warmup_s: 0.5, warmup: {"steady" => false, "slices_rps" => [1, 2]}, rerun: true,
+      probes: {"pss_peak_kb" => 100, "rss_peak_kb" => 300, "cpu_pct_mean" => 50.0, "samples" => []})
+    record = m.to_record
+    assert_equal doc, record["load"]
+    refute record.key?("envelope"), "absent parts are left out"
+    again = R::Measurement.from_h(JSON.parse(JSON.generate(record)))
+    assert_equal m.to_record, again.to_record
+    assert_equal m.summary.to_h, again.summary.to_h
+    assert_equal true, again.rerun
+    assert_nil measurement.to_record["extra"], "an empty extra is not written"
+    changed = m.with(repeat: 3)
+    assert_equal [3, 1], [changed.repeat, m.repeat]
+    assert changed.frozen?
+  end
+end
