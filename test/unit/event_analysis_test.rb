@@ -93,4 +93,78 @@ class EventAnalysisTest < Minitest::Test
     assert_equal 2.0, result["recovery_s"]
     assert_equal 60.0, result["dip_pct"]
   end
+
+  def slices(counts, from: 2.0, step: 0.1) = counts.each_with_index.map { |n, i| Arena::Results::TimelinePoint.new(t: (from + i * step).round(2), good: n) }
+
+  # 10 answers a slice before: a window of 5 slices expects 50; Poisson's
+  # spread is sqrt(50) = 7.07, so the floor is 0.9 x 50 - 2.33 x 7.07 = 28.5.
+  def test_the_window_floor_on_values
+    analysis = Arena::Scenarios::EventAnalysis
+    before = [10] * 20
+    back, first = analysis.judge(before, slices([5, 5, 6, 6, 7]), step: 0.1, at: 2.0, recovered: 0.9)
+    assert_equal "no lasting effect: throughput at 90% or more of before from the first 0.5 s after", back.to_s
+    assert_equal 2.0, first.t
+    short, none = analysis.judge(before, slices([5, 5, 6, 6, 6]), step: 0.1, at: 2.0, recovered: 0.9)
+    assert_equal "not recovered: throughput not back to 90% within the 0.5 s measured after", short.to_s
+    assert_nil none
+    later, slice = analysis.judge(before, slices([0, 5, 5, 6, 6, 7]), step: 0.1, at: 2.0, recovered: 0.9)
+    assert_equal "recovered: back to 90% throughput in 0.2 s", later.to_s
+    assert_equal 2.1, slice.t
+    # 30 answers: back against 90% (floor 28.5), not against 100% (33.5); 25 back against 80% (23.5) only.
+    assert_equal "not recovered", analysis.judge(before, slices([6] * 5), step: 0.1, at: 2.0, recovered: 1.0).first.word
+    assert_equal "no lasting effect", analysis.judge(before, slices([6] * 5), step: 0.1, at: 2.0, recovered: 0.9).first.word
+    assert_equal "no lasting effect", analysis.judge(before, slices([5] * 5), step: 0.1, at: 2.0, recovered: 0.8).first.word
+    assert_equal "not recovered", analysis.judge(before, slices([5] * 5), step: 0.1, at: 2.0, recovered: 0.9).first.word
+    assert_equal "cannot judge: 4 slices after the event, a window needs 5", analysis.judge(before, slices([10] * 4), step: 0.1, at: 2.0, recovered: 0.9).first.to_s
+    assert_equal "no lasting effect", analysis.judge(before, slices([10] * 5), step: 0.1, at: 2.0, recovered: 0.9).first.word, "exactly a window"
+  end
+
+  def test_the_spread_of_a_windows_count
+    analysis = Arena::Scenarios::EventAnalysis
+    assert_in_delta Math.sqrt(50), analysis.spread([10] * 20, 50), 1e-9, "steady slices: Poisson's"
+    assert_in_delta Math.sqrt(50), analysis.spread([10], 50), 1e-9, "one slice: Poisson's"
+    # Bursty: [0, 20] x 10 has variance 2000 / 19 over a mean of 10.
+    assert_in_delta Math.sqrt(2000.0 / 19 / 10 * 50), analysis.spread([0, 20] * 10, 50), 1e-9
+    assert_in_delta Math.sqrt(50), analysis.spread([9, 11] * 10, 50), 1e-9, "under Poisson's dispersion: Poisson's"
+    bursty, = analysis.judge([0, 20] * 10, slices([2] * 5), step: 0.1, at: 2.0, recovered: 0.9)
+    assert_equal "no lasting effect", bursty.word, "10 of 50 due is within a bursty baseline's spread"
+  end
+
+  def test_a_window_is_half_a_second_and_30_answers_at_least
+    analysis = Arena::Scenarios::EventAnalysis
+    assert_equal 5, analysis.window(100.0, 0.1)
+    assert_equal 2, analysis.window(100.0, 0.3), "0.5 / 0.3 rounds to 2"
+    assert_equal 1, analysis.window(100.0, 1.0)
+    assert_equal 1, analysis.window(100.0, 2.0), "never 0 slices"
+    assert_equal 3, analysis.window(10.0, 2.0), "30 answers at 10 a slice"
+    assert_equal 4, analysis.window(9.0, 2.0)
+  end
+
+  # 601 answers in 30 slices before: 200.3 req/s. A window of 5 expects
+  # 100.2, floor 66.8: from 3.1 s [0, 0, 10, 20, 20] = 50 is short, from
+  # 3.2 s 70 is back (0.3 s after the kill); against 99% (floor 75.9) the
+  # window from 3.3 s (90) is.
+  def test_the_figures_around_the_event
+    counts = [20] * 29 + [21] + [4, 0, 0, 10, 20, 20, 20, 20, 20]
+    timeline = counts.each_with_index.map { |n, i| {"t" => (i * 0.1).round(2), "completed" => n + 1, "good" => n, "errors" => (i >= 30) ? 1 : 0} }
+    load = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "timeline_ms" => 100, "timeline" => timeline})
+    analysis = Arena::Scenarios::EventAnalysis
+    x = analysis.call(load, at: 3.004)
+    assert_equal [3.0, 0.1, 200.3, 0.0, 100.0, 9], x.values_at("event_at_s", "resolution_s", "baseline_rps", "dip_rps", "dip_pct", "errors_after_event")
+    assert_equal ["recovered", true, 0.3], x.values_at("verdict", "recovered", "recovery_s")
+    assert_equal (analysis::FIGURES - %i[error]).map(&:to_s), x.keys
+    assert_equal "back to 99% throughput in 0.4 s", analysis.call(load, at: 3.0, recovered: 0.99)["verdict_reason"]
+    half = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "timeline_ms" => 100,
+      "timeline" => timeline.each_with_index.map { |p, i| p.merge("good" => [31, 32].include?(i) ? 7 : p["good"]) }})
+    assert_equal [40.0, 80.0], analysis.call(half, at: 3.0).values_at("dip_rps", "dip_pct"), "dip 4 a slice (40 req/s) against 200.3: 80.0% to a tenth"
+    idle = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "timeline_ms" => 100, "timeline" => timeline.map { |p| p.merge("good" => 0) }})
+    assert_nil analysis.call(idle, at: 3.0)["dip_pct"], "no baseline to dip from"
+  end
+
+  def test_words_for_old_and_new_records
+    analysis = Arena::Scenarios::EventAnalysis
+    assert_equal "recovered: back to 90% throughput in 0.3 s", analysis.words({"verdict" => "recovered", "verdict_reason" => "back to 90% throughput in 0.3 s", "recovered" => false})
+    assert_equal "back to 90% throughput in 2.0s", analysis.words({"recovered" => true, "recovery_s" => 2.0})
+    assert_equal "throughput not back to 90%", analysis.words({"recovered" => false, "recovery_s" => 2.0})
+  end
 end
