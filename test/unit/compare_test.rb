@@ -106,4 +106,82 @@ class CompareTest < Minitest::Test
     assert_equal 2, Arena::CLI.new(["compare", FIXTURES], out: StringIO.new, err: err).run
     assert_equal "arena: #{Arena::Commands::Compare::USAGE}\n", err.string
   end
+
+  def measured(server = "puma", rps: 1000, p50: 500, p90: 700, p99: 900, p999: 1500, count: 2000, errors: 0, pss: 50_000, rss: 90_000, variant: "keep-alive")
+    {"server" => server, "workload" => "server", "scenario" => "steady", "variant" => variant,
+     "load" => {"throughput_rps" => rps, "duration_s" => 1.0, "requests" => {"completed" => count}, "errors" => {"total" => errors},
+                "latency_us" => {"count" => count, "p50" => p50, "p90" => p90, "p99" => p99, "p999" => p999}},
+     "probes" => {"pss_peak_kb" => pss, "rss_peak_kb" => rss}}
+  end
+
+  def read(metric, **kw) = Arena::Report::Compare::READERS.fetch(metric).call(doc(measured(**kw)).measurements.first)
+
+  # What a comparison and a gate read from a measurement, and where a figure is missing.
+  def test_each_reader
+    assert_equal 1000.0, read("good_rps")
+    assert_equal 1000.0, read("rps", errors: 10)
+    assert_equal [500.0, 700.0, 900.0, 1500.0], %w[p50 p90 p99 p999].map { |m| read(m) }
+    assert_kind_of Float, read("p50")
+    assert_nil read("p999", count: 999), "p99.9 needs 1,000 responses"
+    assert_nil read("p99", count: 99)
+    assert_nil read("p90", count: 9)
+    assert_equal 900.0, read("p99", count: 100)
+    assert_equal [50_000.0, 90_000.0], [read("pss"), read("rss")]
+    assert_nil read("pss", pss: 0), "0 kB: not sampled"
+    assert_nil read("rss", rss: 0)
+    assert_equal [10.0, 0.498], [read("errors", errors: 10), read("error_pct", errors: 10)]
+    bare = doc(measured.except("probes")).measurements.first
+    assert_nil Arena::Report::Compare::READERS.fetch("pss").call(bare)
+    assert_nil Arena::Report::Compare::READERS.fetch("rss").call(bare)
+  end
+
+  def test_each_format
+    f = Arena::Report::Compare
+    assert_equal ["1,235", "1,235", "48.8 MiB", "2.00 GiB", "5", "0.12%", "1.5ms", "-"],
+      [f.format("good_rps", 1234.5), f.format("rps", 1234.5), f.format("pss", 50_000), f.format("rss", 2 * 1024 * 1024),
+        f.format("errors", 4.6), f.format("error_pct", 0.123), f.format("p99", 1500), f.format("p99", nil)]
+  end
+
+  # A server whose config changed is paired by its name only when it is the
+  # one config of that name on each side.
+  def test_pairing_by_server_name
+    a = doc(measured("puma:threads=8"), measured("unicorn:workers=2"), measured("falcon:count=1"), measured("falcon:count=2"))
+    b = doc(measured("puma:threads=4"), measured("unicorn:workers=2"), measured("falcon:count=3"), measured("thin"))
+    cmp = Arena::Report::Compare.new(a, b)
+    assert_equal [["unicorn:workers=2", "server", "steady", "keep-alive"], ["puma:threads=8 -> puma:threads=4", "server", "steady", "keep-alive"]],
+      cmp.pairs.map(&:key)
+    assert_equal [1, 1], [cmp.pairs.last.a.size, cmp.pairs.last.b.size]
+    assert_equal "puma:threads=8", cmp.pairs.last.a.first.server
+    assert_equal "puma:threads=4", cmp.pairs.last.b.first.server
+    assert_equal %w[falcon:count=1 falcon:count=2], cmp.only_a.map(&:first)
+    assert_equal %w[falcon:count=3 thin], cmp.only_b.map(&:first)
+    text = cmp.render
+    assert_includes text, "only in A: falcon:count=1 server steady keep-alive; falcon:count=2 server steady keep-alive\n"
+    assert_includes text, "only in B: falcon:count=3 server steady keep-alive; thin server steady keep-alive\n"
+    assert_includes text, "| puma:threads=8 -> puma:threads=4 | server   | steady keep-alive | 1,000 -> 1,000 | +0.0%* | 900us -> 900us | +0.0%* | 48.8 MiB -> 48.8 MiB | +0.0%* |\n"
+    none = Arena::Report::Compare.new(doc(measured("a")), doc(measured("b", variant: nil)))
+    assert none.render.start_with?("no measurement in common\nonly in A: a server steady keep-alive\nonly in B: b server steady\n")
+    assert_equal [], Arena::Report::Compare.new(doc(measured("a")), doc(measured("a"))).only_a
+  end
+
+  def test_a_drop_and_the_values_a_pair_holds
+    a = doc(measured(rps: 1000), measured(rps: 1010), measured(rps: 990))
+    b = doc(measured(rps: 500, pss: 0), measured(rps: 505, pss: 0), measured(rps: 495, pss: 0))
+    cmp = Arena::Report::Compare.new(a, b, level: 0.01)
+    pair = cmp.pairs.first
+    assert_equal [1000.0, 1010.0, 990.0], pair.values("good_rps", :a)
+    assert_equal [], pair.values("pss", :b)
+    rps, _, pss = cmp.rows.first.changes
+    assert rps.real?
+    assert_equal(-0.5, rps.delta)
+    assert_equal [1000.0, 500.0], [rps.a, rps.b]
+    assert_nil pss.b
+    assert_nil pss.delta
+    refute pss.measured
+    assert_equal false, pss.measured
+    text = cmp.render
+    assert_match(/\| 1,000 -> 500 \| -50\.0% \(p=\d/, text)
+    assert_includes text, "| 48.8 MiB -> - |    n/a |"
+    assert_includes text, "says so at 0.01;"
+  end
 end

@@ -38,7 +38,7 @@ module Arena
       TABLE = {"req/s" => "good_rps", "p99" => "p99", "PSS" => "pss"}.freeze
       FORMATS = {
         "good_rps" => ->(v) { Format.rps(v) }, "rps" => ->(v) { Format.rps(v) }, "pss" => ->(v) { Format.memory_kb(v) },
-        "rss" => ->(v) { Format.memory_kb(v) }, "errors" => ->(v) { v.round.to_s }, "error_pct" => ->(v) { "#{format("%.2f", v)}%" }
+        "rss" => ->(v) { Format.memory_kb(v) }, "errors" => ->(v) { v.round.to_s }, "error_pct" => ->(v) { "#{Kernel.format("%.2f", v)}%" }
       }.freeze
 
       def self.format(metric, value)
