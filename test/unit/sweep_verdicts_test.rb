@@ -135,5 +135,63 @@ module Arena
       assert_equal [0.9, 0.45, 0.675, 0.5625, 0.6188], tried
       assert_operator 0.62 - held, :<=, 0.06
     end
+
+    def measurement(connections, p99:, errors: 0, completed: 1000, kinds: {})
+      Results::Measurement.from_h({"server" => "puma", "scenario" => "breakpoint", "variant" => "c=#{connections}",
+        "engine_argv" => ["-c", connections.to_s, "-d", "1"],
+        "load" => {"schema" => "arena-load/2", "throughput_rps" => completed, "duration_s" => 1.0, "requests" => {"completed" => completed},
+                   "errors" => {"total" => errors, **kinds}, "latency_us" => {"count" => completed, "p99" => p99}}})
+    end
+
+    # A level breaks on errors over 1% (said by kind) before its p99 is read,
+    # or on a p99 over the SLO; the last clean level is the one before.
+    def test_a_breakpoint_level_from_its_measurement
+      clean = Scenarios::Breakpoint.level(measurement(8, p99: 100_000), 100)
+      assert_equal [8, 1000.0, nil], clean.to_a
+      assert clean.frozen?
+      slow = Scenarios::Breakpoint.level(measurement(16, p99: 100_001), 100)
+      assert_equal "p99 100.0 ms > SLO 100 ms", slow.broken_because
+      assert_equal "p99 150.3 ms > SLO 150.0 ms", Scenarios::Breakpoint.level(measurement(16, p99: 150_349), 150.0).broken_because
+      assert_equal "p99 150.3 ms > SLO 120 ms", Scenarios::Breakpoint.level(measurement(16, p99: 150_349), 120).broken_because
+      erroneous = Scenarios::Breakpoint.level(measurement(32, p99: 1000, errors: 11, kinds: {"timeout" => 11, "connect" => 0}), 100)
+      assert_equal "11 errors, 1.088% (timeout)", erroneous.broken_because
+      assert_nil Scenarios::Breakpoint.level(measurement(32, p99: 1000, errors: 10, kinds: {"timeout" => 10}), 100).broken_because, "1% is within the limit"
+      both = Scenarios::Breakpoint.level(measurement(64, p99: 900_000, errors: 50, kinds: {"read" => 20, "timeout" => 30}), 100)
+      assert_equal "50 errors, 4.762% (read, timeout)", both.broken_because, "errors are said before the p99"
+      ok = ->(c) { Level.new(connections: c) }
+      assert_equal 4, Scenarios::Breakpoint.last_clean([ok[1], ok[2], ok[4], slow, ok[32]]).connections
+      assert_equal 32, Scenarios::Breakpoint.last_clean([ok[1], ok[32]]).connections
+      assert_nil Scenarios::Breakpoint.last_clean([slow, ok[32]])
+      assert_nil Scenarios::Breakpoint.last_clean([])
+    end
+
+    def test_older_breakpoint_and_rate_records_in_words
+      bp = Scenarios::Breakpoint
+      assert_equal "stopped: time ran out", bp.outcome_words({"verdict" => "stopped", "verdict_reason" => "time ran out", "broke_at_connections" => 4})
+      assert_equal "broke at 64: p99 120.0 ms > SLO 100 ms", bp.outcome_words({"broke_at_connections" => 64, "broke_because" => "p99 120.0 ms > SLO 100 ms"})
+      assert_equal "did not break within the bounds", bp.outcome_words({})
+      rate = Scenarios::Rate
+      assert_equal "knee: 900 req/s (the highest level measured)", rate.knee_words({"verdict" => "knee", "verdict_reason" => "900 req/s (the highest level measured)", "knee_rps" => 1})
+      assert_equal "knee at 1,200 req/s", rate.knee_words({"knee_rps" => 1200, "planned_levels" => [1, 2], "measured_levels" => %w[a b]})
+      assert_equal "knee at none (no rate sustained with p99 within the SLO)", rate.knee_words({})
+      assert_equal "incomplete: measured 50% and 90% of 3 planned levels; knee at or above 450 req/s",
+        rate.knee_words({"knee_rps" => 450, "planned_levels" => [1, 2, 3], "measured_levels" => %w[50% 90%]})
+      assert_equal "incomplete: measured none of 2 planned levels; knee at none (no rate sustained with p99 within the SLO)",
+        rate.knee_words({"planned_levels" => [1, 2], "measured_levels" => []})
+      assert_nil rate.incomplete({"planned_levels" => [1, 2], "measured_levels" => %w[a b]})
+      assert_nil rate.incomplete({"planned_levels" => [1, 2]})
+      assert_nil rate.incomplete({"measured_levels" => []})
+      assert_equal "incomplete: measured 10% of 2 planned levels", rate.incomplete({"planned_levels" => [1, 2], "measured_levels" => %w[10%]})
+    end
+
+    def test_a_sustained_row_is_what_the_rate_rule_reads
+      m = Results::Measurement.from_h({"server" => "puma", "scenario" => "sustained", "extra" => {"target_rps" => 250.0},
+        "load" => {"schema" => "arena-load/2", "model" => "open", "throughput_rps" => 249.0, "duration_s" => 2.0, "requests" => {"completed" => 498},
+                   "errors" => {"total" => 2}, "open" => {"dropped" => 3}, "latency_us" => {"count" => 498, "p99" => 8000}}})
+      row = Scenarios::Sustained.row(m)
+      assert_equal({"target_rps" => 250.0, "good_rps" => 249.0, "dropped" => 3, "duration_s" => 2.0, "error_pct" => 0.4, "samples" => 498, "p99_us" => 8000}, row)
+      assert Scenarios::Rate.sustained?(row, 10_000)
+      refute Scenarios::Rate.sustained?(row, 7_999)
+    end
   end
 end

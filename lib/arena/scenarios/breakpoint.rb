@@ -66,30 +66,35 @@ module Arena
         end
       end
 
+      # The level before the first broken one (or the last, when none broke).
+      def self.last_clean(levels) = levels.take_while { |l| l.broken_because.nil? }.last
+
       def self.sections(document, colors:) = [BreakpointChart.new(document, colors: colors).section].compact
+
+      # What the rule reads of one level's measurement: broken by errors over
+      # the limit (said by kind), else by a p99 over the SLO.
+      def self.level(m, slo_ms)
+        because = if m.summary.erroneous?
+          "#{m.load.errors} errors, #{m.load.error_pct}% (#{m.load.nonzero_error_kinds.keys.join(", ")})"
+        elsif m.load.latency.p99.to_f > slo_ms * 1000
+          "p99 #{(m.load.latency.p99 / 1000.0).round(1)} ms > SLO #{slo_ms} ms"
+        end
+        Level.new(connections: m.argv_value("-c")&.to_i, rps: m.good_rps, broken_because: because).freeze
+      end
 
       private
 
-      def broken?(m, slo_ms) = m.summary.erroneous? || m.load.latency.p99.to_f > slo_ms * 1000
+      def broken?(m, slo_ms) = !self.class.level(m, slo_ms).broken_because.nil?
 
       def summary(ctx, levels, slo_ms)
-        judged = levels.map do |m|
-          Level.new(connections: m.argv_value("-c")&.to_i, rps: m.good_rps, broken_because: broken?(m, slo_ms) ? reason(m, slo_ms) : nil)
-        end
+        judged = levels.map { |m| self.class.level(m, slo_ms) }
         verdict = self.class.judge(judged, planned: self.class.levels(ctx.load).size)
         broke_at = judged.index(&:broken_because)
-        clean = broke_at ? judged[0...broke_at].last : judged.last
+        clean = self.class.last_clean(judged)
         summary_record(ctx, "summary", "step" => ctx.load.step, "slo_ms" => slo_ms,
           "last_clean_connections" => clean&.connections, "last_clean_rps" => clean&.rps,
           "broke_at_connections" => broke_at && judged[broke_at].connections, "broke_because" => broke_at && judged[broke_at].broken_because,
           "levels" => levels.size, "verdict" => verdict.word, "verdict_reason" => verdict.reason)
-      end
-
-      def reason(m, slo_ms)
-        if m.summary.erroneous?
-          return "#{m.load.errors} errors, #{m.load.error_pct}% (#{m.load.nonzero_error_kinds.keys.join(", ")})"
-        end
-        "p99 #{(m.load.latency.p99 / 1000.0).round(1)} ms > SLO #{slo_ms} ms"
       end
     end
 
