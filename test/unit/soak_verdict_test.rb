@@ -90,5 +90,54 @@ module Arena
       assert_in_delta 1.0, j.slope_mib_per_min, 1e-9
       assert_in_delta 0.0, j.floor_mib_per_min, 1e-9
     end
+
+    # The parts of the rule on points whose answers are worked by hand.
+    def test_block_means_and_their_rises
+      line = (0..11).map { |t| [t.to_f, t.to_f] }
+      assert_equal [[0.5, 0.5], [2.5, 2.5], [4.5, 4.5], [6.5, 6.5], [8.5, 8.5], [10.5, 10.5]], Rule.blocks(line)
+      assert_equal [[1.0, 0.0], [4.0, 0.0], [7.0, 0.0], [10.0, 0.0], [12.0, 0.0]], Rule.blocks((0..12).map { |t| [t.to_f, 0.0] }), "13 points: blocks of 3, the last of 1"
+      assert_equal 15, Rule.rises(line), "6 rising blocks: every one of the 15 pairs"
+      assert_equal(-15, Rule.rises(line.map { |t, y| [t, -y] }))
+      assert_equal 0, Rule.rises(line.map { |t, _| [t, 7.0] })
+      step = line.map { |t, _| [t, (t >= 10) ? 1.0 : 0.0] }
+      assert_equal 5, Rule.rises(step), "one step at the end: the last block above the 5 before it"
+    end
+
+    def test_the_block_floor_and_the_widened_error
+      line = (0..11).map { |t| [t.to_f, 3.0 * t] }
+      fit = Scenarios::LinearFit.of(line)
+      assert_equal 0.0, Rule.block_floor(line, fit), "no scatter about the line"
+      assert_equal 0.0, Rule.widened_se(line, fit)
+      two = [[0.0, 0.0], [1.0, 5.0]]
+      assert_equal 0.0, Rule.block_floor(two, Scenarios::LinearFit.of(two)), "under 3 blocks: no block floor"
+      # Six points, one a block, alternating 1 above and 1 below a flat line at 0:
+      # the fitted line is not quite flat, so work it from the fit itself.
+      zig = (0..5).map { |t| [t.to_f, t.even? ? 1.0 : -1.0] }
+      zfit = Scenarios::LinearFit.of(zig)
+      sd = Math.sqrt(zig.sum { |t, y| (y - zfit.at(t))**2 } / 5)
+      assert_in_delta 2 * sd / (5.0 / 6), Rule.block_floor(zig, zfit), 1e-12
+      # Alternating residuals correlate negatively: clamped to 0, no widening.
+      assert_in_delta zfit.slope_se, Rule.widened_se(zig, zfit), 1e-12
+      # A slow wave: neighbours alike (r > 0), so fewer samples' worth of news and a wider error.
+      wave = (0..59).map { |t| [t.to_f, Math.sin(t / 6.0)] }
+      wfit = Scenarios::LinearFit.of(wave)
+      assert_operator Rule.widened_se(wave, wfit), :>, 3 * wfit.slope_se
+      assert_equal 60.0, Rule.per_min(1024.0)
+    end
+
+    def test_twelve_samples_are_enough_to_judge
+      line = (0..11).map { |t| [t.to_f, 1000.0 + 1024.0 * t] }
+      j = Rule.call(line)
+      assert_equal "growing", j.verdict.word
+      assert_equal 60.0, j.slope_mib_per_min
+      assert_equal "+60.00 MiB/min, above this soak's floor of 0.00 MiB/min", j.verdict.reason
+      assert j.frozen?
+      refute Rule.call(line.first(11)).verdict.judged?
+      assert_equal "too short to judge: 11 memory samples in the last third, 12 needed", Rule.call(line.first(11)).verdict.reason
+      flat = Rule.call(line.map { |t, _| [t, 1000.0] })
+      assert_equal ["plateaued", 0.0, 0.0], [flat.verdict.word, flat.slope_mib_per_min, flat.floor_mib_per_min]
+      slow = Rule.call((0..11).map { |t| [t.to_f, 1000.0 + 0.123456 * t] })
+      assert_equal 0.007, slow.slope_mib_per_min, "to 3 places"
+    end
   end
 end
