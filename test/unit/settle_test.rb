@@ -20,7 +20,7 @@ class SettleTest < Minitest::Test
 
   TICK = Arena::Procfs::CLK_TCK
 
-  def settle(delays, limit: 2, ticks: ->(_) { 0 }, log: nil, pids: -> { [] })
+  def settle(delays, limit: 0.5, ticks: ->(_) { 0 }, log: nil, pids: -> { [] })
     Arena::Settle.new(pids: pids, probe: Probe.new(delays, log), workload: Arena::Workloads.builtin.fetch("server"),
       limit: limit, interval: 0.01, ticks: ticks)
   end
@@ -78,7 +78,7 @@ class SettleTest < Minitest::Test
 
   def test_the_baseline_takes_three_probes_at_least_and_200_at_most
     assert_equal 3, settle([]).baseline(seconds: 0.0, least: 0).n
-    assert_equal 200, settle([]).baseline(seconds: 30.0).n
+    assert_equal 200, settle([]).baseline(seconds: 3.0).n
     slow = settle([0.03] * 50).baseline(seconds: 0.0, least: 50, most_s: 0.1)
     assert_includes 3..6, slow.n, "past most_s it stops short of `least`"
   end
