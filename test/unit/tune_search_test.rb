@@ -60,6 +60,30 @@ module Arena
       Tune::Search.new(space: kw.delete(:space) || space, evaluate: surface, clock: clock, min_noise: 0.02, **kw).call
     end
 
+    # The whole path on a small surface, worked by hand: rate(w, t) = 1000 -
+    # 40 (w - 3)^2 - 40 |t - 6|, noise 2%. From (1, 2) at 680 (measured twice:
+    # the noise): workers double to 2 (800) and 4 (800: no gain); threads
+    # double to 4 (880) and 8 (880: no gain); refining threads between 2, 4
+    # and 8 tries 3 (840), then 6 (960: the best), then 5 and 7 (920 each).
+    # Round two: workers 4 and 1 at 6 threads (960, 840), then the midpoint
+    # 3 (1,000: the best); round three finds nothing above it. The runner-up
+    # among the 960s is the one with the least memory, (2, 6).
+    def test_the_search_path_on_a_small_surface
+      clock = FakeClock.new
+      surface = Surface.new(clock: clock, rate: ->(w, t) { 1000.0 - 40 * (w - 3)**2 - 40 * (t - 6).abs }, memory_mib: ->(w, t) { 50 + 10 * w + t })
+      outcome = search(surface, clock, space: space(workers: 0..4, threads: 1..8, start: {"workers" => 1, "threads" => 2}))
+      path = [[1, 2], [1, 2], [2, 2], [4, 2], [2, 4], [2, 8], [2, 3], [2, 6], [2, 5], [2, 7], [4, 6], [1, 6], [3, 6], [3, 8], [3, 3], [3, 4], [3, 7]]
+      assert_equal path, surface.calls.map { |s| s.values_at("workers", "threads") }
+      assert_equal({"workers" => 3, "threads" => 6}, outcome.best.settings)
+      assert_equal({"workers" => 2, "threads" => 6}, outcome.runner_up.settings)
+      assert_equal [0.02, "converged"], [outcome.noise, outcome.stopped]
+      assert_in_delta 40.0 / 960, outcome.margin, 1e-12
+      refute outcome.within_noise?
+      assert_nil outcome.difference, "one figure each: no test"
+      assert_equal path.uniq.size, outcome.candidates.size
+      assert_equal [680.0, 680.0], outcome.candidates.first.rates, "the start measured twice"
+    end
+
     def test_finds_the_optimum_measuring_a_fraction_of_the_grid
       clock = FakeClock.new
       surface = Surface.new(clock: clock)
