@@ -8,7 +8,7 @@ require "tmpdir"
 # TechEmpower's rules as Arena's verification (lib/arena/tfb.rb), on answers
 # written here: right ones pass, each broken one fails with what is wrong.
 # The real app answers them in test/integration/tfb_test.rb.
-class TfbTest < Minitest::Test
+class TfbRulesTest < Minitest::Test
   WORKLOADS = Arena::Tfb.workloads.to_h { |w| [w.name, w] }
   HEADERS = {"server" => "x", "date" => "Mon, 23 Nov 2026 16:00:00 GMT"}.freeze
 
