@@ -107,5 +107,25 @@ module Arena
       assert_equal 0.0, c("a", []).median_rps
       assert_equal ["loader-bound"], c("a", [], flags: %w[errors loader-bound]).held_down
     end
+
+    # The words in full: each verdict cites the test's result and a flagged pick's caveat.
+    def test_the_reasons_in_full
+      tie = pick(c("a", [1000, 1100, 900], [5, 5.1, 4.9], flags: ["did-not-settle"]), c("b", [990, 1090, 890], [50, 51, 49]))
+      assert_equal "pick: goodput not distinguishable here: a is +1.0% against b (95% interval -19.6% to +27.0%; Welch's t on log " \
+        "figures, p=0.908 >= 0.05); p99 lower: a is -90.0% against b (95% interval -90.4% to -89.5%; Welch's t on log figures, " \
+        "p=1.52e-08 < 0.05) (a is did-not-settle: it may serve more still)", tie.verdict.to_s
+      lead = pick(c("a", FAST, flags: ["loader-bound"]), c("b", SLOW))
+      assert_equal "pick: goodput: a is +25.0% against b (95% interval +21.8% to +28.3%; Welch's t on log figures, p=2.58e-05 < 0.05) " \
+        "(a is loader-bound: it may serve more still)", lead.verdict.to_s
+      assert_equal "not distinguishable: a and b here: a is +1.0% against b (95% interval -19.6% to +27.0%; Welch's t on log figures, " \
+        "p=0.908 >= 0.05)", pick(c("a", [1000, 1100, 900]), c("b", [990, 1090, 890])).verdict.to_s
+    end
+
+    # A server's rows in descending order: its best is the highest median, not the last given.
+    def test_a_servers_best_row_whatever_its_order
+      r = pick(c("b", SLOW), c("a", FAST), c("a", [10, 10, 10]))
+      assert_equal FAST, r.pick.rps
+      assert_equal "b", r.runner_up.name
+    end
   end
 end
