@@ -148,4 +148,51 @@ class RecommendTest < Minitest::Test
     assert_equal "arena run --repeat 3", api.run
     assert_nil recommend("older-schema")["limited memory or many small apps"].pick
   end
+
+  def event_run(server, scenario, variant, extra)
+    {"server" => server, "workload" => "server", "scenario" => scenario, "variant" => variant,
+     "load" => {"throughput_rps" => 100, "requests" => {"completed" => 100}, "latency_us" => {"count" => 100}}, "extra" => extra}
+  end
+
+  def crash(server, outcome: "replaced", recovered: true, errors: 0, recovery: 1.0)
+    event_run(server, "crash", "kill", {"outcome" => outcome, "recovered" => recovered, "errors_after_event" => errors, "recovery_s" => recovery})
+  end
+
+  def restart(server, variant, failed: 0, longest: 50_000, serving: true, dip: nil)
+    event_run(server, "restart", variant, {"failed_requests" => failed, "longest_us" => longest, "serving_after" => serving, "dip_pct" => dip})
+  end
+
+  def resilience(*runs) = Arena::Report::Recommend.new(Arena::Results::Document.from_h({"measurements" => runs})).call[4]
+
+  # Ranked: a server that lost its worker, did not recover, or stopped
+  # serving after a restart last; then fewer failed requests; then the faster
+  # recovery; then the shorter longest wait. Each server's best restart is cited.
+  def test_resilience_ranks_on_what_broke_then_failures_then_speed
+    r = resilience(crash("a"), restart("a", "phased", failed: 2, longest: 80_000, dip: 12.5), restart("a", "hot"),
+      crash("b", errors: 5, recovery: 0.5), restart("b", "usr2", longest: 20_000), crash("c", outcome: "lost", recovered: false, recovery: nil))
+    assert_equal "surviving crashes and deploys", r.use_case
+    assert_equal "a", r.pick
+    assert_equal "worker killed: replaced, 0 errors after, back to 90% throughput in 1.0s; hot restart: 0 failed requests, longest 50.0ms, " \
+      "dip 0%. runner-up b: worker killed: replaced, 5 errors after, back to 90% throughput in 0.5s; usr2 restart: 0 failed requests, " \
+      "longest 20.0ms, dip 0%", r.because
+    assert_nil r.run
+    stopped = resilience(restart("d", "usr2", serving: false), restart("e", "usr2", failed: 3, dip: 12.5))
+    assert_equal "e", stopped.pick, "serving after a restart outranks fewer failed requests"
+    assert_equal "usr2 restart: 3 failed requests, longest 50.0ms, dip 12.5%. runner-up d: usr2 restart: 0 failed requests, longest 50.0ms, " \
+      "dip 0% (NOT serving after)", stopped.because
+    assert_equal "arena run --scenario crash", stopped.run
+    assert_equal "c", resilience(crash("b", recovered: false), crash("c")).pick, "recovered outranks not"
+    assert_equal "arena run --scenario restart", resilience(crash("b"), crash("c")).run
+  end
+
+  def test_resilience_ties_go_to_the_faster_recovery_then_the_shorter_wait
+    assert_equal "b", resilience(crash("a", recovery: 1.0), restart("a", "hot"), crash("b", recovery: 0.5), restart("b", "hot")).pick
+    assert_equal "a", resilience(crash("a", recovery: 1.0), restart("a", "hot", longest: 10_000), crash("b", recovery: 1.0), restart("b", "hot")).pick
+    assert_equal "b", resilience(crash("a", errors: 1), crash("b", errors: 0)).pick
+    none = resilience(crash("x"), restart("y", "hot"))
+    assert_equal "y", none.pick, "a server without a restart, where others have one, ranks below them"
+    assert_equal "hot restart: 0 failed requests, longest 50.0ms, dip 0%. runner-up x: worker killed: replaced, 0 errors after, " \
+      "back to 90% throughput in 1.0s; no zero-downtime restart", none.because
+    assert_equal "arena run --scenario crash,restart", resilience(event_run("z", "steady", "keep-alive", {})).run
+  end
 end
