@@ -95,7 +95,8 @@ module Arena
     end
 
     module Rendering
-      module_function
+      # extend self, not module_function: Rendering.row then runs the methods mutant mutates
+      extend self
 
       def row(c) = [c.pair.label, c.pair.workload, c.pair.scenario, c.pair.variant].compact.join(" ")
 
