@@ -8,6 +8,8 @@ require "arena"
 # endpoint fits its budget with fewer levels and fewer requests, and no two
 # levels share a rate.
 class RatePlanTest < Minitest::Test
+  cover "Arena::Scenarios::RatePlan*"
+
   Plan = Arena::Scenarios::RatePlan
 
   def plan(max, unloaded_s, budget_s, base = 5.0) = Plan.call(closed_max_rps: max, unloaded_s: unloaded_s, budget_s: budget_s, base_duration_s: base)

@@ -40,7 +40,8 @@ module Arena
       # leaving the three around the closed maximum, where a knee is.
       DROP_ORDER = [0.1, 0.25, 0.75, 1.1, 0.5].freeze
 
-      module_function
+      # extend self, not module_function: RatePlan.call then runs the methods mutant mutates
+      extend self
 
       # closed_max_rps: the closed model's good req/s; unloaded_s: the
       # endpoint's unloaded p99 (s); budget_s: seconds left for the levels;
