@@ -19,6 +19,16 @@ module Arena
     ROOT = File.expand_path("../..", __dir__)
     EXE = File.join(ROOT, "exe/arena")
     SSHD = NetnsLab::SSHD
+    # One thread per worker where a test asserts zero errors: Puma 8.0.2 with
+    # several threads now and then sends a response without its first bytes
+    # ("content-length: ..." where "HTTP/1.1 200 OK" belongs; the engine
+    # counts it under `parse` and describes it in its log). Server#process_client
+    # hands a keep-alive client whose next request is ready to another thread
+    # and then, in its `ensure`, resets that client's io_buffer, which the
+    # other thread may already be filling. Seen locally in 2 of 200 runs of
+    # -c 6 -d 0.5 against puma -w 2 -t 5:5, with or without --histograms, and
+    # in none of 200 with -t 1:1; in this test it was the "1 error" in 2 of 11 runs.
+    PUMA = "puma:workers=2,threads=1"
 
     def self.lab = @lab
 
@@ -68,7 +78,7 @@ module Arena
     def measured(doc) = doc["measurements"].select { |m| m["load"] }
 
     def test_servers_on_a_remote_host_puma_and_unicorn_with_no_errors
-      _, err, status = arena_in("l1", "--server-host", @lab.url("srv"), "--servers", "puma:workers=2 unicorn:workers=2",
+      _, err, status = arena_in("l1", "--server-host", @lab.url("srv"), "--servers", "#{PUMA} unicorn:workers=2",
         "--workload", "server", "-c", "8", "-d", "1", "-w", "0.3")
       assert status.success?, err
       assert_match(/\Adistributed: servers on #{Regexp.escape(@lab.url("srv"))} \(#{@lab.address("srv")}\).*--allow-remote/, err)
@@ -89,7 +99,7 @@ module Arena
 
     def test_nginx_in_front_on_the_remote_host
       skip "nginx is not installed" unless Proxy::Nginx.binary
-      _, err, status = arena_in("l1", "--server-host", @lab.url("srv"), "--servers", "puma:workers=2", "--front", "nginx",
+      _, err, status = arena_in("l1", "--server-host", @lab.url("srv"), "--servers", PUMA, "--front", "nginx",
         "--workload", "server", "-c", "8", "-d", "1", "-w", "0.2")
       assert status.success?, err
       doc = results
@@ -113,7 +123,7 @@ module Arena
 
     def test_two_loader_hosts_merge_exactly
       _, err, status = arena_in("l1", "--server-host", @lab.url("srv"), "--loader-hosts", "#{@lab.url("l1")},#{@lab.url("l2")}",
-        "--servers", "puma:workers=2", "--workload", "server", "-c", "6", "-d", "1.5", "-w", "0.2")
+        "--servers", PUMA, "--workload", "server", "-c", "6", "-d", "1.5", "-w", "0.2")
       assert status.success?, err
       m = measured(results).first
       files = Dir[File.join(@out, "loaders-*.json")]

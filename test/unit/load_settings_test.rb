@@ -115,4 +115,22 @@ class LoadSettingsTest < Minitest::Test
     assert_equal [7, 50.0, 1, true], [changed.connections, changed.rate, changed.threads, changed.keep_alive]
     assert_equal 3, s.connections, "with leaves the original as it was"
   end
+
+  # The rounds' latency merges their histograms (Report::Rows): every engine
+  # run is asked for them, once, before the target.
+  def test_the_engine_always_writes_its_histograms
+    engine = Arena::Load::Engine.new(dir: Dir.tmpdir, path: "/bin/true", machine: Arena::Machine.new(cores: 2, shared: false))
+    argv = engine.argv("http://127.0.0.1:1/server", Arena::Load::Settings.build(connections: 4, duration: 0.3))
+    assert_equal 1, argv.count("--histograms"), argv.inspect
+    assert_equal "http://127.0.0.1:1/server", argv.last
+  end
+
+  # The warm-up to a steady state is bounded by 2 x -d, at least 2 s, at most 10 s.
+  def test_the_warm_up_bound_follows_d_between_2_and_10_seconds
+    bound = ->(d, max = nil) { Arena::LoadOptions.new(**Arena::Load.defaults.merge(duration: d, warmup_max: max)).warmup_limit }
+    assert_equal 2.0, bound.call(0.3)
+    assert_equal 3.0, bound.call(1.5)
+    assert_equal 10.0, bound.call(30.0)
+    assert_equal 0.0, bound.call(0.3, 0.0), "--warmup-max 0: none"
+  end
 end

@@ -63,7 +63,7 @@ module Arena
         @dir = dir
         engine = Load::Engine.new(dir: dir, machine: Machine.new(cores: 1, shared: true).freeze)
         args = engine.argv(target, settings)
-        args.insert(-2, "--histograms", "--wait-go")
+        args.insert(-2, "--wait-go") # --histograms: Load::Engine#argv always asks for them
         args.insert(-2, "--allow-remote") if remote?
         args
       end

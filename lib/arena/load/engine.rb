@@ -43,6 +43,9 @@ module Arena
         args << "--no-keep-alive" unless s.keep_alive
         args += s.transport if s.transport # TLS and HTTP/2 flags (Transport#engine_flags)
         args << "--request-start" if s.request_start
+        # Histograms in the JSON, so the rounds' latency merges exactly
+        # (Report::Rows) instead of a median of percentiles.
+        args << "--histograms"
         args << target
       end
 
