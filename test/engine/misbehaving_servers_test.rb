@@ -112,6 +112,10 @@ module Arena
         run = run_ok(server.target, "-c", 2, "-n", 10, deadline: 6)
         assert_equal 0, run.completed, run.describe
         assert_only_errors(run, "parse" => 10)
+        # The first of them is described once in the engine's log: why, and the bytes.
+        told = run.stderr_lines.grep(/unparsable response/)
+        assert_equal 1, told.size, run.describe
+        assert_match(/\(not an HTTP\/1\.x status line\) at byte \d+ .*SMTP\/1\.0 220 hello there\\x0d\\x0a/, told.first)
       end
     end
 
