@@ -62,6 +62,26 @@ class ReportTableTest < Minitest::Test
     assert_operator fallback.p99_us, :<, 2_000
   end
 
+  # Short rounds of a slow server hold under 100 responses each; their
+  # merged histogram holds more, so the row has its p99 and no finding says
+  # "no p99 is shown". A single short run still gets the line.
+  def test_few_samples_is_said_only_where_the_row_has_no_p99
+    hist = Arena::Remote::Histogram
+    rounds = Array.new(3) do
+      h = hist.of([48_000] * 60)
+      m = measurement("webrick", 200.0, h.percentile(99))
+      m["load"]["latency_us"]["count"] = 60
+      m["load"]["good"] = {"completed" => 60, "rps" => 200.0, "latency_us" => h.latency_us, "latency_histogram" => h.to_h}
+      m["summary"] = {"good_rps" => 200.0, "flags" => ["few-samples"]}
+      m
+    end
+    doc = Arena::Results::Document.from_h({"measurements" => rounds})
+    assert_equal 180, Arena::Report::Rows.from(doc).first.samples
+    assert_empty Arena::Report::Findings.flag_lines(doc).grep(/no p99/)
+    one = Arena::Results::Document.from_h({"measurements" => rounds.first(1)})
+    assert_equal 1, Arena::Report::Findings.flag_lines(one).grep(/no p99/).size
+  end
+
   # A noisy round is left out when its re-run is there, and the row says so.
   def test_a_noisy_round_is_left_out_of_the_interval
     noisy = measurement("puma:workers=2", 5_000, 9_000).merge("summary" => {"good_rps" => 5_000, "flags" => ["noisy"]})

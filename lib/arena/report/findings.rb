@@ -44,7 +44,12 @@ module Arena
       end
 
       def flag_lines(document)
+        # A round under 100 responses still has a p99 in its row when the
+        # rounds' merged histograms hold 100 (Rows): then nothing to say.
+        shown = Rows.from(document).select { |r| r.samples.to_i >= Results::PERCENTILE_MIN_SAMPLES.fetch(:p99) }.map { |r| [r.server, r.workload, r.label] }
         document.measured.flat_map { |m| m.flags.map { |f| [f, m] } }.group_by(&:first).filter_map do |flag, pairs|
+          pairs = pairs.reject { |_, m| shown.include?([m.server, m.workload, m.label]) } if flag == "few-samples"
+          next if pairs.empty?
           words = FLAG_WORDS[flag] or next
           who = pairs.map { |_, m| "#{m.server} #{m.workload} #{m.label}" }.uniq
           "#{who.first(4).join("; ")}#{" and #{who.size - 4} more" if who.size > 4}: #{words}"
