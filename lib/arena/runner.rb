@@ -92,6 +92,7 @@ module Arena
       # when it did, round 1 read 11% above rounds 2 and 3 on average (two
       # default arenas on a quiet machine), which widened every interval.
       @warmups = warm_all(Rounds.order(units_of(slots), round: 0, seed: seed))
+      @warmed = @warmups.keys.freeze
       warm = LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze
       rounds.times do |i|
         round = i + 1
@@ -205,9 +206,17 @@ module Arena
     # measurement is kept, flagged, and left out of the interval). A run of
     # one round makes no interval: it reports what it measured, flagged.
     def run_round(units, round, load)
-      noisy = units.select { |unit| run_unit(unit, round, load).any?(&:noisy?) }
+      noisy = units.select { |unit| run_unit(unit, round, load_for(unit, round, load)).any?(&:noisy?) }
       return if rounds < 2
-      noisy.each { |unit| run_unit(unit, round, load, rerun: true) }
+      noisy.each { |unit| run_unit(unit, round, load_for(unit, round, load), rerun: true) }
+    end
+
+    # A unit whose scenario has no warm-up of its own to do before round 1
+    # (Scenarios::Base#warm_up gave nothing: sustained's closed maximum warms
+    # inside its measurement) keeps the plan's warm-up bound in round 1.
+    def load_for(unit, round, load)
+      return load unless @warmed && round == 1 && !@warmed.include?(unit.key)
+      @plan.load
     end
 
     # {unit key => {variant => Results::WarmupRecord}}: each unit's warm-up,

@@ -117,8 +117,12 @@ class RunnerTest < Minitest::Test
     end
   end
 
+  # The warm-up bound each call of "bounds" saw: [server, warmup_max].
+  BOUNDS = []
+
   SCENARIOS = {
     "warms" => warming_scenario,
+    "bounds" => scenario("bounds") { |ctx| BOUNDS << [ctx.adapter.label, ctx.load.warmup_max] && [RunnerTest.measurement(ctx, "bounds")] },
     "measures" => scenario("measures") { |ctx| [RunnerTest.measurement(ctx, "measures")] },
     "disrupts" => scenario("disrupts", disruptive: true) { |ctx| [RunnerTest.measurement(ctx, "disrupts")] },
     "engine-fails" => scenario("engine-fails") { |_| raise Arena::Load::Engine::Failed, "load engine: no output (exit 1)" },
@@ -265,6 +269,17 @@ class RunnerTest < Minitest::Test
     assert_equal [1.5] * 3, by_round[1].map(&:warmup_s), "round 1 carries the warm-up"
     assert_equal [nil] * 3, by_round[2].map(&:warmup_s)
     assert_equal [[10.0, 11.0]] * 3, by_round[1].map { |m| m.warmup.slices }
+  end
+
+  # A scenario that warms inside its own measurement (sustained's closed
+  # maximum) keeps the plan's warm-up bound in round 1; later rounds and
+  # pre-warmed units measure with none.
+  def test_a_scenario_without_a_warm_up_of_its_own_keeps_the_bound_in_round_one
+    BOUNDS.clear
+    STEPS.clear
+    run_with(%w[a], scenarios: %w[bounds warms], rounds: 2, seed: 3, kept: true)
+    assert_equal [["a", nil], ["a", 0.0]], BOUNDS
+    assert_equal [[:warm, "a"], [:measure, "a"], [:measure, "a"]], STEPS
   end
 
   # Restarted between rounds (one injected starter, as a remote host has):
