@@ -35,6 +35,8 @@ module Arena
       assert_equal :c, Tune::Chart.best([[:a, 100, 50], [:b, 200, 100], [:c, 300, 101]], budget_mib: nil)
       assert_nil Tune::Chart.best([[:a, 0, 50], [:b, 100, nil]], budget_mib: 100), "unsustained, or memory not measured"
       assert_equal :b, Tune::Chart.best([[:a, 0, 50], [:b, 100, nil]], budget_mib: nil)
+      assert_equal :b, Tune::Chart.best([[:a, 100, 50], [:b, 300, 60], [:c, 200, 70]], budget_mib: nil), "the most, wherever it comes"
+      assert_equal :b, Tune::Chart.best([[:a, nil, 50], [:b, 100, 60]], budget_mib: 100), "no figure: unsustained"
       assert Tune::Chart.over_budget?(101.0, 100)
       refute Tune::Chart.over_budget?(100.0, 100)
       refute Tune::Chart.over_budget?(nil, 100)

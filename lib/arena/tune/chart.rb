@@ -40,7 +40,7 @@ module Arena
       # sustained. `configs`: [[key, sustained_rps, pss_mib]].
       def self.best(configs, budget_mib:)
         within = configs.select { |_, rps, mib| rps.to_f.positive? && (budget_mib.nil? || (mib && mib <= budget_mib)) }
-        within.max_by { |_, rps, _| rps.to_f }&.first
+        within.max_by { |_, rps, _| rps }&.first
       end
 
       def self.over_budget?(mib, budget_mib) = !budget_mib.nil? && !mib.nil? && mib > budget_mib
