@@ -55,6 +55,7 @@ module Arena
       assert_equal 107.3, again.sustained_rps # 322 / 3, to a tenth
       assert_equal 14.0, again.elapsed_s
       assert_equal 2048, again.pss_kb, "the larger PSS of the two"
+      assert_equal 2048, candidate(pss_kb: 2048).repeated(candidate).pss_kb, "the larger, first or second"
       assert_equal 1536, candidate.repeated(candidate(pss_kb: nil, elapsed_s: nil)).pss_kb
       assert_equal 10.0, candidate(elapsed_s: nil).repeated(candidate).elapsed_s
       assert_equal 100.0, candidate.sustained_rps, "the original is left as it was"
@@ -64,6 +65,7 @@ module Arena
       assert_nil candidate.spread, "one figure"
       assert_in_delta 0.2, candidate(rates: [90.0, 110.0]).spread, 1e-12 # (110 - 90) / 100
       assert_in_delta 0.3, candidate(rates: [80.0, 110.0, 110.0]).spread, 1e-12 # 30 / 100
+      assert_in_delta 40 / 97.5, candidate(rates: [100.0, 80.0, 120.0, 90.0]).spread, 1e-12, "max and min wherever they are"
       assert_nil candidate(rates: [0.0, 0.0]).spread
     end
 

@@ -38,6 +38,11 @@ module Arena
       assert_equal :b, Tune::Chart.best([[:a, 100, 50], [:b, 300, 60], [:c, 200, 70]], budget_mib: nil), "the most, wherever it comes"
       assert_equal :b, Tune::Chart.best([[:a, nil, 50], [:b, 100, 60]], budget_mib: 100), "no figure: unsustained"
       assert Tune::Chart.over_budget?(101.0, 100)
+      frontier = ->(points) { Tune::Chart.frontier(points) }
+      assert_equal [[60.0, 250.0], [100.0, 300.0], [150.0, 400.0]], frontier.call([[100.0, 300.0], [60.0, 250.0], [80.0, 240.0], [120.0, 290.0], [150.0, 400.0]])
+      assert_equal [[50.0, 200.0]], frontier.call([[50.0, 100.0], [50.0, 200.0]]), "at the same memory, the most sustained"
+      assert_equal [[40.0, 0.0], [50.0, 10.0]], frontier.call([[50.0, 10.0], [40.0, 0.0]]), "an unsustained config at the least memory starts it"
+      assert_equal [], frontier.call([])
       refute Tune::Chart.over_budget?(100.0, 100)
       refute Tune::Chart.over_budget?(nil, 100)
       refute Tune::Chart.over_budget?(500.0, nil)
