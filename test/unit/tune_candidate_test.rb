@@ -121,6 +121,11 @@ module Arena
       assert_nil capacity(closed_rps: 0.0).cpu_ms
       assert_nil capacity(cpu_pct: nil).cpu_ms
       assert_nil capacity(cpu_pct: 0.0).cpu_ceiling
+      assert_nil capacity(cpu_pct: nil).cpu_ceiling
+      assert_nil capacity(closed_rps: nil).cpu_ms
+      assert_equal 0.0, capacity(sustained_rps: nil).in_server
+      assert_nil capacity(closed_rps: -1.0).limit
+      assert_equal "waiting", capacity(closed_rps: 0.5).limit, "half a request a second is still a figure"
       assert_nil capacity(service_ms: 0.0).slot_ceiling
       assert_nil capacity(service_ms: nil).slot_ceiling
       assert_nil capacity(service_ms: nil).service_ms

@@ -33,17 +33,17 @@ module Arena
       def service_ms = @c.service_ms&.to_f
 
       # CPU milliseconds one request cost at the closed maximum.
-      def cpu_ms = (@c.cpu_pct && @c.closed_rps.to_f.positive?) ? (@c.cpu_pct / 100.0 * 1000 / @c.closed_rps).round(3) : nil
+      def cpu_ms = ((cpu_pct / 100.0 * 1000 / @c.closed_rps).round(3) if cpu_pct && @c.closed_rps.to_f.positive?)
 
-      def cpu_ceiling = cpu_ms&.positive? ? @cores * 1000.0 / cpu_ms : nil
+      def cpu_ceiling = (cores * 1000.0 / cpu_ms if cpu_ms&.positive?)
 
-      def slot_ceiling = (slots && service_ms&.positive?) ? slots * 1000.0 / service_ms : nil
+      def slot_ceiling = (slots * 1000.0 / service_ms if slots && service_ms&.positive?)
 
       # What limits it: the CPU, the slots, or neither (waiting: I/O, the GVL, the server itself).
       def limit
         closed = @c.closed_rps.to_f
         return nil if closed <= 0
-        if @c.cpu_pct && @c.cpu_pct >= CPU_BOUND * 100 * @cores then "cpu"
+        if cpu_pct && cpu_pct >= CPU_BOUND * 100 * cores then "cpu"
         elsif slot_ceiling && closed >= 0.8 * slot_ceiling then "slots"
         else "waiting"
         end
