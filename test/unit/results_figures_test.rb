@@ -230,4 +230,40 @@ class ResultsFiguresTest < Minitest::Test
     assert_equal [3, 1], [changed.repeat, m.repeat]
     assert changed.frozen?
   end
+
+  # Every part a results file holds, as the file holds it: read and written
+  # back, key for key (the file is the interface other tools read).
+  FULL = {"server" => "puma:workers=2", "workload" => "server", "scenario" => "steady", "variant" => "keep-alive", "kind" => "run", "repeat" => 2,
+          "engine_argv" => ["-c", "16"],
+          "load" => {"schema" => "arena-load/2", "throughput_rps" => 500.0, "duration_s" => 2.0, "requests" => {"completed" => 1000},
+                     "latency_us" => {"count" => 1000, "p50" => 900, "p99" => 5000}},
+          "probes" => {"pss_peak_kb" => 100, "pss_mean_kb" => 90, "rss_peak_kb" => 300, "uss_peak_kb" => 80, "cpu_pct_mean" => 50.0,
+                       "procs_max" => 3, "procs_min" => 3, "samples" => [{"t" => 0.5, "procs" => 3, "pss_kb" => 100}]},
+          "front_probes" => {"pss_peak_kb" => 10, "pss_mean_kb" => 9, "rss_peak_kb" => 30, "uss_peak_kb" => 8, "cpu_pct_mean" => 5.0,
+                             "procs_max" => 1, "procs_min" => 1, "samples" => []},
+          "loader" => {"pss_peak_kb" => 20, "pss_mean_kb" => 19, "rss_peak_kb" => 40, "uss_peak_kb" => 18, "cpu_pct_mean" => 70.0,
+                       "procs_max" => 1, "procs_min" => 1, "samples" => []},
+          "envelope" => {"cpus" => "0", "memory_bytes" => 268_435_456, "periods" => 100, "throttled_periods" => 10, "throttled_pct" => 10.0,
+                         "throttled_s" => 0.5, "oom_kills" => 0, "oom_at_s" => []},
+          "database" => {"kind" => "postgres", "connections" => 5, "transactions" => 100, "requests" => 50},
+          "summary" => {"good_rps" => 500.0, "error_pct" => 0.0, "p50_us" => nil, "p99_us" => nil, "samples" => nil, "settled_s" => nil,
+                        "loader_cpu_pct" => nil, "flags" => [], "pool" => nil},
+          "extra" => {"slo_ms" => 100}, "warmup_s" => 0.75, "warmup" => {"steady" => true, "slices_rps" => [480.0, 500.0]},
+          "noise" => {"steal_pct" => 0.1, "other_cpu_pct" => 5.0, "load_before" => 1.5, "verdict" => "quiet"},
+          "rerun" => true,
+          "queue" => {"n" => 10, "queue_n" => 9, "queue_p50_us" => 100, "queue_p99_us" => 300, "work_p50_us" => 800, "work_p99_us" => 2000}}.freeze
+
+  def test_every_part_of_a_record_is_read_and_written_back
+    m = R::Measurement.from_h(FULL)
+    assert_equal FULL, m.to_record
+    assert_equal FULL.keys, m.to_record.keys
+    assert_equal [R::Memory, R::Memory, R::Memory, R::EnvelopeFigures, R::DatabaseFigures, R::NoiseRecord, R::WarmupRecord, R::QueueSplit, R::Summary],
+      [m.probes, m.front_probes, m.loader, m.envelope, m.database, m.noise, m.warmup, m.queue, m.summary].map(&:class)
+    assert_equal [10, 20, 268_435_456, "postgres", 0.75, 9], [m.front_probes.pss_peak_kb, m.loader.pss_peak_kb, m.envelope.memory_bytes, m.database.kind, m.warmup_s, m.queue.queue_n]
+    assert_equal ["-c", "16"], m.engine_argv
+    assert_equal 500.0, m.load.rps
+    bare = R::Measurement.from_h({"server" => "puma", "load" => FULL["load"]})
+    assert_equal({"server" => "puma", "load" => FULL["load"], "summary" => R::Summary.of(bare.load).to_record}, bare.to_record, "absent parts are not written")
+    assert_equal [nil] * 8, [bare.probes, bare.front_probes, bare.loader, bare.envelope, bare.database, bare.noise, bare.warmup, bare.queue]
+  end
 end
