@@ -151,6 +151,8 @@ class ResultsFiguresTest < Minitest::Test
     assert_equal %w[oom-killed pool-exhausted stalled], s.flags
     assert_equal "5 threads, a pool of 2", s.pool
     assert_match(/\Ap50 41\.0 ms sits at 40 ms/, s.stall)
+    assert_includes R::Summary.of(stalled_load, server_cpu_pct: 60.0, server_cores: 2).flags, "stalled", "60% of two cores is under half of them"
+    refute_includes R::Summary.of(stalled_load, server_cpu_pct: 60.0, server_cores: 1).flags, "stalled"
     calm = R::Summary.of(stalled_load, envelope: Arena::Results::EnvelopeFigures.new(oom_kills: 0), pool: Pool.new("pool ok", "fine"),
       server_cpu_pct: 90.0, server_cores: 1)
     assert_equal [], calm.flags
@@ -188,6 +190,7 @@ class ResultsFiguresTest < Minitest::Test
     assert_equal 250.5, m.argv_value("-R")
     assert_nil m.argv_value("-d"), "not a number"
     assert_nil m.argv_value("-t")
+    assert_nil measurement(engine_argv: ["-d", "1", "-c"]).argv_value("-c"), "a flag with no value after it"
     assert_nil measurement(engine_argv: nil).argv_value("-c")
     assert_equal({}, m.extra)
     assert_nil m.warmup_s

@@ -220,7 +220,7 @@ module Arena
         flags << "stalled" if stall.word == "stalled"
         new(good_rps: load.good_rps.round(2), error_pct: load.error_pct, p50_us: load.latency.p50, p99_us: load.latency.p99,
           samples: load.latency.n, settled_s: settled_s, loader_cpu_pct: loader_cpu_pct, flags: flags.freeze,
-          stall: (stall.word == "stalled") ? stall.reason : nil, pool: (pool.reason if pool&.word == "pool-exhausted")).freeze
+          stall: (stall.reason if stall.word == "stalled"), pool: (pool.reason if pool&.word == "pool-exhausted")).freeze
       end
 
       def self.from_h(h)
