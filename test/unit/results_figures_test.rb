@@ -269,4 +269,22 @@ class ResultsFiguresTest < Minitest::Test
     assert_equal({"server" => "puma", "load" => FULL["load"], "summary" => R::Summary.of(bare.load).to_record}, bare.to_record, "absent parts are not written")
     assert_equal [nil] * 8, [bare.probes, bare.front_probes, bare.loader, bare.envelope, bare.database, bare.noise, bare.warmup, bare.queue]
   end
+
+  # Older or foreign documents: numbers as strings, sections of the wrong
+  # kind, a mix's requests and a profile's stages read into their records.
+  def test_documents_with_strings_and_odd_sections
+    l = R::LoadFigures.from_h({"schema" => "arena-load/1", "duration_s" => "2", "throughput_rps" => "500", "errors" => 5, "good" => "x",
+      "requests" => {"completed" => "1000", "sent" => "1005"}, "latency_us" => {"count" => 1000},
+      "requests_mix" => [{"name" => "a", "weight_share" => 0.5, "completed" => 10, "good" => 9, "bad" => 1, "latency_us" => {"count" => 9}}],
+      "stages" => [{"from_rps" => 10, "to_rps" => 20, "start_s" => 0, "duration_s" => 5, "asked" => 75, "sent" => 75, "completed" => 70, "good" => 70}]})
+    assert_equal ["arena-load/1", 2.0, 500.0, 1000, 1005], [l.schema, l.duration_s, l.rps, l.completed, l.sent]
+    assert_equal [0, {}, 1000], [l.errors, l.error_kinds, l.good], "errors that are not a mapping: none counted"
+    assert l.error_kinds.frozen?
+    assert l.status.frozen?
+    assert_equal [["a", 0.5, 10, 9, 1, 9]], l.requests.map { |q| [q.name, q.weight_share, q.completed, q.good, q.bad, q.latency.n] }
+    assert_equal [[10.0, 20.0, 5.0, 70]], l.stages.map { |st| [st.from_rps, st.to_rps, st.seconds, st.good] }
+    g = R::LoadFigures.from_h({"requests" => {"completed" => 10}, "good" => {"completed" => "7", "rps" => "3.5"}, "errors" => {"total" => 1, "timeout" => "1"}})
+    assert_equal [7, 3.5, {"timeout" => 1}], [g.good, g.good_rps, g.error_kinds]
+    assert_nil g.schema
+  end
 end
