@@ -38,6 +38,8 @@ class ResultsFiguresTest < Minitest::Test
     assert_equal 5, hundred.at(:p99)
     assert_equal 0, R::Latency.from_engine(nil).n
     assert_equal 0, R::Latency.from_engine("x").n
+    assert_equal 0, R::Latency.from_engine([1]).n
+    assert_equal 0, R::Latency.from_engine({}).n, "no count: none"
     refute R::Latency.new(n: 0).supported?(:max), "a name without a minimum needs one sample"
     assert R::Latency.new(n: 1).supported?(:max)
     refute R::Latency.new(n: 1).supported?(:p50)

@@ -30,7 +30,7 @@ module Arena
       def supported?(name) = n >= PERCENTILE_MIN_SAMPLES.fetch(name, 1)
 
       # The percentile, or nil when n is too small for it.
-      def at(name) = supported?(name) ? self[name] : nil
+      def at(name) = (self[name] if supported?(name))
     end
 
     # One slice of the engine's timeline (1 s, or finer for event scenarios).
