@@ -184,4 +184,37 @@ class CompareTest < Minitest::Test
     assert_includes text, "| 48.8 MiB -> - |    n/a |"
     assert_includes text, "says so at 0.01;"
   end
+
+  # The whole table: headings, figures right-aligned, only-in lines only when there are some.
+  def test_the_whole_table
+    assert_equal <<~TEXT, Arena::Report::Compare.new(doc(measured(pss: 0)), doc(measured(pss: 0), measured("thin", variant: nil))).render
+      +--------+----------+-------------------+----------------+--------+----------------+--------+------------+--------+
+      | server | workload | scenario          | req/s A -> B   | change | p99 A -> B     | change | PSS A -> B | change |
+      +--------+----------+-------------------+----------------+--------+----------------+--------+------------+--------+
+      | puma   | server   | steady keep-alive | 1,000 -> 1,000 | +0.0%* | 900us -> 900us | +0.0%* |     - -> - |    n/a |
+      +--------+----------+-------------------+----------------+--------+----------------+--------+------------+--------+
+      only in B: thin server steady
+      a change is real where Welch's t on log figures over the runs of each side says so at 0.05; else "not distinguishable"; * fewer than 3 runs a side: not tested
+    TEXT
+    pss = Arena::Report::Compare.new(doc(measured(pss: 0)), doc(measured)).rows.first.changes.last
+    assert_equal [nil, 50_000.0, nil], [pss.a, pss.b, pss.delta], "not sampled in A: no figure, not 0"
+    refute_includes Arena::Report::Compare.new(doc(measured), doc(measured)).render, "only in"
+  end
+
+  # The level is the test's: p=0.038 is real at 0.05, not at 0.01.
+  def test_the_level_decides
+    strict = Arena::Report::Compare.new(view("gate-cluster-threads-8"), view("gate-cluster-threads-4"), level: 0.01)
+    pss = change(CLUSTER, "server", "PSS", strict)
+    assert pss.noise?
+    refute pss.real?
+  end
+
+  def test_pairing_goes_on_past_a_name_it_cannot_pair
+    a = doc(measured("falcon:count=1"), measured("falcon:count=2"), measured("puma:threads=8"), measured("webrick"))
+    b = doc(measured("falcon:count=3"), measured("puma:threads=4"), measured("webrick:threads=2"))
+    assert_equal ["puma:threads=8 -> puma:threads=4", "webrick -> webrick:threads=2"], Arena::Report::Compare.new(a, b).pairs.map(&:label)
+    two_in_b = Arena::Report::Compare.new(doc(measured("puma:threads=8")), doc(measured("puma:threads=4"), measured("puma:threads=2")))
+    assert_equal [], two_in_b.pairs, "two configs of puma in B: which one changed is not known"
+    assert_equal "-", Arena::Report::Compare.format("good_rps", nil)
+  end
 end

@@ -137,7 +137,7 @@ module Arena
         ma = a.empty? ? nil : Rows.median(a)
         mb = b.empty? ? nil : Rows.median(b)
         delta = (ma && mb && ma.positive?) ? (mb - ma) / ma : nil
-        difference = delta && Stats.difference(a, b, level: @level, names: %w[A B])
+        difference = delta && Stats.difference(a, b, level: @level)
         Change.new(metric: metric, a: ma, b: mb, delta: delta, difference: difference)
       end
 
