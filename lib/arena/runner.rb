@@ -88,9 +88,9 @@ module Arena
       end
       # Every unit warms up to a steady state once, before round 1 (in a
       # shuffled order of its own); the servers stay warm. No round's
-      # measurement follows its own warm-up, so round 1 is like the others:
-      # when it did, round 1 read 11% above rounds 2 and 3 on average (two
-      # default arenas on a quiet machine), which widened every interval.
+      # measurement follows its own warm-up, so every round is measured the
+      # same way (before, only round 1's did; it read 11% above rounds 2-3 in
+      # two quiet arenas, and still reads high without it: see README).
       @warmups = warm_all(Rounds.order(units_of(slots), round: 0, seed: seed))
       @warmed = @warmups.keys.freeze
       warm = LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze
