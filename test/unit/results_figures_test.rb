@@ -144,6 +144,20 @@ class ResultsFiguresTest < Minitest::Test
     assert_equal %w[few-samples server-closed], few.flags
   end
 
+  # A hung server: the engine ended no request in the whole run (Falcon on a
+  # Rails app sharing one connection across fibers was read "0 good, 0 errors").
+  def test_a_measurement_with_no_response_and_no_error_is_unanswered
+    hung = R::Summary.of(load(completed: 0, rps: 0.0, latency: {"count" => 0}))
+    assert_equal %w[unanswered few-samples], hung.flags
+    assert hung.erroneous?, "an unanswered measurement is never a served level or a pick"
+    refused = R::Summary.of(load(completed: 0, rps: 0.0, errors: 40, kinds: {"connect" => 40}, latency: {"count" => 0}))
+    assert_equal %w[errors few-samples], refused.flags, "errors ended the requests: they are said as errors"
+    one = R::Summary.of(load(completed: 1, rps: 0.5, latency: {"count" => 1, "p50" => 900}))
+    refute_includes one.flags, "unanswered"
+    refute one.erroneous?
+    refute R::LoadFigures.from_h(doc(completed: 0, duration_s: 0)).unanswered?, "a run that lasted nothing asked nothing"
+  end
+
   Pool = Struct.new(:word, :reason)
 
   def test_summary_flags_from_the_envelope_the_pool_and_the_stall_rule

@@ -11,7 +11,8 @@ module Arena
         "errors" => "errors over 1%: its throughput counts good responses only, and it is never picked",
         "loader-bound" => "the load engine's core was over 85% busy: the loader, not the server, may be the limit",
         "did-not-settle" => "the server was still busy from the measurement before when this one began",
-        "few-samples" => "fewer than 100 good responses: no p99 is shown"
+        "few-samples" => "fewer than 100 good responses: no p99 is shown",
+        "unanswered" => "no response and no error in the whole measurement: the server hung or never got the requests; it is never picked"
       }.freeze
 
       module_function

@@ -20,7 +20,9 @@ module Arena
         :flags, :interval, :noisy_out, :p99_min_us, :p99_max_us, :rps_runs, :p99_runs, keyword_init: true) do
         def label = variant ? "#{scenario} #{variant}" : scenario
 
-        def erroneous? = flags.include?("errors")
+        def erroneous? = flags.include?("errors") || unanswered?
+
+        def unanswered? = flags.include?("unanswered")
 
         def stalled? = flags.include?("stalled")
 

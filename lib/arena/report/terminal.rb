@@ -29,9 +29,10 @@ module Arena
       # Throughput is goodput, the median over the rounds ± the half-width of
       # its 95% interval; a row with errors over 1% is marked "!", one whose
       # latency is a fixed delay (lib/arena/stall.rb) "stalled", one with
-      # noisy rounds left out "(N noisy out)".
+      # noisy rounds left out "(N noisy out)", one that got no response and
+      # no error at all "unanswered" (a hung server).
       def cells(r)
-        [r.server, r.workload, label(r), "#{Format.rps_spread(r)}#{" !" if r.erroneous?}#{" stalled" if r.stalled?}#{" (#{r.noisy_out} noisy out)" if r.noisy_out.to_i.positive?}", Format.error_pct(r.error_pct),
+        [r.server, r.workload, label(r), "#{Format.rps_spread(r)}#{" !" if r.erroneous?}#{" unanswered" if r.unanswered?}#{" stalled" if r.stalled?}#{" (#{r.noisy_out} noisy out)" if r.noisy_out.to_i.positive?}", Format.error_pct(r.error_pct),
           Format.duration_us(r.p50_us), Format.p99_spread(r), Format.duration_us(r.max_us),
           Format.memory_kb(r.pss_peak_kb), Format.memory_kb(r.rss_peak_kb), "#{r.cpu_pct.round}%"]
       end

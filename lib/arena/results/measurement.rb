@@ -170,6 +170,11 @@ module Arena
       end
 
       def nonzero_error_kinds = error_kinds.reject { |_, v| v.zero? }
+
+      # Nothing ended in the whole measurement: no response and no error. A
+      # hung server (or one the requests never reached) reads "0 good req/s,
+      # 0% errors" otherwise, the figures of a quiet one.
+      def unanswered? = duration_s.positive? && completed.zero? && errors.zero?
     end
 
     # processes: per-process figures when the scenario asked for them
@@ -212,6 +217,7 @@ module Arena
         flags << "oom-killed" if envelope&.oom_killed?
         flags << "pool-exhausted" if pool&.word == "pool-exhausted"
         flags << "errors" if load.error_pct > ERROR_LIMIT_PCT
+        flags << "unanswered" if load.unanswered?
         flags << "loader-bound" if loader_cpu_pct && loader_cpu_pct > LOADER_BUSY_PCT
         flags << "did-not-settle" unless settled
         flags << "few-samples" unless load.latency.supported?(:p99)
@@ -231,8 +237,8 @@ module Arena
 
       def flagged?(flag) = flags.include?(flag)
 
-      # Too many errors to count as a served level, knee or pick.
-      def erroneous? = flagged?("errors")
+      # Too many errors (or no answer at all) to count as a served level, knee or pick.
+      def erroneous? = flagged?("errors") || flagged?("unanswered")
     end
 
     # What was going on around a measurement (Probes::Noise::Figures), with
