@@ -79,8 +79,8 @@ module Arena
         help: "head-of-line: the slow request's share of the requests, in percent"),
       SETTING.new(name: :profile, flag: "--profile STAGES", type: LoadProfile, default: nil,
         help: "profile: open-model stages in order, e.g. 'ramp 0..500/s 60s, hold 500/s 120s, spike 1500/s 10s, hold 500/s 60s'"),
-      SETTING.new(name: :queue_time, flag: "--queue-time MODE", type: %w[on off], default: "off",
-        help: "on: X-Request-Start on every request and Arena's timing wrapper in the server: p50/p99 split into waiting and working"),
+      SETTING.new(name: :queue_time, flag: "--queue-time MODE", type: %w[on off], default: "on",
+        help: "on (default): X-Request-Start on every request and Arena's timing wrapper in the server: p50/p99 split into waiting and working; off: neither"),
       SETTING.new(name: :max_workers, flag: "--max-workers N", type: Integer, default: 4, check: 1..256, help: "worker-cost: largest worker count of 1, 2, 4, ..."),
       SETTING.new(name: :settle_timeout, flag: "--settle-timeout SEC", type: Float, default: 30.0, check: POSITIVE,
         help: "longest wait for a quiet server before each measurement")
