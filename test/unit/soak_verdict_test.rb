@@ -139,5 +139,29 @@ module Arena
       slow = Rule.call((0..11).map { |t| [t.to_f, 1000.0 + 0.123456 * t] })
       assert_equal 0.007, slow.slope_mib_per_min, "to 3 places"
     end
+
+    def test_the_block_floor_at_its_edges
+      flat = Scenarios::LinearFit.of([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]])
+      assert_equal 0.0, Rule.block_floor([[0.0, 5.0], [1.0, -5.0]], flat), "two blocks: no floor, whatever the scatter"
+      # Three blocks of one point, 1 off a flat line each, from t = 10: sd sqrt(3 / 2), blocks 2/3 s long.
+      three = [[10.0, 1.0], [11.0, -1.0], [12.0, 1.0]]
+      assert_in_delta 2 * Math.sqrt(1.5) / (2.0 / 3), Rule.block_floor(three, flat), 1e-12
+      assert_equal 0.0, Rule.block_floor([[5.0, 1.0], [5.0, -1.0], [5.0, 1.0]], flat), "no time between the samples"
+      assert_equal [1.5] * 6, Rule.blocks((0..11).map { |t| [t.to_f, t.even? ? 1 : 2] }).map(&:last), "means of whole numbers are not cut to whole numbers"
+    end
+
+    # The cut is the larger of CUT standard errors and the block floor; the
+    # stated floor adds FIND standard errors: one case where each part leads.
+    def test_the_floor_is_composed_of_both_parts
+      cases = {se: soak(Random.new(1), leak_mib_min: 1, amp_mib: 4, period: 10), blocks: soak(Random.new(5), leak_mib_min: 1, amp_mib: 12, period: 50)}
+      cases.each do |leader, points|
+        fit = Scenarios::LinearFit.of(points)
+        se = Rule.widened_se(points, fit)
+        block = Rule.block_floor(points, fit)
+        assert_equal leader, (Scenarios::SoakVerdict::CUT * se > block) ? :se : :blocks
+        expected = Rule.per_min([Scenarios::SoakVerdict::CUT * se, block].max + Scenarios::SoakVerdict::FIND * se).round(2)
+        assert_equal expected, Rule.call(points).floor_mib_per_min, leader
+      end
+    end
   end
 end

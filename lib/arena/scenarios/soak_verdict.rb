@@ -44,7 +44,7 @@ module Arena
         slope = per_min(fit.slope)
         floor_mib = per_min(floor).round(2)
         rises = rises(points)
-        verdict = if fit.slope > cut && rises >= RISES && fit.slope > 0
+        verdict = if fit.slope > cut && rises >= RISES
           Verdict.of("growing", format("%+.2f MiB/min, above this soak's floor of %.2f MiB/min", slope, floor_mib))
         else
           Verdict.of("plateaued", format("no growth above %.2f MiB/min detected (this soak's floor)", floor_mib))
