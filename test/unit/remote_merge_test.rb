@@ -219,5 +219,30 @@ module Arena
       assert_equal [199.5, 820.0], figures.map(&:sent_rps)
       assert_nil Remote::Merge.call([a, b.merge("stages" => b["stages"].first(1))])["stages"], "different profiles do not merge"
     end
+
+    # Each second's percentiles from the merged histogram of that second
+    # (values 1% apart, so p49/p50/p51 and p98/p99/p100 differ), its errors
+    # by kind summed; a second without histograms has no percentiles (0), a
+    # loader without "good" per second leaves good out, one without a
+    # timeline adds nothing.
+    def test_each_second_of_the_timeline_exactly
+      hist = Remote::Histogram
+      first = Array.new(60) { |i| 10_000 + 200 * i }
+      second = Array.new(40) { |i| 30_000 + 300 * i }
+      a = {"t" => 0, "completed" => 60, "good" => 59, "errors" => 1, "error_kinds" => {"timeout" => 1}, "histogram" => hist.of(first).to_h}
+      b = {"t" => 0, "completed" => 40, "good" => 40, "errors" => "2", "error_kinds" => {"timeout" => 1, "read" => 1}, "histogram" => hist.of(second).to_h}
+      bare = {"t" => 1, "completed" => 5, "errors" => 0}
+      t = Remote::Merge.call([doc(good: [1]).merge("timeline" => [a, bare]), doc(good: [1]).merge("timeline" => [b]), doc(good: [1]).except("timeline")])["timeline"]
+      both = hist.of(first + second)
+      assert_equal [both.percentile(50), both.percentile(99)], t[0].values_at("p50_us", "p99_us")
+      refute_equal both.percentile(49), both.percentile(50)
+      refute_equal both.percentile(51), both.percentile(50)
+      refute_equal both.percentile(98), both.percentile(99)
+      refute_equal both.percentile(100), both.percentile(99)
+      assert_equal [100, 99, 3, {"timeout" => 2, "read" => 1}], t[0].values_at("completed", "good", "errors", "error_kinds")
+      assert_equal 100, hist.decode(t[0]["histogram"]).total
+      assert_equal({"t" => 1, "completed" => 5, "errors" => 0, "p50_us" => 0, "p99_us" => 0, "error_kinds" => {}}, t[1],
+        "no histogram, no percentiles; no good per second from a loader: good left out")
+    end
   end
 end

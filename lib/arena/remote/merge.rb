@@ -106,9 +106,9 @@ module Arena
       end
 
       def timeline(raws)
-        length = raws.map { |r| (r["timeline"] || []).size }.max
-        Array.new(length) do |t|
-          seconds = raws.filter_map { |r| r["timeline"][t] }
+        lines = raws.map { |r| r["timeline"] || [] }
+        Array.new(lines.map(&:size).max) do |t|
+          seconds = lines.filter_map { |line| line[t] }
           hist = Histogram.merge(seconds.filter_map { |s| s["histogram"] && Histogram.decode(s["histogram"]) })
           good = (seconds.all? { |s| s.key?("good") }) ? seconds.sum { |s| s["good"].to_i } : nil
           {"t" => t, "completed" => seconds.sum { |s| s["completed"].to_i }, "good" => good, "errors" => seconds.sum { |s| s["errors"].to_i },
