@@ -244,5 +244,28 @@ module Arena
       assert_equal({"t" => 1, "completed" => 5, "errors" => 0, "p50_us" => 0, "p99_us" => 0, "error_kinds" => {}}, t[1],
         "no histogram, no percentiles; no good per second from a loader: good left out")
     end
+
+    # A loader's document with what an older or foreign engine leaves out or
+    # writes as strings: counted as 0 or skipped, never a crash or a nil sum.
+    def test_a_sparse_document_beside_a_full_one
+      hist = Remote::Histogram
+      sparse = {"latency_histogram" => hist.of([5_000]).to_h, "requests" => {"sent" => 7}, "threads" => "3",
+                "errors" => {"note" => "x", "timeout" => 1}, "open" => {"target_rps" => 100.126, "late" => nil, "dropped" => "2"},
+                "good" => {"completed" => "7"}}
+      full = doc(good: [1_000] * 3, duration: 2.0).merge("open" => {"target_rps" => 50.0, "late" => 4, "dropped" => 1},
+        "errors" => {"note" => "y", "timeout" => 2, "total" => 2})
+      m = Remote::Merge.call([full, sparse])
+      assert_equal [3, 10, 5, 2.0, 1.5], [m["requests"]["completed"], m["requests"]["sent"], m["threads"], m["duration_s"], m["throughput_rps"]]
+      assert_equal({"target_rps" => 150.13, "late" => 4, "dropped" => 3}, m["open"])
+      assert_equal "y", m["errors"]["note"], "a figure that is not a number is not summed"
+      assert_equal 3, m["errors"]["timeout"]
+      assert_equal({"completed" => 10, "rps" => 5.0, "latency_us" => {"count" => 0}}, m["good"], "a loader without a good histogram: good latency unmeasured")
+      assert_equal "http://127.0.0.1:1/", m["target"]
+      assert_equal [{"completed" => 3}, {}], m["loaders"].map { |l| l.slice("completed") }
+      zero = Remote::Merge.call([sparse])
+      assert_equal [0.0, 0.0], [zero["throughput_rps"], zero["good"]["rps"]], "no duration: no rate"
+      assert_nil Remote::Merge.call([sparse.except("open")])["open"]
+      assert_nil Remote::Merge.call([full, sparse.except("good")])["good"]
+    end
   end
 end
