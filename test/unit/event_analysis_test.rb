@@ -123,6 +123,7 @@ class EventAnalysisTest < Minitest::Test
     analysis = Arena::Scenarios::EventAnalysis
     assert_in_delta Math.sqrt(50), analysis.spread([10] * 20, 50), 1e-9, "steady slices: Poisson's"
     assert_in_delta Math.sqrt(50), analysis.spread([10], 50), 1e-9, "one slice: Poisson's"
+    assert_in_delta Math.sqrt(200.0 / 10 * 50), analysis.spread([0, 20], 50), 1e-9, "two slices have a variance"
     # Bursty: [0, 20] x 10 has variance 2000 / 19 over a mean of 10.
     assert_in_delta Math.sqrt(2000.0 / 19 / 10 * 50), analysis.spread([0, 20] * 10, 50), 1e-9
     assert_in_delta Math.sqrt(50), analysis.spread([9, 11] * 10, 50), 1e-9, "under Poisson's dispersion: Poisson's"
@@ -166,5 +167,12 @@ class EventAnalysisTest < Minitest::Test
     assert_equal "recovered: back to 90% throughput in 0.3 s", analysis.words({"verdict" => "recovered", "verdict_reason" => "back to 90% throughput in 0.3 s", "recovered" => false})
     assert_equal "back to 90% throughput in 2.0s", analysis.words({"recovered" => true, "recovery_s" => 2.0})
     assert_equal "throughput not back to 90%", analysis.words({"recovered" => false, "recovery_s" => 2.0})
+  end
+
+  # 300 ms slices: rates in thirds, reported to a tenth; times to a hundredth.
+  def test_figures_are_rounded_as_reported
+    load = load([10] * 10 + [1, 10, 10, 10, 10, 10, 10, 10, 10, 10], step_ms: 300)
+    x = Arena::Scenarios::EventAnalysis.call(load, at: 3.0149)
+    assert_equal [3.01, 33.3, 3.3, 90.0], x.values_at("event_at_s", "baseline_rps", "dip_rps", "dip_pct")
   end
 end
