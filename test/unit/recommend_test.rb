@@ -195,4 +195,32 @@ class RecommendTest < Minitest::Test
       "back to 90% throughput in 1.0s; no zero-downtime restart", none.because
     assert_equal "arena run --scenario crash,restart", resilience(event_run("z", "steady", "keep-alive", {})).run
   end
+
+  def probed(server, rps, errors: 0, flags: nil, pss: nil, cpu: nil)
+    m = {"server" => server, "workload" => "server", "scenario" => "steady", "variant" => "keep-alive",
+         "load" => {"throughput_rps" => rps, "requests" => {"completed" => 1000}, "errors" => {"total" => errors}, "latency_us" => {"count" => 1000, "p99" => 2000}}}
+    m["summary"] = {"good_rps" => rps, "flags" => flags} if flags
+    m["probes"] = {"pss_peak_kb" => pss, "rss_peak_kb" => pss * 2, "cpu_pct_mean" => cpu || 0} if pss
+    m
+  end
+
+  # One run each: no spread; errors under 1%, CPU, stalled and pool said in the figures; workers by count.
+  def test_the_figures_each_line_cites
+    doc = {"servers" => [{"label" => "a", "workers" => 1}, {"label" => "b", "workers" => 3}],
+           "measurements" => [probed("a", 1000, errors: 5, flags: %w[stalled pool-exhausted], pss: 51_200, cpu: 87.6), probed("b", 900, pss: 102_400)]}
+    api, _, _, memory = Arena::Report::Recommend.new(Arena::Results::Document.from_h(doc)).call
+    assert_equal "a 1,000 good req/s, p99 2.0ms, CPU 88%, 0.50% errors, stalled (its latency is a fixed delay: see Findings), Rails' connection " \
+      "pool exhausted (more threads than connections: see Findings) on server; runner-up b 900 good req/s, p99 2.0ms; not distinguishable: " \
+      "a and b here: b has 1 round(s), a 1; the test needs 3 each", api.because
+    assert_equal "PSS peak 50.0 MiB (RSS 100.0 MiB) at 1,000 good req/s, stalled (its latency is a fixed delay: see Findings) on server with " \
+      "1 worker, among the servers within 50% of the best goodput (1,000 req/s); runner-up b 100.0 MiB with 3 workers at 900 req/s: 2.00x the memory", memory.because
+    assert_equal "a", memory.pick
+  end
+
+  def test_a_servers_best_restart_is_the_serving_one_then_the_fewest_failures
+    r = resilience(restart("a", "hot", failed: 3), restart("a", "phased", failed: 0, serving: false), restart("a", "usr2", failed: 5))
+    assert_equal "hot restart: 3 failed requests, longest 50.0ms, dip 0%", r.because
+    r = resilience(restart("a", "hot", failed: 1, longest: 10_000), restart("a", "usr2", failed: 1, longest: 90_000))
+    assert_equal "hot restart: 1 failed requests, longest 10.0ms, dip 0%", r.because
+  end
 end
