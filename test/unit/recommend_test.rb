@@ -132,7 +132,7 @@ class RecommendTest < Minitest::Test
   def test_slow_clients_ranks_servers_not_variants
     run = ->(server, variant, ratio) do
       {"server" => server, "workload" => "server", "scenario" => "slow-clients", "variant" => variant,
-       "load" => {"throughput_rps" => 100 * ratio, "requests" => {"completed" => 100}, "latency_us" => {"count" => 100}},
+       "load" => {"throughput_rps" => 100 * ratio.to_f, "requests" => {"completed" => 100}, "latency_us" => {"count" => 100}},
        "extra" => {"rps_ratio" => ratio, "rps_alone" => 100.0}}
     end
     doc = Arena::Results::Document.from_h({"measurements" => [run.call("puma", "with 4 slow headers", 0.9),
@@ -140,6 +140,12 @@ class RecommendTest < Minitest::Test
     slow = Arena::Report::Recommend.new(doc).call.last
     assert_equal "puma", slow.pick
     assert_equal "kept 90% of its goodput beside 4 slow headers clients (100 → 90.0 req/s); runner-up unicorn kept 10%", slow.because
+    assert_equal "arena run --scenario slow-clients --front nginx", slow.run
+    # Its best variant given last, and a run without a ratio (it did not finish) left out.
+    doc = Arena::Results::Document.from_h({"measurements" => [run.call("puma", "with 4 slow bodies", 0.8), run.call("puma", "with 4 slow headers", 0.9),
+      run.call("thin", "with 4 slow headers", nil)]})
+    alone = Arena::Report::Recommend.new(doc).call.last
+    assert_equal ["puma", "kept 90% of its goodput beside 4 slow headers clients (100 → 90.0 req/s)"], [alone.pick, alone.because]
   end
 
   def test_single_runs_ask_for_repeats
@@ -222,5 +228,24 @@ class RecommendTest < Minitest::Test
     assert_equal "hot restart: 3 failed requests, longest 50.0ms, dip 0%", r.because
     r = resilience(restart("a", "hot", failed: 1, longest: 10_000), restart("a", "usr2", failed: 1, longest: 90_000))
     assert_equal "hot restart: 1 failed requests, longest 10.0ms, dip 0%", r.because
+  end
+
+  # Memory is weighed among throughput rows only, never an erroneous one.
+  def test_memory_weighs_serving_throughput_rows_only
+    crash = probed("tiny", 1000, pss: 1_024).merge("scenario" => "crash", "variant" => "kill")
+    bad = probed("leaky", 1000, errors: 50, pss: 2_048)
+    doc = Arena::Results::Document.from_h({"measurements" => [probed("a", 1000, pss: 51_200), crash, bad]})
+    memory = Arena::Report::Recommend.new(doc).call[3]
+    assert_equal "a", memory.pick
+    none = Arena::Report::Recommend.new(Arena::Results::Document.from_h({"measurements" => [probed("a", 1000)]})).call[3]
+    assert_equal [nil, "not measured in this run (the probes sample PSS in every scenario)", "arena run"], [none.pick, none.because, none.run]
+  end
+
+  # The repeat is asked when the top two lack 3 runs, not for a third row.
+  def test_repeats_are_asked_for_the_top_two_only
+    three = ->(server, base) { [base, base + 10, base - 10].map { |v| row(server, v) } }
+    assert_nil api(three.call("a", 1000), three.call("b", 800), row("c", 10)).run
+    assert_equal "arena run --repeat 3", api(three.call("a", 1000), row("b", 800)).run
+    assert_nil api(row("a", 1000)).run, "one server: nothing to tell apart"
   end
 end

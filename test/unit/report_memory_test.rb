@@ -10,6 +10,7 @@ require "arena"
 # 4 workers; Pitchfork also reforked).
 class ReportMemoryTest < Minitest::Test
   cover "Arena::Scenarios::SoakAnalysis*"
+  cover "Arena::Report::Recommend*"
 
   FIXTURES = File.expand_path("../fixtures/results", __dir__)
 
