@@ -81,6 +81,9 @@ module Arena
       refute rule.call(p99_us: SLO + 1)
       refute rule.call(p99_us: 0), "no p99 at all is not within the SLO"
       assert rule.call(p99_us: 1)
+      assert rule.call(dropped: nil), "a closed-model row has no dropped count"
+      refute rule.call(p99_us: nil), "too few responses for a p99"
+      refute rule.call(samples: nil)
     end
 
     Level = Scenarios::Breakpoint::Level
@@ -153,6 +156,10 @@ module Arena
       assert_equal "p99 100.0 ms > SLO 100 ms", slow.broken_because
       assert_equal "p99 150.3 ms > SLO 150.0 ms", Scenarios::Breakpoint.level(measurement(16, p99: 150_349), 150.0).broken_because
       assert_equal "p99 150.3 ms > SLO 120 ms", Scenarios::Breakpoint.level(measurement(16, p99: 150_349), 120).broken_because
+      assert_kind_of Integer, clean.connections
+      few = Results::Measurement.from_h({"server" => "puma", "scenario" => "breakpoint", "load" => {"schema" => "arena-load/2",
+                                                                                                    "throughput_rps" => 5, "duration_s" => 1.0, "requests" => {"completed" => 5}, "latency_us" => {"count" => 5}}})
+      assert_equal [nil, nil], Scenarios::Breakpoint.level(few, 100).to_a.values_at(0, 2), "no p99 and no argv: clean, connections unknown"
       erroneous = Scenarios::Breakpoint.level(measurement(32, p99: 1000, errors: 11, kinds: {"timeout" => 11, "connect" => 0}), 100)
       assert_equal "11 errors, 1.088% (timeout)", erroneous.broken_because
       assert_nil Scenarios::Breakpoint.level(measurement(32, p99: 1000, errors: 10, kinds: {"timeout" => 10}), 100).broken_because, "1% is within the limit"
@@ -170,10 +177,16 @@ module Arena
       assert_equal "stopped: time ran out", bp.outcome_words({"verdict" => "stopped", "verdict_reason" => "time ran out", "broke_at_connections" => 4})
       assert_equal "broke at 64: p99 120.0 ms > SLO 100 ms", bp.outcome_words({"broke_at_connections" => 64, "broke_because" => "p99 120.0 ms > SLO 100 ms"})
       assert_equal "did not break within the bounds", bp.outcome_words({})
+      assert_equal "broke at 4: x", bp.outcome_words({"verdict" => nil, "broke_at_connections" => 4, "broke_because" => "x"}), "a null verdict is no verdict"
+      assert_equal "did not break within the bounds", bp.outcome_words({"broke_at_connections" => nil})
+      assert_equal "stopped: ", bp.outcome_words({"verdict" => "stopped"})
+      assert_equal "broke at 4: ", bp.outcome_words({"broke_at_connections" => 4})
       rate = Scenarios::Rate
       assert_equal "knee: 900 req/s (the highest level measured)", rate.knee_words({"verdict" => "knee", "verdict_reason" => "900 req/s (the highest level measured)", "knee_rps" => 1})
       assert_equal "knee at 1,200 req/s", rate.knee_words({"knee_rps" => 1200, "planned_levels" => [1, 2], "measured_levels" => %w[a b]})
       assert_equal "knee at none (no rate sustained with p99 within the SLO)", rate.knee_words({})
+      assert_equal "knee at none (no rate sustained with p99 within the SLO)", rate.knee_words({"verdict" => nil, "knee_rps" => nil})
+      assert_equal "knee: ", rate.knee_words({"verdict" => "knee"})
       assert_equal "incomplete: measured 50% and 90% of 3 planned levels; knee at or above 450 req/s",
         rate.knee_words({"knee_rps" => 450, "planned_levels" => [1, 2, 3], "measured_levels" => %w[50% 90%]})
       assert_equal "incomplete: measured none of 2 planned levels; knee at none (no rate sustained with p99 within the SLO)",
