@@ -71,16 +71,4 @@ class RunTest < Arena::ArenaCase
     assert_equal 100, m.dig("extra", "siege", "transactions")
     assert_equal 100.0, m.dig("extra", "siege", "availability_pct")
   end
-
-  # Three rounds (the default; --repeat is its old name): the table shows the
-  # median with the half-width of its 95% interval, results.json the interval.
-  def test_rounds_fold_into_median_with_interval
-    outcome = run_servers("puma:workers=0", "--repeat", "3", "--workload", "json", "-d", "0.5")
-    assert_equal [1, 2, 3], outcome.measurements.reject { |m| m["rerun"] }.map { |m| m["repeat"] }
-    assert_match(/\d[\d,]* ±\d/, outcome.stdout)
-    interval = outcome.results["intervals"].first
-    assert_operator interval["low"], :<=, interval["median"]
-    assert_operator interval["high"], :>=, interval["median"]
-    assert_equal 3, outcome.results["rounds"].size
-  end
 end

@@ -2,6 +2,7 @@
 
 require "json"
 require "open3"
+require "timeout"
 require "tmpdir"
 require "fileutils"
 
