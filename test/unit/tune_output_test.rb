@@ -136,5 +136,24 @@ module Arena
       points = [[100.0, 300.0], [60.0, 250.0], [80.0, 240.0], [120.0, 290.0], [150.0, 400.0]]
       assert_equal [[60.0, 250.0], [100.0, 300.0], [150.0, 400.0]], Tune::Chart.frontier(points)
     end
+
+    # The winner run again without its envelope, one run a side: a cost only
+    # beyond the search's noise, and a faster unbounded run is never a gain.
+    def test_what_the_envelope_costs_is_read_against_the_noise
+      machine = Machine.new(cores: 2)
+      adapter = Servers.fetch("puma").new(machine: machine, envelope: Envelope.parse("cpus=1,memory=1GiB"))
+      lines = ->(unbounded_rps) do
+        Dir.mktmpdir do |dir|
+          output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new(memory_mib: 200.0), machine: machine,
+            workload: Workloads.builtin["pi"], rackup: "config.ru")
+          output.add(adapter: adapter, outcome: outcome, unbounded: candidate({"workers" => 2, "threads" => 4}, unbounded_rps, 120))
+          output.lines.join("\n")[/envelope cpus=1.*/]
+        end
+      end
+      assert_match(/sustains 500 req\/s: the envelope costs 20\.0%\z/, lines.call(500.0))
+      assert_match(/sustains 410 req\/s: the envelope's cost is within the noise \(2\.4%, noise 5\.0%\)\z/, lines.call(410.0))
+      assert_match(/sustains 390 req\/s: the envelope's cost is within the noise \(-2\.6%, noise 5\.0%\)\z/, lines.call(390.0))
+      assert_match(/sustains 300 req\/s: the run without the envelope was 33\.3% slower, more than the noise \(5\.0%\)/, lines.call(300.0))
+    end
   end
 end

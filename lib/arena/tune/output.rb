@@ -123,7 +123,17 @@ module Arena
         u = r.unbounded
         return "#{line}; not measured without it" unless u
         return "#{line}; without it the same config #{u.status}: #{u.why}" unless u.qualifies?
-        "#{line}; without it the same config sustains #{Report::Format.rps(u.sustained_rps)} req/s: the envelope costs #{cost_pct(best, u)}%"
+        "#{line}; without it the same config sustains #{Report::Format.rps(u.sustained_rps)} req/s: #{cost_words(cost_pct(best, u), r.outcome.noise)}"
+      end
+
+      # One run a side: a difference inside the search's noise is not a cost,
+      # and a faster run inside the limit is not the limit's gain (the server
+      # is pinned to the same cores either way).
+      def cost_words(pct, noise)
+        noise_pct = (100 * noise.to_f).round(1)
+        return "the envelope costs #{pct}%" if pct > noise_pct
+        return "the envelope's cost is within the noise (#{pct}%, noise #{noise_pct}%)" if pct >= -noise_pct
+        "the run without the envelope was #{-pct}% slower, more than the noise (#{noise_pct}%): one run a side cannot tell the envelope from the machine's drift"
       end
 
       def setting_words(c) = c.settings.map { |k, v| "#{k}=#{v}" }.join(" ")
