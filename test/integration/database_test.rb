@@ -2,6 +2,7 @@
 
 require_relative "../test_helper"
 require_relative "../support/arena_case"
+require_relative "../support/database_case"
 require "arena"
 require "timeout"
 
@@ -14,16 +15,11 @@ require "timeout"
 class DatabaseTest < Arena::ArenaCase
   APP = File.join(ROOT, "test/fixtures/apps/rails_db")
 
+  include Arena::DatabaseCase
+
   def setup
     super
-    _, status = Open3.capture2e({"BUNDLE_GEMFILE" => File.join(APP, "Gemfile")}, "bundle", "check")
-    skip "the rails_db fixture's bundle is not installed (script/setup)" unless status.success?
-    @pg_dirs = Dir.glob(File.join(Dir.tmpdir, "arena-pg-*"))
-  end
-
-  def teardown
-    assert_empty Dir.glob(File.join(Dir.tmpdir, "arena-pg-*")) - @pg_dirs, "database directories left behind" if @pg_dirs
-    super
+    require_app_bundle(APP, "rails_db fixture's")
   end
 
   # Each config and its threads x processes. Passenger, uWSGI, Thin and

@@ -2,6 +2,7 @@
 
 require_relative "../test_helper"
 require_relative "../support/arena_case"
+require_relative "../support/database_case"
 require "arena"
 require "fileutils"
 require "timeout"
@@ -12,19 +13,14 @@ require "timeout"
 # unsorted, `queries` clamped to 0 instead of 1) fails verification with
 # those words, and those workloads are never loaded.
 class TfbTest < Arena::ArenaCase
+  include Arena::DatabaseCase
+
   APP = File.join(ROOT, "presets/tfb-rack")
 
   def setup
     super
     skip "PostgreSQL is not installed (script/setup)" unless Arena::Database::Postgres.bin_dir
-    _, status = Open3.capture2e({"BUNDLE_GEMFILE" => File.join(APP, "Gemfile")}, "bundle", "check")
-    skip "the tfb-rack bundle is not installed (script/setup)" unless status.success?
-    @pg_dirs = Dir.glob(File.join(Dir.tmpdir, "arena-pg-*"))
-  end
-
-  def teardown
-    assert_empty Dir.glob(File.join(Dir.tmpdir, "arena-pg-*")) - @pg_dirs, "database directories left behind" if @pg_dirs
-    super
+    require_app_bundle(APP, "tfb-rack")
   end
 
   def run_preset(*args)
