@@ -119,8 +119,10 @@ module Arena
         signal_group("KILL")
         survivors.each { |p| kill_quietly("KILL", p) }
         wait(timeout: 2)
-        # KILLed processes take a moment to exit and release their sockets.
-        await(tree, 2)
+        # KILLed processes take a moment to exit and release their sockets;
+        # the survivors count too (an orphan has left the tree once its
+        # parent was reaped, but it may not have died yet).
+        await(survivors + tree, 2)
         LIVE.delete(@pid)
         Watchdog.forget(@pid)
       ensure
