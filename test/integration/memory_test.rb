@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# test: serial (a soak whose slope and latency a test file beside it distorts)
+
 require_relative "../test_helper"
 require_relative "../support/arena_case"
 require "arena"

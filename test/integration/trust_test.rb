@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# test: serial (rates compared across servers, which a test file beside them distorts)
+
 require_relative "../test_helper"
 require_relative "../support/arena_case"
 require "timeout"
