@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# test: serial (a busy neighbour must get its share of the server core, which a test file beside it takes)
+
 require_relative "../test_helper"
 require_relative "../support/arena_case"
 require "timeout"
