@@ -5,6 +5,7 @@
 require_relative "../test_helper"
 require_relative "../support/arena_case"
 require "timeout"
+require "arena/probes/noise"
 
 # Rounds against a real server, with the machine disturbed on purpose: a busy
 # process on the server's core during the first round's measurement. That
@@ -31,7 +32,10 @@ class RoundsTest < Arena::ArenaCase
     first, *rest = doc["measurements"]
     assert_equal 1, first["repeat"]
     assert_includes first.dig("summary", "flags"), "noisy", first["noise"].inspect
-    assert_operator first.dig("noise", "other_cpu_pct"), :>=, 50, "the busy loop is counted as another process's CPU"
+    # Sharing the server's core with a busy server, the loop gets a third to a
+    # half of it (CI saw 34.7%, this machine 50-60%): well past the limit.
+    assert_operator first.dig("noise", "other_cpu_pct"), :>=, 1.5 * Arena::Probes::Noise::OTHER_CPU_LIMIT_PCT,
+      "the busy loop is counted as another process's CPU"
     rerun = rest.find { |m| m["repeat"] == 1 && m["rerun"] }
     refute_nil rerun, "run again in its round"
     clean = doc["measurements"].reject { |m| m.dig("summary", "flags").include?("noisy") }
