@@ -36,7 +36,15 @@ class MemoryTest < Arena::ArenaCase
     closed, soak = outcome.measurements.select { |m| m["scenario"] == "soak" }
     assert_equal "closed-max", closed["variant"]
     x = soak.fetch("extra")
-    assert_equal "plateaued", x["verdict"], x.inspect
+    # A fresh Puma's heap still grows 20 s in (a 60 s soak here: USS +26
+    # MiB/min in its first 3 s, +1.7 MiB/min 40-60 s in), so the verdict on
+    # this window may be either word (CI saw "growing" at +2.92 MiB/min). What
+    # holds: no leak's slope (under 1% of a 64 KB-per-request leak's at the
+    # same goodput), and a growing verdict says the soak was short.
+    leak = 64.0 * soak.dig("summary", "good_rps") * 60 / 1024
+    assert_operator x["last_third_uss_mib_per_min"], :<, 0.01 * leak, x.inspect
+    assert_includes %w[plateaued growing], x["verdict"]
+    assert_match(/a fresh heap also grows this early/, outcome.stdout) if x["verdict"] == "growing"
     assert_equal (closed.dig("summary", "good_rps") * 0.7).round, x["target_rps"]
     refute_empty x["latency_slices"]
   end

@@ -34,7 +34,9 @@ module Arena
       j = Rule.call(soak(Random.new(1), leak_mib_min: 5))
       assert_equal "growing", j.verdict.word, j.verdict.to_s
       assert_in_delta 5.0, j.slope_mib_per_min, 1.0
-      assert_match(/\A\+\d+\.\d\d MiB\/min, above this soak's floor of \d+\.\d\d MiB\/min\z/, j.verdict.reason)
+      m = assert_match(/\A\+(\d+\.\d\d) MiB\/min, above the (\d+\.\d\d) MiB\/min this soak's scatter could make alone\z/, j.verdict.reason)
+      assert_in_delta j.slope_mib_per_min, m[1].to_f, 0.006
+      assert_equal j.cut_mib_per_min, m[2].to_f
     end
 
     def test_a_flat_soak_states_its_floor
@@ -95,7 +97,9 @@ module Arena
     def test_block_means_and_their_rises
       line = (0..11).map { |t| [t.to_f, t.to_f] }
       assert_equal [[0.5, 0.5], [2.5, 2.5], [4.5, 4.5], [6.5, 6.5], [8.5, 8.5], [10.5, 10.5]], Rule.blocks(line)
-      assert_equal [[1.0, 0.0], [4.0, 0.0], [7.0, 0.0], [10.0, 0.0], [12.0, 0.0]], Rule.blocks((0..12).map { |t| [t.to_f, 0.0] }), "13 points: blocks of 3, the last of 1"
+      assert_equal [[0.5, 0.0], [2.5, 0.0], [4.5, 0.0], [6.5, 0.0], [8.5, 0.0], [11.0, 0.0]], Rule.blocks((0..12).map { |t| [t.to_f, 0.0] }), "13 points: five blocks of 2, one of 3"
+      assert_equal [[0.0, 0.0], [1.0, 0.0]], Rule.blocks([[0.0, 0.0], [1.0, 0.0]]), "under six points: a block each"
+      assert_equal [], Rule.blocks([])
       assert_equal 15, Rule.rises(line), "6 rising blocks: every one of the 15 pairs"
       assert_equal(-15, Rule.rises(line.map { |t, y| [t, -y] }))
       assert_equal 0, Rule.rises(line.map { |t, _| [t, 7.0] })
@@ -125,12 +129,68 @@ module Arena
       assert_equal 60.0, Rule.per_min(1024.0)
     end
 
+    # Every sample count judges a clean rising line growing: blocks of a
+    # rounded-up size left 13-15, 19, 20 and 25 samples 5 blocks, whose 10
+    # pairs can never reach RISES, so a leak was "plateaued" there.
+    def test_a_clean_rising_line_is_growing_at_every_sample_count
+      (12..80).each do |n|
+        line = (0...n).map { |t| [t.to_f, 1000.0 + 1024.0 * t] }
+        assert_equal Rule::BLOCKS, Rule.blocks(line).size, "#{n} samples"
+        assert_equal "growing", Rule.call(line).verdict.word, "#{n} samples"
+      end
+    end
+
+    # The words state the figure the decision was made at: a growing slope is
+    # above the figure named, a plateau's "no growth above F" has its slope
+    # under F, and a slope beyond the scatter that did not rise block after
+    # block says so with its count. On simulated soaks of every kind.
+    def test_the_words_never_contradict_the_slope
+      rng = Random.new(47)
+      kinds = Hash.new(0)
+      300.times do |i|
+        leak = [0, 0.5, 1, 2, 4][i % 5]
+        j = Rule.call(soak(rng, leak_mib_min: leak, amp_mib: 2 + i % 7, period: [5, 10, 20][i % 3], step_mib: (i % 4).zero? ? 8 + i % 5 : nil))
+        reason = j.verdict.reason
+        case reason
+        when /\A[+-]\d+\.\d\d MiB\/min, above the (\d+\.\d\d) MiB\/min this soak's scatter could make alone\z/
+          kinds[:growing] += 1
+          assert_equal "growing", j.verdict.word
+          assert_operator j.slope_mib_per_min, :>, $1.to_f, reason
+          assert_equal j.cut_mib_per_min, $1.to_f
+          assert_operator j.cut_mib_per_min, :<, j.floor_mib_per_min
+        when /\Ano growth above (\d+\.\d\d) MiB\/min detected \(this soak's floor\)\z/
+          kinds[:flat] += 1
+          assert_equal "plateaued", j.verdict.word
+          assert_operator j.slope_mib_per_min, :<=, j.cut_mib_per_min + 0.005, reason
+          assert_operator j.slope_mib_per_min, :<, $1.to_f, reason
+        when /\A[+-]\d+\.\d\d MiB\/min, but not sustained: block means rose in (-?\d+) more of 15 pairs than fell, 11 needed\z/
+          kinds[:unsustained] += 1
+          assert_equal "plateaued", j.verdict.word
+          assert_operator $1.to_i, :<, Rule::RISES
+          assert_operator j.slope_mib_per_min, :>, j.cut_mib_per_min - 0.005, reason
+        else
+          flunk "words of no known form: #{reason.inspect}"
+        end
+      end
+      assert_equal %i[flat growing], kinds.keys.sort, "both usual verdicts met: #{kinds}"
+    end
+
+    # The three forms of words, each from the figure it was decided on; the
+    # third (a slope beyond the scatter whose blocks did not keep rising) no
+    # simulated soak reached, as the block floor is about that scatter.
+    def test_the_words_from_the_figures_decided_on
+      assert_equal Verdict.of("plateaued", "no growth above 4.58 MiB/min detected (this soak's floor)"), Rule.words(2.1, 2.1, 4.58, 15)
+      assert_equal Verdict.of("growing", "+3.40 MiB/min, above the 2.10 MiB/min this soak's scatter could make alone"), Rule.words(3.4, 2.1, 4.58, 11)
+      assert_equal Verdict.of("plateaued", "+6.00 MiB/min, but not sustained: block means rose in 10 more of 15 pairs than fell, 11 needed"),
+        Rule.words(6.0, 2.1, 4.58, 10)
+    end
+
     def test_twelve_samples_are_enough_to_judge
       line = (0..11).map { |t| [t.to_f, 1000.0 + 1024.0 * t] }
       j = Rule.call(line)
       assert_equal "growing", j.verdict.word
       assert_equal 60.0, j.slope_mib_per_min
-      assert_equal "+60.00 MiB/min, above this soak's floor of 0.00 MiB/min", j.verdict.reason
+      assert_equal "+60.00 MiB/min, above the 0.00 MiB/min this soak's scatter could make alone", j.verdict.reason
       assert j.frozen?
       refute Rule.call(line.first(11)).verdict.judged?
       assert_equal "too short to judge: 11 memory samples in the last third, 12 needed", Rule.call(line.first(11)).verdict.reason
@@ -153,7 +213,7 @@ module Arena
     # The cut is the larger of CUT standard errors and the block floor; the
     # stated floor adds FIND standard errors: one case where each part leads.
     def test_the_floor_is_composed_of_both_parts
-      cases = {se: soak(Random.new(1), leak_mib_min: 1, amp_mib: 4, period: 10), blocks: soak(Random.new(5), leak_mib_min: 1, amp_mib: 12, period: 50)}
+      cases = {se: soak(Random.new(5), leak_mib_min: 1, amp_mib: 4, period: 10), blocks: soak(Random.new(5), leak_mib_min: 1, amp_mib: 12, period: 50)}
       cases.each do |leader, points|
         fit = Scenarios::LinearFit.of(points)
         se = Rule.widened_se(points, fit)

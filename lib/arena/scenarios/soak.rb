@@ -39,7 +39,17 @@ module Arena
         "#{m.server} #{m.workload} soak (#{x["soak_s"]} s at #{f.rps(x["target_rps"])} req/s): PSS " \
           "#{mib(x["pss_first_kb"])} -> #{mib(x["pss_last_kb"])}, #{format("%+.2f", x["slope_mib_per_min"])} MiB/min " \
           "(R² #{format("%.2f", x["r2"])}); last third #{format("%+.2f", x["last_third_mib_per_min"])} MiB/min, private " \
-          "memory (USS) #{format("%+.1f", x["last_third_growth_pct"].to_f)}%: #{x["verdict"]}#{reason(x)}#{procs(x)}#{drift}"
+          "memory (USS) #{format("%+.1f", x["last_third_growth_pct"].to_f)}%: #{x["verdict"]}#{reason(x)}#{short(x)}#{procs(x)}#{drift}"
+      end
+
+      # A fresh Ruby process's heap grows for its first minutes under load
+      # (Puma on /server here: USS +26 MiB/min in a soak's first 3 s, still
+      # +1.7 MiB/min 40-60 s in), so growth in a short soak may be warm-up.
+      WARM_S = 120
+
+      def self.short(x)
+        return "" unless x["verdict"] == "growing" && x["soak_s"].to_f < WARM_S
+        " (a #{x["soak_s"]} s soak: a fresh heap also grows this early; #{WARM_S} s or more, 300 by default, tells a leak from warm-up)"
       end
 
       def self.mib(kb) = "#{(kb.to_f / 1024).round(1)} MiB"

@@ -17,7 +17,9 @@ module Arena
     #   RISES of their ordered pairs (a Mann-Kendall count), so one step near
     #   the end is not a leak.
     # The floor is the slope found with 95% odds: that cut + 1.645 standard
-    # errors. A slope under the floor is never called growing.
+    # errors. A slope under the cut is never called growing; the words state
+    # the figure the decision was made at (the cut when growing, the floor
+    # when nothing was seen, the block count when the rise was not sustained).
     # test/unit/soak_verdict_test.rb simulates leaks at the floor (found in at
     # least 95%) and flat sawtooths (called growing in at most 5%).
     module SoakVerdict
@@ -27,7 +29,10 @@ module Arena
       RISES = 11
       MIN_POINTS = 12
 
-      Judgement = Struct.new(:verdict, :slope_mib_per_min, :floor_mib_per_min, keyword_init: true)
+      # cut: the slope this soak's scatter could make alone (growing is
+      # decided there); floor: the slope it finds with 95% odds (stated when
+      # it saw none).
+      Judgement = Struct.new(:verdict, :slope_mib_per_min, :floor_mib_per_min, :cut_mib_per_min, keyword_init: true)
 
       # extend self, not module_function: Name.call then runs the methods mutant mutates
       extend self
@@ -42,14 +47,24 @@ module Arena
         cut = [CUT * se, block_floor(points, fit)].max
         floor = cut + FIND * se
         slope = per_min(fit.slope)
-        floor_mib = per_min(floor).round(2)
-        rises = rises(points)
-        verdict = if fit.slope > cut && rises >= RISES
-          Verdict.of("growing", format("%+.2f MiB/min, above this soak's floor of %.2f MiB/min", slope, floor_mib))
+        verdict = words(slope, per_min(cut), per_min(floor), rises(points))
+        Judgement.new(verdict: verdict, slope_mib_per_min: slope.round(3), floor_mib_per_min: per_min(floor).round(2),
+          cut_mib_per_min: per_min(cut).round(2)).freeze
+      end
+
+      # The verdict and its words from the figures it was decided on (MiB/min):
+      # the cut when growing, the floor when nothing beyond the scatter was
+      # seen, the block count when a slope beyond it did not rise block after
+      # block (the block floor makes that rare: no simulated soak reached it).
+      def words(slope, cut, floor, rises)
+        if slope <= cut
+          Verdict.of("plateaued", format("no growth above %.2f MiB/min detected (this soak's floor)", floor))
+        elsif rises >= RISES
+          Verdict.of("growing", format("%+.2f MiB/min, above the %.2f MiB/min this soak's scatter could make alone", slope, cut))
         else
-          Verdict.of("plateaued", format("no growth above %.2f MiB/min detected (this soak's floor)", floor_mib))
+          Verdict.of("plateaued", format("%+.2f MiB/min, but not sustained: block means rose in %d more of %d pairs than fell, %d needed",
+            slope, rises, BLOCKS * (BLOCKS - 1) / 2, RISES))
         end
-        Judgement.new(verdict: verdict, slope_mib_per_min: slope.round(3), floor_mib_per_min: floor_mib).freeze
       end
 
       def per_min(kb_per_s) = kb_per_s * 60 / 1024.0
@@ -65,8 +80,16 @@ module Arena
         fit.slope_se * Math.sqrt((n - 2) / [n_eff - 2, 1.0].max)
       end
 
+      # BLOCKS blocks whose sizes differ by at most one (fewer only under
+      # BLOCKS points): slices of a rounded-up size would leave 5 blocks for
+      # 13-15, 19, 20 or 25 points, and 5 blocks have 10 pairs, under RISES.
       def blocks(points)
-        points.each_slice((points.size / BLOCKS.to_f).ceil).map { |b| [b.sum(&:first) / b.size, b.sum(&:last) / b.size.to_f] }
+        n = points.size
+        k = [BLOCKS, n].min
+        (0...k).map do |i|
+          b = points[(i * n / k)...((i + 1) * n / k)]
+          [b.sum(&:first) / b.size, b.sum(&:last) / b.size.to_f]
+        end
       end
 
       # Ordered pairs of block means that rise, less those that fall.
