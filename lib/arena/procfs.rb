@@ -8,7 +8,8 @@ module Arena
   # Reads the few /proc files Arena needs. Every reader takes the proc root as a
   # keyword so tests can point it at fixture files instead of the live system.
   module Procfs
-    Stat = Struct.new(:pid, :comm, :state, :ppid, :pgrp, :utime, :stime, :starttime, keyword_init: true)
+    # children: CPU ticks of the children this process has reaped (cutime + cstime).
+    Stat = Struct.new(:pid, :comm, :state, :ppid, :pgrp, :utime, :stime, :starttime, :children, keyword_init: true)
     Memory = Struct.new(:rss_kb, :pss_kb, :uss_kb, keyword_init: true)
 
     CLK_TCK = Etc.sysconf(Etc::SC_CLK_TCK)
@@ -25,7 +26,7 @@ module Arena
       Stat.new(
         pid: text[0...open_at].to_i, comm: text[(open_at + 1)...close_at], state: rest[0],
         ppid: rest[1].to_i, pgrp: rest[2].to_i, utime: rest[11].to_i, stime: rest[12].to_i,
-        starttime: rest[19].to_i
+        starttime: rest[19].to_i, children: rest[13].to_i + rest[14].to_i
       )
     end
 

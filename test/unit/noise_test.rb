@@ -10,17 +10,38 @@ class NoiseTest < Minitest::Test
   TCK = Arena::Procfs::CLK_TCK
 
   # total: all CPU ticks so far (1000 at the start, 1000 more after).
-  def snap(t, steal:, busy:, ticks:, load1: 0.5)
+  # busy: user time; softirq: time the kernel spent on (our) loopback traffic.
+  def snap(t, steal:, busy:, ticks:, load1: 0.5, reaped: 0, softirq: 0)
     total = t.zero? ? 1000 : 2000
     # user nice system idle iowait irq softirq steal
-    Noise::Snapshot.new(t: t, cpu: [busy, 0, 0, total - busy - steal, 0, 0, 0, steal], ticks: ticks, load1: load1)
+    Noise::Snapshot.new(t: t, cpu: [busy, 0, 0, total - busy - steal - softirq, 0, 0, softirq, steal], ticks: ticks, load1: load1, reaped: reaped)
+  end
+
+  # A test run's short processes start and end between the snapshots: no
+  # pid holds their CPU, the machine's total does. The engine, which Arena
+  # reaps, and the kernel's softirq time on our own traffic are not other.
+  def test_processes_that_came_and_went_count_and_the_reaped_engine_does_not
+    before = snap(0.0, steal: 0, busy: 0, ticks: {10 => 0, 30 => 0}, reaped: 50)
+    # 1 s: the server (10) a core's half, the engine (reaped: 30 ticks) 30%,
+    # a neighbour seen (30) 10%, and 40% of a core in processes never seen.
+    after = snap(1.0, steal: 0, busy: (TCK * 1.3).round, ticks: {10 => TCK / 2, 30 => TCK / 10}, reaped: 50 + (0.3 * TCK).round, softirq: TCK / 5)
+    f = Noise.between(before, after, ours: [10])
+    assert_in_delta 50.0, f.other_cpu_pct, 1.0, f.inspect
+    assert_in_delta 40.0, f.unseen_cpu_pct, 1.0
+    assert_equal "noisy", Noise.judge(f).word
+    # The same without the strangers: only what is ours and what was seen.
+    calm = Noise.between(before, snap(1.0, steal: 0, busy: (TCK * 0.9).round, ticks: {10 => TCK / 2, 30 => TCK / 10},
+      reaped: 50 + (0.3 * TCK).round, softirq: TCK / 5), ours: [10])
+    assert_in_delta 10.0, calm.other_cpu_pct, 1.0, calm.inspect
+    assert_equal 0.0, calm.unseen_cpu_pct
+    assert_equal "quiet", Noise.judge(calm).word
   end
 
   def test_other_processes_cpu_counts_everything_but_ours
     before = snap(0.0, steal: 0, busy: 0, ticks: {10 => 0, 20 => 0, 30 => 5})
     # 2 s later: the server (10) used a core, a neighbour (30) half a core, a
     # process that started during the run (40) a fifth of a core.
-    after = snap(2.0, steal: 10, busy: 400, ticks: {10 => 2 * TCK, 20 => 0, 30 => 5 + TCK, 40 => (0.4 * TCK).round})
+    after = snap(2.0, steal: 10, busy: (3.4 * TCK).round, ticks: {10 => 2 * TCK, 20 => 0, 30 => 5 + TCK, 40 => (0.4 * TCK).round})
     f = Noise.between(before, after, ours: [10, 20])
     assert_in_delta 70.0, f.other_cpu_pct, 1.0
     assert_equal 1.0, f.steal_pct
@@ -32,9 +53,9 @@ class NoiseTest < Minitest::Test
 
   def test_a_quiet_machine_and_a_stealing_hypervisor
     before = snap(0.0, steal: 0, busy: 0, ticks: {10 => 0})
-    quiet = Noise.between(before, snap(1.0, steal: 1, busy: 300, ticks: {10 => TCK}), ours: [10])
+    quiet = Noise.between(before, snap(1.0, steal: 1, busy: TCK, ticks: {10 => TCK}), ours: [10])
     assert_equal "quiet", Noise.judge(quiet).word
-    stolen = Noise.between(before, snap(1.0, steal: 80, busy: 300, ticks: {10 => TCK}), ours: [10])
+    stolen = Noise.between(before, snap(1.0, steal: 80, busy: TCK, ticks: {10 => TCK}), ours: [10])
     assert_equal "noisy", Noise.judge(stolen).word
     assert_match(/steal 8.0% \(limit 5%\)/, Noise.judge(stolen).reason)
     refute Noise.judge(nil).judged?
@@ -44,6 +65,8 @@ class NoiseTest < Minitest::Test
     s = Noise.snapshot
     assert_operator s.cpu.size, :>=, 8
     assert s.ticks.key?(Process.pid)
+    Process.wait(Process.spawn(RbConfig.ruby, "-e", "t = Process.clock_gettime(Process::CLOCK_MONOTONIC); nil while Process.clock_gettime(Process::CLOCK_MONOTONIC) - t < 0.1"))
+    assert_operator Noise.snapshot.reaped, :>, s.reaped, "a reaped child's CPU is in our children's ticks"
   end
 
   class Engine

@@ -11,12 +11,16 @@ module Arena
     # snapshots of /proc, one before and one after; the figures are a pure
     # function of the two (Noise.between), so the suite checks them on fixtures.
     module Noise
-      # cpu: the aggregate /proc/stat line's fields; ticks: pid => utime+stime.
-      Snapshot = Struct.new(:t, :cpu, :ticks, :load1, keyword_init: true)
+      # cpu: the aggregate /proc/stat line's fields; ticks: pid => utime+stime;
+      # reaped: the CPU ticks of the children Arena itself has reaped (the
+      # engine's runs, which start and end inside a measurement).
+      Snapshot = Struct.new(:t, :cpu, :ticks, :load1, :reaped, keyword_init: true)
 
       # other_cpu_pct: other processes' CPU in % of one core (100 = a core
-      # busy the whole time); steal_pct: % of all CPU time the hypervisor took.
-      Figures = Struct.new(:steal_pct, :other_cpu_pct, :load_before, :governor, :seconds, keyword_init: true) do
+      # busy the whole time), those seen at either end and those that came
+      # and went between (unseen_cpu_pct of it: a test run's short processes,
+      # a build's compilers); steal_pct: % of all CPU time the hypervisor took.
+      Figures = Struct.new(:steal_pct, :other_cpu_pct, :unseen_cpu_pct, :load_before, :governor, :seconds, keyword_init: true) do
         def self.from_h(h)
           return nil unless h.is_a?(Hash)
           new(**h.transform_keys(&:to_sym).slice(*members)).freeze
@@ -55,25 +59,32 @@ module Arena
 
       module_function
 
-      def snapshot(root: "/proc")
-        Snapshot.new(t: Clock.now, cpu: cpu_line(root), ticks: ticks(root), load1: load1(root)).freeze
+      def snapshot(root: "/proc", own: Process.pid)
+        Snapshot.new(t: Clock.now, cpu: cpu_line(root), ticks: ticks(root), load1: load1(root),
+          reaped: Procfs.stat(own, root: root)&.children.to_i).freeze
       end
 
       # ours: the pids whose CPU is the measurement's own (server tree, front,
-      # loader, Arena). A process that started during the run counts in
-      # full; one that ended during it is not seen (its CPU is lost, so the
-      # figure is a lower bound).
+      # Arena). A process seen at either end counts by its own ticks (one
+      # that started during the run, in full). One that came and went between
+      # the snapshots is found in the machine's total: user, nice and system
+      # time (not irq and softirq, which loopback traffic of our own fills)
+      # less every process seen and the children Arena reaped (the engine).
+      # Ours that ended during the run count as other: none does but the
+      # engine, which Arena reaps.
       def between(before, after, ours:, governor: nil)
         seconds = after.t - before.t
         total = after.cpu.first(8).sum - before.cpu.first(8).sum
         steal = (after.cpu[7].to_i - before.cpu[7].to_i)
-        other = after.ticks.sum do |pid, t|
-          next 0 if ours.include?(pid)
-          [t - before.ticks.fetch(pid, 0), 0].max
-        end
+        spent = ->(pid, t) { [t - before.ticks.fetch(pid, 0), 0].max }
+        other = after.ticks.sum { |pid, t| ours.include?(pid) ? 0 : spent.call(pid, t) }
+        mine = after.ticks.sum { |pid, t| ours.include?(pid) ? spent.call(pid, t) : 0 } + [after.reaped.to_i - before.reaped.to_i, 0].max
+        busy = after.cpu.first(3).sum - before.cpu.first(3).sum
+        unseen = [busy - mine - other, 0].max
+        pct = ->(ticks) { seconds.positive? ? (100.0 * ticks / Procfs::CLK_TCK / seconds).round(1) : 0.0 }
         Figures.new(
           steal_pct: total.positive? ? (100.0 * steal / total).round(2) : 0.0,
-          other_cpu_pct: seconds.positive? ? (100.0 * other / Procfs::CLK_TCK / seconds).round(1) : 0.0,
+          other_cpu_pct: pct.call(other + unseen), unseen_cpu_pct: pct.call(unseen),
           load_before: before.load1, governor: governor, seconds: seconds.round(3)
         ).freeze
       end
