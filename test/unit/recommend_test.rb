@@ -248,4 +248,53 @@ class RecommendTest < Minitest::Test
     assert_equal "arena run --repeat 3", api(three.call("a", 1000), row("b", 800)).run
     assert_nil api(row("a", 1000)).run, "one server: nothing to tell apart"
   end
+
+  # A user's app: its own paths answer the API use case, the built-in
+  # workload names are never suggested (they would not run there).
+  def app_doc(*measurements, workloads: ["/users", "/health"])
+    Arena::Results::Document.from_h({"plan" => {"app" => {"builtin" => false, "rackup" => "/srv/shop/config.ru"},
+                                                "workloads" => workloads.map { |w| {"path" => w} }},
+                                     "measurements" => measurements.flatten})
+  end
+
+  def app_row(server, rps, workload:, scenario: "steady", errors: 0)
+    row(server, rps).merge("workload" => workload, "scenario" => scenario).tap do |m|
+      m["load"] = m["load"].merge("errors" => {"total" => errors}, "requests" => {"completed" => 1000})
+    end
+  end
+
+  def test_on_a_users_app_its_own_paths_answer_the_api_use_case
+    three = ->(server, base, workload) { [base, base + 10, base - 10].map { |v| app_row(server, v, workload: workload) } }
+    api, io, cpu = Arena::Report::Recommend.new(app_doc(three.call("a", 1000, "/users"), three.call("b", 800, "/users"),
+      three.call("b", 5000, "/health"))).call
+    assert_equal "a", api.pick, "the first of the app's paths with steady rows: /users"
+    assert_equal "1,000 good req/s (990–1,010 over 3 runs), p99 1.0ms on /users; runner-up b 800 good req/s (790–810 over 3 runs), p99 1.0ms; " \
+      "pick: goodput: a is +25.0% against b (95% interval +21.8% to +28.3%; Welch's t on log figures, p=2.58e-05 < 0.05)", api.because
+    assert_nil api.run
+    [[io, "waiting on I/O or long requests", "sleep, stream"], [cpu, "CPU-bound work", "pi, trial, primes"]].each do |r, use_case, names|
+      assert_equal [use_case, nil, nil], [r.use_case, r.pick, r.run]
+      assert_equal "not measured: judged on the built-in app's #{names}; name a path of your app that does this with --workload", r.because
+    end
+    # Two runs each on the app: the repeat it asks for keeps the app and its paths.
+    two = Arena::Report::Recommend.new(app_doc(app_row("a", 1000, workload: "/users"), app_row("a", 990, workload: "/users"),
+      app_row("b", 800, workload: "/users"))).call.first
+    assert_equal "arena run --app /srv/shop --workload /users --workload /health --repeat 3", two.run
+  end
+
+  def test_on_a_users_app_without_steady_rows_it_says_what_to_run_there
+    # Measured on the app's path, but only with errors over 1%: run it again in steady.
+    bad = Arena::Report::Recommend.new(app_doc(app_row("a", 1000, workload: "/users", errors: 50))).call.first
+    assert_equal [nil, "not measured in this run", "arena run --app /srv/shop --workload /users --scenario steady"], [bad.pick, bad.because, bad.run]
+    # Measured in another scenario only.
+    other = Arena::Report::Recommend.new(app_doc(app_row("a", 1000, workload: "/health", scenario: "slow-clients"))).call.first
+    assert_equal "arena run --app /srv/shop --workload /health --scenario steady", other.run
+    # Nothing measured at all: the built-in names it is judged on, and what to do.
+    none = Arena::Report::Recommend.new(app_doc).call.first
+    assert_equal [nil, nil], [none.pick, none.run]
+    assert_equal "not measured: judged on the built-in app's server, json, ip; name a path of your app that does this with --workload", none.because
+    # The built-in app: the suggestion names its own workload.
+    builtin = Arena::Report::Recommend.new(Arena::Results::Document.from_h({"measurements" => []})).call
+    assert_equal ["arena run --workload server", "arena run --workload sleep --scenario steady,rate", "arena run --workload pi"], builtin.first(3).map(&:run)
+    assert_equal ["not measured in this run"] * 3, builtin.first(3).map(&:because)
+  end
 end
