@@ -61,6 +61,21 @@ module Arena
       assert_equal 100.0, candidate.sustained_rps, "the original is left as it was"
     end
 
+    # A config that failed, ran out of memory, was OOM-killed or ran its
+    # pool dry in any of its measurements does not qualify: the first
+    # failure stands, with its reason.
+    def test_a_repeat_that_did_not_qualify_disqualifies
+      killed = candidate.repeated(candidate(status: "oom-killed", why: "1 OOM kill(s)", sustained_rps: 90.0, rates: [90.0]))
+      assert_equal ["oom-killed", "1 OOM kill(s)", [100.0, 90.0]], [killed.status, killed.why, killed.rates]
+      refute killed.qualifies?
+      failed = candidate.repeated(Tune::Candidate.failed({"workers" => 1}, "did not boot"))
+      assert_equal ["failed", "did not boot"], [failed.status, failed.why]
+      first = candidate(status: "over-memory", why: "PSS over").repeated(candidate(status: "unsustained", why: "no rate"))
+      assert_equal ["over-memory", "PSS over"], [first.status, first.why], "the first failure stands"
+      ok = candidate(why: "kept").repeated(candidate)
+      assert_equal ["ok", "kept"], [ok.status, ok.why]
+    end
+
     def test_the_spread_of_repeats
       assert_nil candidate.spread, "one figure"
       assert_in_delta 0.2, candidate(rates: [90.0, 110.0]).spread, 1e-12 # (110 - 90) / 100

@@ -3,6 +3,7 @@
 require "test_helper"
 require "arena"
 require "arena/tune"
+require "timeout"
 
 module Arena
   # The search's rules on scripted figures: each settings point answers the
@@ -28,7 +29,7 @@ module Arena
         @rates = rates.transform_values(&:dup)
         @clock = clock
         @seconds = seconds
-        @status = status
+        @status = status.transform_values { |v| v.is_a?(Array) ? v.dup : v }
         @resolution = resolution
         @pss_mib = pss_mib
         @interrupt_after = interrupt_after
@@ -39,11 +40,14 @@ module Arena
         raise Interrupt if @interrupt_after && @calls.size >= @interrupt_after
         w = settings.fetch("workers")
         @calls << w
-        @clock.now += @seconds
+        @clock.now += @seconds.to_f
         list = @rates.fetch(w)
         rate = ((list.size > 1) ? list.shift : list.first).to_f
-        Tune::Candidate.new(settings: settings, label: "w#{w}", sustained_rps: rate, closed_rps: rate, pss_kb: @pss_mib.call(w) * 1024,
-          status: @status.fetch(w) { "ok" }, resolution: @resolution, elapsed_s: @seconds, rates: [rate]).freeze
+        status = @status.fetch(w) { "ok" }
+        status = (status.size > 1) ? status.shift : status.first if status.is_a?(Array)
+        Tune::Candidate.new(settings: settings, label: "w#{w}", sustained_rps: rate, closed_rps: rate, pss_kb: @pss_mib.call(w)&.*(1024),
+          status: status, why: (status == "ok") ? nil : "#{status} in its measurement #{@calls.count(w)}", resolution: @resolution,
+          elapsed_s: @seconds, rates: [rate]).freeze
       end
     end
 
@@ -51,8 +55,11 @@ module Arena
       Tune::Space.new(dimensions: [Tune::Dimension.new(name: "workers", min: min, max: max)], start: {"workers" => start})
     end
 
+    # A search must end: on scripted figures it takes milliseconds, so one
+    # still going after 5 s has lost its way (a loop that never ends fails
+    # here, not at mutant's timeout).
     def search(script, rounds: 3, min_noise: 0.01, space: self.space, **kw)
-      Tune::Search.new(space: space, evaluate: script, min_noise: min_noise, rounds: rounds, **kw).call
+      Timeout.timeout(5) { Tune::Search.new(space: space, evaluate: script, min_noise: min_noise, rounds: rounds, **kw).call }
     end
 
     def candidate(label, rates, status: "ok", pss_mib: 100)
@@ -150,6 +157,53 @@ module Arena
       assert_equal [90.0], o.best.rates
       assert_equal({"workers" => 6}, o.runner_up.settings)
       assert_equal 0.01, o.noise, "the resolution of a start that found no rate is no floor"
+    end
+
+    # arena tune (rounds 3) once kept a config that was OOM-killed in one
+    # of its repeats as "ok": a repeat that does not qualify disqualifies it,
+    # and it is not measured again after the failure.
+    def test_a_lead_that_fails_a_repeat_is_not_taken
+      script = Script.new({2 => [100, 101, 99], 4 => [120, 118], 1 => [90], 3 => [95]}, status: {4 => ["ok", "oom-killed"]})
+      o = search(script)
+      assert_equal [2, 2, 2, 4, 4, 1, 3], script.calls
+      assert_equal({"workers" => 2}, o.best.settings)
+      four = o.candidates.find { |c| c.settings == {"workers" => 4} }
+      assert_equal ["oom-killed", "oom-killed in its measurement 2", [120.0, 118.0]], [four.status, four.why, four.rates]
+      refute_includes [o.best, o.runner_up].map(&:settings), {"workers" => 4}
+    end
+
+    # A start that fails its repeat is no measure of the noise (its spread
+    # with a 0 would be 200%): the floor stands, and the first qualifying
+    # candidate is the best.
+    def test_a_start_that_fails_its_repeat_measures_no_noise
+      script = Script.new({2 => [100, 0.0], 4 => [120], 8 => [125, 110], 6 => [114], 3 => [105], 5 => [100]}, status: {2 => ["ok", "failed"]})
+      o = search(script, rounds: 3)
+      # The start twice (no third time after its failure); 4 the best at
+      # once; 8 leads on its first figure, both confirmed (115 on three: no
+      # gain); down is the start; midpoints 3 and 6, then 5: no gain.
+      assert_equal [2, 2, 4, 8, 4, 4, 8, 8, 3, 6, 5], script.calls
+      assert_equal 0.01, o.noise
+      assert_equal ["failed", "failed in its measurement 2"], [o.candidates.first.status, o.candidates.first.why]
+      assert_equal({"workers" => 4}, o.best.settings)
+      assert_equal [120.0] * 3, o.best.rates
+      assert_equal({"workers" => 8}, o.runner_up.settings)
+      o = search(Script.new({2 => [100, 0.0]}, status: {2 => ["ok", "failed"]}), rounds: 1, space: space(min: 2, max: 2))
+      assert_equal 0.01, o.noise, "rounds 1 likewise"
+      assert_nil o.best
+    end
+
+    # The best fails when it is measured again to meet a challenger: it no
+    # longer stands, and the challenger (which held on all its figures) is
+    # the best.
+    def test_a_best_that_fails_its_confirmation_gives_way
+      script = Script.new({2 => [100, 0.0], 4 => [101, 100], 8 => [90], 3 => [85], 6 => [88], 5 => [70]}, status: {2 => ["ok", "failed"]})
+      o = search(script, rounds: 3, repeat_start: false)
+      # 4 leads the single start: the start fails its second measurement
+      # (not measured a third time), 4 holds on three; then 8, the start
+      # (measured), midpoints 3 and 6, and 5: no gain.
+      assert_equal [2, 4, 2, 4, 4, 8, 3, 6, 5], script.calls
+      assert_equal({"workers" => 4}, o.best.settings)
+      assert_equal [101.0, 100.0, 100.0], o.best.rates
     end
 
     def test_the_noise_is_the_largest_of_the_floor_the_spread_and_the_resolution
@@ -264,6 +318,72 @@ module Arena
       assert outcome(nil, nil, stopped: "interrupted").interrupted?
       refute outcome(nil, nil, stopped: "time").interrupted?
       refute outcome(nil, nil, stopped: "converged").interrupted?
+    end
+
+    # What arena tune leaves to the defaults: the noise floor is 3% and
+    # the clock is Arena's own; without rounds, the start twice and the
+    # noise rule (a lead within it is no gain, beyond it one figure will do).
+    def test_the_defaults
+      script = Script.new({2 => [100, 101], 4 => [103.5], 1 => [50], 3 => [104.5], 6 => [90]})
+      o = Timeout.timeout(5) { Tune::Search.new(space: space, evaluate: script, deadline: Clock.now + 3600).call }
+      assert_equal 0.03, o.noise
+      assert_equal [2, 2, 4, 1, 3, 6], script.calls, "4 leads by 2.99%, 3 by 3.98%: only 3 is beyond the noise, and it is not measured again"
+      assert_equal [{"workers" => 3}, {"workers" => 4}], [o.best.settings, o.runner_up.settings]
+      assert o.frozen?
+      assert o.candidates.frozen?
+    end
+
+    # Under 3 rounds there is no test: rounds 2 is the noise rule, and the
+    # outcome ranks every candidate by its figure.
+    def test_two_rounds_is_the_noise_rule
+      script = Script.new({2 => [100, 102], 4 => [102.5], 1 => [50], 3 => [110], 6 => [90]})
+      o = search(script, rounds: 2)
+      assert_equal [2, 2, 4, 1, 3, 6], script.calls
+      assert_equal({"workers" => 3}, o.best.settings)
+      assert_equal [110.0], o.best.rates
+      script = Script.new({2 => [100, 102], 4 => [102.5], 1 => [50], 3 => [99]})
+      o = search(script, rounds: 2)
+      assert_equal({"workers" => 4}, o.best.settings, "4 scored more, within the noise: ranked first all the same")
+      assert_equal({"workers" => 2}, o.runner_up.settings)
+    end
+
+    # With more rounds than 3, the best is still the one the test accepted.
+    def test_four_rounds_rank_the_accepted_best_first
+      script = Script.new({2 => [100, 101, 99, 100], 4 => [106, 97, 99, 100], 1 => [90], 3 => [99]})
+      o = search(script, rounds: 4)
+      assert_equal [2, 2, 2, 2, 4, 4, 4, 4, 1, 3], script.calls
+      assert_equal [{"workers" => 2}, {"workers" => 4}], [o.best.settings, o.runner_up.settings]
+      assert_operator o.runner_up.score, :>, o.best.score
+    end
+
+    # The deadline's mean is over the candidates measured: at 20 s, with
+    # two candidates of 10 s each, one more fits a 35 s deadline (20 + 10),
+    # and at 30 s none does. A sum would have stopped at 20 s.
+    def test_the_time_of_one_measurement_is_the_mean_over_candidates
+      clock = FakeClock.new
+      script = Script.new({2 => [100], 4 => [200], 8 => [300]}, clock: clock)
+      o = search(script, rounds: 1, repeat_start: false, deadline: 35.0, clock: clock)
+      assert_equal [[2, 4, 8], "time"], [script.calls, o.stopped]
+      # A measurer that does not say how long it took counts as no time.
+      script = Script.new({2 => [100], 4 => [200], 8 => [300], 6 => [250], 7 => [260]}, seconds: nil)
+      o = search(script, rounds: 1, repeat_start: false, deadline: 1.0, clock: FakeClock.new)
+      assert_equal [[2, 4, 8, 6, 7], "converged"], [script.calls, o.stopped]
+    end
+
+    # Candidates of equal figures rank by memory; one without a PSS figure
+    # (nothing sampled) counts as none, rather than stopping the ranking.
+    def test_a_tie_with_a_candidate_without_memory
+      script = Script.new({2 => [100], 4 => [100], 1 => [100], 3 => [100]}, pss_mib: ->(w) { (w == 1) ? nil : 100 })
+      o = search(script, rounds: 1, repeat_start: false)
+      assert_equal({"workers" => 1}, o.best.settings)
+    end
+
+    # Three figures each, but one served nothing: no test, the margin rule.
+    def test_within_noise_by_the_margin_when_the_test_cannot_be_made
+      o = outcome(candidate("w1", [110.0, 111.0, 109.0]), candidate("w2", [150.0, 0.0, 150.0]), noise: 0.02)
+      refute o.difference.measured?
+      refute o.within_noise?, "110 against 100: beyond 2%"
+      assert outcome(candidate("w1", [110.0, 111.0, 109.0]), candidate("w2", [150.0, 0.0, 150.0]), noise: 0.2).within_noise?
     end
   end
 end

@@ -3,6 +3,7 @@
 require "test_helper"
 require "arena"
 require "arena/tune"
+require "timeout"
 
 module Arena
   # The search on a synthetic response surface: a fake measurer that answers
@@ -56,8 +57,9 @@ module Arena
       Tune::Space.new(dimensions: dims, start: start)
     end
 
+    # A search that still runs after 5 s on a synthetic surface never ends.
     def search(surface, clock, **kw)
-      Tune::Search.new(space: kw.delete(:space) || space, evaluate: surface, clock: clock, min_noise: 0.02, **kw).call
+      Timeout.timeout(5) { Tune::Search.new(space: kw.delete(:space) || space, evaluate: surface, clock: clock, min_noise: 0.02, **kw).call }
     end
 
     # The whole path on a small surface, worked by hand: rate(w, t) = 1000 -

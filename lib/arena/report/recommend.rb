@@ -56,7 +56,8 @@ module Arena
           other = @rows.find { |r| workloads.include?(r.workload) }
           return missing(use_case, @advice.run("--workload", other.workload, "--scenario", "steady")) if other
           return missing(use_case, run) if run
-          return missing(use_case, nil, because: "not measured: judged on the built-in app's #{(workloads - app_workloads).join(", ")}; " \
+          # Only a user's app without a row of its own reaches here: the list is the built-in names.
+          return missing(use_case, nil, because: "not measured: judged on the built-in app's #{workloads.join(", ")}; " \
             "name a path of your app that does this with --workload")
         end
         rows = best_per_server(workload)

@@ -28,10 +28,14 @@ module Arena
       # The objective: what a qualifying candidate sustains, else nothing.
       def score = qualifies? ? sustained_rps.to_f : 0.0
 
-      # Another measurement of the same settings: the mean rate, the spread kept.
+      # Another measurement of the same settings: the mean rate, the spread
+      # kept. A measurement that did not qualify (failed, over the budget,
+      # OOM-killed, ...) disqualifies the config: the first failure stands.
       def repeated(other)
         all = rates + other.rates
-        with(sustained_rps: (all.sum / all.size).round(1), rates: all.freeze,
+        failure = qualifies? ? other : self
+        with(sustained_rps: (all.sum / all.size).round(1), rates: all.freeze, status: failure.status,
+          why: failure.qualifies? ? why : failure.why,
           elapsed_s: elapsed_s.to_f + other.elapsed_s.to_f, pss_kb: [pss_kb, other.pss_kb].compact.max)
       end
 

@@ -29,7 +29,7 @@ module Arena
 
       class Outcome
         # The best's lead over the runner-up, relative to the runner-up.
-        def margin = (best && runner_up&.score&.positive?) ? (best.score - runner_up.score) / runner_up.score : nil
+        def margin = ((best.score - runner_up.score) / runner_up.score if best && runner_up&.score&.positive?)
 
         def within_noise?
           return !difference.significant? if difference&.measured?
@@ -89,16 +89,16 @@ module Arena
         end
       end
 
-      # The heuristic again: how far two measurements of one config differ here, now.
+      # The heuristic again: how far two measurements of one config differ
+      # here, now. A start that did not qualify, or failed a repeat, measures
+      # no noise (its spread with a 0 would be 200%): the floor stands.
       def measure_noise(start)
         first = @measured[start]
-        # The bisection's own step, when it found a rate, is a floor too.
-        resolution = first.qualifies? ? first.resolution.to_f : 0.0
-        if @repeat_start && first.qualifies?
-          [@rounds, 2].max.pred.times { @measured[start] = @measured[start].repeated(run(start)) }
-          @best = @measured[start]
-        end
-        @noise = [@min_noise, @measured[start].spread.to_f, resolution].max
+        return unless first.qualifies?
+        @best = confirmed(first, [@rounds, 2].max) if @repeat_start
+        return unless @best.qualifies?
+        # The bisection's own step is a floor too.
+        @noise = [@min_noise, @best.spread.to_f, first.resolution.to_f].max
       end
 
       def double(dim)
@@ -124,10 +124,9 @@ module Arena
           along = @measured.keys.select { |s| s.except(dim.name) == @best.settings.except(dim.name) }.map { |s| s[dim.name] }
           below = along.select { |v| v < value }.max
           above = along.select { |v| v > value }.min
-          mids = [below && dim.mid(below, value), above && dim.mid(value, above)].compact.uniq - along
-          break if mids.empty?
-          gained = mids.any? { |m| try(@best.settings.merge(dim.name => m)) }
-          break unless gained
+          # below < value < above: the midpoints differ unless both are the value, which is measured.
+          mids = [below && dim.mid(below, value), above && dim.mid(value, above)].compact - along
+          break unless mids.any? { |m| try(@best.settings.merge(dim.name => m)) }
           improved = true
         end
         improved
@@ -150,13 +149,17 @@ module Arena
         a = confirmed(best)
         b = confirmed(candidate)
         @best = a
-        b.qualifies? && Stats.difference(a.rates, b.rates).then { |d| d.significant? && d.estimate_pct.positive? }
+        return false unless b.qualifies?
+        # The best failed when measured again: it no longer stands.
+        return true unless a.qualifies?
+        Stats.difference(a.rates, b.rates).then { |d| d.significant? && d.estimate_pct.positive? }
       end
 
-      # The candidate measured again until it has @rounds figures.
-      def confirmed(candidate)
+      # The candidate measured again until it has `rounds` figures, or until
+      # a measurement does not qualify (then it does not either).
+      def confirmed(candidate, rounds = @rounds)
         c = candidate
-        c = c.repeated(run(c.settings)) while c.rates.size < @rounds
+        c = c.repeated(run(c.settings)) while c.qualifies? && c.rates.size < rounds
         @measured[c.settings] = c
       end
 
