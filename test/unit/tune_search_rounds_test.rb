@@ -144,19 +144,25 @@ module Arena
     end
 
     # A start that does not qualify is not repeated (there is no noise to
-    # measure) and the first qualifying candidate becomes the best without
-    # a test (there is nothing to test it against).
+    # measure); the first qualifying candidate is measured to its rounds,
+    # as the start would have been, and becomes the best (there is nothing
+    # to test it against).
     def test_after_an_unsustained_start_the_first_qualifying_candidate_is_the_best
       script = Script.new({2 => [0.0], 4 => [90], 8 => [80], 6 => [85], 5 => [70], 3 => [0.0]},
         status: {2 => "unsustained", 3 => "unsustained"}, resolution: 0.5)
       o = search(script)
-      # Up: 4 (the best at once), 8 (less); down: 2 (measured); refining: 3
-      # (unsustained) and 6 (less); round two: the midpoint 5 (less).
-      assert_equal [2, 4, 8, 3, 6, 5], script.calls
+      # Up: 4 (three times: the best), 8 (less); down: 2 (measured);
+      # refining: 3 (unsustained) and 6 (less); round two: the midpoint 5.
+      assert_equal [2, 4, 4, 4, 8, 3, 6, 5], script.calls
       assert_equal({"workers" => 4}, o.best.settings)
-      assert_equal [90.0], o.best.rates
+      assert_equal [90.0] * 3, o.best.rates
       assert_equal({"workers" => 6}, o.runner_up.settings)
       assert_equal 0.01, o.noise, "the resolution of a start that found no rate is no floor"
+      # The first that qualifies fails its second measurement: not the best; the next one is.
+      script = Script.new({2 => [0.0], 4 => [90], 1 => [80]}, status: {2 => "unsustained", 4 => ["ok", "oom-killed"]})
+      o = search(script)
+      assert_equal [2, 4, 4, 1, 1, 1], script.calls
+      assert_equal [{"workers" => 1}, [80.0] * 3, nil], [o.best.settings, o.best.rates, o.runner_up]
     end
 
     # arena tune (rounds 3) once kept a config that was OOM-killed in one
@@ -178,10 +184,10 @@ module Arena
     def test_a_start_that_fails_its_repeat_measures_no_noise
       script = Script.new({2 => [100, 0.0], 4 => [120], 8 => [125, 110], 6 => [114], 3 => [105], 5 => [100]}, status: {2 => ["ok", "failed"]})
       o = search(script, rounds: 3)
-      # The start twice (no third time after its failure); 4 the best at
-      # once; 8 leads on its first figure, both confirmed (115 on three: no
-      # gain); down is the start; midpoints 3 and 6, then 5: no gain.
-      assert_equal [2, 2, 4, 8, 4, 4, 8, 8, 3, 6, 5], script.calls
+      # The start twice (no third time after its failure); 4 three times,
+      # the best; 8 leads on its first figure and is confirmed (115 on
+      # three: no gain); down is the start; midpoints 3 and 6, then 5.
+      assert_equal [2, 2, 4, 4, 4, 8, 8, 8, 3, 6, 5], script.calls
       assert_equal 0.01, o.noise
       assert_equal ["failed", "failed in its measurement 2"], [o.candidates.first.status, o.candidates.first.why]
       assert_equal({"workers" => 4}, o.best.settings)

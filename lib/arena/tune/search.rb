@@ -143,8 +143,13 @@ module Arena
 
       def better?(candidate, best)
         return false unless candidate.qualifies?
-        return true unless best.qualifies?
-        return candidate.score > best.score * (1 + @noise) if @rounds < 3
+        if @rounds < 3
+          return true unless best.qualifies?
+          return candidate.score > best.score * (1 + @noise)
+        end
+        # After a start that did not qualify, the first candidate that does is
+        # measured to its rounds, as the start would have been.
+        return confirmed(candidate).qualifies? unless best.qualifies?
         return false unless candidate.score > best.score
         a = confirmed(best)
         b = confirmed(candidate)
