@@ -165,6 +165,35 @@ module Arena
       assert_equal [{"workers" => 1}, [80.0] * 3, nil], [o.best.settings, o.best.rates, o.runner_up]
     end
 
+    # Without rounds likewise: nothing that does not qualify is the best,
+    # and the first that does is (on its one figure).
+    def test_without_rounds_only_a_qualifying_candidate_is_the_best
+      script = Script.new({2 => [0.0], 4 => [0.0], 1 => [0.0], 3 => [0.0]}, status: {2 => "unsustained", 4 => "failed", 1 => "unsustained", 3 => "unsustained"})
+      o = search(script, rounds: 1)
+      assert_equal [2, 4, 1, 3], script.calls, "the search stays at the start: no step leads it"
+      assert_nil o.best
+      script = Script.new({2 => [0.0], 4 => [90], 8 => [80], 1 => [0.0], 3 => [70], 6 => [85], 5 => [60]}, status: {2 => "unsustained", 1 => "unsustained"})
+      o = search(script, rounds: 1)
+      assert_equal [2, 4, 8, 3, 6, 5], script.calls
+      assert_equal [{"workers" => 4}, [90.0]], [o.best.settings, o.best.rates]
+    end
+
+    # A lead that fails only its last repeat (three figures, significantly
+    # ahead) is not taken either.
+    def test_a_lead_that_fails_its_last_repeat_is_not_taken
+      script = Script.new({2 => [100, 101, 99], 4 => [120, 121, 119], 1 => [90], 3 => [95]}, status: {4 => ["ok", "ok", "oom-killed"]})
+      o = search(script)
+      assert_equal [2, 2, 2, 4, 4, 4, 1, 3], script.calls
+      assert_equal({"workers" => 2}, o.best.settings)
+      assert_equal "oom-killed", o.candidates.find { |c| c.settings == {"workers" => 4} }.status
+    end
+
+    # A bisection that reported no resolution: no floor from it.
+    def test_a_start_without_a_resolution
+      o = search(Script.new({2 => [100, 104]}, resolution: nil), rounds: 1, space: space(min: 2, max: 2))
+      assert_in_delta 0.0392, o.noise, 1e-12
+    end
+
     # arena tune (rounds 3) once kept a config that was OOM-killed in one
     # of its repeats as "ok": a repeat that does not qualify disqualifies it,
     # and it is not measured again after the failure.

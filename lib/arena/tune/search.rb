@@ -94,7 +94,6 @@ module Arena
       # no noise (its spread with a 0 would be 200%): the floor stands.
       def measure_noise(start)
         first = @measured[start]
-        return unless first.qualifies?
         @best = confirmed(first, [@rounds, 2].max) if @repeat_start
         return unless @best.qualifies?
         # The bisection's own step is a floor too.
@@ -141,21 +140,19 @@ module Arena
         true
       end
 
+      # A candidate that does not qualify scores 0 (Candidate#score), and one
+      # that does scores more: no guard on either side is needed.
       def better?(candidate, best)
-        return false unless candidate.qualifies?
-        if @rounds < 3
-          return true unless best.qualifies?
-          return candidate.score > best.score * (1 + @noise)
-        end
-        # After a start that did not qualify, the first candidate that does is
-        # measured to its rounds, as the start would have been.
-        return confirmed(candidate).qualifies? unless best.qualifies?
+        return candidate.score > best.score * (1 + @noise) if @rounds < 3
         return false unless candidate.score > best.score
+        # Both to their rounds (a best that does not qualify is not measured
+        # again: after a failed start, the first candidate that qualifies is
+        # measured to its rounds, as the start would have been).
         a = confirmed(best)
         b = confirmed(candidate)
         @best = a
         return false unless b.qualifies?
-        # The best failed when measured again: it no longer stands.
+        # The best failed when measured again, or never qualified: it no longer stands.
         return true unless a.qualifies?
         Stats.difference(a.rates, b.rates).then { |d| d.significant? && d.estimate_pct.positive? }
       end
