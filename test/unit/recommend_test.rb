@@ -297,4 +297,81 @@ class RecommendTest < Minitest::Test
     assert_equal ["arena run --workload server", "arena run --workload sleep --scenario steady,rate", "arena run --workload pi"], builtin.first(3).map(&:run)
     assert_equal ["not measured in this run"] * 3, builtin.first(3).map(&:because)
   end
+
+  # The built-in app: the API use case is judged on server, json or ip
+  # only, never on another workload the run measured.
+  def test_the_api_use_case_is_not_judged_on_other_builtin_workloads
+    api = Arena::Report::Recommend.new(Arena::Results::Document.from_h({"measurements" => [1000, 1010, 990].map { |v| row("a", v).merge("workload" => "pi") }})).call.first
+    assert_equal [nil, "not measured in this run", "arena run --workload server"], [api.pick, api.because, api.run]
+  end
+
+  # A path that contains another's name is not that path (the workload
+  # lists are matched name for name, not as substrings).
+  def test_app_paths_are_matched_whole
+    three = ->(server, base, workload, errors: 0) { [base, base + 10, base - 10].map { |v| app_row(server, v, workload: workload, errors: errors) } }
+    api = Arena::Report::Recommend.new(app_doc(three.call("a", 1000, "/u/1", errors: 50), three.call("b", 800, "/u"), three.call("c", 700, "/u"),
+      workloads: ["/u/1", "/u"])).call.first
+    assert_equal "b", api.pick
+    assert_match(/ on \/u; runner-up c /, api.because)
+    # /u/1 measured clean: judged on /u/1 alone, /u's servers are not its runners-up.
+    api = Arena::Report::Recommend.new(app_doc(three.call("a", 1000, "/u/1"), three.call("b", 800, "/u"), workloads: ["/u/1", "/u"])).call.first
+    assert_equal ["a", "1,000 good req/s (990–1,010 over 3 runs), p99 1.0ms on /u/1; pick: the only server measured"], [api.pick, api.because]
+  end
+
+  # Each server's best row: its keep-alive row at 1,000 beats its own close row at 500.
+  def test_each_server_counts_with_its_best_row
+    a = api([500, 510, 490].map { |v| row("a", v).merge("variant" => "close") }, [1000, 1010, 990].map { |v| row("a", v) },
+      [700, 710, 690].map { |v| row("a", v).merge("variant" => "pipelined") }, [800, 810, 790].map { |v| row("b", v) })
+    assert_equal "a", a.pick
+    assert a.because.start_with?("1,000 good req/s (990–1,010 over 3 runs)"), a.because
+  end
+
+  # The pick where goodput ties is the lower p99: its figures come first,
+  # though the other served a little more.
+  def test_the_figures_cited_first_are_the_picks
+    a = api([1000, 1050, 950].map { |v| row("a", v, p99: 40_000) }, [990, 1040, 960].map { |v| row("b", v, p99: 6_000) })
+    assert_equal "b", a.pick
+    assert a.because.start_with?("990 good req/s (960–1,040 over 3 runs), p99 6.0ms on server; runner-up a 1,000 good req/s"), a.because
+  end
+
+  # Memory is weighed on the workload with the most servers measured (not
+  # the most rows), among that workload's rows only, each server at its best
+  # goodput; a server at exactly half the best goodput still serves.
+  def test_memory_is_weighed_on_the_workload_most_servers_ran
+    json = ->(variant) { probed("tiny", 1000, pss: 1_024).merge("workload" => "json", "variant" => variant) }
+    doc = {"measurements" => [*%w[keep-alive close pipelined one two].map(&json),
+      probed("a", 400, pss: 40_960), probed("a", 1000, pss: 51_200).merge("variant" => "close"), probed("b", 2000, pss: 61_440),
+      probed("c", 1000, pss: 45_000)]}
+    memory = Arena::Report::Recommend.new(Arena::Results::Document.from_h(doc)).call[3]
+    assert_equal "c", memory.pick
+    assert_equal "PSS peak 43.9 MiB (RSS 87.9 MiB) at 1,000 good req/s on server, among the servers within 50% of the best goodput " \
+      "(2,000 req/s); runner-up a 50.0 MiB at 1,000 req/s: 1.14x the memory", memory.because
+  end
+
+  def test_resilience_words_and_ranks_at_their_edges
+    # No restart scenario in the run: no "no zero-downtime restart".
+    r = resilience(crash("b"), crash("c", errors: 2))
+    assert_equal "worker killed: replaced, 0 errors after, back to 90% throughput in 1.0s. runner-up c: worker killed: replaced, " \
+      "2 errors after, back to 90% throughput in 1.0s", r.because
+    # A worker lost for good ranks last even when the throughput came back.
+    assert_equal "c", resilience(crash("b", outcome: "lost"), crash("c", errors: 9)).pick
+    # Failed requests count the crash's errors and the best restart's failures together.
+    assert_equal "b", resilience(crash("a"), restart("a", "hot", failed: 5), crash("b", errors: 1), restart("b", "hot")).pick
+    # A restart's fewest failures outrank its shorter wait; figures the file lacks count as 0.
+    r = resilience(restart("a", "hot", failed: 2, longest: 10_000), restart("a", "usr2", failed: nil, longest: nil))
+    assert_equal "usr2 restart: 0 failed requests, longest -, dip 0%", r.because
+    r = resilience(restart("a", "hot", failed: 2, longest: 10_000), restart("a", "usr2", failed: 0, longest: 90_000))
+    assert_equal "usr2 restart: 0 failed requests, longest 90.0ms, dip 0%", r.because
+    assert_includes resilience(crash("a", errors: nil)).because, "worker killed: replaced, 0 errors after,"
+  end
+
+  def test_slow_clients_ranks_the_better_share_first_whatever_the_order
+    run = ->(server, ratio) do
+      {"server" => server, "workload" => "server", "scenario" => "slow-clients", "variant" => "with 4 slow headers",
+       "load" => {"throughput_rps" => 100 * ratio, "requests" => {"completed" => 100}, "latency_us" => {"count" => 100}},
+       "extra" => {"rps_ratio" => ratio, "rps_alone" => 100.0}}
+    end
+    slow = Arena::Report::Recommend.new(Arena::Results::Document.from_h({"measurements" => [run.call("unicorn", 0.1), run.call("puma", 0.9)]})).call.last
+    assert_equal ["puma", "kept 90% of its goodput beside 4 slow headers clients (100 → 90.0 req/s); runner-up unicorn kept 10%"], [slow.pick, slow.because]
+  end
 end

@@ -29,7 +29,7 @@ module Arena
 
       def steady(workloads) = @rows.select { |r| @basis.include?(r.scenario) && workloads.include?(r.workload) && !r.erroneous? }
 
-      def missing(use_case, run, because: "not measured in this run") = Recommendation.new(use_case: use_case, pick: nil, because: because, run: run)
+      def missing(use_case, run, because: "not measured in this run") = Recommendation.new(use_case: use_case, because: because, run: run)
 
       # On a user's app its own paths answer this use case: the built-in
       # workload names mean nothing there.
@@ -39,11 +39,11 @@ module Arena
 
       def cpu = fastest("CPU-bound work", %w[pi trial primes], builtin_run("--workload", "pi"))
 
-      def app_workloads = @advice.app? ? @rows.map(&:workload).uniq : []
+      def app_workloads = @advice.app? ? @rows.map(&:workload) : []
 
       # A suggestion on the built-in app's workloads; none on a user's app,
       # where they would not run (the use case then says what it needs).
-      def builtin_run(*args) = @advice.app? ? nil : @advice.run(*args)
+      def builtin_run(*args) = (@advice.run(*args) unless @advice.app?)
 
       # Each server's best row on the first workload of the list the run measured.
       def best_per_server(workload) = steady([workload]).group_by(&:server).map { |_, rs| rs.max_by(&:rps) }.sort_by { |r| -r.rps }
@@ -71,22 +71,22 @@ module Arena
         because += "; runner-up #{second.server} #{figures(second)}" if second
         because += "; #{result.verdict}"
         Recommendation.new(use_case: use_case, pick: pick&.server, because: because,
-          run: (rows.first(2).any? { |r| r.runs < 3 } && rows.size > 1) ? @advice.run("--repeat", "3") : nil)
+          run: (@advice.run("--repeat", "3") if rows.first(2).any? { |r| r.runs < 3 } && rows.size > 1))
       end
 
       def figures(row)
-        spread = (row.runs > 1) ? " (#{Format.rps(row.rps_min)}–#{Format.rps(row.rps_max)} over #{row.runs} runs)" : ""
-        errors = row.errors.positive? ? ", #{Format.error_pct(row.error_pct)} errors" : ""
-        cpu = row.cpu_pct.positive? ? ", CPU #{row.cpu_pct.round}%" : ""
+        spread = (" (#{Format.rps(row.rps_min)}–#{Format.rps(row.rps_max)} over #{row.runs} runs)" if row.runs > 1)
+        errors = (", #{Format.error_pct(row.error_pct)} errors" if row.errors.positive?)
+        cpu = (", CPU #{row.cpu_pct.round}%" if row.cpu_pct.positive?)
         "#{Format.rps(row.rps)} good req/s#{spread}, p99 #{Format.percentile_us(row.p99_us, row.samples, :p99)}#{cpu}#{errors}#{stalled(row)}#{pool(row)}"
       end
 
       # A stalled row may be picked, but never without the word.
-      def stalled(row) = row.stalled? ? ", stalled (its latency is a fixed delay: see Findings)" : ""
+      def stalled(row) = (", stalled (its latency is a fixed delay: see Findings)" if row.stalled?)
 
       # Rails' connection pool ran dry: its errors are the config's threads
       # against the app's pool, not the server (lib/arena/pool_exhaustion.rb).
-      def pool(row) = row.pool_exhausted? ? ", Rails' connection pool exhausted (more threads than connections: see Findings)" : ""
+      def pool(row) = (", Rails' connection pool exhausted (more threads than connections: see Findings)" if row.pool_exhausted?)
 
       # The smallest PSS among the servers that serve: within half of the best
       # goodput on the same workload. A server that is small because it
@@ -117,7 +117,7 @@ module Arena
 
       def workers(label)
         n = @document.server(label)&.workers
-        n ? " with #{n} worker#{"s" unless n == 1}" : ""
+        (" with #{n} worker#{"s" unless n == 1}" if n)
       end
 
       def resilience
@@ -136,9 +136,10 @@ module Arena
           parts << "no zero-downtime restart" if best.nil? && restarts.any?
           i.zero? ? parts.join("; ") : "runner-up #{server}: #{parts.join("; ")}"
         end
-        lacking = [(Scenarios::Crash.key if crashes.empty?), (Scenarios::Restart.key if restarts.empty?)].compact
+        # (Both lacking returned above: at most one is.)
+        lacking = crashes.empty? ? Scenarios::Crash.key : (Scenarios::Restart.key if restarts.empty?)
         Recommendation.new(use_case: use_case, pick: ranked.first.first, because: because.join(". "),
-          run: lacking.any? ? @advice.run("--scenario", lacking.join(",")) : nil)
+          run: lacking && @advice.run("--scenario", lacking))
       end
 
       # A server that lost its worker for good, did not get back to 90% of its
@@ -176,7 +177,7 @@ module Arena
         runs = Scenarios::SlowClientsScenario.measured_in(@document).select { |m| slow(m).rps_ratio }
         return missing(use_case, @advice.run("--scenario", "slow-clients")) if runs.empty?
         # One line per server (its best variant): the runner-up is another server.
-        ranked = runs.group_by(&:server).map { |_, ms| ms.max_by { |m| slow(m).rps_ratio.to_f } }.sort_by { |m| -slow(m).rps_ratio.to_f }
+        ranked = runs.group_by(&:server).map { |_, ms| ms.max_by { |m| slow(m).rps_ratio } }.sort_by { |m| -slow(m).rps_ratio }
         best, second = ranked
         because = "kept #{share(best)} of its goodput beside #{best.variant.sub(/^with /, "")} clients " \
           "(#{Format.rps(slow(best).rps_alone.to_f)} → #{Format.rps(best.good_rps)} req/s)"
@@ -187,7 +188,7 @@ module Arena
 
       def slow(m) = Scenarios::SlowClientsScenario.figures_of(m)
 
-      def share(m) = "#{(100 * slow(m).rps_ratio.to_f).round}%"
+      def share(m) = "#{(100 * slow(m).rps_ratio).round}%"
     end
   end
 end
