@@ -267,5 +267,56 @@ module Arena
       assert_nil Remote::Merge.call([sparse.except("open")])["open"]
       assert_nil Remote::Merge.call([full, sparse.except("good")])["good"]
     end
+
+    # A request or stage one loader wrote without its histogram: latency
+    # unmeasured (count 0), never the other loader's alone; with both, the
+    # merged histogram is written beside the figures.
+    def test_a_part_without_its_histogram_leaves_latency_unmeasured
+      values_a = Array.new(50) { |i| 1_000 + 10 * i }
+      values_b = Array.new(30) { |i| 5_000 + 10 * i }
+      a = doc(good: values_a).merge("requests_mix" => [part(values_a, "name" => "x", "weight_share" => 1.0, "completed" => 50, "bad" => 0)],
+        "stages" => [part(values_a, "from_rps" => 1, "to_rps" => 1, "start_s" => 0, "duration_s" => 1, "sent" => 50)])
+      b = doc(good: values_b).merge("requests_mix" => [part(values_b, "name" => "x", "weight_share" => 1.0, "completed" => 30, "bad" => 0).except("latency_histogram")],
+        "stages" => [part(values_b, "from_rps" => 1, "to_rps" => 1, "start_s" => 0, "duration_s" => 1, "sent" => 30).except("latency_histogram")])
+      merged = Remote::Merge.call([a, b])
+      [merged["requests_mix"].first, merged["stages"].first].each do |entry|
+        assert_equal({"count" => 0}, entry["latency_us"])
+        refute entry.key?("latency_histogram")
+      end
+      assert_equal 80, merged["requests_mix"].first["good"]
+      both = Remote::Merge.call([a, a])
+      exact = Remote::Histogram.of(values_a + values_a, sub_bits: 8)
+      assert_equal [exact.latency_us, exact.to_h], both["requests_mix"].first.values_at("latency_us", "latency_histogram")
+      assert_equal exact.to_h, both["stages"].first["latency_histogram"]
+    end
+
+    # Sections summed key by key: a figure that is not a number on either
+    # side keeps the first loader's; a section no loader wrote is empty.
+    def test_sections_sum_numbers_only
+      a = doc(good: [1_000]).merge("errors" => {"timeout" => 1, "note" => "x", "total" => 1}, "status" => {"200" => 1})
+      b = doc(good: [1_000]).merge("errors" => {"timeout" => "2", "note" => 3, "total" => 2}).except("status")
+      m = Remote::Merge.call([a, b])
+      assert_equal({"timeout" => 1, "note" => "x", "total" => 3}, m["errors"])
+      assert_equal({"200" => 1}, m["status"])
+      assert_equal({}, Remote::Merge.call([a.except("connections"), b.except("connections")])["connections"])
+      assert_equal "http://127.0.0.1:1/", m["target"]
+    end
+
+    # A second in two loaders' timelines where one wrote no goodput: good
+    # left out; counts a loader wrote as strings, or not at all, add as numbers.
+    def test_a_second_goodput_needs_every_loader
+      t = Remote::Merge.call([doc(good: [1]).merge("timeline" => [{"t" => 0, "completed" => "40", "good" => "39"}]),
+        doc(good: [1]).merge("timeline" => [{"t" => 0, "completed" => 5, "errors" => 1}]), doc(good: [1]).merge("timeline" => [{"t" => 0}])])["timeline"]
+      assert_equal({"t" => 0, "completed" => 45, "errors" => 1, "p50_us" => 0, "p99_us" => 0, "error_kinds" => {}}, t[0])
+      good = Remote::Merge.call([doc(good: [1]).merge("timeline" => [{"t" => 0, "good" => "39"}]), doc(good: [1]).merge("timeline" => [{"t" => 0, "good" => 2}])])["timeline"]
+      assert_equal 41, good[0]["good"]
+    end
+
+    # A loader's goodput that is not a section, or has no count: none merged, or 0.
+    def test_odd_goodput_sections
+      a = doc(good: [1_000])
+      assert_nil Remote::Merge.call([a, a.merge("good" => 5)])["good"]
+      assert_equal 1, Remote::Merge.call([a, a.merge("good" => a["good"].except("completed"))])["good"]["completed"]
+    end
   end
 end

@@ -20,13 +20,13 @@ module Arena
         duration = raws.map { |r| r.fetch("duration_s", 0.0) }.max
         completed = raws.sum { |r| r.dig("requests", "completed").to_i }
         raws.first.except("loader_cpu_pct").merge(
-          "target" => raws.first["target"], "threads" => raws.sum { |r| r["threads"].to_i },
+          "threads" => raws.sum { |r| r["threads"].to_i },
           "connections" => sum_hashes(raws.map { |r| r["connections"] }),
           "duration_s" => duration, "requests" => sum_hashes(raws.map { |r| r["requests"] }),
           "throughput_rps" => duration.positive? ? (completed / duration).round(2) : 0.0,
           "bytes_received" => raws.sum { |r| r["bytes_received"].to_i },
-          "status" => sum_hashes(raws.map { |r| r["status"] || {} }),
-          "errors" => sum_hashes(raws.map { |r| r["errors"] || {} }),
+          "status" => sum_hashes(raws.map { |r| r["status"] }),
+          "errors" => sum_hashes(raws.map { |r| r["errors"] }),
           "latency_us" => whole.latency_us, "latency_histogram" => whole.to_h,
           "open" => merge_open(raws), "good" => good(raws, duration), "requests_mix" => requests_mix(raws),
           "stages" => stages(raws), "timeline" => timeline(raws),
@@ -94,6 +94,7 @@ module Arena
         {"latency_us" => merged.latency_us, "latency_histogram" => merged.to_h}
       end
 
+      # (nil entries, a loader without the section, are left out.)
       def sum_hashes(hashes)
         hashes.compact.reduce({}) { |acc, h| acc.merge(h) { |_, a, b| (a.is_a?(Numeric) && b.is_a?(Numeric)) ? a + b : a } }
       end
@@ -110,10 +111,10 @@ module Arena
         Array.new(lines.map(&:size).max) do |t|
           seconds = lines.filter_map { |line| line[t] }
           hist = Histogram.merge(seconds.filter_map { |s| s["histogram"] && Histogram.decode(s["histogram"]) })
-          good = (seconds.all? { |s| s.key?("good") }) ? seconds.sum { |s| s["good"].to_i } : nil
+          good = (seconds.sum { |s| s["good"].to_i } if seconds.all? { |s| s.key?("good") })
           {"t" => t, "completed" => seconds.sum { |s| s["completed"].to_i }, "good" => good, "errors" => seconds.sum { |s| s["errors"].to_i },
            "p50_us" => hist&.percentile(50) || 0, "p99_us" => hist&.percentile(99) || 0,
-           "error_kinds" => sum_hashes(seconds.map { |s| s["error_kinds"] || {} }),
+           "error_kinds" => sum_hashes(seconds.map { |s| s["error_kinds"] }),
            "histogram" => hist&.to_h}.compact
         end
       end
