@@ -340,7 +340,8 @@ class RecommendTest < Minitest::Test
   def test_memory_is_weighed_on_the_workload_most_servers_ran
     json = ->(variant) { probed("tiny", 1000, pss: 1_024).merge("workload" => "json", "variant" => variant) }
     doc = {"measurements" => [*%w[keep-alive close pipelined one two].map(&json),
-      probed("a", 400, pss: 40_960), probed("a", 1000, pss: 51_200).merge("variant" => "close"), probed("b", 2000, pss: 61_440),
+      probed("a", 400, pss: 40_960), probed("a", 1000, pss: 51_200).merge("variant" => "close"),
+      probed("a", 300, pss: 30_000).merge("variant" => "pipelined"), probed("b", 2000, pss: 61_440),
       probed("c", 1000, pss: 45_000)]}
     memory = Arena::Report::Recommend.new(Arena::Results::Document.from_h(doc)).call[3]
     assert_equal "c", memory.pick
