@@ -364,6 +364,11 @@ class RecommendTest < Minitest::Test
     r = resilience(restart("a", "hot", failed: 2, longest: 10_000), restart("a", "usr2", failed: 0, longest: 90_000))
     assert_equal "usr2 restart: 0 failed requests, longest 90.0ms, dip 0%", r.because
     assert_includes resilience(crash("a", errors: nil)).because, "worker killed: replaced, 0 errors after,"
+    # Figures an older file lacks, where servers tie before them, count as 0 rather than stop the ranking.
+    assert_equal "a", resilience(crash("b", recovery: 1.0), crash("a", recovery: nil)).pick
+    assert_equal "a", resilience(restart("b", "hot", longest: 10_000), restart("a", "hot", longest: nil)).pick
+    assert_equal "hot restart: 1 failed requests, longest -, dip 0%",
+      resilience(restart("a", "usr2", failed: 1, longest: 10_000), restart("a", "hot", failed: 1, longest: nil)).because
   end
 
   def test_slow_clients_ranks_the_better_share_first_whatever_the_order
