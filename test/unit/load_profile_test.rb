@@ -85,6 +85,34 @@ class LoadProfileTest < Minitest::Test
     assert_equal "absorbed", calm["spike_verdict"]
   end
 
+  # A server over capacity serves the spike's backlog at its capacity, so
+  # goodput by completion time never dips, while the stage after's own
+  # requests go unanswered (dropped: the backlog holds every connection). On
+  # one core, every server did this to `hold 30/s 2s, spike 400/s 1s, hold
+  # 30/s 5s` on /trial, and the words said "no lasting effect".
+  def test_the_stage_after_whose_own_requests_went_unanswered_has_not_recovered
+    profile = Arena::LoadProfile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
+    calm = load(dip: 0, slow: 0)
+    after = ->(good, dropped) {
+      calm.stages[2].dup.tap { |st|
+        st.good = good
+        st.dropped = dropped
+      }.freeze
+    }
+    with_after = ->(st) { calm.dup.tap { |l| l.stages = [calm.stages[0], calm.stages[1], st].freeze }.freeze }
+    starved = with_after.call(after.call(19, 181))
+    r = Arena::Scenarios::Profile.analyse(profile, starved)["recoveries"].first
+    assert_equal "not recovered", r["verdict"]
+    assert_equal false, r["recovered"]
+    assert_equal "19 of the 200 requests asked in the stage after were answered well (181 dropped, 0 errors); by completion time alone: " \
+      "no lasting effect: #{Arena::Scenarios::Profile.analyse(profile, calm)["recoveries"].first["verdict_reason"]}", r["verdict_reason"]
+    edge = with_after.call(after.call(180, 20))
+    assert_equal "no lasting effect", Arena::Scenarios::Profile.analyse(profile, edge)["recoveries"].first["verdict"], "90% answered: recovered"
+    short = with_after.call(after.call(179, 21))
+    assert_equal "not recovered", Arena::Scenarios::Profile.analyse(profile, short)["recoveries"].first["verdict"]
+    assert_equal "no lasting effect", Arena::Scenarios::Profile.own_requests({"verdict" => "no lasting effect"}, nil, 200)["verdict"], "no figures: as measured"
+  end
+
   # Slices with no response say nothing about the p99: a server that answers
   # nothing for a while after the spike is not back.
   def test_the_p99_is_not_back_over_slices_that_answered_nothing

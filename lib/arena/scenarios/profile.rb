@@ -92,9 +92,26 @@ module Arena
         back = limit.positive? ? p99_back(after, limit, step) : nil
         back_s = back && (back.t - finish + step).round(2)
         spike = SpikeRule.verdict(spike_figures(profile, load, i, back_s))
+        x = own_requests(x, (load.stages || [])[i + 1], profile.stages[i + 1].asked)
         x.merge("spike" => profile.stages[i].label, "spike_end_s" => finish, "p99_limit_us" => limit.positive? ? limit.round : nil,
           "p99_back_s" => back_s, "spike_verdict" => spike.word, "spike_reason" => spike.reason)
       end
+
+      # Throughput by completion time reads "no lasting effect" while a
+      # server over capacity serves the spike's backlog at its capacity, and
+      # the stage after's own requests (by intended time) can go unanswered
+      # meanwhile (dropped: every connection held by the backlog). Under 90%
+      # of them answered well, the stage after did not recover, and the words
+      # say both. after: the stage after's figures; asked: its requests.
+      def self.own_requests(x, after, asked)
+        good = after&.good.to_i
+        return x if after.nil? || asked.to_i.zero? || good >= RECOVERED * asked
+        x.merge("verdict" => "not recovered", "recovered" => false,
+          "verdict_reason" => format("%d of the %d requests asked in the stage after were answered well (%d dropped, %d errors); " \
+            "by completion time alone: %s", good, asked, after.dropped.to_i, after.errors.to_i, EventAnalysis.words(x)))
+      end
+
+      RECOVERED = 0.9
 
       # What SpikeRule reads of spike i: its stage and the one before (by
       # intended time), the most served in a window as long as the spike
