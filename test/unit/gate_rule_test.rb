@@ -136,5 +136,37 @@ module Arena
     end
 
     def normal(rng) = Math.sqrt(-2 * Math.log(1 - rng.rand)) * Math.cos(2 * Math::PI * rng.rand)
+
+    Pair = Struct.new(:label, :workload, :scenario, :variant)
+
+    # The gate's text on checks given as values (the gate's own rule is
+    # tested above): a check that passed is not printed; "and significant"
+    # only when every failure is a relative threshold (an absolute one is
+    # judged by its points alone); both reasons of a failure joined by "; ".
+    def text_of(checks, spec, allow_missing: false)
+      gate = Gate.new(compare: nil, thresholds: Gate::Threshold.parse_list(spec), allow_missing: allow_missing)
+      gate.define_singleton_method(:checks) { checks }
+      Gate::Text.new(gate).render
+    end
+
+    def check(word, spec, reason, pair: Pair.new("puma", "server", "steady", "keep-alive"))
+      Gate::Check.new(pair: pair, threshold: threshold(spec), verdict: Verdict.of(word, reason))
+    end
+
+    def test_the_text_prints_what_matters
+      ok = check("ok", "pss:+10%", "within")
+      fail_pct = check("fail", "good_rps:-5%", "head is -20.0% against base")
+      fail_pp = check("fail", "errors:+0.1pp", "0.00% -> 5.00%")
+      unjudged = check("cannot judge", "p99:+10%", "p99 needs 100 responses, head has 60")
+      text = text_of([ok, fail_pct], "good_rps:-5%,pss:+10%")
+      assert_equal ["gate: good_rps:-5.0%, pss:+10.0% (a change fails when beyond its threshold and significant: Welch's t on log figures at 0.05)",
+        "  FAIL puma server steady keep-alive good_rps: head is -20.0% against base",
+        "gate: failed: 1 change beyond threshold and significant"], text.lines.map(&:chomp)
+      assert_equal "gate: failed: 2 changes beyond threshold; 1 check could not be judged (--allow-missing to let them pass)\n",
+        text_of([fail_pct, ok, fail_pp, unjudged], "good_rps:-5%").lines.last
+      assert_equal "gate: failed: 1 change beyond threshold\n", text_of([fail_pp], "errors:+0.1pp").lines.last
+      assert_equal "gate: passed (2 checks, none significant beyond its threshold; 1 check could not be judged (allowed by --allow-missing))\n",
+        text_of([ok, unjudged], "pss:+10%", allow_missing: true).lines.last
+    end
   end
 end
