@@ -168,5 +168,50 @@ module Arena
       assert_equal "gate: passed (2 checks, none significant beyond its threshold; 1 check could not be judged (allowed by --allow-missing))\n",
         text_of([ok, unjudged], "pss:+10%", allow_missing: true).lines.last
     end
+
+    # The Markdown a CI comment shows, on checks given as values: failures
+    # first, then what could not be judged, then the rest; pipes escaped in
+    # every cell; an absolute threshold in pp; a row without a threshold
+    # (missing from head) with dashes; the header's counts and words.
+    def markdown_of(checks, spec, allow_missing: false)
+      gate = Gate.new(compare: nil, thresholds: Gate::Threshold.parse_list(spec), allow_missing: allow_missing)
+      gate.define_singleton_method(:checks) { checks }
+      Gate::Markdown.new(gate, base: "a", head: "b").render
+    end
+
+    def test_the_markdown_table_of_a_gate
+      piped = Pair.new("puma|a|b", "ser|ver", "steady", nil)
+      ok = Gate::Check.new(pair: Pair.new("unicorn", "json", "steady", "keep-alive"), threshold: threshold("pss:+10%"), a: 51_200.0, b: 51_300.0,
+        delta: 0.002, verdict: Verdict.of("ok", "within"), runs: [3, 3])
+      slower = Gate::Check.new(pair: piped, threshold: threshold("good_rps:-5%"), a: 1000.0, b: 800.0, delta: -0.2,
+        verdict: Verdict.of("fail", "head | -20.0%"), runs: [3, 3])
+      errors = Gate::Check.new(pair: piped, threshold: threshold("errors:+0.1pp"), a: 0.0, b: 5.0, delta: 5.0,
+        verdict: Verdict.of("fail", "0.00% -> 5.00%"), runs: [3, 3])
+      gone = Gate::Check.new(pair: Pair.new("falcon", "server", "steady", "keep-alive"), threshold: nil, verdict: Verdict.cannot_judge("only in base"), runs: [3, 0])
+      md = markdown_of([ok, slower, errors, gone], "good_rps:-5%,errors:+0.1pp,pss:+10%")
+      assert_equal <<~MD.lines.first(12).join, md.lines.first(12).join
+        ### Arena benchmark gate: failed
+
+        2 changes are beyond their thresholds and significant.
+
+        1 check(s) could not be judged.
+
+        | verdict | server | workload | scenario | metric | base | head | change | threshold | why | runs |
+        |---|---|---|---|---|---|---|---|---|---|---|
+        | **fail** | puma\\|a\\|b | ser\\|ver | steady | good_rps | 1,000 | 800 | -20.0% | -5.0% | head \\| -20.0% | 3/3 |
+        | **fail** | puma\\|a\\|b | ser\\|ver | steady | errors | 0.00% | 5.00% | +5.00pp | +0.10pp | 0.00% -> 5.00% | 3/3 |
+        | **cannot judge** | falcon | server | steady keep-alive | - | - | - | - | - | only in base | 3/0 |
+        | ok | unicorn | json | steady keep-alive | pss | 50.0 MiB | 50.1 MiB | +0.2% | +10.0% | within | 3/3 |
+      MD
+      assert_includes md, "Base: `a`; head: `b`. Thresholds: `good_rps:-5.0%`, `errors:+0.10pp`, `pss:+10.0%`."
+      one = markdown_of([ok, slower], "good_rps:-5%")
+      assert_equal ["### Arena benchmark gate: failed", "", "1 change is beyond its threshold and significant.", ""], one.lines.first(4).map(&:chomp)
+      assert_includes one, "| verdict |", "no unjudged line"
+      refute_includes one, "could not be judged"
+      allowed = markdown_of([ok, gone], "pss:+10%", allow_missing: true)
+      assert_equal ["### Arena benchmark gate: passed", "", "No change is both beyond its threshold and significant.", "",
+        "1 check(s) could not be judged (allowed by `--allow-missing`).", ""], allowed.lines.first(6).map(&:chomp)
+      assert_equal "### Arena benchmark gate: failed\n", markdown_of([ok, gone], "pss:+10%").lines.first, "unjudged fails without --allow-missing"
+    end
   end
 end

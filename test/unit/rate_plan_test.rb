@@ -2,6 +2,7 @@
 
 require_relative "../test_helper"
 require "arena"
+require "timeout"
 
 # The rate sweep's levels from the closed maximum, the unloaded latency and
 # the time left: a fast endpoint keeps every level at 200 requests; a 1 s
@@ -12,7 +13,11 @@ class RatePlanTest < Minitest::Test
 
   Plan = Arena::Scenarios::RatePlan
 
-  def plan(max, unloaded_s, budget_s, base = 5.0) = Plan.call(closed_max_rps: max, unloaded_s: unloaded_s, budget_s: budget_s, base_duration_s: base)
+  # Bounded: a plan's loops, broken, must fail here rather than hang (mutant
+  # counts a mutation that never ends as alive).
+  def plan(max, unloaded_s, budget_s, base = 5.0)
+    Timeout.timeout(5) { Plan.call(closed_max_rps: max, unloaded_s: unloaded_s, budget_s: budget_s, base_duration_s: base) }
+  end
 
   def test_a_fast_endpoint_keeps_every_level_at_full_samples
     p = plan(14_000, 0.001, 295)

@@ -81,6 +81,7 @@ module Arena
       j = Rule.call([[0.0, 1.0], [1.0, 2.0], [2.0, 3.0]])
       assert_equal Verdict.cannot_judge("too short to judge: 3 memory samples in the last third, 12 needed"), j.verdict
       assert_nil j.floor_mib_per_min
+      assert j.frozen?
       refute Rule.call([]).verdict.judged?
       refute Rule.call(Array.new(20) { [1.0, 5.0] }).verdict.judged?, "no time span: no line"
     end
@@ -183,6 +184,21 @@ module Arena
       assert_equal Verdict.of("growing", "+3.40 MiB/min, above the 2.10 MiB/min this soak's scatter could make alone"), Rule.words(3.4, 2.1, 4.58, 11)
       assert_equal Verdict.of("plateaued", "+6.00 MiB/min, but not sustained: block means rose in 10 more of 15 pairs than fell, 11 needed"),
         Rule.words(6.0, 2.1, 4.58, 10)
+    end
+
+    # The widening worked through on 12 points whose residuals repeat in
+    # pairs (+1, +1, -1, -1, ...) about a rising line: lag-1 products sum to
+    # 11 terms of which (+1)(+1) and (-1)(-1) pairs give +1 and the
+    # crossings -1; the line fits the pairs' residuals exactly as built.
+    def test_the_widened_error_of_residuals_that_repeat_in_pairs
+      pts = (0..11).map { |t| [t.to_f, 2.0 * t + [1, 1, -1, -1][t % 4]] }
+      fit = Scenarios::LinearFit.of(pts)
+      res = pts.map { |t, y| y - fit.at(t) }
+      lag = (1...12).sum { |i| res[i] * res[i - 1] } / res.sum { |e| e * e }
+      assert_operator lag, :>, 0.05, "positively correlated: #{lag}"
+      n_eff = 12 * (1 - lag) / (1 + lag)
+      assert_operator n_eff, :>, 3, "the floors do not bind"
+      assert_in_delta fit.slope_se * Math.sqrt(10 / (n_eff - 2)), Rule.widened_se(pts, fit), 1e-12
     end
 
     def test_twelve_samples_are_enough_to_judge
