@@ -169,6 +169,21 @@ module Arena
         text_of([ok, unjudged], "pss:+10%", allow_missing: true).lines.last
     end
 
+    # What a text line says of a check: the metric, and for a relative
+    # threshold the medians, the change and the threshold; an absolute one
+    # (pp) says its figures in its reason; nothing without a threshold; the
+    # row's words without a missing variant.
+    def test_what_a_check_s_line_says
+      pair = Pair.new("puma", "server", "steady", nil)
+      rel = Gate::Check.new(pair: pair, threshold: threshold("good_rps:-5%"), a: 1000.0, b: 800.0, delta: -0.2, verdict: Verdict.of("fail", "x"))
+      abs = Gate::Check.new(pair: pair, threshold: threshold("errors:+0.1pp"), a: 0.0, b: 5.0, delta: 5.0, verdict: Verdict.of("fail", "x"))
+      assert_equal " good_rps 1,000 -> 800 (-20.0%; threshold -5.0%)", Gate::Rendering.what(rel)
+      assert_equal " errors", Gate::Rendering.what(abs)
+      assert_equal " good_rps", Gate::Rendering.what(rel.dup.tap { |c| c.delta = nil })
+      assert_equal "", Gate::Rendering.what(rel.dup.tap { |c| c.threshold = nil })
+      assert_equal "puma server steady", Gate::Rendering.row(rel)
+    end
+
     # The Markdown a CI comment shows, on checks given as values: failures
     # first, then what could not be judged, then the rest; pipes escaped in
     # every cell; an absolute threshold in pp; a row without a threshold

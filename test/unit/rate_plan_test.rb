@@ -55,6 +55,25 @@ class RatePlanTest < Minitest::Test
     assert_equal [0.1], slower.dropped
   end
 
+  # A plan's seconds are its levels' durations plus, per level, the settle
+  # and drain overhead (2.5 unloaded latencies and 0.5 s); all of it frozen.
+  def test_a_plan_s_seconds_are_its_levels_and_their_overhead
+    p = plan(14_000, 0.001, 295)
+    assert_in_delta 8 * (5.0 + 2.5 * 0.001 + 0.5), p.seconds, 1e-9
+    assert_in_delta 2.5 * 0.2 + 0.5, Plan.overhead_s(0.2), 1e-12
+    assert p.frozen? && p.levels.frozen? && p.dropped.frozen? && p.levels.all?(&:frozen?)
+  end
+
+  # The most requests a level can have within the budget, at its exact edge:
+  # one level at 10 req/s, no overhead, lasts ceil(requests / 10) s.
+  def test_the_most_requests_that_fit_at_the_budget_s_edge
+    assert_equal 150, Plan.most_requests([1.0], 10.0, 0.0, 15.0, 0.0), "15 s hold 150 requests exactly"
+    assert_equal 140, Plan.most_requests([1.0], 10.0, 0.0, 14.9, 0.0), "14.9 s: 140"
+    assert_equal 10, Plan.most_requests([1.0], 10.0, 0.0, 1.0, 0.0), "the floor fits exactly"
+    assert_nil Plan.most_requests([1.0], 10.0, 0.0, 0.99, 0.0), "not even the floor"
+    assert_equal Plan::MIN_REQUESTS, Plan.most_requests([1.0], 10.0, 0.0, 1_000.0, 0.0), "at most MIN_REQUESTS"
+  end
+
   def test_rates_keep_three_significant_digits_and_never_collapse
     assert_equal 0.2, Plan.rate_at(2.0, 0.1)
     assert_equal 12_300.0, Plan.rate_at(12_345, 1.0)
