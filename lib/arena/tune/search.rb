@@ -161,7 +161,9 @@ module Arena
       # a measurement does not qualify (then it does not either).
       def confirmed(candidate, rounds = @rounds)
         c = candidate
-        c = c.repeated(run(c.settings)) while c.qualifies? && c.rates.size < rounds
+        # Kept after each repeat: when time runs out before the next one
+        # (OutOfTime), the repeats already measured stay in tune.json.
+        c = @measured[c.settings] = c.repeated(run(c.settings)) while c.qualifies? && c.rates.size < rounds
         @measured[c.settings] = c
       end
 
