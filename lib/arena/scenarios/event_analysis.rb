@@ -31,7 +31,10 @@ module Arena
       # extend self, not module_function: Name.call then runs the methods mutant mutates
       extend self
 
-      def call(load, at:, recovered: 0.9)
+      # Back to this share of the goodput before the event is recovered.
+      RECOVERED = 0.9
+
+      def call(load, at:, recovered: RECOVERED)
         step = load.interval_s
         rate = ->(p) { p.good / step }
         before = load.timeline.select { |p| p.t + step <= at }

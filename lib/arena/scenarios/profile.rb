@@ -105,13 +105,11 @@ module Arena
       # say both. after: the stage after's figures; asked: its requests.
       def self.own_requests(x, after, asked)
         good = after&.good.to_i
-        return x if after.nil? || asked.to_i.zero? || good >= RECOVERED * asked
+        return x if after.nil? || asked.to_i.zero? || good >= EventAnalysis::RECOVERED * asked
         x.merge("verdict" => "not recovered", "recovered" => false,
           "verdict_reason" => format("%d of the %d requests asked in the stage after were answered well (%d dropped, %d errors); " \
             "by completion time alone: %s", good, asked, after.dropped.to_i, after.errors.to_i, EventAnalysis.words(x)))
       end
-
-      RECOVERED = 0.9
 
       # What SpikeRule reads of spike i: its stage and the one before (by
       # intended time), the most served in a window as long as the spike
