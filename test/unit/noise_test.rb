@@ -51,6 +51,23 @@ class NoiseTest < Minitest::Test
     assert_match(/other processes took 70% of a core \(limit 20%\)/, v.reason)
   end
 
+  # Arena's own process (its sampler, the noise snapshots, its garbage
+  # collector) is ours, not other; its CPU is said apart, since an unpinned
+  # Arena takes it from whichever core is free, the server's included.
+  def test_arena_s_own_cpu_is_said_apart_and_is_not_other
+    before = snap(0.0, steal: 0, busy: 0, ticks: {10 => 0, 77 => 40})
+    after = snap(0.5, steal: 0, busy: (0.56 * TCK).round, ticks: {10 => TCK / 2, 77 => 40 + (0.06 * TCK).round})
+    f = Noise.between(before, after, ours: [10, 77], own: 77)
+    assert_in_delta 12.0, f.arena_cpu_pct, 0.5, f.inspect
+    assert_equal 0.0, f.other_cpu_pct
+    # A snapshot that did not see Arena (a fixture's /proc) says nothing of it.
+    assert_nil Noise.between(before, after, ours: [10, 77], own: 5).arena_cpu_pct
+    # Recorded with the measurement, and read back.
+    record = Arena::Results::NoiseRecord.new(figures: f, verdict: Noise.judge(f)).to_record
+    assert_in_delta 12.0, record.fetch("arena_cpu_pct"), 0.5
+    assert_in_delta 12.0, Arena::Results::NoiseRecord.from_h(record).figures.arena_cpu_pct, 0.5
+  end
+
   def test_a_quiet_machine_and_a_stealing_hypervisor
     before = snap(0.0, steal: 0, busy: 0, ticks: {10 => 0})
     quiet = Noise.between(before, snap(1.0, steal: 1, busy: TCK, ticks: {10 => TCK}), ours: [10])

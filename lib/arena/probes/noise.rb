@@ -19,8 +19,11 @@ module Arena
       # other_cpu_pct: other processes' CPU in % of one core (100 = a core
       # busy the whole time), those seen at either end and those that came
       # and went between (unseen_cpu_pct of it: a test run's short processes,
-      # a build's compilers); steal_pct: % of all CPU time the hypervisor took.
-      Figures = Struct.new(:steal_pct, :other_cpu_pct, :unseen_cpu_pct, :load_before, :governor, :seconds, keyword_init: true) do
+      # a build's compilers); steal_pct: % of all CPU time the hypervisor took;
+      # arena_cpu_pct: Arena's own process (its sampler, probes and garbage
+      # collector), ours and not other, but CPU that an unpinned Arena takes
+      # from the server's cores while it is measured.
+      Figures = Struct.new(:steal_pct, :other_cpu_pct, :unseen_cpu_pct, :arena_cpu_pct, :load_before, :governor, :seconds, keyword_init: true) do
         def self.from_h(h)
           return nil unless h.is_a?(Hash)
           new(**h.transform_keys(&:to_sym).slice(*members)).freeze
@@ -72,7 +75,7 @@ module Arena
       # less every process seen and the children Arena reaped (the engine).
       # Ours that ended during the run count as other: none does but the
       # engine, which Arena reaps.
-      def between(before, after, ours:, governor: nil)
+      def between(before, after, ours:, governor: nil, own: Process.pid)
         seconds = after.t - before.t
         total = after.cpu.first(8).sum - before.cpu.first(8).sum
         steal = (after.cpu[7].to_i - before.cpu[7].to_i)
@@ -85,6 +88,7 @@ module Arena
         Figures.new(
           steal_pct: total.positive? ? (100.0 * steal / total).round(2) : 0.0,
           other_cpu_pct: pct.call(other + unseen), unseen_cpu_pct: pct.call(unseen),
+          arena_cpu_pct: after.ticks.key?(own) ? pct.call(spent.call(own, after.ticks[own])) : nil,
           load_before: before.load1, governor: governor, seconds: seconds.round(3)
         ).freeze
       end
