@@ -84,20 +84,23 @@ module Arena
         # zero memory is not a fall, so the fit stops where it did.
         died = all.find { |s| s.procs.to_i.zero? }
         samples = all.take_while { |s| s.procs.to_i.positive? }
-        return {"target_rps" => rate, "verdict" => "died at once", "died_at_s" => died&.t} if samples.size < 2
+        # Under two live samples nothing can be fitted: dead from the start, or
+        # a soak of one sample (the sampler takes one at the start and one at
+        # the end, so only a run cut at once).
+        return {"target_rps" => rate, "verdict" => died ? "died at once" : "too short to judge", "died_at_s" => died&.t} if samples.size < 2
         window = samples.last.t - samples.first.t
         whole = LinearFit.of(samples.map { |s| [s.t, s.pss_kb] })
         tail = samples.select { |s| s.t >= samples.first.t + window * 2 / 3.0 }
         last = LinearFit.of(tail.map { |s| [s.t, s.pss_kb] })
         private = LinearFit.of(tail.map { |s| [s.t, s.uss_kb] })
-        judged = SoakVerdict.call(tail.map { |s| [s.t, s.uss_kb.to_f] })
+        judged = SoakVerdict.call(tail.map { |s| [s.t, s.uss_kb] })
         {
           "target_rps" => rate, "closed_max_rps" => closed_max&.round(1), "soak_s" => window.round(1),
           "pss_first_kb" => samples.first.pss_kb, "pss_last_kb" => samples.last.pss_kb,
           "slope_mib_per_min" => per_min(whole), "r2" => whole&.r2&.round(3),
           "last_third_mib_per_min" => per_min(last), "last_third_uss_mib_per_min" => per_min(private),
           "last_third_growth_pct" => growth_pct(private, tail), "verdict" => died ? "died at #{died.t.round(1)} s" : verdict(judged.verdict),
-          "verdict_reason" => died ? nil : judged.verdict.reason, "floor_mib_per_min" => judged.floor_mib_per_min,
+          "verdict_reason" => (judged.verdict.reason unless died), "floor_mib_per_min" => judged.floor_mib_per_min,
           "died_at_s" => died&.t, "procs_start" => samples.first.procs, "procs_min" => all.map(&:procs).compact.min,
           "processes" => processes(samples)
         }.merge(latency(m.load, window))
@@ -111,7 +114,7 @@ module Arena
 
       # The change the USS fit predicts over the last third, as a share of USS.
       def growth_pct(fit, tail)
-        return nil unless fit && tail.size >= 2
+        return nil unless fit # a fit has two samples or more
         (100.0 * fit.slope * (tail.last.t - tail.first.t) / mean_uss(tail)).round(1)
       end
 
