@@ -180,6 +180,15 @@ class SoakAnalysisTest < Minitest::Test
     assert_equal [1, 30, 60, 60, 60], [4.0, 179.0, 180.0, 181.0, 300.0].map(&slice)
   end
 
+  # Slices follow time whatever order the timeline's seconds come in (a
+  # merged timeline need not be sorted).
+  def test_latency_slices_are_in_time_order
+    samples = (0..12).map { |i| sample(i.to_f, procs: 1, pss: 10) }
+    x = Analysis.call(measurement(samples, timeline: [point(5, p99: 900), point(1, p99: 700)]), rate: 1, closed_max: nil)
+    assert_equal [0, 4], x["latency_slices"].map { |s| s["from_s"] }
+    assert_equal({"first_p99_us" => 700, "last_p99_us" => 900}, x["latency_drift"])
+  end
+
   # The drift is the first and last timed slices' worst p99, when there are
   # two; one timed slice has no drift; no timeline (or an empty one), no
   # latency figures at all.

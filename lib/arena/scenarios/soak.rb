@@ -81,9 +81,10 @@ module Arena
       def call(m, rate:, closed_max:)
         all = m.probes.samples
         # A tree with no process left has died (a crash without respawn): its
-        # zero memory is not a fall, so the fit stops where it did.
-        died = all.find { |s| s.procs.to_i.zero? }
-        samples = all.take_while { |s| s.procs.to_i.positive? }
+        # zero memory is not a fall, so the fit stops where it did. (procs is
+        # the sampler's count of the tree's pids: an Integer in every sample.)
+        died = all.find { |s| s.procs.zero? }
+        samples = all.take_while { |s| s.procs.positive? }
         # Under two live samples nothing can be fitted: dead from the start, or
         # a soak of one sample (the sampler takes one at the start and one at
         # the end, so only a run cut at once).
@@ -101,7 +102,7 @@ module Arena
           "last_third_mib_per_min" => per_min(last), "last_third_uss_mib_per_min" => per_min(private),
           "last_third_growth_pct" => growth_pct(private, tail), "verdict" => died ? "died at #{died.t.round(1)} s" : verdict(judged.verdict),
           "verdict_reason" => (judged.verdict.reason unless died), "floor_mib_per_min" => judged.floor_mib_per_min,
-          "died_at_s" => died&.t, "procs_start" => samples.first.procs, "procs_min" => all.map(&:procs).compact.min,
+          "died_at_s" => died&.t, "procs_start" => samples.first.procs, "procs_min" => all.map(&:procs).min,
           "processes" => processes(samples)
         }.merge(latency(m.load, window))
       end
@@ -143,7 +144,7 @@ module Arena
            "p99_us" => points.map(&:p99_us).compact.max}
         end
         timed = slices.select { |x| x["p99_us"].to_i.positive? }
-        drift = (timed.size >= 2) ? {"first_p99_us" => timed.first["p99_us"], "last_p99_us" => timed.last["p99_us"]} : nil
+        drift = ({"first_p99_us" => timed.first["p99_us"], "last_p99_us" => timed.last["p99_us"]} if timed.size >= 2)
         {"slice_s" => slice, "latency_slices" => slices, "latency_drift" => drift}
       end
     end
