@@ -284,6 +284,23 @@ module Arena
       assert_equal "time", o.stopped
     end
 
+    # Time running out between the repeats of a lead keeps the repeats
+    # already measured (9015280): 4 leads at 40 s and is repeated once at
+    # 40 s (40 + 10 is not beyond 50); at 50 s its third does not fit. Each
+    # of the 5 measurements is a figure of the outcome's candidates (before
+    # the fix 4 kept [120] alone: results.json held 5 runs, tune.json 4).
+    def test_time_running_out_between_repeats_keeps_those_measured
+      clock = FakeClock.new
+      script = Script.new({2 => [100, 101, 99], 4 => [120, 121, 119]}, clock: clock)
+      o = search(script, deadline: 50.0, clock: clock)
+      assert_equal [2, 2, 2, 4, 4], script.calls
+      assert_equal "time", o.stopped
+      assert_equal [[2, [100.0, 101.0, 99.0]], [4, [120.0, 121.0]]], o.candidates.map { |c| [c.settings["workers"], c.rates] }
+      assert_equal 120.5, o.candidates.last.sustained_rps
+      assert_equal 20.0, o.candidates.last.elapsed_s
+      assert_equal({"workers" => 2}, o.best.settings, "4 was not measured to its rounds")
+    end
+
     def test_interrupted_before_anything_was_measured
       o = search(Script.new({2 => [100]}, interrupt_after: 0))
       assert_equal "interrupted", o.stopped
