@@ -175,4 +175,43 @@ class EventAnalysisTest < Minitest::Test
     x = Arena::Scenarios::EventAnalysis.call(load, at: 3.0149)
     assert_equal [3.01, 33.3, 3.3, 90.0], x.values_at("event_at_s", "baseline_rps", "dip_rps", "dip_pct")
   end
+
+  def timeline(step_ms, rows) = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "timeline_ms" => step_ms,
+    "timeline" => rows.each_with_index.map { |(good, errors), i| {"t" => (i * step_ms / 1000.0).round(2), "completed" => good + errors, "good" => good, "errors" => errors} }})
+
+  # 1 s slices, the event at 3.0 s: the slice 2-3 s ends at the event and is
+  # before it (baseline 30 from 20, 30, 40); the errors and the slow slice
+  # before the event are not "after" (9 errors after, the dip is 20 of 30:
+  # 33.3% to a tenth).
+  def test_the_slice_ending_at_the_event_is_before_it
+    rows = [[20, 5], [30, 5], [40, 5]] + [[30, 1]] * 4 + [[20, 1]] + [[30, 1]] * 4
+    x = Arena::Scenarios::EventAnalysis.call(timeline(1000, rows), at: 3.0)
+    assert_equal [30.0, 20.0, 33.3, 9], x.values_at("baseline_rps", "dip_rps", "dip_pct", "errors_after_event")
+  end
+
+  # An event after the last slice: nothing after it to dip or judge.
+  def test_an_event_after_the_last_slice
+    x = Arena::Scenarios::EventAnalysis.call(load([10] * 10), at: 5.0)
+    assert_equal [100.0, nil, nil, nil, false, 0], x.values_at("baseline_rps", "dip_rps", "dip_pct", "recovery_s", "recovered", "errors_after_event")
+    assert_equal ["cannot judge", "0 slices after the event, a window needs 5"], x.values_at("verdict", "verdict_reason")
+  end
+
+  # Back only in the eighth window after the event (later than a window has
+  # slices), timed to a hundredth from an event at 2.0125 s: the window
+  # from 2.8 s holds 30 answers (floor 28.5), 2.9 - 2.0125 = 0.8875 s.
+  def test_a_recovery_many_windows_later_is_found_and_timed_to_a_hundredth
+    x = Arena::Scenarios::EventAnalysis.call(load([10] * 20 + [10] + [0] * 9 + [10] * 10), at: 2.0125)
+    assert_equal ["recovered", "back to 90% throughput in 0.89 s", 0.89], x.values_at("verdict", "verdict_reason", "recovery_s")
+  end
+
+  # 50 ms slices: windows of 17 slices at 1.8 answers a slice; the times in
+  # the words are rounded (0.85 s to a hundredth, 23 slices measured after
+  # to a tenth), never 0.8500000000000001.
+  def test_the_words_round_times_of_fine_slices
+    before = [2, 2, 2, 2, 1] * 8
+    x = Arena::Scenarios::EventAnalysis.call(load(before + [2] * 20, step_ms: 50), at: 2.0)
+    assert_equal "throughput at 90% or more of before from the first 0.85 s after", x["verdict_reason"]
+    x = Arena::Scenarios::EventAnalysis.call(load(before + [2] + [0] * 23, step_ms: 50), at: 2.0)
+    assert_equal "throughput not back to 90% within the 1.2 s measured after", x["verdict_reason"]
+  end
 end

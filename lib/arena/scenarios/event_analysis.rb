@@ -39,7 +39,7 @@ module Arena
         rate = ->(p) { p.good / step }
         before = load.timeline.select { |p| p.t + step <= at }
         after = load.timeline.select { |p| p.t + step > at }
-        baseline = before.empty? ? nil : before.sum(&rate) / before.size
+        baseline = (before.sum(&rate) / before.size unless before.empty?)
         dip = after.map(&rate).min
         verdict, back = judge(before.map(&:good), after.reject { |p| p.t <= at }, step: step, at: at, recovered: recovered)
         {
@@ -47,7 +47,7 @@ module Arena
           "resolution_s" => step,
           "baseline_rps" => baseline&.round(1),
           "dip_rps" => dip&.round(1),
-          "dip_pct" => (dip && baseline&.positive?) ? (100.0 * (1 - dip / baseline)).round(1) : nil,
+          "dip_pct" => ((100.0 * (1 - dip / baseline)).round(1) if dip && baseline&.positive?),
           "recovery_s" => back && (back.t + step - at).round(2),
           "recovered" => !back.nil?,
           "verdict" => verdict.word, "verdict_reason" => verdict.reason,
@@ -84,8 +84,9 @@ module Arena
         [verdict, first && after[first]]
       end
 
-      # Slices per window: HOLD_S at least, more until MIN_EXPECTED answers are due.
-      def window(per_slice, step) = [(HOLD_S / step).round, (MIN_EXPECTED / per_slice).ceil, 1].max
+      # Slices per window: HOLD_S at least, more until MIN_EXPECTED answers are
+      # due (one at least: per_slice is positive, so the second term is 1 or more).
+      def window(per_slice, step) = [(HOLD_S / step).round, (MIN_EXPECTED / per_slice).ceil].max
 
       # The standard deviation of a window's count: Poisson's, widened by the
       # before-slices' dispersion (variance over mean) when they vary more
