@@ -214,4 +214,14 @@ class EventAnalysisTest < Minitest::Test
     x = Arena::Scenarios::EventAnalysis.call(load(before + [2] + [0] * 23, step_ms: 50), at: 2.0)
     assert_equal "throughput not back to 90% within the 1.2 s measured after", x["verdict_reason"]
   end
+
+  # A window exactly at its floor is back: 50 a slice in 0.25 s slices, a
+  # window of 2 expects 100 (spread 10); against 90.3% the floor is
+  # 90.3 - 23.3 = 67 exactly (in floats too), and 33 + 34 is 67.
+  def test_a_window_exactly_at_its_floor_is_back
+    verdict, = Arena::Scenarios::EventAnalysis.judge([50] * 10, slices([33, 34], step: 0.25), step: 0.25, at: 2.0, recovered: 0.903)
+    assert_equal "no lasting effect", verdict.word
+    verdict, = Arena::Scenarios::EventAnalysis.judge([50] * 10, slices([33, 33], step: 0.25), step: 0.25, at: 2.0, recovered: 0.903)
+    assert_equal "not recovered", verdict.word
+  end
 end
