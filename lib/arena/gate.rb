@@ -82,7 +82,8 @@ module Arena
       def failed? = outcome == :fail
     end
 
-    # A side of one check: its figures, or why it has none.
+    # A side of one check: its figures, or why it has none (then no figures:
+    # the rule reads a missing side's reason only).
     Side = Struct.new(:values, :missing, :responses, keyword_init: true)
 
     attr_reader :compare, :thresholds, :level
@@ -177,10 +178,10 @@ module Arena
       if name
         n = runs.map { |m| m.load.latency.n }.min.to_i
         need = Results::PERCENTILE_MIN_SAMPLES.fetch(name)
-        return Side.new(values: [], missing: :few, responses: n).freeze if n < need
+        return Side.new(missing: :few, responses: n).freeze if n < need
       end
       values = runs.filter_map(&Report::Compare::READERS.fetch(metric))
-      return Side.new(values: [], missing: "no #{metric} figure").freeze if values.empty?
+      return Side.new(missing: "no #{metric} figure").freeze if values.empty?
       Side.new(values: values).freeze
     end
 

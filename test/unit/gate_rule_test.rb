@@ -95,6 +95,43 @@ module Arena
         Gate.judge(threshold("good_rps:-5%"), Side.new(values: [1]), Side.new(values: [], missing: "no good_rps figure")).first.to_s
     end
 
+    # What the rule returns, whole: [Verdict, base median, head median,
+    # change, Difference]. Points fall as well as rise (-0.50pp); a side
+    # missing in base alone is missing; both sides' reasons are joined;
+    # medians are Floats whatever the values (integer halves would divide
+    # to whole numbers); the test runs at the level it is given.
+    def test_what_the_rule_returns
+      assert_equal [Verdict.of("ok", "1.00% -> 0.50% (-0.50pp; threshold +0.10pp)"), 1.0, 0.5, -0.5, nil],
+        Gate.judge(threshold("errors:+0.1pp"), Side.new(values: [1.0]), Side.new(values: [0.5]))
+      assert_equal [Verdict.cannot_judge("no good_rps figure in base"), nil, nil, nil, nil],
+        Gate.judge(threshold("good_rps:-5%"), Side.new(values: [], missing: "no good_rps figure"), Side.new(values: [1.0]))
+      assert_equal "p99 needs 100 responses, base has 60; no p99 figure in head",
+        Gate.judge(threshold("p99:+10%"), Side.new(values: [], missing: :few, responses: 60), Side.new(values: [], missing: "no p99 figure")).first.reason
+      within = Gate.judge(threshold("good_rps:-5%"), Side.new(values: [100, 100, 100]), Side.new(values: [97, 96, 98]))
+      assert_equal [Verdict.of("ok", "within good_rps:-5.0%"), 100.0, 97.0, -0.03, nil], within
+      assert_equal [Float, Float], within[1, 2].map(&:class)
+      erratic = [Side.new(values: [1000, 1000, 1000]), Side.new(values: [600, 600, 1000])]
+      assert_equal "not distinguishable", Gate.judge(threshold("good_rps:-5%"), *erratic).first.word, "p=0.18 at 0.05"
+      assert_equal "fail", Gate.judge(threshold("good_rps:-5%"), *erratic, level: 0.2).first.word, "p=0.18 at 0.2"
+    end
+
+    # The checks a gate makes, as values: the row missing from head keeps its
+    # key, no runs and no threshold; a figure no run has is missing on both
+    # sides; a percentile needs its responses in every run (the fewest
+    # count); every check and the list are frozen.
+    def test_the_checks_as_values
+      base = doc(one(responses: 1000), one(responses: 60), one(responses: 1000), one(server: "falcon"))
+      head = doc(Array.new(3) { one })
+      g = gate(base, head, "p99:+10%,pss:+10%")
+      assert g.checks.frozen?
+      assert g.checks.all?(&:frozen?)
+      assert_equal ["cannot judge: p99 needs 100 responses, base has 60", "cannot judge: no pss figure in base; no pss figure in head",
+        "cannot judge: measured in base, missing from head"], g.checks.map { |c| c.verdict.to_s }
+      missing = g.checks.last
+      assert_equal [["falcon", "server", "steady", "keep-alive"], [], [], nil, [0, 0]],
+        [missing.pair.key, missing.pair.a, missing.pair.b, missing.threshold, missing.runs]
+    end
+
     def test_thresholds_parse_with_their_units
       assert_equal "errors:+0.10pp", threshold("errors:+0.1pp").to_s
       assert_equal "good_rps:-5.0%", threshold("good_rps:-5%").to_s
