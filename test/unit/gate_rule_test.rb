@@ -105,6 +105,8 @@ module Arena
         Gate.judge(threshold("errors:+0.1pp"), Side.new(values: [1.0]), Side.new(values: [0.5]))
       assert_equal [Verdict.cannot_judge("no good_rps figure in base"), nil, nil, nil, nil],
         Gate.judge(threshold("good_rps:-5%"), Side.new(values: [], missing: "no good_rps figure"), Side.new(values: [1.0]))
+      assert_equal [Verdict.cannot_judge("errors from a zero base has no relative change (0 -> 5000): gate it with an absolute threshold, " \
+        "e.g. errors:+0.1pp"), 0.0, 5000.0, nil, nil], Gate.judge(threshold("errors:+10%"), Side.new(values: [0.0]), Side.new(values: [5000.0]))
       assert_equal "p99 needs 100 responses, base has 60; no p99 figure in head",
         Gate.judge(threshold("p99:+10%"), Side.new(values: [], missing: :few, responses: 60), Side.new(values: [], missing: "no p99 figure")).first.reason
       within = Gate.judge(threshold("good_rps:-5%"), Side.new(values: [100, 100, 100]), Side.new(values: [97, 96, 98]))
