@@ -130,6 +130,9 @@ module Arena
       assert_equal ["cannot judge: p99 needs 100 responses, base has 60", "cannot judge: no pss figure in base; no pss figure in head",
         "cannot judge: measured in base, missing from head"], g.checks.map { |c| c.verdict.to_s }
       missing = g.checks.last
+      default = Gate.new(compare: Report::Compare.new(base, head), thresholds: Gate::Threshold.parse_list("good_rps:-5%"))
+      assert default.failed?, "without --allow-missing, the row missing from head fails"
+      refute default.allow_missing?
       assert_equal [["falcon", "server", "steady", "keep-alive"], [], [], nil, [0, 0]],
         [missing.pair.key, missing.pair.a, missing.pair.b, missing.threshold, missing.runs]
     end
