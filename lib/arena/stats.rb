@@ -3,6 +3,7 @@
 require_relative "stats/student_t"
 require_relative "stats/interval"
 require_relative "stats/difference"
+require_relative "stats/paired"
 require_relative "stats/steady_state"
 
 module Arena
@@ -12,6 +13,7 @@ module Arena
   #
   #   Stats.interval([9800, 10100, 9950])         # median with its 95% interval
   #   Stats.difference(puma_rounds, falcon_rounds) # Welch's t on log figures at 0.05
+  #   Stats.paired(puma_rounds, falcon_rounds)     # same rounds: paired t on log ratios
   #   Stats.steady_state(slices, band_pct: 5)      # index where warm-up ended, or nil
   module Stats
     module_function
@@ -23,6 +25,13 @@ module Arena
     # b against a, tested at `level` (see DifferenceMethod). `names` go into
     # the reason, so it can name both sides ("not distinguishable here: ...").
     def difference(a, b, level: 0.05, names: %w[a b]) = DifferenceMethod.call(a, b, level: level, names: names)
+
+    # b against a where round i of each ran adjacent in time (see
+    # PairedMethod): the machine's shared drift cancels. `equivalent?` when
+    # the whole interval lies within ±band_pct.
+    def paired(a, b, level: 0.05, names: %w[a b], band_pct: 3.0)
+      PairedMethod.call(a, b, level: level, names: names, band_pct: band_pct)
+    end
 
     # Index of the slice where warm-up ended, or nil (see SteadyStateMethod).
     def steady_state(slices, band_pct:, window: 5, level: 0.05)

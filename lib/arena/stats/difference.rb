@@ -4,10 +4,14 @@ module Arena
   module Stats
     # Is b different from a? `estimate_pct` is b against a (+10.0: b is 10%
     # higher), with its interval (`low_pct`..`high_pct`) and the test's p-value.
-    # `reason` says it in words a pull request can quote.
+    # `reason` says it in words a pull request can quote. `n`: the rounds (per
+    # side for Welch, pairs for the paired test). `equivalent`: the whole
+    # interval lies inside the paired test's band (never set by Welch).
     Difference = Struct.new(:estimate_pct, :low_pct, :high_pct, :p_value, :level, :method, :reason, :significant,
-      keyword_init: true) do
+      :n, :equivalent, keyword_init: true) do
       def significant? = significant
+
+      def equivalent? = equivalent || false
 
       def measured? = !p_value.nil?
     end
@@ -37,10 +41,10 @@ module Arena
         b = b.map(&:to_f)
         name_a, name_b = names
         if a.size < MINIMUM || b.size < MINIMUM
-          return not_measured("#{name_a} has #{a.size} round(s), #{name_b} #{b.size}; the test needs #{MINIMUM} each", level)
+          return not_measured("#{name_a} has #{a.size} round(s), #{name_b} #{b.size}; the test needs #{MINIMUM} each", level, [a.size, b.size].min)
         end
         unless (a + b).all?(&:positive?)
-          return not_measured("a round served nothing (a figure <= 0 has no logarithm)", level)
+          return not_measured("a round served nothing (a figure <= 0 has no logarithm)", level, [a.size, b.size].min)
         end
         la = a.map { |v| Math.log(v) }
         lb = b.map { |v| Math.log(v) }
@@ -64,10 +68,10 @@ module Arena
           low = diff - half
           high = diff + half
         end
-        build(pct(diff), pct(low), pct(high), p_value, level, names)
+        build(pct(diff), pct(low), pct(high), p_value, level, names, [la.size, lb.size].min)
       end
 
-      def build(estimate, low, high, p_value, level, names)
+      def build(estimate, low, high, p_value, level, names, n)
         name_a, name_b = names
         significant = p_value < level
         words = format("%s is %+.1f%% against %s (%.0f%% interval %+.1f%% to %+.1f%%; %s, p=%.3g",
@@ -79,12 +83,12 @@ module Arena
             "not distinguishable here: #{words} >= #{level})"
           end
         Difference.new(estimate_pct: estimate, low_pct: low, high_pct: high, p_value: p_value, level: level,
-          method: METHOD, reason: reason, significant: significant).freeze
+          method: METHOD, reason: reason, significant: significant, n: n, equivalent: false).freeze
       end
 
-      def not_measured(why, level)
+      def not_measured(why, level, n)
         Difference.new(estimate_pct: nil, low_pct: nil, high_pct: nil, p_value: nil, level: level, method: METHOD,
-          reason: "not distinguishable here: #{why}", significant: false).freeze
+          reason: "not distinguishable here: #{why}", significant: false, n: n, equivalent: false).freeze
       end
 
       def mean_var(xs)

@@ -1,0 +1,122 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena/stats"
+
+# The paired test on synthetic rounds of known truth. Each round multiplies
+# both sides by the same drift (the machine's speed that minute) and each side
+# by its own noise; the paired test must cancel the first and carry the second.
+class StatsPairedTest < Minitest::Test
+  Stats = Arena::Stats
+
+  def normal(rng) = Math.sqrt(-2 * Math.log(1 - rng.rand)) * Math.cos(2 * Math::PI * rng.rand)
+
+  # `rounds` pairs: a = 1000 × drift × own noise, b = a's truth × ratio × the
+  # same drift × its own noise. Drift is uniform in 1 ± drift (0.15: 0.85–1.15).
+  def pairs(rng, rounds:, ratio:, drift:, own:)
+    a = []
+    b = []
+    rounds.times do
+      shared = 1 + drift * (2 * rng.rand - 1)
+      a << 1000.0 * shared * Math.exp(own * normal(rng))
+      b << 1000.0 * ratio * shared * Math.exp(own * normal(rng))
+    end
+    [a, b]
+  end
+
+  def test_a_5_percent_lead_under_shared_drift_is_found_where_welch_is_blind
+    rng = Random.new(21)
+    a, b = pairs(rng, rounds: 6, ratio: 1.05, drift: 0.2, own: 0.01)
+    d = Stats.paired(a, b, names: %w[puma falcon])
+    assert d.significant?, d.reason
+    assert_operator d.p_value, :<, 0.01
+    assert_in_delta 5.0, d.estimate_pct, 1.5
+    assert_operator d.low_pct, :>, 0.0
+    assert_equal 6, d.n
+    refute d.equivalent?, "a 5% lead is not within ±3%"
+    assert_equal "paired t on log ratios", d.method
+    assert_match(/\Afalcon is \+\d\.\d% against puma \(95% interval \+\d\.\d% to \+\d\.\d%; paired t on log ratios, 6 rounds, p=.* < 0.05\)\z/, d.reason)
+    refute Stats.difference(a, b).significant?, "the independent test carries the drift (the blind spot this test removes)"
+  end
+
+  def test_an_exact_ratio_every_round_is_significant_with_a_point_interval
+    drift = [0.8, 1.2, 0.95, 1.1, 0.85, 1.0]
+    a = drift.map { |f| 1000 * f }
+    d = Stats.paired(a, a.map { |v| v * 1.05 })
+    assert d.significant?
+    assert_equal 0.0, d.p_value
+    assert_in_delta 5.0, d.low_pct, 1e-9
+    assert_in_delta 5.0, d.high_pct, 1e-9
+    same = Stats.paired(a, a)
+    refute same.significant?
+    assert_equal 1.0, same.p_value
+    assert same.equivalent?
+  end
+
+  # Power: B 10% faster, 15% shared drift, 6 rounds. The issue's table
+  # (paired column): 100%, 99%, 75%, 25% at own noise 0, 3, 5, 10%.
+  def test_the_power_table
+    expected = {0.0 => 0.98..1.0, 0.03 => 0.93..1.0, 0.05 => 0.60..0.90, 0.10 => 0.15..0.40}
+    rng = Random.new(5)
+    expected.each do |own, range|
+      trials = 300
+      found = trials.times.count do
+        a, b = pairs(rng, rounds: 6, ratio: 1.10, drift: 0.15, own: own)
+        d = Stats.paired(a, b)
+        d.significant? && d.estimate_pct.positive?
+      end
+      rate = found.fdiv(trials)
+      assert_includes range, rate, "own noise #{own}: detected #{rate}"
+    end
+  end
+
+  # Identical servers, 6 rounds, 15% drift: called different at about the level.
+  def test_an_equivalent_pair_is_called_different_at_most_about_5_percent_of_the_time
+    rng = Random.new(9)
+    trials = 2000
+    hits = trials.times.count do
+      a, b = pairs(rng, rounds: 6, ratio: 1.0, drift: 0.15, own: 0.05)
+      Stats.paired(a, b).significant?
+    end
+    rate = hits.fdiv(trials)
+    assert_operator rate, :<=, 0.065, "identical configs called different #{rate}"
+    assert_operator rate, :>=, 0.03, "a test that never fires has no 5% level: #{rate}"
+  end
+
+  def test_equivalence_is_the_whole_interval_inside_the_band
+    rng = Random.new(3)
+    equivalent = 400.times.count do
+      a, b = pairs(rng, rounds: 6, ratio: 1.0, drift: 0.15, own: 0.01)
+      Stats.paired(a, b).equivalent?
+    end
+    assert_operator equivalent, :>=, 380, "1% own noise over 6 rounds: the interval is well inside ±3%"
+    d = Stats.paired([1000, 1000, 1000, 1000], [1010, 1005, 1012, 1008], names: %w[puma falcon])
+    assert d.equivalent?
+    assert d.significant?, "a real 0.9% is still real; equivalent says it does not matter"
+    assert_match(/\Aequivalent within ±3%: falcon is \+0\.9% against puma \(95% interval/, d.reason)
+    refute Stats.paired([1000, 1000, 1000, 1000], [1010, 1005, 1012, 1008], band_pct: 0.5).equivalent?
+    wide = Stats.paired([1000, 1000, 1000], [1000, 1100, 900])
+    refute wide.equivalent?, "not distinguishable is not equivalent: #{wide.reason}"
+    assert_match(/\Anot distinguishable here: b is /, wide.reason)
+  end
+
+  def test_too_few_rounds_a_nothing_round_and_unequal_sides
+    short = Stats.paired([1000, 1010], [2000, 2020], names: %w[puma falcon])
+    refute short.measured?
+    refute short.significant?
+    refute short.equivalent?
+    assert_equal 2, short.n
+    assert_match(/not distinguishable here: 2 paired round\(s\) of puma and falcon; the test needs 3/, short.reason)
+    zero = Stats.paired([1000, 0, 1000], [1000, 1000, 1000])
+    refute zero.measured?
+    assert_match(/a round served nothing/, zero.reason)
+    error = assert_raises(ArgumentError) { Stats.paired([1, 2, 3], [1, 2]) }
+    assert_match(/same rounds/, error.message)
+  end
+
+  def test_the_welch_difference_keeps_its_members
+    d = Stats.difference([1000, 1010, 990], [1200, 1212, 1188])
+    assert_equal 3, d.n
+    refute d.equivalent?
+  end
+end
