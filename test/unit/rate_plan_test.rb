@@ -39,10 +39,23 @@ class RatePlanTest < Minitest::Test
     assert_equal [1.0, 1.8, 2.0, 2.4], p.levels.map(&:rate)
     assert_operator p.min_requests, :>=, Plan::P99_REQUESTS, "with 5 minutes, enough for a p99"
     assert_equal [0.1, 0.25, 0.75, 1.1], p.dropped
-    assert_equal [1.8, 2.0, 2.4], plan(2.0, 1.0, 40, 1.0).levels.map(&:rate), "at last the three around the maximum"
+    assert_equal [1.0, 2.0, 2.4], plan(2.0, 1.0, 40, 1.0).levels.map(&:rate), "at last 50% and the two around the maximum"
     short = plan(2.0, 1.0, 20, 1.0)
     assert_equal 10, short.min_requests, "the floor"
     refute short.fits?(20), "what does not fit at the floor is cut short by the deadline"
+  end
+
+  # Issue 35: `--max-time 120` on a 1 s endpoint with 2 workers (closed
+  # maximum 2 req/s) planned 90%, 100% and 120% only, and the sweep answered
+  # "none sustained" from the 50% it had dropped. Whatever the budget, a
+  # level at 50% of the maximum or lower stays.
+  def test_a_level_well_below_the_maximum_is_never_dropped
+    [120, 115, 60, 20, 5].each do |budget|
+      p = plan(2.0, 1.0, budget, 1.0)
+      low = p.levels.map(&:fraction).min
+      assert_operator low, :<=, 0.5, "#{budget} s kept #{p.levels.map(&:label)}"
+      refute_includes p.dropped, 0.5
+    end
   end
 
   def test_a_40_rps_endpoint_keeps_all_levels_with_longer_low_levels

@@ -65,6 +65,41 @@ module Arena
       assert_equal "cannot judge: no level measured", knee([], planned: 0).first.to_s
     end
 
+    # Issue 35: levels at 90%, 100% and 120% only, every one missed. The
+    # old rule said "none sustained" of a server that holds 50% easily: a
+    # sweep that measured nothing below 90% has no answer below it.
+    def test_no_answer_from_levels_never_measured
+      near = [level(1.8, held: false, fraction: 0.9), level(2.0, held: false, fraction: 1.0), level(2.4, held: false, fraction: 1.2)]
+      verdict, rps = knee(near, planned: 3)
+      assert_nil rps
+      assert_equal "cannot judge: not measured below 90% of the closed maximum (the lowest level, 1.8 req/s, missed); " \
+        "a level well below it was not run", verdict.to_s
+      refute_equal "none", verdict.word
+      low = [level(1.0, held: false, fraction: 0.5), *near]
+      assert_equal "none", knee(low, planned: 4).first.word, "a miss at 50% is an answer"
+      assert_equal "none", knee([level(1.7, held: false, fraction: 0.89)], planned: 1).first.word, "89% is below 90%"
+      assert_equal "none", knee([level(1.8, held: false)], planned: 1).first.word, "older curves have no fraction"
+    end
+
+    # Too few responses for a p99 is not a miss: a 1 s endpoint at 1 req/s
+    # for 35 s answers every request in time, with 35 of the 100 a p99 needs.
+    def test_too_few_responses_is_not_a_miss
+      thin = level(1.0, samples: 35, fraction: 0.5)
+      verdict, rps = knee([thin, level(2.0, held: false, fraction: 1.0)], planned: 2)
+      assert_nil rps
+      assert_equal "cannot judge: the lowest level, 1.0 req/s, answered in time but with 35 responses, fewer than the 100 " \
+        "a p99 needs (give more time)", verdict.to_s
+      verdict, rps = knee([level(0.5, fraction: 0.25), thin], planned: 2)
+      assert_equal 0.5, rps
+      assert_equal "knee: 0.5 req/s (1.0 req/s had 35 responses, too few to judge: the knee is at or above 0.5 req/s)", verdict.to_s
+      assert_equal "none", knee([level(1.0, samples: 35, p99_us: SLO + 1)], planned: 1).first.word, "late even in few samples"
+      assert_equal "none", knee([level(1.0, samples: 35, good_rps: 0.5)], planned: 1).first.word, "not served"
+      assert_equal "cannot judge", knee([level(1.0, samples: 35, p99_us: nil)], planned: 1).first.word, "no p99 of 35"
+      refute Scenarios::Rate.thin?(level(1.0), SLO), "enough samples"
+      assert Scenarios::Rate.thin?(level(1.0, samples: 99), SLO)
+      refute Scenarios::Rate.thin?(level(1.0, samples: 99, dropped: 5), SLO)
+    end
+
     # Each condition of a sustained level, at its edge.
     def test_sustained_needs_goodput_few_drops_few_errors_enough_samples_and_p99
       rule = ->(**over) { Scenarios::Rate.sustained?(level(1000, **over), SLO) }

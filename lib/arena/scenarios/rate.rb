@@ -51,7 +51,7 @@ module Arena
       def self.sustained?(point, slo_us)
         target = point["target_rps"].to_f
         point["good_rps"].to_f >= 0.99 * target && point["dropped"].to_i <= 0.01 * target * point["duration_s"].to_f &&
-          point["error_pct"].to_f <= Results::ERROR_LIMIT_PCT && point["samples"].to_i >= 100 &&
+          point["error_pct"].to_f <= Results::ERROR_LIMIT_PCT && point["samples"].to_i >= P99_SAMPLES &&
           point["p99_us"].to_i.between?(1, slo_us)
       end
 
@@ -75,12 +75,30 @@ module Arena
         "incomplete: measured #{said} of #{planned.size} planned levels"
       end
 
+      # A level that kept up in every way but one: it had fewer responses
+      # than a p99 needs (P99_SAMPLES), and those it had were within the SLO.
+      # Too little time, not too little capacity: not a miss.
+      def self.thin?(point, slo_us)
+        return false if point["samples"].to_i >= P99_SAMPLES
+        p99 = point["p99_us"].to_i
+        return false if p99 > slo_us
+        sustained?(point.merge("samples" => P99_SAMPLES, "p99_us" => p99.positive? ? p99 : 1), slo_us)
+      end
+
+      P99_SAMPLES = 100
+      # Below this share of the closed maximum a level is "well below" it: a
+      # sweep with no level under it cannot say a server sustains nothing.
+      NEAR_MAX = 0.9
+
       # The knee: the highest rate of the unbroken run of sustained levels
       # from the lowest up (curve in ascending target order). A level that
       # passes above one that missed is chance, not capacity: the knee stops
       # at the first miss. A sweep cut short by --max-time before any level
-      # missed has not found its knee: it says so and how far it got.
-      # Returns [Verdict, knee_rps or nil].
+      # missed has not found its knee: it says so and how far it got. No
+      # answer comes from levels never measured: when the lowest measured
+      # level is at 90% of the maximum or more and missed, the words say so
+      # rather than "none" (issue 35); a level with too few responses for a
+      # p99 is not a miss either (thin?). Returns [Verdict, knee_rps or nil].
       def self.knee(curve, slo_us:, planned:)
         levels = curve.sort_by { |c| c["target_rps"].to_f }
         held = levels.take_while { |c| sustained?(c, slo_us) }
@@ -89,6 +107,11 @@ module Arena
         cut = (levels.size < planned) ? "stopped: time ran out after #{levels.size} of #{planned} levels" : nil
         if levels.empty?
           [Verdict.cannot_judge(cut ? "time ran out before the first level" : "no level measured"), nil]
+        elsif missed && thin?(missed, slo_us)
+          thin(held, missed)
+        elsif held.empty? && missed["fraction"] && missed["fraction"].to_f >= NEAR_MAX
+          [Verdict.cannot_judge("not measured below #{(NEAR_MAX * 100).round}% of the closed maximum (the lowest level, " \
+            "#{f.rps(missed["target_rps"].to_f)} req/s, missed); a level well below it was not run"), nil]
         elsif missed.nil? && cut
           [Verdict.of("stopped", "time ran out after #{levels.size} of #{planned} levels; every level measured held, up to " \
             "#{f.rps(held.last["target_rps"].to_f)} req/s: the knee is at or above it"), nil]
@@ -99,6 +122,21 @@ module Arena
           above = missed ? "#{f.rps(missed["target_rps"].to_f)} req/s missed" : "the highest level measured"
           [Verdict.of("knee", "#{f.rps(top.to_f)} req/s (#{above}#{"; #{cut}" if cut})"), top]
         end
+      end
+
+      # The first level not sustained had too few responses to judge: the
+      # knee is at or above the last held one, or not known at all.
+      def self.thin(held, level)
+        f = Report::Format
+        rate = "#{f.rps(level["target_rps"].to_f)} req/s"
+        n = level["samples"].to_i
+        if held.empty?
+          return [Verdict.cannot_judge("the lowest level, #{rate}, answered in time but with #{n} responses, fewer than the " \
+            "#{P99_SAMPLES} a p99 needs (give more time)"), nil]
+        end
+        top = held.last["target_rps"]
+        [Verdict.of("knee", "#{f.rps(top.to_f)} req/s (#{rate} had #{n} responses, too few to judge: the knee is at or above " \
+          "#{f.rps(top.to_f)} req/s)"), top]
       end
 
       # Summary finding words (older results files stored no verdict).
@@ -122,7 +160,7 @@ module Arena
       def summary(ctx, max, points, plan, sweep_s:)
         slo_us = ctx.slo_ms * 1000
         curve = points.map do |p|
-          {"target_rps" => p.extra["target_rps"], "achieved_rps" => p.load.rps, "good_rps" => p.good_rps,
+          {"target_rps" => p.extra["target_rps"], "fraction" => p.extra["fraction"], "achieved_rps" => p.load.rps, "good_rps" => p.good_rps,
            "p50_us" => p.load.latency.p50, "p99_us" => p.load.latency.p99, "p999_us" => p.load.latency.p999,
            "samples" => p.load.latency.n, "late" => p.load.late, "dropped" => p.load.dropped,
            "errors" => p.load.errors, "error_pct" => p.load.error_pct, "duration_s" => p.load.duration_s}

@@ -14,7 +14,7 @@ module Arena
     # (not under P99_REQUESTS while levels can still be dropped), then the
     # lowest levels (they cost the most time, 1/fraction, and say least about
     # the knee; the unloaded latency is known from the baseline), down to
-    # KEEP levels, then fewer requests again, down to FLOOR_REQUESTS. What
+    # 50%, 100% and 120%, then fewer requests again, down to FLOOR_REQUESTS. What
     # still does not fit is cut short when the time is spent, and the summary
     # says which levels were measured.
     module RatePlan
@@ -36,9 +36,12 @@ module Arena
       FLOOR_REQUESTS = 10
       # The levels given up first when time is short: the lowest (the most
       # expensive, 1/fraction) and then those between others, so that what
-      # stays still spans the curve: 50%, 90%, 100%, 120%; at last 50% too,
-      # leaving the three around the closed maximum, where a knee is.
-      DROP_ORDER = [0.1, 0.25, 0.75, 1.1, 0.5].freeze
+      # stays still spans the curve: 50%, 90%, 100%, 120%; at last 90%,
+      # leaving 50%, 100% and 120%. 50% is never given up: a sweep of the
+      # levels around the maximum alone answered "none sustained" for a server
+      # that holds half its maximum easily (issue 35); a level well below the
+      # maximum is what tells "no capacity" from "no headroom".
+      DROP_ORDER = [0.1, 0.25, 0.75, 1.1, 0.9].freeze
 
       # extend self, not module_function: RatePlan.call then runs the methods mutant mutates
       extend self
