@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "optparse"
+require "tmpdir"
 require_relative "remote/options"
 
 module Arena
@@ -43,7 +44,7 @@ module Arena
       parser.on("--tls-resume", "resume TLS sessions on reconnect (default: a full handshake per connection)") { @options[:tls_resume] = true }
       parser.on("--cpus MODE", Machine::MODES, "pinned (default): the engine on the last core, the server on the rest; shared: both on every core") { |v| @machine = @machine.with_cpus(v) }
       parser.on("--config FILE", "an arena.yml to use (default: ./arena.yml when there is one)") { |v| @config = ConfigFile.load(v) }
-      parser.on("--out DIR", "results directory (default ./arena-results/TIMESTAMP)") { |v| @options[:out] = v }
+      parser.on("--out DIR", "results directory (default ~/arena-results/TIMESTAMP)") { |v| @options[:out] = v }
       parser.on("--runtime LIST", "every server's Ruby runtime: #{Runtime::KNOWN} (comma-separated; added to each server's own +tail)") { |v| @runtime = (@runtime || Runtime::NONE).merge(Runtime.parse(v)) }
       parser.on("--no-rails-knobs", "a Rails app keeps its own RAILS_MAX_THREADS and WEB_CONCURRENCY (default: each follows the server config's threads and processes)") { @options[:rails_knobs] = false }
       parser.on("--envelope LIST", "every server's CPU quota and memory limit, in a cgroup of its own: cpus=N,memory=SIZE (e.g. cpus=1,memory=512MiB; needs root)") { |v| @options[:envelope] = Envelope.parse([@options[:envelope], v].compact) }
@@ -96,6 +97,15 @@ module Arena
         headers: (o[:headers] || {}).dup.freeze, env: (o[:env] || {}).dup.freeze, transport: transport(o),
         database: o[:database]
       ).freeze
+    end
+
+    # Results go under the home directory, never the working directory: a
+    # run inside a checkout (Arena's own, or an app's) would otherwise leave
+    # generated Ruby (servers' configs) where its linter and tests look.
+    def self.default_out(env: ENV, now: Time.now)
+      home = env["HOME"].to_s
+      home = Dir.tmpdir if home.empty? || !File.directory?(home)
+      File.join(home, "arena-results", now.strftime("%Y%m%d-%H%M%S"))
     end
 
     private
@@ -217,7 +227,7 @@ module Arena
       " (default #{(value.is_a?(Float) && value == value.to_i) ? value.to_i : value})"
     end
 
-    def default_out = File.join("arena-results", Time.now.strftime("%Y%m%d-%H%M%S"))
+    def default_out = self.class.default_out
 
     def scale(value)
       raise UsageError, "--scale must be greater than 0 and at most 1" unless value.positive? && value <= 1

@@ -62,7 +62,7 @@ module Arena
         engine = Load::Engine.new(dir: plan.out_dir, machine: plan.machine)
         starter = ServerStarter.new(plan: plan)
         @err.puts "tune: #{plan.servers.map(&:key).join(", ")} on #{plan.workloads.first.name}; memory budget " \
-          "#{constraints.memory_mib} MiB, at most #{plan.load.max_time.round} s"
+          "#{constraints.memory_mib} MiB, at most #{plan.load.max_time.round} s; results in #{plan.out_dir}"
         interrupted = false
         begin
           # The time left is shared between the servers still to search; one with nothing to search takes none.
