@@ -8,7 +8,16 @@ module Arena
   # lines of the server's log. It answers RunningServer (running_server.rb),
   # as Remote::Server does for a server on another host.
   class ServerRun
-    class Failed < LoggedError; end
+    # crash: the line that says the server cannot run (CrashLine), or how
+    # it exited during boot; nil when it merely did not answer in time.
+    class Failed < LoggedError
+      attr_reader :crash
+
+      def initialize(message, log_tail: [], crash: nil)
+        super(message, log_tail: log_tail)
+        @crash = crash
+      end
+    end
 
     attr_reader :adapter, :bind, :dir, :group, :argv, :boot_s, :env
 
@@ -42,9 +51,11 @@ module Arena
         FileUtils.mkdir_p(timing_dir)
         env = env.merge(QueueTime.env(timing_dir, env))
       end
+      log_path = File.join(@dir, "server.log")
       @group = ProcessGroup.new(@argv, env: env, chdir: @app.dir,
-        log_path: File.join(@dir, "server.log"), cpus: @machine.server_cpus, cgroup: new_cgroup,
+        log_path: log_path, cpus: @machine.server_cpus, cgroup: new_cgroup,
         log_cap: LogCap.new)
+      @boot_log = BootLog.new(log_path, patterns: @adapter.crash_patterns)
       started = Clock.now
       @group.start
       wait_ready
@@ -142,11 +153,20 @@ module Arena
       @adapter.upstreams(@bind).each { |bind| wait_answer(bind, deadline) }
     end
 
+    # The log is read between probes: a crash line ends the wait at once,
+    # as the leader's exit does.
     def wait_answer(bind, deadline)
-      exited = nil
-      failure = HttpProbe.new(bind, timeout: 2).await(@probe_path, deadline: deadline) { exited = @group.exited }
+      exited = crash = nil
+      failure = HttpProbe.new(bind, timeout: 2).await(@probe_path, deadline: deadline) do
+        (exited = @group.exited) || (crash = @boot_log.crash)
+      end
       return unless failure
-      raise Failed.new("#{@adapter.label} exited during boot (#{describe(exited)})", log_tail: @group.log_tail) if exited
+      if exited
+        line = @boot_log.crash(final: true)
+        raise Failed.new("#{@adapter.label} exited during boot (#{describe(exited)})#{": #{line}" if line}",
+          log_tail: @group.log_tail, crash: line || describe(exited))
+      end
+      raise Failed.new("#{@adapter.label} crashed during boot: #{crash}", log_tail: @group.log_tail, crash: crash) if crash
       hint = @adapter.slow_boot_hint(@app) if @adapter.respond_to?(:slow_boot_hint)
       raise Failed.new("#{@adapter.label} not ready after #{@ready_timeout}s (#{failure})#{"; #{hint}" if hint}", log_tail: @group.log_tail)
     end

@@ -21,6 +21,8 @@ module Arena
     #   restart(group, name)    -> trigger a zero-downtime restart; :unsupported otherwise
     #   kill_worker(group)      -> SIGKILL one worker (or the only process); returns its pid
     #   stop_signal             -> what stops it cleanly ("TERM"; WEBrick through rackup: "INT")
+    #   crash_patterns          -> the log lines that say it cannot run (CrashLine), read while
+    #                              ServerRun waits for it to answer
     # A setting's allowed text: a regular expression, and the words for it
     # in an error message. Answers include? like an Array or a Range.
     Pattern = Struct.new(:regexp, :words) do
@@ -135,6 +137,10 @@ module Arena
       def request_threads = settings["threads"].is_a?(Integer) ? settings["threads"] : 1
 
       def ready_timeout = 30
+
+      # The log lines that say this server cannot run (CrashLine): read
+      # while waiting for it to answer. An adapter adds its own words.
+      def crash_patterns = CrashLine::GENERIC
 
       # What is known to keep this server from being ready in time on `app`
       # (said after "not ready after N s"); nil when nothing is.

@@ -71,6 +71,12 @@ module Arena
       # A fiber per request: no fixed figure for RAILS_MAX_THREADS.
       def request_threads = nil
 
+      # A child whose app raises at boot logs it (one line of JSON) and
+      # stays up, unready, until its 30 s health check: the line is the crash.
+      FAILED_TASK = /"Task may have ended with unhandled exception\.".*?"class":"(?<class>[^"]+)","message":"(?<message>(?:[^"\\]|\\.)*)"/
+
+      def crash_patterns = [*super, FAILED_TASK]
+
       # Measured on the Rails fixture (2 cores, loadavg 12): ready in 27 s
       # where Puma took 18 s; at loadavg 11 it passed 30 s. Each instance
       # boots the app itself, all at once, and Falcon's own health check

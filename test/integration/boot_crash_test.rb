@@ -1,0 +1,54 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require_relative "../support/arena_case"
+require "arena"
+
+# A server that cannot run is said at once: its log is read while Arena
+# waits for it to answer, and a crash line ends the wait with that line,
+# long before the ready timeout (issue 34: uWSGI's workers segfaulted at
+# boot and Arena said "not ready after 30s", twice).
+class BootCrashTest < Arena::ArenaCase
+  # Well under the 30 s a server gets: what ends the wait is the line.
+  QUICK = 15
+
+  def test_a_worker_that_segfaults_at_boot_ends_the_wait_with_rubys_bug_line
+    failure, elapsed = start("puma", {"workers" => 1}, "Process.kill(\"SEGV\", Process.pid)\n")
+    assert_operator elapsed, :<, QUICK, failure.message
+    assert_match(/crashed during boot: .*config\.ru:1: \[BUG\] Segmentation fault/, failure.message)
+    assert_match(/\[BUG\] Segmentation fault/, failure.crash)
+  end
+
+  # Unicorn without preload: the master stays up and respawns each worker
+  # that fails to load the app, for ever.
+  def test_workers_that_die_at_boot_end_the_wait_with_the_masters_line
+    failure, elapsed = start("unicorn", {"workers" => 1, "preload" => false}, "raise \"boom at boot\"\n")
+    assert_operator elapsed, :<, QUICK, failure.message
+    assert_match(/crashed during boot: .*reaped #<Process::Status: pid \d+ exit 1> worker=0/, failure.message)
+  end
+
+  # Falcon's child logs the app's exception and waits for its 30 s health check.
+  def test_falcon_says_the_exception_its_app_raised_at_boot
+    failure, elapsed = start("falcon", {"count" => 1}, "raise \"boom at boot\"\n")
+    assert_operator elapsed, :<, QUICK, failure.message
+    assert_match(/falcon:count=1,model=forked crashed during boot: RuntimeError: boom at boot\z/, failure.message)
+  end
+
+  # A server that exits is said with the exception that made it exit.
+  def test_an_exit_at_boot_is_said_with_the_uncaught_exception
+    failure, _elapsed = start("puma", {"workers" => 0}, "raise \"boom at boot\"\n")
+    assert_match(/exited during boot \(exit status 1\): .*config\.ru:1:in .*boom at boot \(RuntimeError\)/, failure.message)
+  end
+
+  private
+
+  # [ServerRun::Failed, seconds the start took]
+  def start(key, settings, config_ru)
+    app = Arena::AppSource.user(user_app(config_ru, gems: %w[puma rack unicorn falcon]))
+    run = Arena::ServerRun.new(adapter: Arena::Servers.fetch(key).new(settings: settings), app: app, bind: Arena::Bind.tcp,
+      dir: File.join(@tmp, "server"))
+    started = Arena::Clock.now
+    failure = assert_raises(Arena::ServerRun::Failed) { run.start }
+    [failure, Arena::Clock.now - started]
+  end
+end
