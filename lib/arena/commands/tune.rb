@@ -134,7 +134,7 @@ module Arena
       end
 
       # What the envelope costs: the winner once more, the same config
-      # without the envelope, judged by the same SLO (lib/arena/envelope.rb).
+      # without the envelope, judged by the same SLO (lib/arena/plan/envelope.rb).
       def unbounded(plan, adapter, outcome, installation, store, engine, starter, memory, slo_ms)
         return nil unless adapter.envelope.bounded? && outcome.best && !outcome.interrupted?
         @err.puts "#{adapter.key}: the winner without its envelope (#{adapter.envelope}), for what the envelope costs"

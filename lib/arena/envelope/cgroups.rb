@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../envelope"
+require_relative "../plan/envelope"
 
 module Arena
   class Envelope

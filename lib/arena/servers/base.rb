@@ -61,9 +61,9 @@ module Arena
 
       attr_reader :settings, :machine, :runtime, :envelope
 
-      # runtime: YJIT and allocator settings (lib/arena/runtime.rb), applied
+      # runtime: YJIT and allocator settings (lib/arena/plan/runtime.rb), applied
       # through the environment and shown in the label. envelope: the CPU
-      # quota and memory limit its process tree runs under (lib/arena/envelope.rb).
+      # quota and memory limit its process tree runs under (lib/arena/plan/envelope.rb).
       def initialize(settings: {}, machine: Machine.current, runtime: Runtime::NONE, envelope: Envelope::NONE)
         @machine = machine
         @runtime = runtime.check!(self)

@@ -19,7 +19,7 @@ module Arena
     # search starts: the heuristic its adapter declares (`tune_start`, with
     # its documented source).
     class Space
-      # The runtime settings (lib/arena/runtime.rb) as tunables of every MRI
+      # The runtime settings (lib/arena/plan/runtime.rb) as tunables of every MRI
       # server, with --tune-runtime: 0 off, 1 on, each the --runtime token it stands for.
       RUNTIME = {"yjit" => "yjit", "jemalloc" => "malloc=jemalloc"}.freeze
 

@@ -109,4 +109,4 @@ module Arena
   end
 end
 
-require_relative "config_file/schema"
+require_relative "config_schema"

@@ -2,7 +2,7 @@
 
 require "optparse"
 require "tmpdir"
-require_relative "remote/options"
+require_relative "../remote/options"
 
 module Arena
   # Flags -> Plan. Shared by `run` and `check`; every value is checked here so

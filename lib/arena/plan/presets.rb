@@ -41,7 +41,7 @@ module Arena
 
     def self.define(**fields) = registry[fields.fetch(:name)] = Preset.new(**fields).freeze
 
-    def self.load_all = super(File.join(__dir__, "presets"))
+    def self.load_all = super(File.expand_path("../presets", __dir__))
 
     # The preset's servers that can run here, and one note for each that
     # cannot: the adapter's own installation reason, or why Arena has none.

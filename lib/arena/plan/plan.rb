@@ -31,8 +31,8 @@ module Arena
     module_function
 
     # "puma:workers=2,threads=5 unicorn:workers=3" (spaces or separate flags);
-    # a "+yjit+malloc=jemalloc" tail is that config's runtime (lib/arena/runtime.rb),
-    # an "@cpus=1,memory=512MiB" tail its envelope (lib/arena/envelope.rb).
+    # a "+yjit+malloc=jemalloc" tail is that config's runtime (lib/arena/plan/runtime.rb),
+    # an "@cpus=1,memory=512MiB" tail its envelope (lib/arena/plan/envelope.rb).
     def parse(items, machine:)
       items.flat_map { |item| item.split(/\s+/) }.reject(&:empty?).map do |spec|
         spec, envelope = spec.split("@", 2)
