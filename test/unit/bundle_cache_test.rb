@@ -2,7 +2,7 @@
 
 require_relative "../test_helper"
 require "arena"
-require "arena/builtin_bundle"
+require "arena/bundle/builtin_bundle"
 require "tmpdir"
 
 # A cached bundle is reused only while its files are the ones sealed when it

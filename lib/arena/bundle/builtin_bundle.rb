@@ -3,7 +3,7 @@
 require "digest"
 require "fileutils"
 require "json"
-require_relative "bundle/overlay"
+require_relative "overlay"
 
 module Arena
   # The built-in app's bundle when Arena runs from an installed gem, which
@@ -15,7 +15,7 @@ module Arena
   # any app. Cached by the installed versions, so a newly installed server
   # makes a new bundle.
   class BuiltinBundle
-    APP_GEMFILE = File.expand_path("app/Gemfile", __dir__)
+    APP_GEMFILE = File.expand_path("../app/Gemfile", __dir__)
     APP_GEMS = %w[rack prime].freeze
 
     def initialize(cache_root: File.join(File.dirname(Bundle::Overlay.cache_root), "builtin"),

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "bundle/overlay"
+require_relative "overlay"
 
 module Arena
   # The Rack app under test: the built-in arena app running in Arena's own
@@ -14,7 +14,7 @@ module Arena
   #   origin       :builtin, :flag (--app) or :cwd (found in the working directory)
   #   env          what every server gets in its environment, over Arena's defaults
   #   knobs        false: --no-rails-knobs (a Rails app keeps its own RAILS_MAX_THREADS, WEB_CONCURRENCY)
-  ROOT = File.expand_path("../..", __dir__)
+  ROOT = File.expand_path("../../..", __dir__)
 
   # A production app as it is deployed: Rails and Rack read these.
   APP_ENV = {"RACK_ENV" => "production", "RAILS_ENV" => "production"}.freeze
