@@ -121,7 +121,7 @@ module Arena
         verify: [], front: front&.to_h, envelope: envelope).freeze
     end
 
-    # Rails' knobs as the server got them, in front of its command (lib/arena/rails_knobs.rb).
+    # Rails' knobs as the server got them, in front of its command (lib/arena/servers/rails_knobs.rb).
     def shown_command(server) = RailsKnobs.shown(server.argv, @adapter.env(app: @plan.app).merge(@plan.env || {}))
 
     # The config's CPU quota and memory limit as recorded, nil without one.

@@ -105,7 +105,7 @@ module Arena
       self.class.new(**to_struct_h, overlay: result, gemfile: result.gemfile || app_gemfile).freeze
     end
 
-    # Rails' knobs follow each server config (lib/arena/rails_knobs.rb) unless turned off.
+    # Rails' knobs follow each server config (lib/arena/servers/rails_knobs.rb) unless turned off.
     def rails_knobs? = knobs != false && rails?
 
     def rails? = RailsKnobs.rails?(self)

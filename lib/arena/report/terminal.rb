@@ -58,7 +58,7 @@ module Arena
           server.verify.map { |v| "#{v.workload} #{v.ok ? "ok" : "FAILED (#{v.problems.join("; ")})"}" }.join(", ")
       end
 
-      # Rails' knobs the server started with (lib/arena/rails_knobs.rb).
+      # Rails' knobs the server started with (lib/arena/servers/rails_knobs.rb).
       def knobs(command)
         set = Array(command).drop(1).take_while { |word| word.match?(/\A(#{RailsKnobs::NAMES.join("|")})=/o) }
         (command&.first == "env" && set.any?) ? " with #{set.join(" ")}" : ""
