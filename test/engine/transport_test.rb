@@ -3,7 +3,7 @@
 require_relative "../test_helper"
 require_relative "../support/engine_case"
 require "arena"
-require "arena/tls/certificates"
+require "arena/launch/certificates"
 require "socket"
 require "tmpdir"
 

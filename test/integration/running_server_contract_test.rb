@@ -5,7 +5,7 @@ require "arena"
 require "arena/remote/session"
 
 module Arena
-  # RunningServer (lib/arena/running_server.rb) is one written interface
+  # RunningServer (lib/arena/launch/running_server.rb) is one written interface
   # with two implementations: ServerRun here, Remote::Server through an
   # agent. The same checks run against both, the remote one through a real
   # `arena agent` on a pipe (what SSH would carry), so the two cannot drift

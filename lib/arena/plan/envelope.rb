@@ -3,7 +3,7 @@
 module Arena
   # The deployment envelope a server config runs in: a CPU quota and a memory
   # limit, as a container or a dyno sets them. It wraps the server's whole
-  # process tree in a cgroup of its own (lib/arena/envelope/cgroups.rb),
+  # process tree in a cgroup of its own (lib/arena/launch/cgroups.rb),
   # never the load engine nor a front proxy. Like the runtime it is part of
   # the config's label, after an "@", so a label read back from a results
   # file is still a valid `--servers` spec:

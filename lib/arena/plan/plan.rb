@@ -13,7 +13,7 @@ module Arena
     # Plain HTTP/1.1 unless --transport said otherwise (plans built elsewhere have none).
     def transport_or_plain = transport || Transport.plain
     # database: --database's kind ("postgres", "sqlite") as planned; the live
-    # database (lib/arena/database.rb) once Database.open started it.
+    # database (lib/arena/launch/database.rb) once Database.open started it.
     def to_h_members = members.to_h { |m| [m, self[m]] }
 
     def to_h

@@ -14,7 +14,7 @@ module Arena
   # It is the one process not spawned through ProcessGroup#start: it must
   # outlive Arena, in a group of its own, untouched by a Ctrl-C to Arena's.
   module Watchdog
-    MAIN = File.expand_path("watchdog/main.rb", __dir__)
+    MAIN = File.expand_path("watchdog_main.rb", __dir__)
     LOCK = Mutex.new
 
     class << self

@@ -81,7 +81,7 @@ module Arena
       bind.with_tls(adapter.own_certificate? ? :self_signed : certificates)
     end
 
-    # One throwaway CA and leaf per run (lib/arena/tls/certificates.rb).
+    # One throwaway CA and leaf per run (lib/arena/launch/certificates.rb).
     def certificates
       @certificates ||= TLS::Certificates.for_run(dir: File.join(@plan.out_dir, "tls"))
     end
