@@ -5,7 +5,7 @@ require "arena"
 require "cgi"
 require "tmpdir"
 
-# TechEmpower's rules as Arena's verification (lib/arena/tfb.rb), on answers
+# TechEmpower's rules as Arena's verification (lib/arena/verify/tfb.rb), on answers
 # written here: right ones pass, each broken one fails with what is wrong.
 # The real app answers them in test/integration/tfb_test.rb.
 class TfbRulesTest < Minitest::Test

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../procfs"
+require_relative "../probes/procfs"
 require_relative "watchdog"
 
 module Arena

@@ -16,7 +16,7 @@ module Arena
   # real paths (a requests file's paths:), which share its weight in the mix.
   # header_rule: lambda(response) -> nil when its headers are right, else
   # what is wrong. checks: more Workloads that Verify sends once before load
-  # and never loads (a rule's edge cases: lib/arena/tfb.rb's clamped counts).
+  # and never loads (a rule's edge cases: lib/arena/verify/tfb.rb's clamped counts).
   # pipeline: requests in flight per connection under load (HTTP/1.1
   # pipelining, the engine's -p), nil for one at a time.
   Workload = Struct.new(:name, :path, :method, :body, :content_type, :expect_status, :expect_body,

@@ -7,7 +7,7 @@ module Arena
   # The app (presets/tfb-rack) is Arena's own, written from TechEmpower's
   # published rules, raw pg driver; its database is made and seeded by Arena
   # (arena-db.sql) on a throwaway PostgreSQL; the rules' verification is
-  # lib/arena/tfb.rb. One level, 256 connections (TechEmpower's queries and
+  # lib/arena/verify/tfb.rb. One level, 256 connections (TechEmpower's queries and
   # updates level), plaintext pipelined 16 deep; each server at Arena's
   # defaults. Puma on JRuby runs outside the app's bundle,
   # where pg (a C extension) is not: it is listed so that the run says so.

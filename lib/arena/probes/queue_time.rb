@@ -7,7 +7,7 @@ module Arena
   # (app/arena_timing.rb) writes per server process, read before and after a
   # measurement; their growth is that measurement's requests.
   module QueueTime
-    WRAPPER = File.expand_path("app/arena_timing.rb", __dir__)
+    WRAPPER = File.expand_path("../app/arena_timing.rb", __dir__)
     PER_OCTAVE = 16
 
     # The environment that loads the wrapper into a server's Ruby processes,

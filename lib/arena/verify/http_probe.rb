@@ -2,7 +2,7 @@
 
 require "socket"
 require "io/wait"
-require_relative "http_probe/parser"
+require_relative "http_parser"
 
 module Arena
   # A deliberately small HTTP/1.1 client for readiness and verification: one
