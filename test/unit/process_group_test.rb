@@ -21,6 +21,8 @@ class ProcessGroupTest < Minitest::Test
 
     def ready_timeout = 30
 
+    def crash_patterns = Arena::CrashLine::GENERIC
+
     def envelope = Arena::Envelope::NONE
 
     def stop_signal = "TERM"
