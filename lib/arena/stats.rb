@@ -24,13 +24,24 @@ module Arena
 
     # b against a, tested at `level` (see DifferenceMethod). `names` go into
     # the reason, so it can name both sides ("not distinguishable here: ...").
-    def difference(a, b, level: 0.05, names: %w[a b]) = DifferenceMethod.call(a, b, level: level, names: names)
+    # With `band_pct`, an interval inside ±band_pct is `equivalent?`.
+    def difference(a, b, level: 0.05, names: %w[a b], band_pct: nil)
+      DifferenceMethod.call(a, b, level: level, names: names, band_pct: band_pct)
+    end
 
     # b against a where round i of each ran adjacent in time (see
     # PairedMethod): the machine's shared drift cancels. `equivalent?` when
     # the whole interval lies within ±band_pct.
     def paired(a, b, level: 0.05, names: %w[a b], band_pct: 3.0)
       PairedMethod.call(a, b, level: level, names: names, band_pct: band_pct)
+    end
+
+    # b against a, paired on the rounds both were measured in (`rounds_a` and
+    # `rounds_b` give each figure's round; 3 in common or more), else Welch's
+    # t on each side's figures (equivalence judged on its interval the same
+    # way), its reason saying the two were not paired.
+    def by_rounds(a, b, rounds_a: nil, rounds_b: nil, level: 0.05, names: %w[a b], band_pct: 3.0)
+      PairedMethod.by_rounds(a, b, rounds_a: rounds_a, rounds_b: rounds_b, level: level, names: names, band_pct: band_pct)
     end
 
     # Index of the slice where warm-up ended, or nil (see SteadyStateMethod).

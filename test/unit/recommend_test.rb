@@ -80,19 +80,25 @@ class RecommendTest < Minitest::Test
     assert_includes a.because, "; not distinguishable: s0 and s1 here: s0 is "
   end
 
-  # The issue: A at 1.02x the goodput with a p99 of 400 ms over B at 6 ms.
-  def test_a_small_lead_bought_with_latency_is_a_trade_off_not_a_pick
-    a = api([1020, 1021, 1019].map { |v| row("a", v, p99: 400_000) }, [1000, 1001, 999].map { |v| row("b", v, p99: 6_000) })
+  # The issue: A at 1.10x the goodput with a p99 of 400 ms over B at 6 ms.
+  def test_a_lead_bought_with_latency_is_a_trade_off_not_a_pick
+    a = api([1100, 1101, 1099].map { |v| row("a", v, p99: 400_000) }, [1000, 1001, 999].map { |v| row("b", v, p99: 6_000) })
     assert_nil a.pick
-    assert_match(/; trade-off: a serves more \(a is \+2\.0% against b .*\); b answers faster \(p99: a is \+6566\.7% against b/, a.because)
+    assert_match(/; trade-off: a serves more \(a is \+10\.0% against b .*\); b answers faster \(p99: a is \+6566\.7% against b/, a.because)
+    # 1.02x is inside the ±3% band: goodput is equivalent and the lower p99 picks.
+    small = api([1020, 1021, 1019].map { |v| row("a", v, p99: 400_000) }, [1000, 1001, 999].map { |v| row("b", v, p99: 6_000) })
+    assert_equal "b", small.pick
+    assert_match(/; pick: goodput equivalent within ±3%: .*; p99 lower beyond ±3%: /, small.because)
     one_run_each = api(row("a", 1020, p99: 400_000), row("b", 1000, p99: 6_000))
     assert_nil one_run_each.pick, "one run each: nothing is known"
   end
 
-  def test_where_goodput_ties_a_lower_p99_picks
-    a = api([1000, 1050, 950].map { |v| row("a", v, p99: 40_000) }, [990, 1040, 960].map { |v| row("b", v, p99: 6_000) })
+  def test_where_goodput_is_equivalent_a_lower_p99_picks
+    a = api([1000, 1005, 995].map { |v| row("a", v, p99: 40_000) }, [990, 995, 992].map { |v| row("b", v, p99: 6_000) })
     assert_equal "b", a.pick
-    assert_includes a.because, "; pick: goodput not distinguishable here: "
+    assert_includes a.because, "; pick: goodput equivalent within ±3%: "
+    wide = api([1000, 1050, 950].map { |v| row("a", v, p99: 40_000) }, [990, 1040, 960].map { |v| row("b", v, p99: 6_000) })
+    assert_nil wide.pick, "goodput only not distinguishable: p99 does not pick"
   end
 
   # The issue: an exact tie with one run each was broken by sort order.
@@ -264,12 +270,12 @@ class RecommendTest < Minitest::Test
   end
 
   def test_on_a_users_app_its_own_paths_answer_the_api_use_case
-    three = ->(server, base, workload) { [base, base + 10, base - 10].map { |v| app_row(server, v, workload: workload) } }
+    three = ->(server, base, workload) { [base, base + 10, base - 10].each_with_index.map { |v, i| app_row(server, v, workload: workload).merge("repeat" => i + 1) } }
     api, io, cpu = Arena::Report::Recommend.new(app_doc(three.call("a", 1000, "/users"), three.call("b", 800, "/users"),
       three.call("b", 5000, "/health"))).call
     assert_equal "a", api.pick, "the first of the app's paths with steady rows: /users"
     assert_equal "1,000 good req/s (990–1,010 over 3 runs), p99 1.0ms on /users; runner-up b 800 good req/s (790–810 over 3 runs), p99 1.0ms; " \
-      "pick: goodput: a is +25.0% against b (95% interval +21.8% to +28.3%; Welch's t on log figures, p=2.58e-05 < 0.05)", api.because
+      "pick: goodput: a is +25.0% against b (95% interval +24.2% to +25.8%; paired t on log ratios, 3 rounds, p=4.18e-05 < 0.05)", api.because
     assert_nil api.run
     [[io, "waiting on I/O or long requests", "sleep, stream"], [cpu, "CPU-bound work", "pi, trial, primes"]].each do |r, use_case, names|
       assert_equal [use_case, nil, nil], [r.use_case, r.pick, r.run]
@@ -329,9 +335,9 @@ class RecommendTest < Minitest::Test
   # The pick where goodput ties is the lower p99: its figures come first,
   # though the other served a little more.
   def test_the_figures_cited_first_are_the_picks
-    a = api([1000, 1050, 950].map { |v| row("a", v, p99: 40_000) }, [990, 1040, 960].map { |v| row("b", v, p99: 6_000) })
+    a = api([1000, 1005, 995].map { |v| row("a", v, p99: 40_000) }, [990, 995, 992].map { |v| row("b", v, p99: 6_000) })
     assert_equal "b", a.pick
-    assert a.because.start_with?("990 good req/s (960–1,040 over 3 runs), p99 6.0ms on server; runner-up a 1,000 good req/s"), a.because
+    assert a.because.start_with?("992 good req/s (990–995 over 3 runs), p99 6.0ms on server; runner-up a 1,000 good req/s"), a.because
   end
 
   # Memory is weighed on the workload with the most servers measured (not

@@ -120,3 +120,29 @@ class StatsPairedTest < Minitest::Test
     refute d.equivalent?
   end
 end
+
+class StatsByRoundsTest < Minitest::Test
+  Stats = Arena::Stats
+
+  def test_figures_pair_on_the_rounds_both_sides_have
+    a = [1000, 800, 1200, 900, 5]
+    b = [1050, 840, 1260, 945]
+    d = Stats.by_rounds(a, b, rounds_a: [1, 2, 3, 4, 5], rounds_b: [1, 2, 3, 4], names: %w[puma falcon])
+    assert_equal "paired t on log ratios", d.method
+    assert_equal 4, d.n, "round 5 has no partner"
+    assert_in_delta 5.0, d.estimate_pct, 1e-9
+    rerun = Stats.by_rounds([1000, 500, 800, 1200], [1050, 840, 1260], rounds_a: [1, 2, 2, 3], rounds_b: [1, 2, 3])
+    assert_in_delta 5.0, rerun.estimate_pct, 1e-9, "a round's re-run (its later figure) is the one paired"
+  end
+
+  def test_sides_from_different_rounds_fall_back_to_welch_and_say_so
+    d = Stats.by_rounds([1000, 1010, 990], [1200, 1212, 1188], rounds_a: [1, 2, 3], rounds_b: [4, 5, 6])
+    assert_equal "Welch's t on log figures", d.method
+    assert d.significant?
+    assert d.reason.end_with?("(unpaired: not measured in the same rounds)"), d.reason
+    assert d.frozen?
+    assert_equal "Welch's t on log figures", Stats.by_rounds([1, 2, 3], [1, 2, 3]).method, "no rounds given"
+    assert_equal "Welch's t on log figures", Stats.by_rounds([1, 2, 3], [1, 2, 3], rounds_a: [1, 2], rounds_b: [1, 2, 3]).method,
+      "rounds that do not match the figures pair nothing"
+  end
+end

@@ -8,13 +8,22 @@ module Arena
     # pure rule on values (Candidate), returning the Verdict, the pick (or
     # nil) and the runner-up.
     #
-    # - Goodput decides when the significance test (Stats.difference, over
-    #   the runs of each) says the best is ahead of the runner-up. If the
-    #   runner-up then answers significantly faster (p99), it is a trade-off
-    #   and no server is picked: both are named.
-    # - Where goodput is not distinguishable, a significantly lower p99 picks.
-    # - Otherwise: "not distinguishable here", naming both (an exact tie, or
-    #   one run each, is never broken by sort order).
+    # Each comparison is paired where both were measured in the same rounds
+    # (Stats.by_rounds: the log ratio of figures adjacent in time, so the
+    # machine's drift cancels), else Welch's t, said in the reason.
+    #
+    # - Goodput decides when the best is significantly ahead of the runner-up
+    #   and not equivalent (within ±BAND_PCT). If the runner-up then answers
+    #   significantly faster (p99), it is a trade-off and no server is picked.
+    # - Where goodput is equivalent, a second criterion decides, stated in
+    #   the verdict: memory (PSS), then p99, each only when its whole
+    #   interval lies beyond ±BAND_PCT (a difference shown larger than the
+    #   band), each at half the level (two more tests must not add to the
+    #   false picks between equal servers: testing p99 at the plain level
+    #   whenever goodput was not distinguishable picked one of two equal
+    #   servers 9.7% of the time against a nominal 5%).
+    # - Otherwise "equivalent" or "not distinguishable", naming both: a tie
+    #   is never broken by sort order.
     # - Figures flagged as held down by something else (loader-bound: the
     #   engine's core was busy; did-not-settle: the machine was busy before)
     #   can only understate a server: a flagged pick stands with the flag
@@ -22,10 +31,14 @@ module Arena
     module Pick
       DOWNWARD = %w[loader-bound did-not-settle].freeze
       LEVEL = 0.05
+      BAND_PCT = 3.0
+      SECOND = {pss: "memory", p99: "p99"}.freeze
 
       # rps: goodput of each run; p99: p99 of each run (empty where too few
-      # responses); flags: the runs' flags.
-      Candidate = Struct.new(:name, :rps, :p99, :flags, keyword_init: true)
+      # responses); pss: peak PSS (kB) of each run (empty where not sampled);
+      # rounds: each run's round (nil: unknown, the runs are not paired);
+      # flags: the runs' flags.
+      Candidate = Struct.new(:name, :rps, :p99, :flags, :rounds, :pss, keyword_init: true)
 
       class Candidate
         def median_rps = Stats.median(rps) || 0.0
@@ -38,7 +51,7 @@ module Arena
       # extend self, not module_function: Name.call then runs the methods mutant mutates
       extend self
 
-      def call(candidates, level: LEVEL)
+      def call(candidates, level: LEVEL, band_pct: BAND_PCT)
         ranked = candidates.group_by(&:name).map { |_, same| same.max_by(&:median_rps) }.sort_by { |c| -c.median_rps }
         best, second = ranked
         return Result.new(verdict: Verdict.cannot_judge("no server measured")).freeze unless best
@@ -47,24 +60,48 @@ module Arena
           return Result.new(verdict: Verdict.cannot_judge("runner-up #{second.name} is #{second.held_down.join(" and ")}: " \
             "its figure may not be the server's"), runner_up: second).freeze
         end
-        goodput = Stats.difference(second.rps, best.rps, level: level, names: [second.name, best.name])
-        latency = (best.p99.empty? || second.p99.empty?) ? nil : Stats.difference(second.p99, best.p99, level: level, names: [second.name, best.name])
-        if goodput.significant?
+        judge(best, second, level: level, band_pct: band_pct)
+      end
+
+      def judge(best, second, level:, band_pct:)
+        goodput = versus(second, best, :rps, level, band_pct)
+        latency = compare(second, best, :p99, level, band_pct)
+        if goodput.significant? && !goodput.equivalent?
           if latency&.significant? && latency.estimate_pct.positive?
             return Result.new(verdict: Verdict.of("trade-off", "#{best.name} serves more (#{goodput.reason}); #{second.name} " \
               "answers faster (p99: #{latency.reason})"), runner_up: second).freeze
           end
           return Result.new(verdict: Verdict.of("pick", "goodput: #{goodput.reason}#{caveat(best)}"), pick: best, runner_up: second).freeze
         end
-        if latency&.significant?
-          fast, slow = latency.estimate_pct.negative? ? [best, second] : [second, best]
-          return Result.new(verdict: Verdict.of("pick", "goodput #{goodput.reason}; p99 lower: #{latency.reason}#{caveat(fast)}"),
-            pick: fast, runner_up: slow).freeze
+        if goodput.equivalent?
+          %i[pss p99].each do |metric|
+            diff = compare(second, best, metric, level / 2.0, band_pct)
+            next unless beyond?(diff, band_pct)
+            # The lower memory or p99 picks.
+            low, high = diff.estimate_pct.negative? ? [best, second] : [second, best]
+            return Result.new(verdict: Verdict.of("pick", "goodput #{goodput.reason}; #{SECOND.fetch(metric)} lower beyond " \
+              "±#{format("%g", band_pct)}%: #{diff.reason}#{caveat(low)}"), pick: low, runner_up: high).freeze
+          end
         end
-        Result.new(verdict: Verdict.of("not distinguishable", "#{best.name} and #{second.name} here: " \
-          "#{goodput.reason.delete_prefix("not distinguishable here: ")}"),
-          runner_up: second).freeze
+        word = goodput.equivalent? ? "equivalent" : "not distinguishable"
+        reason = goodput.reason.delete_prefix("not distinguishable here: ")
+        reason += "; memory and p99 do not separate them" if goodput.equivalent?
+        Result.new(verdict: Verdict.of(word, "#{best.name} and #{second.name} here: #{reason}"), runner_up: second).freeze
       end
+
+      # b against a on one figure (nil where either side has none).
+      def compare(a, b, metric, level, band_pct)
+        return nil if Array(a[metric]).empty? || Array(b[metric]).empty?
+        versus(a, b, metric, level, band_pct)
+      end
+
+      def versus(a, b, metric, level, band_pct)
+        Stats.by_rounds(Array(a[metric]), Array(b[metric]), rounds_a: a.rounds, rounds_b: b.rounds, level: level,
+          names: [a.name, b.name], band_pct: band_pct)
+      end
+
+      # A difference shown larger than the band: its whole interval outside ±band.
+      def beyond?(diff, band_pct) = !diff&.low_pct.nil? && (diff.low_pct > band_pct || diff.high_pct < -band_pct)
 
       def caveat(c) = c.held_down.any? ? " (#{c.name} is #{c.held_down.join(" and ")}: it may serve more still)" : ""
     end

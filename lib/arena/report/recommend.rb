@@ -48,8 +48,8 @@ module Arena
       # Each server's best row on the first workload of the list the run measured.
       def best_per_server(workload) = steady([workload]).group_by(&:server).map { |_, rs| rs.max_by(&:rps) }.sort_by { |r| -r.rps }
 
-      # The pick by Pick's rule (significance over the runs, p99 where
-      # goodput ties, flags), each side's figures cited.
+      # The pick by Pick's rule (paired over the rounds both ran in; memory,
+      # then p99, where goodput is equivalent; flags), each side's figures cited.
       def fastest(use_case, workloads, run)
         workload = workloads.find { |w| steady([w]).any? }
         unless workload
@@ -61,7 +61,9 @@ module Arena
             "name a path of your app that does this with --workload")
         end
         rows = best_per_server(workload)
-        result = Pick.call(rows.map { |r| Pick::Candidate.new(name: r.server, rps: r.rps_runs, p99: r.p99_runs, flags: r.flags) })
+        result = Pick.call(rows.map do |r|
+          Pick::Candidate.new(name: r.server, rps: r.rps_runs, p99: r.p99_runs, pss: r.pss_runs, rounds: r.round_runs, flags: r.flags)
+        end)
         by_name = rows.to_h { |r| [r.server, r] }
         pick = result.pick && by_name[result.pick.name]
         second = result.runner_up && by_name[result.runner_up.name]

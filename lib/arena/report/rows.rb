@@ -17,7 +17,7 @@ module Arena
     module Rows
       Row = Struct.new(:server, :workload, :scenario, :variant, :runs, :rps, :rps_min, :rps_max,
         :p50_us, :p99_us, :max_us, :errors, :error_pct, :requests, :samples, :pss_peak_kb, :rss_peak_kb, :cpu_pct,
-        :flags, :interval, :noisy_out, :p99_min_us, :p99_max_us, :rps_runs, :p99_runs, keyword_init: true) do
+        :flags, :interval, :noisy_out, :p99_min_us, :p99_max_us, :rps_runs, :p99_runs, :round_runs, :pss_runs, keyword_init: true) do
         def label = variant ? "#{scenario} #{variant}" : scenario
 
         def erroneous? = flags.include?("errors") || unanswered?
@@ -55,8 +55,9 @@ module Arena
             flags: runs.flat_map(&:flags).uniq.freeze,
             interval: Stats.interval(rps), noisy_out: all.size - runs.size, p99_min_us: p99s.min, p99_max_us: p99s.max,
             # Each run's figures, for the significance test of a pick; p99
-            # only where every run had enough responses for one.
-            rps_runs: rps.freeze, p99_runs: p99_runs(runs)
+            # only where every run had enough responses for one, PSS where
+            # every run sampled it; each run's round, to pair them.
+            rps_runs: rps.freeze, p99_runs: p99_runs(runs), round_runs: round_runs(runs), pss_runs: pss_runs(runs)
           )
         end
       end
@@ -76,6 +77,16 @@ module Arena
       def p99_runs(runs)
         values = runs.map { |m| m.load.latency.at(:p99)&.to_f }
         values.all? ? values.freeze : [].freeze
+      end
+
+      def round_runs(runs)
+        rounds = runs.map(&:repeat)
+        rounds.all? ? rounds.freeze : nil
+      end
+
+      def pss_runs(runs)
+        values = runs.map { |m| m.probes&.pss_peak_kb.to_f }
+        values.all?(&:positive?) ? values.freeze : [].freeze
       end
 
       def median(values)

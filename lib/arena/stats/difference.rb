@@ -36,7 +36,7 @@ module Arena
       MINIMUM = 3
       METHOD = "Welch's t on log figures"
 
-      def call(a, b, level:, names:)
+      def call(a, b, level:, names:, band_pct: nil)
         a = a.map(&:to_f)
         b = b.map(&:to_f)
         name_a, name_b = names
@@ -48,10 +48,10 @@ module Arena
         end
         la = a.map { |v| Math.log(v) }
         lb = b.map { |v| Math.log(v) }
-        welch(la, lb, level: level, names: names)
+        welch(la, lb, level: level, names: names, band_pct: band_pct)
       end
 
-      def welch(la, lb, level:, names:)
+      def welch(la, lb, level:, names:, band_pct: nil)
         ma, va = mean_var(la)
         mb, vb = mean_var(lb)
         diff = mb - ma
@@ -68,22 +68,26 @@ module Arena
           low = diff - half
           high = diff + half
         end
-        build(pct(diff), pct(low), pct(high), p_value, level, names, [la.size, lb.size].min)
+        build(pct(diff), pct(low), pct(high), p_value, level: level, names: names, n: [la.size, lb.size].min,
+          method: METHOD, band_pct: band_pct)
       end
 
-      def build(estimate, low, high, p_value, level, names, n)
+      # The Difference and its reason, for either test. With `band_pct`, a
+      # whole interval within ±band_pct is `equivalent` and the reason leads
+      # with it ("equivalent within ±3%: ..."), significant or not.
+      def build(estimate, low, high, p_value, level:, names:, n:, method:, band_pct:, words_method: method)
         name_a, name_b = names
         significant = p_value < level
-        words = format("%s is %+.1f%% against %s (%.0f%% interval %+.1f%% to %+.1f%%; %s, p=%.3g",
-          name_b, estimate, name_a, (1 - level) * 100, low, high, METHOD, p_value)
+        equivalent = !band_pct.nil? && low >= -band_pct && high <= band_pct
+        words = format("%s is %+.1f%% against %s (%g%% interval %+.1f%% to %+.1f%%; %s, p=%.3g",
+          name_b, estimate, name_a, (1 - level) * 100, low, high, words_method, p_value)
         reason =
-          if significant
-            "#{words} < #{level})"
-          else
-            "not distinguishable here: #{words} >= #{level})"
+          if equivalent then "equivalent within ±#{format("%g", band_pct)}%: #{words})"
+          elsif significant then "#{words} < #{level})"
+          else "not distinguishable here: #{words} >= #{level})"
           end
         Difference.new(estimate_pct: estimate, low_pct: low, high_pct: high, p_value: p_value, level: level,
-          method: METHOD, reason: reason, significant: significant, n: n, equivalent: false).freeze
+          method: method, reason: reason, significant: significant, n: n, equivalent: equivalent).freeze
       end
 
       def not_measured(why, level, n)

@@ -42,6 +42,27 @@ module Arena
         test(ratios, level: level, names: names, band_pct: band_pct)
       end
 
+      UNPAIRED = " (unpaired: not measured in the same rounds)"
+
+      def by_rounds(a, b, rounds_a:, rounds_b:, level:, names:, band_pct:)
+        xa, xb = matched(a, rounds_a, b, rounds_b)
+        return call(xa, xb, level: level, names: names, band_pct: band_pct) if xa.size >= MINIMUM
+        welch = DifferenceMethod.call(a, b, level: level, names: names, band_pct: band_pct)
+        return welch unless welch.measured?
+        Difference.new(**welch.to_h, reason: welch.reason + UNPAIRED).freeze
+      end
+
+      # The figures of the rounds both sides have, in round order. A round
+      # with two figures on one side (a noisy figure and its re-run) gives its
+      # later one: the re-run is the one measured clean.
+      def matched(a, rounds_a, b, rounds_b)
+        return [[], []] unless rounds_a && rounds_b && rounds_a.size == a.size && rounds_b.size == b.size
+        by_a = rounds_a.zip(a).to_h
+        by_b = rounds_b.zip(b).to_h
+        common = (by_a.keys & by_b.keys).sort
+        [common.map { |r| by_a[r] }, common.map { |r| by_b[r] }]
+      end
+
       def test(ratios, level:, names:, band_pct:)
         n = ratios.size
         mean = ratios.sum / n
@@ -55,22 +76,8 @@ module Arena
           low = mean - half
           high = mean + half
         end
-        build(pct(mean), pct(low), pct(high), p_value, level, names, n, band_pct)
-      end
-
-      def build(estimate, low, high, p_value, level, names, n, band_pct)
-        name_a, name_b = names
-        significant = p_value < level
-        equivalent = low >= -band_pct && high <= band_pct
-        words = format("%s is %+.1f%% against %s (%.0f%% interval %+.1f%% to %+.1f%%; %s, %d rounds, p=%.3g",
-          name_b, estimate, name_a, (1 - level) * 100, low, high, METHOD, n, p_value)
-        reason =
-          if equivalent then "equivalent within ±#{format("%g", band_pct)}%: #{words})"
-          elsif significant then "#{words} < #{level})"
-          else "not distinguishable here: #{words} >= #{level})"
-          end
-        Difference.new(estimate_pct: estimate, low_pct: low, high_pct: high, p_value: p_value, level: level,
-          method: METHOD, reason: reason, significant: significant, n: n, equivalent: equivalent).freeze
+        DifferenceMethod.build(pct(mean), pct(low), pct(high), p_value, level: level, names: names, n: n,
+          method: METHOD, band_pct: band_pct, words_method: "#{METHOD}, #{n} rounds")
       end
 
       def not_measured(why, level, n)
