@@ -35,7 +35,7 @@ class CompareTest < Minitest::Test
     text = compare.render
     assert_match(/\| #{Regexp.escape(PUMA)} +\| server   \| steady keep-alive \| 5,651 -> 14,660 \| \+159\.5%\* \|/o, text)
     assert_includes text, "only in B: #{PUMA} sleep steady keep-alive; #{UNICORN} sleep steady keep-alive; falcon:count=2,model=forked sleep steady keep-alive\n"
-    assert_includes text, "a change is real where Welch's t on log figures over the runs of each side says so at 0.05; " \
+    assert_includes text, "a change is real where Welch's t on log figures over the runs of each side says so at 0.05 (unpaired: A and B are separate runs, so the machine's drift between them stays in the test); " \
       "else \"not distinguishable\"; * fewer than 3 runs a side: not tested\n"
   end
 
@@ -182,7 +182,7 @@ class CompareTest < Minitest::Test
     text = cmp.render
     assert_match(/\| 1,000 -> 500 \| -50\.0% \(p=\d/, text)
     assert_includes text, "| 48.8 MiB -> - |    n/a |"
-    assert_includes text, "says so at 0.01;"
+    assert_includes text, "says so at 0.01 (unpaired"
   end
 
   # The whole table: headings, figures right-aligned, only-in lines only when there are some.
@@ -194,7 +194,7 @@ class CompareTest < Minitest::Test
       | puma   | server   | steady keep-alive | 1,000 -> 1,000 | +0.0%* | 900us -> 900us | +0.0%* |     - -> - |    n/a |
       +--------+----------+-------------------+----------------+--------+----------------+--------+------------+--------+
       only in B: thin server steady
-      a change is real where Welch's t on log figures over the runs of each side says so at 0.05; else "not distinguishable"; * fewer than 3 runs a side: not tested
+      a change is real where Welch's t on log figures over the runs of each side says so at 0.05 (unpaired: A and B are separate runs, so the machine's drift between them stays in the test); else "not distinguishable"; * fewer than 3 runs a side: not tested
     TEXT
     pss = Arena::Report::Compare.new(doc(measured(pss: 0)), doc(measured)).rows.first.changes.last
     assert_equal [nil, 50_000.0, nil], [pss.a, pss.b, pss.delta], "not sampled in A: no figure, not 0"

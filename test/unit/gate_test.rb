@@ -107,7 +107,7 @@ class GateTest < Minitest::Test
 
       Base: `base`; head: `head`. Thresholds: `good_rps:-5.0%`, `p99:+10.0%`, `pss:+10.0%`.
 
-      A change fails when it is beyond its threshold in the bad direction and the difference is significant (Welch's t on log figures on the runs of each side, at 0.05; it needs 3 runs a side). An absolute threshold (`pp`, percentage points of errors) is judged on the medians alone. A check that cannot be judged fails the gate unless `--allow-missing` is given.
+      A change fails when it is beyond its threshold in the bad direction and the difference is significant (Welch's t on log figures on the runs of each side, at 0.05; it needs 3 runs a side; unpaired: base and head are separate runs, so the machine's drift between them stays in the test). An absolute threshold (`pp`, percentage points of errors) is judged on the medians alone. A check that cannot be judged fails the gate unless `--allow-missing` is given.
     MD
     assert_equal expected, Arena::Gate::Markdown.new(gate("gate-puma-threads-16", "gate-puma-threads-8", SPEC), base: "base", head: "head").render
   end

@@ -8,7 +8,7 @@ class HeadOfLineUnitTest < Minitest::Test
   Rule = Arena::Scenarios::HeadOfLineRule
   HoL = Arena::Scenarios::HeadOfLine
 
-  def entry(server, *tail_x, stalled: nil) = Rule::Entry.new(server: server, fast: tail_x.map { |x| {"tail_x" => x} }, stalled: stalled).freeze
+  def entry(server, *tail_x, stalled: nil, round: nil) = Rule::Entry.new(server: server, fast: tail_x.map { |x| {"tail_x" => x} }, stalled: stalled, round: round).freeze
 
   def test_the_config_whose_worst_fast_request_grew_least_protects_best
     verdict = Rule.best([entry("unicorn", 8.2), entry("puma", 1.0, 1.4), entry("falcon", 1.2)])
@@ -39,11 +39,18 @@ class HeadOfLineUnitTest < Minitest::Test
   end
 
   # Rounds give one entry per config per round: a config is ranked once, by
-  # the median of its rounds, so "against" never names the winner again.
-  def test_rounds_of_one_config_are_ranked_once_by_their_median
+  # the median of its rounds, so "against" never names the winner again;
+  # from 3 rounds the lead must pass the test, paired on the rounds.
+  def test_rounds_of_one_config_are_ranked_once_by_their_median_and_the_lead_tested
     verdict = Rule.best([entry("puma", 1.1), entry("puma", 1.3), entry("puma", 9.0), entry("falcon", 1.2), entry("falcon", 1.6), entry("falcon", 1.5)])
-    assert_equal "puma protects fast requests best", verdict.word
-    assert_equal "their p90 beside the slow request was x1.3 their median alone, against x1.5 on falcon (puma x1.3, falcon x1.5; median of 3 rounds)", verdict.reason
+    assert_equal "not distinguishable", verdict.word
+    assert_match(/\Apuma and falcon protect fast requests alike here: their p90 beside the slow request was x1\.3 their median alone, against x1\.5 on falcon \(puma x1\.3, falcon x1\.5; median of 3 rounds\); falcon is .*Welch's t on log figures.*unpaired/, verdict.reason)
+    # The machine slowed in round 2 for both: paired, the lead is 1.5 / 1.2 in every round.
+    paired = Rule.best([[1, 1.2, 1.5], [2, 3.0, 3.75], [3, 1.4, 1.75]].flat_map { |r, p, f| [entry("puma", p, round: r), entry("falcon", f, round: r)] })
+    assert_equal "puma protects fast requests best", paired.word
+    assert_match(/; falcon is \+25\.0% against puma .*paired t on log ratios, 3 rounds/, paired.reason)
+    same = Rule.best([[1, 1.2], [2, 3.0], [3, 1.4]].flat_map { |r, p| [entry("puma", p, round: r), entry("falcon", p * 1.001, round: r)] })
+    assert_equal "equivalent", same.word
   end
 
   def test_a_config_stalled_in_any_measurement_of_the_workload_enters_as_stalled

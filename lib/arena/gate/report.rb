@@ -66,7 +66,8 @@ module Arena
         @gate.checks.sort_by.with_index { |c, i| [ORDER.fetch(c.outcome), i] }.each { |c| out << line(c) }
         out << "\nBase: `#{@base}`; head: `#{@head}`. Thresholds: #{@gate.thresholds.map { |t| "`#{t}`" }.join(", ")}.\n\n"
         out << "A change fails when it is beyond its threshold in the bad direction and the difference is significant " \
-          "(#{Stats::DifferenceMethod::METHOD} on the runs of each side, at #{@gate.level}; it needs 3 runs a side). " \
+          "(#{Stats::DifferenceMethod::METHOD} on the runs of each side, at #{@gate.level}; it needs 3 runs a side; unpaired: " \
+          "base and head are separate runs, so the machine's drift between them stays in the test). " \
           "An absolute threshold (`pp`, percentage points of errors) is judged on the medians alone. " \
           "A check that cannot be judged fails the gate unless `--allow-missing` is given.\n"
         out

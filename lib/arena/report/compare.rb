@@ -8,7 +8,9 @@ module Arena
     # Two runs side by side: per server × workload × scenario × variant, the
     # change in throughput, p99 and PSS. A change is called real only where
     # the significance test (Stats.difference: Welch's t on log figures at
-    # LEVEL, over the runs of each side) says so; otherwise it is "not
+    # LEVEL, over the runs of each side: unpaired, since A and B are separate
+    # runs and no round holds both; Stats.paired needs figures measured side
+    # by side) says so; otherwise it is "not
     # distinguishable here". With fewer than 3 runs a side there is no test:
     # the change is shown, marked *, and called nothing. (A min-max band, as
     # before, called a change between identical runs real about half the time
@@ -96,7 +98,8 @@ module Arena
         end
         out << "only in A: #{@only_a.map { |k| label(k) }.join("; ")}\n" if @only_a.any?
         out << "only in B: #{@only_b.map { |k| label(k) }.join("; ")}\n" if @only_b.any?
-        out << "a change is real where #{Stats::DifferenceMethod::METHOD} over the runs of each side says so at #{@level}; " \
+        out << "a change is real where #{Stats::DifferenceMethod::METHOD} over the runs of each side says so at #{@level} " \
+          "(unpaired: A and B are separate runs, so the machine's drift between them stays in the test); " \
           "else \"not distinguishable\"; * fewer than 3 runs a side: not tested\n"
         out
       end

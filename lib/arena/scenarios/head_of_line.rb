@@ -92,7 +92,8 @@ module Arena
         stalls = measurements.select { |m| m.flags.include?("stalled") }.group_by { |m| [m.server, m.workload] }
         measurements.select { |m| m.scenario == key && m.summary? && !m.extra["reason"] }.map do |m|
           stall = stalls[[m.server, m.workload]]&.first
-          [m.workload, HeadOfLineRule::Entry.new(server: m.server, fast: m.extra["fast"], stalled: stall && (stall.summary.stall || "stalled")).freeze]
+          [m.workload, HeadOfLineRule::Entry.new(server: m.server, fast: m.extra["fast"], stalled: stall && (stall.summary.stall || "stalled"),
+            round: m.repeat).freeze]
         end
       end
 
@@ -156,12 +157,16 @@ module Arena
     # requests wait out the same fixed delay alone and beside the slow one,
     # so their ratio looks good while the server idles; the verdict says it
     # was skipped and why. Rounds give one entry per config per round: each
-    # config is ranked once, by the median of its rounds. Pure: entries in,
-    # a Verdict out.
+    # config is ranked once, by the median of its rounds; from 3 rounds the
+    # winner must be ahead of the runner-up by the paired test on their
+    # per-round ratios (Stats.by_rounds, paired where both ran in the same
+    # rounds), else the verdict names both as not distinguishable (or
+    # equivalent): a tie is not broken by sort order. Pure: entries in, a
+    # Verdict out.
     module HeadOfLineRule
       # stalled: the stall rule's reason for one of this config's
-      # measurements of the workload, or nil.
-      Entry = Struct.new(:server, :fast, :stalled, keyword_init: true)
+      # measurements of the workload, or nil; round: the round it ran in.
+      Entry = Struct.new(:server, :fast, :stalled, :round, keyword_init: true)
 
       module_function
 
@@ -182,8 +187,25 @@ module Arena
         (winner, x), (second, y) = ranked
         figures = ranked.map { |server, r| "#{server} x#{format("%.1f", r)}" }.join(", ")
         figures += "; median of #{rounds} rounds" if rounds > 1
-        Verdict.of("#{winner} protects fast requests best",
-          ["their p90 beside the slow request was x#{format("%.1f", x)} their median alone, against x#{format("%.1f", y)} on #{second} (#{figures})", *skipped].join("; "))
+        words = "their p90 beside the slow request was x#{format("%.1f", x)} their median alone, against x#{format("%.1f", y)} on #{second} (#{figures})"
+        diff = lead(entries, winner, second)
+        if diff && (!diff.significant? || diff.equivalent?)
+          word = diff.equivalent? ? "equivalent" : "not distinguishable"
+          return Verdict.of(word, ["#{winner} and #{second} protect fast requests alike here: #{words}; " \
+            "#{diff.reason.delete_prefix("not distinguishable here: ")}", *skipped].join("; "))
+        end
+        Verdict.of("#{winner} protects fast requests best", [words, *(diff && [diff.reason]), *skipped].join("; "))
+      end
+
+      # The runner-up's ratios against the winner's, round by round (nil
+      # under 3 rounds a side: one or two rounds are reported as measured).
+      def lead(entries, winner, second)
+        sides = [winner, second].map { |name| entries.select { |e| e.server == name && worst(e) } }
+        return nil if sides.any? { |side| side.size < Stats::PairedMethod::MINIMUM }
+        a, b = sides
+        rounds = ->(side) { side.map(&:round).then { |r| r.all? ? r : nil } }
+        Stats.by_rounds(a.map { |e| worst(e) }, b.map { |e| worst(e) }, rounds_a: rounds.call(a), rounds_b: rounds.call(b),
+          names: [winner, second])
       end
 
       # The worst fast request's ratio, or nil when any lacks one.

@@ -22,6 +22,10 @@ module Arena
     # again until both have 3 figures, and it becomes the best only when
     # Welch's t on their log figures (Stats.difference, 5%) says the lead is
     # real; the noise is then each candidate's own spread, not the start's.
+    # Unpaired on purpose: a candidate's figures are taken one after another,
+    # not in rounds beside the best's, so no pair of figures shares the
+    # machine's minute; the head-to-head of the winners (interleaved rounds)
+    # is where Stats.paired decides.
     # It stops at `deadline` (a candidate is not begun unless the mean time of
     # one still fits), and an Interrupt (Ctrl-C) ends it with what it has.
     class Search
