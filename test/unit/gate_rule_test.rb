@@ -2,8 +2,8 @@
 
 require "test_helper"
 require "arena"
-require "arena/gate"
-require "arena/gate/report"
+require "arena/verdicts/gate"
+require "arena/report/gate"
 
 module Arena
   # The gate's rule on values of known truth: made-up runs, and simulated

@@ -2,8 +2,8 @@
 
 require_relative "../test_helper"
 require "arena"
-require "arena/gate"
-require "arena/gate/report"
+require "arena/verdicts/gate"
+require "arena/report/gate"
 
 # `arena compare --fail-on` on real runs (test/fixtures/results/gate-*), each
 # side repeated 3 times, 16 connections on the built-in app:

@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
 require_relative "base"
-require_relative "../gate"
-require_relative "../gate/report"
+require_relative "../verdicts/gate"
+require_relative "../report/gate"
 
 module Arena
   module Commands

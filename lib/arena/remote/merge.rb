@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "histogram"
+require_relative "../stats/histogram"
 
 module Arena
   module Remote

@@ -87,7 +87,7 @@ module Arena
       def stalled(row) = (", stalled (its latency is a fixed delay: see Findings)" if row.stalled?)
 
       # Rails' connection pool ran dry: its errors are the config's threads
-      # against the app's pool, not the server (lib/arena/pool_exhaustion.rb).
+      # against the app's pool, not the server (lib/arena/verdicts/pool_exhaustion.rb).
       def pool(row) = (", Rails' connection pool exhausted (more threads than connections: see Findings)" if row.pool_exhausted?)
 
       # The smallest PSS among the servers that serve: within half of the best

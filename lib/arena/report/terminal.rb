@@ -28,7 +28,7 @@ module Arena
 
       # Throughput is goodput, the median over the rounds ± the half-width of
       # its 95% interval; a row with errors over 1% is marked "!", one whose
-      # latency is a fixed delay (lib/arena/stall.rb) "stalled", one with
+      # latency is a fixed delay (lib/arena/verdicts/stall.rb) "stalled", one with
       # noisy rounds left out "(N noisy out)", one that got no response and
       # no error at all "unanswered" (a hung server).
       def cells(r)

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../remote/histogram"
+require_relative "../stats/histogram"
 
 module Arena
   module Results
@@ -153,7 +153,7 @@ module Arena
       # Pitchfork): at least one new connection for every two responses.
       def server_closed? = keep_alive? && completed.to_i.positive? && raw.dig("connections", "opened").to_i * 2 >= completed.to_i
 
-      # What the stall rule (lib/arena/stall.rb) reads of this load.
+      # What the stall rule (lib/arena/verdicts/stall.rb) reads of this load.
       def stall_figures(server_cpu_pct:, server_cores:)
         Stall::Figures.new(p50_us: latency.p50, p75_us: latency.p75, p90_us: latency.p90, p99_us: latency.p99, mean_us: latency.mean, good_rps: good_rps,
           connections: connections_requested, open_model: open?, keep_alive: keep_alive?,
@@ -206,7 +206,7 @@ module Arena
     # `stall` is the stall rule's reason when it said "stalled" (the flag
     # names the shape, the reason names its likely cause and the telling run).
     # `pool` is the pool-exhaustion rule's reason when Rails' connection pool
-    # ran dry (lib/arena/pool_exhaustion.rb).
+    # ran dry (lib/arena/verdicts/pool_exhaustion.rb).
     Summary = Struct.new(:good_rps, :error_pct, :p50_us, :p99_us, :samples, :settled_s, :loader_cpu_pct, :flags, :stall, :pool,
       keyword_init: true)
 

@@ -214,7 +214,7 @@ module Arena
 
       private
 
-      # Rails' pool ran dry during the measurement (lib/arena/pool_exhaustion.rb)?
+      # Rails' pool ran dry during the measurement (lib/arena/verdicts/pool_exhaustion.rb)?
       def pool_verdict(ctx, log_text, load)
         evidence = PoolExhaustion.evidence(log_text)
         return nil if evidence.timeouts.zero?

@@ -153,7 +153,7 @@ module Arena
     # p99 of a few hundred responses, alone, is one unlucky pause on a busy
     # machine; the p90 beside the slow request is where the fast requests
     # that waited behind it show). A config whose latency is a socket stall
-    # (the `stalled` flag: lib/arena/stall.rb) is never best: its fast
+    # (the `stalled` flag: lib/arena/verdicts/stall.rb) is never best: its fast
     # requests wait out the same fixed delay alone and beside the slow one,
     # so their ratio looks good while the server idles; the verdict says it
     # was skipped and why. Rounds give one entry per config per round: each

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "rate_plan"
+require_relative "../verdicts/rate_plan"
 
 module Arena
   module Scenarios

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "stats"
+require_relative "../stats"
 
 module Arena
   # `arena compare --fail-on 'good_rps:-5%,p99:+10%,errors:+0.1pp'`: a CI gate.
