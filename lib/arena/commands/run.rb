@@ -14,6 +14,10 @@ module Arena
         raise UsageError, "unexpected argument #{@argv.first.inspect}" unless @argv.empty?
         plan = builder.build
         builder.remote.check(plan)
+        # Fitted to its time and said before anything starts (issue 35).
+        plan = plan.with_budget(RunBudget.call(plan, given_s: builder.max_time_given))
+        @err.puts RunBudget.line(plan)
+        return dry_run(plan) if builder.dry_run
         # Servers on another host (docs/distributed.md): its agent starts them, the engine may load its address.
         remote = Remote::Session.new(options: builder.remote, plan: plan, err: @err).open if builder.remote.any?
         announce(plan.preset) if plan.preset
@@ -39,6 +43,21 @@ module Arena
         @out.print PresetSummary.new(store.view).render if plan.preset
         @err.puts "results: #{store.path}"
         runner.failures.empty? ? 0 : 1
+      end
+
+      # --dry-run: the plan, unit by unit, and the estimate; nothing started.
+      def dry_run(plan)
+        fit = plan.budget
+        @out.puts "plan: #{plan.servers.map(&:label).join(", ")}; workloads #{plan.workloads.map(&:name).join(", ")}; " \
+          "scenarios #{plan.scenarios.join(", ")}; #{plan.rounds} round(s), seed #{plan.round_seed}; results would go to #{plan.out_dir}"
+        fit.units.each do |unit|
+          bound = fit.overrides[unit.scenario]&.map { |k, v| "#{Load.setting(k).switch} #{v.round} s" }&.join(", ")
+          @out.puts "  #{unit.key}: about #{RunBudget.seconds(unit.seconds)} x #{fit.rounds_of(unit.long)} round(s)#{" (#{bound})" if bound}"
+        end
+        @out.puts "  start: about #{RunBudget.seconds(fit.start_s)} (boots, verification, baselines, warm-ups)"
+        @out.puts "  total: about #{RunBudget.seconds(fit.seconds)}#{" of #{fit.budget_s.round} s" if fit.budget_s}"
+        fit.cuts.each { |cut| @out.puts "  cut: #{cut}" }
+        0
       end
 
       def announce(preset)

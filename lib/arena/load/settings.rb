@@ -67,7 +67,7 @@ module Arena
         help: "p99 objective for rate and breakpoint (default: max(100 ms, 3 x the workload's unloaded p99))"),
       SETTING.new(name: :step, flag: "--step N", type: Integer, default: 100, check: 1..10_000, help: "breakpoint: connections added per level after 1, 2, 4, ..."),
       SETTING.new(name: :max_connections, flag: "--max-connections N", type: Integer, default: 1000, check: 1..20_000, help: "breakpoint: highest level tried"),
-      SETTING.new(name: :max_time, flag: "--max-time SEC", type: Float, default: 300.0, check: POSITIVE, help: "breakpoint, rate: time bound for all levels"),
+      SETTING.new(name: :max_time, flag: "--max-time SEC", type: Float, default: 300.0, check: POSITIVE, help: "the whole run's time bound: the plan is fitted to it (long scenarios' rounds first, then their own bounds) and no unit starts that would end past it (default: none; a sweep at most 300 s)"),
       SETTING.new(name: :slow_clients, flag: "--slow-clients N", type: Integer, default: nil, check: 1..10_000, help: "slow-clients: how many (default 2 x workers)"),
       SETTING.new(name: :slow_mode, flag: "--slow-mode MODE", type: SlowClients::MODES, default: "headers", help: "slow-clients: headers, upload or read"),
       SETTING.new(name: :soak_time, flag: "--soak-time SEC", type: Float, default: 300.0, check: 1..86_400, help: "soak: seconds of sustained open-model load"),

@@ -16,7 +16,7 @@ module Arena
       out: nil, json: nil, port: nil, ready_timeout: nil, front: nil, transport: "http1"
     }.merge(Load.defaults).freeze
 
-    attr_reader :options, :notes, :remote
+    attr_reader :options, :notes, :remote, :dry_run, :max_time_given
 
     # say: where lines a person should see while planning go (which app, the overlay bundle).
     def initialize(machine: Machine.current, say: nil)
@@ -49,6 +49,7 @@ module Arena
       parser.on("--no-rails-knobs", "a Rails app keeps its own RAILS_MAX_THREADS and WEB_CONCURRENCY (default: each follows the server config's threads and processes)") { @options[:rails_knobs] = false }
       parser.on("--envelope LIST", "every server's CPU quota and memory limit, in a cgroup of its own: cpus=N,memory=SIZE (e.g. cpus=1,memory=512MiB; needs root)") { |v| @options[:envelope] = Envelope.parse([@options[:envelope], v].compact) }
       return unless load
+      parser.on("--dry-run", "print the plan and how long it will take, then exit without starting anything") { @dry_run = true }
       parser.on("--database KIND", "a Rails app on a throwaway database: postgres (Debian's PostgreSQL, a unix socket) or sqlite (a file in the run directory); DATABASE_URL points at it, db:prepare and db:seed run once (an app that is not Rails: its arena-db.sql, postgres only)") { |v| @options[:database] = v }
       @remote.define(parser)
       parser.on("--preset NAME", "re-run a published comparison (arena presets lists them)") { |v| @preset = Presets.fetch(v) }
@@ -79,6 +80,8 @@ module Arena
       raise UsageError, "--scale needs --preset" if @scale && !@preset
       @options = (@config || ConfigFile.discover)&.under(@options) || @options # arena.yml: over the preset, under the flags
       o = effective_options
+      # --max-time from a flag or arena.yml bounds the whole run (RunBudget); a preset's bounds its sweeps.
+      @max_time_given = @options[:max_time]
       app = AppSource.for_run(o[:app], env: o[:env] || {}, overlay: !@preset && !o[:only_app_bundle], cwd: !@preset, say: @say,
         servers: @options[:servers])
       app = app.without_knobs if o[:rails_knobs] == false

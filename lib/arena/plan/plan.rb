@@ -6,7 +6,7 @@ module Arena
   # lists. Bad input fails here, before any process is spawned.
   Plan = Struct.new(:app, :servers, :workloads, :scenarios, :load, :bind, :out_dir, :json_path,
     :repeat, :port, :ready_timeout, :machine, :front, :preset, :headers, :env, :round_seed, :between_rounds, :precision,
-    :transport, :database, keyword_init: true) do
+    :transport, :database, :budget, keyword_init: true) do
     # `repeat` is the number of rounds (the flag was --repeat before rounds).
     def rounds = repeat
 
@@ -16,13 +16,27 @@ module Arena
     # database (lib/arena/launch/database.rb) once Database.open started it.
     def to_h_members = members.to_h { |m| [m, self[m]] }
 
+    # budget: the RunBudget::Fit the run was fitted to its time with (nil:
+    # not fitted). The same plan under a fit.
+    def with_budget(fit) = self.class.new(**to_h_members, budget: fit).freeze
+
+    # The load a scenario runs with: the plan's, its bound (a sweep's
+    # --max-time, --soak-time) lowered where the run was fitted to its time.
+    def load_for(name, base = load)
+      lowered = budget&.overrides&.[](name)
+      lowered ? LoadOptions.new(**base.to_h, **lowered).freeze : base
+    end
+
+    # How many rounds a scenario runs: the long ones may run fewer (RunBudget).
+    def rounds_for(long) = budget ? budget.rounds_of(long) : rounds
+
     def to_h
       {
         app: app.to_h, servers: servers.map(&:to_h), workloads: workloads.map(&:to_h),
         scenarios: scenarios, load: load.to_h, bind: bind, repeat: repeat, machine: machine.to_h,
         front: front, headers: headers, env: env, round_seed: round_seed, between_rounds: between_rounds,
         precision_pct: precision, transport: transport&.to_h,
-        database: database.is_a?(String) ? {"kind" => database} : database&.to_h
+        database: database.is_a?(String) ? {"kind" => database} : database&.to_h, budget: budget&.to_h
       }.compact.merge(preset ? {preset: preset} : {})
     end
   end

@@ -69,6 +69,8 @@ module Arena
         log_tail.each { |line| say "  | #{line}" }
       end
 
+      def skipped(key, round, why) = say("skipped #{key} (round #{round}): #{why}")
+
       def measured(m)
         @bar&.increment if m.measured?
         return (line = Findings.line(m)) && say(line) unless m.measured?

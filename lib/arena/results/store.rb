@@ -39,6 +39,13 @@ module Arena
         flush
       end
 
+      # A unit not started because --max-time would have passed before it
+      # ended (Runner#out_of_time?): its key, round, and the seconds it
+      # needed against those left.
+      def add_skipped(key:, round:, need_s:, left_s:)
+        append("skipped", {"key" => key, "round" => round, "need_s" => need_s, "left_s" => left_s})
+      end
+
       # The document so far, as values (what reporters read).
       def view = Document.from_h(@document, path: @path)
 
@@ -77,7 +84,7 @@ module Arena
       private
 
       def append(key, record)
-        @document[key] << JSON.parse(JSON.generate(record))
+        (@document[key] ||= []) << JSON.parse(JSON.generate(record))
         flush
       end
 

@@ -29,6 +29,7 @@ module Arena
   #   server_started(server)        a server answered and was verified (Results::ServerRecord)
   #   server_failed(label, message, log_tail)
   #   measured(measurement)         one Results::Measurement is in the store
+  #   skipped(key, round, why)      a unit not started: --max-time would have passed
   #   finished(document, interrupted:)  the Results::Document
   class Runner
     attr_reader :failures
@@ -58,6 +59,7 @@ module Arena
     end
 
     def call
+      @started = Clock.now
       @reporter.planned(@plan, planned_count)
       slots = @plan.servers.each_with_index.map do |adapter, i|
         Slot.new(adapter: adapter, index: i + 1, installation: adapter.class.install(@plan.app))
@@ -96,7 +98,7 @@ module Arena
       warm = LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze
       rounds.times do |i|
         round = i + 1
-        units = Rounds.order(units_of(slots), round: round, seed: seed)
+        units = Rounds.order(units_of(slots, round: round), round: round, seed: seed)
         @store.add_round(round: round, order: units.map(&:key))
         run_round(units, round, warm)
       end
@@ -165,7 +167,7 @@ module Arena
         begin
           start(slot, store: store)
           break if @root_not_found
-          units = Rounds.order(units || units_of([slot]), round: round, seed: seed)
+          units = Rounds.order(units || units_of([slot], round: round), round: round, seed: seed)
           order.concat(units.map(&:key))
           run_round(units, round, @plan.load)
         ensure
@@ -196,9 +198,12 @@ module Arena
       @new_starter.call.tap { |s| @starters << s }
     end
 
-    def units_of(slots)
+    # round: only the units that run in it (a run fitted to its time may
+    # give long scenarios fewer rounds: Plan#rounds_for).
+    def units_of(slots, round: nil)
+      names = @plan.scenarios.select { |name| round.nil? || @plan.rounds_for(@scenarios.fetch(name).long?) >= round }
       slots.reject(&:failed).flat_map do |slot|
-        Array(slot.workloads).product(@plan.scenarios).map { |wl, name| Unit.new(slot: slot, workload: wl, scenario: name) }
+        Array(slot.workloads).product(names).map { |wl, name| Unit.new(slot: slot, workload: wl, scenario: name) }
       end
     end
 
@@ -235,6 +240,7 @@ module Arena
 
     def run_unit(unit, round, load, rerun: false)
       return [] if unit.slot.failed
+      load = in_time(unit, round, @plan.load_for(unit.scenario, load)) or return []
       scenario = @scenarios.fetch(unit.scenario).new
       unit.slot.session.run(scenario, unit.workload, load: load).map do |measurement|
         measurement = measurement.with(repeat: round, rerun: rerun || nil)
@@ -253,6 +259,23 @@ module Arena
       []
     end
 
+    # --max-time bounds the whole run: a unit whose estimated seconds
+    # (RunBudget) would end past it runs with its own bound lowered to the
+    # time left, or is not started, and said (RunBudget.now); a unit
+    # already running is never cut. Returns the load to run with, or nil.
+    def in_time(unit, round, load)
+      fit = @plan.budget
+      return load unless fit&.given
+      left = fit.budget_s - (Clock.now - @started)
+      answer = RunBudget.now(fit, key: unit.key, scenario: unit.scenario, left_s: left)
+      return load if answer == :go
+      return LoadOptions.new(**load.to_h, **answer).freeze if answer
+      need = fit.unit_s.fetch(unit.key, 0.0)
+      @store.add_skipped(key: unit.key, round: round, need_s: need.round(1), left_s: left.round(1))
+      @reporter.skipped(unit.key, round, "--max-time #{fit.budget_s.round} s: about #{need.round} s needed, #{[left, 0].max.round} s left")
+      nil
+    end
+
     def finish(interrupted:)
       @store.finish(interrupted: interrupted)
       @reporter.finished(@store.view, interrupted: interrupted)
@@ -260,9 +283,12 @@ module Arena
 
     def planned_count
       per_server = @plan.servers.map do |adapter|
-        @plan.scenarios.sum { |name| @scenarios.fetch(name).new.planned(@plan.load, adapter) }
+        @plan.scenarios.sum do |name|
+          klass = @scenarios.fetch(name)
+          klass.new.planned(@plan.load, adapter) * @plan.rounds_for(klass.long?)
+        end
       end
-      per_server.sum * @plan.workloads.size * rounds
+      per_server.sum * @plan.workloads.size
     end
 
     # A user's app whose only workload, /, answered 404: Arena loads / when

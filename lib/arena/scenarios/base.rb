@@ -106,6 +106,23 @@ module Arena
 
       def key = self.class.key
 
+      # How long one unit of this scenario takes here (seconds; an upper
+      # bound where it stops early), from a RunEstimate::Guess: what the
+      # estimate before a run adds up and what --max-time is fitted with.
+      # Each scenario declares its own, as it knows its own shape.
+      def self.seconds(guess) = new.planned(guess.load, guess.adapter) * guess.measurement_s
+
+      # The warm-up to a steady state it gets before round 1 (warm_up).
+      def self.warm_up_s(_guess) = 0.0
+
+      # A long scenario repeats its measurement within itself (levels, a
+      # long timeline): it runs fewer rounds first when time is short.
+      def self.long? = false
+
+      # The load setting that bounds one unit of a long scenario, which a
+      # run fitted to --max-time may lower (nil: nothing bounds it).
+      def self.bound = nil
+
       # A disruptive scenario leaves the server changed (killed, restarted):
       # the runner starts a fresh one after it.
       def disruptive? = false

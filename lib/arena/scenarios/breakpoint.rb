@@ -13,6 +13,13 @@ module Arena
 
       def planned(load, _adapter) = self.class.levels(load).size
 
+      def self.long? = true
+
+      def self.bound = :max_time
+
+      # Every level (it may break sooner); a level begun before the deadline runs to its end.
+      def self.seconds(guess) = [levels(guess.load).size * guess.measurement_s, guess.load.max_time + guess.measurement_s].min
+
       def self.levels(load)
         low = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024].select { |c| c < load.step }
         (low + (load.step..load.max_connections).step(load.step).to_a).select { |c| c <= load.max_connections }

@@ -14,6 +14,9 @@ module Arena
 
       def planned(_load, _adapter) = 1
 
+      # 6 s of load at least, and a fresh server after it (disruptive).
+      def self.seconds(guess) = guess.measurement_s([guess.load.duration, 6].max) + guess.boot_s
+
       def call(ctx)
         settings = ctx.settings(duration: [ctx.load.duration, 6].max, timeline_ms: EventAnalysis::TIMELINE_MS)
         at = settings.duration / 3.0

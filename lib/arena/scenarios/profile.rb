@@ -17,6 +17,13 @@ module Arena
 
       def planned(_load, _adapter) = 1
 
+      def self.long? = true
+
+      def self.seconds(guess)
+        stages = guess.load.profile ? LoadProfile.parse(guess.load.profile).total_s : 0
+        RunEstimate::MEASURE_S + guess.latency_s + stages
+      end
+
       def call(ctx)
         return [summary_record(ctx, "not applicable", {"reason" => "give the stages with --profile (#{LoadProfile::EXAMPLE})"})] unless ctx.load.profile
         profile = LoadProfile.parse(ctx.load.profile)

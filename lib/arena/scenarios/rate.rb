@@ -17,6 +17,21 @@ module Arena
 
       def planned(_load, _adapter) = FRACTIONS.size + 1
 
+      def self.long? = true
+
+      def self.bound = :max_time
+
+      # The closed maximum, then the levels RatePlan plans (each with its
+      # -w and a measurement's start), all within --max-time.
+      def self.seconds(guess)
+        load = guess.load
+        closed = guess.measurement_s([load.duration, 5 * guess.latency_s].max)
+        plan = RatePlan.call(closed_max_rps: guess.closed_max_rps, unloaded_s: guess.latency_s,
+          budget_s: [load.max_time - closed, 0].max, base_duration_s: load.duration)
+        sweep = plan.seconds + plan.levels.size * (load.warmup.to_f + RunEstimate::MEASURE_S)
+        [closed + sweep, load.max_time + RatePlan.overhead_s(guess.latency_s)].min
+      end
+
       # --max-time bounds the whole sweep, the closed maximum included (the
       # unloaded baseline, shared by every scenario, comes before it). The
       # levels are planned (RatePlan) from the closed maximum, the unloaded

@@ -14,6 +14,8 @@ module Arena
 
       def planned(_load, adapter) = adapter.restart_mechanisms.size
 
+      def self.seconds(guess) = new.planned(guess.load, guess.adapter) * (guess.measurement_s([guess.load.duration, 6].max) + guess.boot_s)
+
       def call(ctx)
         mechanisms = ctx.adapter.restart_mechanisms
         return [unsupported(ctx)] if mechanisms.empty?

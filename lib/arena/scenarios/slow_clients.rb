@@ -11,6 +11,8 @@ module Arena
 
       def planned(_load, _adapter) = 2
 
+      def self.seconds(guess) = guess.measurement_s + guess.measurement_s(guess.load.warmup.to_f + guess.load.duration + 5)
+
       def call(ctx)
         count = ctx.load.slow_clients || 2 * ctx.adapter.workers
         alone = measure(ctx, ctx.settings, variant: "alone")

@@ -17,6 +17,12 @@ module Arena
 
       def planned(_load, _adapter) = 2
 
+      def self.long? = true
+
+      def self.bound = :soak_time
+
+      def self.seconds(guess) = guess.measurement_s + guess.measurement_s(guess.load.soak_time)
+
       # The closed maximum is measured even with --soak-rate: it also warms
       # the server up, so the soak starts from a heap that has served.
       def call(ctx)

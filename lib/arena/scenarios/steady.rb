@@ -16,6 +16,12 @@ module Arena
         end
       end
 
+      # Warmup runs slices until steady or --warmup-max: on this machine a
+      # fast server is steady in about half the bound.
+      def self.warm_up_s(guess)
+        guess.load.keep_alive_modes.size * (RunEstimate::MEASURE_S + guess.load.warmup_limit * 0.5)
+      end
+
       def warm_up(ctx)
         ctx.load.keep_alive_modes.to_h { |keep_alive| [variant(keep_alive), warm(ctx, ctx.settings(keep_alive: keep_alive), settle: true)] }
       end

@@ -25,6 +25,19 @@ module Arena
 
       def planned(_load, _adapter) = STEPS + 1
 
+      def self.long? = true
+
+      def self.bound = :max_time
+
+      # The closed maximum (warmed up), then STEPS open levels of at least
+      # MIN_REQUESTS each, within --max-time.
+      def self.seconds(guess)
+        load = guess.load
+        closed = guess.measurement_s + load.warmup_limit
+        level = guess.measurement_s([load.duration, MIN_REQUESTS / (FIRST * guess.closed_max_rps)].max)
+        closed + [STEPS * level, load.max_time].min
+      end
+
       def call(ctx)
         closed = measure(ctx, ctx.settings, variant: "closed-max", warm: true)
         max = closed.good_rps

@@ -25,6 +25,14 @@ module Arena
         self.class.counts(load.max_workers).size + (refork?(adapter) ? 1 : 0)
       end
 
+      def self.long? = true
+
+      # A boot per worker count, and one more for the config it started with.
+      def self.seconds(guess)
+        count = new.planned(guess.load, guess.adapter)
+        count.zero? ? 0.0 : count * (guess.boot_s + guess.measurement_s) + guess.boot_s
+      end
+
       def call(ctx)
         @replaced = false
         original = ctx.adapter
