@@ -128,6 +128,7 @@ class RunnerTest < Minitest::Test
     "engine-fails" => scenario("engine-fails") { |_| raise Arena::Load::Engine::Failed, "load engine: no output (exit 1)" },
     "interrupted" => scenario("interrupted") { |_| raise Interrupt },
     "figures" => Class.new(scenario("figures") { |ctx| [RunnerTest.figure_measurement(ctx)] }) { def self.throughput_basis? = true },
+    "long" => Class.new(scenario("long") { |ctx| [RunnerTest.measurement(ctx, "long")] }) { def self.long? = true },
     "noisy-once" => scenario("noisy-once") { |ctx| [RunnerTest.measurement(ctx, "noisy-once", noisy: (NOISY_ONCE[ctx.adapter.label] += 1) == 1)] }
   }.freeze
 
@@ -136,7 +137,7 @@ class RunnerTest < Minitest::Test
 
     def initialize = @events = []
 
-    %i[planned server_started server_failed measured].each do |event|
+    %i[planned server_started server_failed measured skipped].each do |event|
       define_method(event) { |*args| @events << [event, *args] }
     end
 
@@ -151,12 +152,12 @@ class RunnerTest < Minitest::Test
 
   # kept: the servers stay up between rounds (a fake starter per config).
   def run_with(labels, scenarios:, script: {}, verified: true, status: 301, app: Arena::AppSource.builtin,
-    workloads: [Arena::Workloads.builtin.fetch("server")], rounds: 1, seed: nil, kept: false, precision: nil)
+    workloads: [Arena::Workloads.builtin.fetch("server")], rounds: 1, seed: nil, kept: false, precision: nil, budget: nil)
     servers = labels.map { |l| Adapter.new(label: l, key: l, settings: {}, workers: 1) }
     load = Arena::LoadOptions.new(**Arena::Load.defaults.merge(settle_timeout: 1.0))
     plan = Arena::Plan.new(app: app, servers: servers, workloads: workloads,
       scenarios: scenarios, load: load, out_dir: @dir, repeat: rounds, machine: Arena::Machine.current, headers: {}, env: {},
-      round_seed: seed, precision: precision)
+      round_seed: seed, precision: precision, budget: budget)
     @store = Arena::Results::Store.new(path: File.join(@dir, "results.json"), environment: {}, plan: {})
     @reporter = Recorder.new
     @starter = FakeStarter.new(script)
@@ -229,6 +230,36 @@ class RunnerTest < Minitest::Test
     assert_equal first, @store.document["rounds"].map { |r| r["order"].map { |k| k.split.first } }, "the same seed, the same order"
     run_with(%w[a b c d], scenarios: ["measures"], rounds: 3, seed: 43)
     refute_equal first, @store.document["rounds"].map { |r| r["order"].map { |k| k.split.first } }
+  end
+
+  def fit(long_rounds:, unit_s: {}, budget_s: nil)
+    Arena::RunBudget::Fit.new(budget_s: budget_s, given: !budget_s.nil?, rounds: 3, long_rounds: long_rounds, short_rounds: 3,
+      overrides: {}, unit_s: unit_s, units: [], start_s: 0.0, seconds: 0.0, cuts: []).freeze
+  end
+
+  # Issue 35: a long scenario fitted to fewer rounds runs in the first of
+  # them only; the short ones run every round (servers kept up or not).
+  def test_a_long_scenario_runs_only_its_fitted_rounds
+    [true, false].each do |kept|
+      run_with(%w[a b], scenarios: %w[measures long], rounds: 3, seed: 1, kept: kept, budget: fit(long_rounds: 1))
+      rounds_of = ->(name) { @store.view.measurements.filter_map { |m| m.repeat if m.scenario == name } }
+      assert_equal [1, 1, 2, 2, 3, 3], rounds_of.call("measures").sort
+      assert_equal [1, 1], rounds_of.call("long"), "kept: #{kept}"
+    end
+  end
+
+  # --max-time: a unit whose estimate would end past it is not started,
+  # and said; the units that fit run.
+  def test_a_unit_that_would_end_past_max_time_is_skipped_and_said
+    run_with(%w[a], scenarios: %w[measures long], rounds: 1, kept: true,
+      budget: fit(long_rounds: 1, budget_s: 60.0, unit_s: {"a server measures" => 1.0, "a server long" => 100.0}))
+    assert_equal ["measures"], @store.view.measurements.map(&:scenario)
+    skipped = @store.document["skipped"]
+    assert_equal [["a server long", 1, 100.0]], skipped.map { |s| [s["key"], s["round"], s["need_s"]] }
+    assert_operator skipped.first["left_s"], :>, 59
+    said = @reporter.events.find { |e| e.first == :skipped }
+    assert_equal "a server long", said[1]
+    assert_match(/--max-time 60 s: about 100 s needed, \d+ s left/, said[3])
   end
 
   def test_a_noisy_measurement_is_run_again_once_at_the_end_of_its_round

@@ -56,8 +56,9 @@ module Arena
       long = whole.units.select(&:long)
       budget = given_s || (long.empty? ? nil : [DEFAULT_S, total(whole, rounds, 1)].max)
       return fit(plan, whole, budget, given_s, rounds, rounds, natural, []) if budget.nil? || total(whole, rounds, rounds) <= budget
-      # Room kept for the estimate's own error (a busy machine settles slower).
-      target = budget - [RESERVE_S, RESERVE * budget].max
+      # Room kept for the estimate's own error under --max-time (a busy
+      # machine settles slower); a default budget is the estimate itself.
+      target = given_s ? budget - [RESERVE_S, RESERVE * budget].max : budget
       cuts = []
       short_s = whole.units.reject(&:long).sum(&:seconds)
       long_s = long.sum(&:seconds)

@@ -61,17 +61,17 @@ module Arena
       Whole.new(start_s: start, units: units.freeze).freeze
     end
 
-    def boot_s(app) = BOOT_S.fetch(app.respond_to?(:rails?) && app.rails? ? :rails : :rack)
+    def boot_s(app) = BOOT_S.fetch((app.respond_to?(:rails?) && app.rails?) ? :rails : :rack)
 
     # The built-in app's /sleep?ms=N takes N ms; a mix, or any other path,
     # is taken as fast (the estimate says "about").
     def latency_s(workload, app)
-      ms = (app.respond_to?(:builtin) && app.builtin) ? workload.path.to_s[%r{\A/sleep\?ms=(\d+)}, 1] : nil
+      ms = workload.path.to_s[%r{\A/sleep\?ms=(\d+)}, 1] if app.respond_to?(:builtin) && app.builtin
       ms ? [ms.to_i / 1000.0, FAST_S].max : FAST_S
     end
 
     # Settle#baseline: probes for 0.5 s and until 20, but at most 5 s once
     # it has 3.
-    def baseline_s(latency_s) = [[0.5, 20 * latency_s].max, [5.0, 3 * latency_s].max].min + latency_s
+    def baseline_s(latency_s) = (20 * latency_s).clamp(0.5, [5.0, 3 * latency_s].max) + latency_s
   end
 end

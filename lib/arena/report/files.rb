@@ -26,7 +26,7 @@ module Arena
       def skipped(_key, _round, _why) = nil
 
       def finished(document, interrupted:)
-        notes = interrupted ? ["the run was interrupted: these are the measurements made before it stopped"] : []
+        notes = (interrupted ? ["the run was interrupted: these are the measurements made before it stopped"] : []) | document.notes
         write(document, notes: notes).each { |path| @err.puts "report: #{path}" }
       end
 

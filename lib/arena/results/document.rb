@@ -109,6 +109,7 @@ module Arena
         servers = h.fetch("servers", [])
         raise Error, "#{path}: \"servers\" is not a list" unless servers.is_a?(Array)
         notes << "the run was interrupted: these are the measurements made before it stopped" if h["interrupted"]
+        notes.concat(Document.budget_notes(h))
         new(path: path, schema: h["schema"], arena_version: h["arena_version"], created_at: h["created_at"],
           complete: h["complete"], interrupted: h["interrupted"], environment: Environment.from_h(h["environment"]),
           plan: PlanRecord.from_h(h["plan"]),
@@ -116,6 +117,17 @@ module Arena
           servers: servers.select { |s| s.is_a?(Hash) }.group_by { |s| s["label"] }.map { |_, rs| ServerRecord.from_h(rs.reduce(:merge)) }.freeze,
           measurements: measurements.select { |m| m.is_a?(Hash) && m["server"] }.map { |m| Measurement.from_h(m) }.freeze,
           notes: notes.freeze).freeze
+      end
+
+      # What fitting the run to its time cut (RunBudget), and the units not
+      # started because --max-time would have passed (Runner#in_time).
+      def self.budget_notes(h)
+        budget = h["plan"].is_a?(Hash) ? h["plan"]["budget"] : nil
+        cuts = budget.is_a?(Hash) ? Array(budget["cuts"]) : []
+        bound = (budget["given"] ? "--max-time #{budget["budget_s"]} s" : "the default budget of #{budget["budget_s"]} s") if cuts.any?
+        skipped = Array(h["skipped"]).select { |s| s.is_a?(Hash) }
+        [("fitted to #{bound}: #{cuts.join("; ")}" if cuts.any?),
+          ("not started, --max-time would have passed first: #{skipped.map { |s| "#{s["key"]} (round #{s["round"]})" }.join(", ")}" if skipped.any?)].compact
       end
 
       # Several runs as one (A B A B on one CI runner): their measurements
