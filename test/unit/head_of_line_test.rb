@@ -5,6 +5,8 @@ require "arena"
 
 # head-of-line's pure parts: its arrival rate and which config protects fast requests best.
 class HeadOfLineUnitTest < Minitest::Test
+  cover "Arena::Scenarios::HeadOfLineRule*"
+
   Rule = Arena::Scenarios::HeadOfLineRule
   HoL = Arena::Scenarios::HeadOfLine
 

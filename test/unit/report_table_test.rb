@@ -28,12 +28,12 @@ class ReportTableTest < Minitest::Test
       measurement("unicorn:workers=2", 9_876.5, 1_500_000, errors: 3, variant: "close", pss: 2_097_152)
     ]}
     assert_equal <<~TABLE, Arena::Report::Table.new(Arena::Results::Document.from_h(document)).render
-      +-------------------+----------+-------------------+-----------------+--------+-------+---------------------+-------+----------+-----------+-----+
-      | server            | workload | scenario          | good req/s ±95% | errors | p50   | p99 (rounds)        | max   | PSS peak | RSS peak  | CPU |
-      +-------------------+----------+-------------------+-----------------+--------+-------+---------------------+-------+----------+-----------+-----+
-      | puma:workers=2    | server   | steady keep-alive |     21,000 ±12% |      0 | 900us | 2.6ms (2.5ms-2.7ms) | 8.1ms | 50.0 MiB | 150.0 MiB | 97% |
-      | unicorn:workers=2 | server   | steady close      |           9,877 | <0.01% | 900us |               1.50s | 4.50s | 2.00 GiB |  6.00 GiB | 97% |
-      +-------------------+----------+-------------------+-----------------+--------+-------+---------------------+-------+----------+-----------+-----+
+      +-------------------+----------+-------------------+-----------------+------------+--------+-------+---------------------+-------+----------+-----------+-----+
+      | server            | workload | scenario          | good req/s ±95% | ratio ±95% | errors | p50   | p99 (rounds)        | max   | PSS peak | RSS peak  | CPU |
+      +-------------------+----------+-------------------+-----------------+------------+--------+-------+---------------------+-------+----------+-----------+-----+
+      | puma:workers=2    | server   | steady keep-alive |     21,000 ±12% |          - |      0 | 900us | 2.6ms (2.5ms-2.7ms) | 8.1ms | 50.0 MiB | 150.0 MiB | 97% |
+      | unicorn:workers=2 | server   | steady close      |           9,877 |          - | <0.01% | 900us |               1.50s | 4.50s | 2.00 GiB |  6.00 GiB | 97% |
+      +-------------------+----------+-------------------+-----------------+------------+--------+-------+---------------------+-------+----------+-----------+-----+
     TABLE
   end
 
@@ -106,14 +106,14 @@ class ReportTableTest < Minitest::Test
     assert_in_delta 16_000, row.rps, 0.5
     assert_in_delta 46.667, row.error_pct, 0.01
     cells = Arena::Report::Table.new(Arena::Results::Document.from_h({"measurements" => [m]})).cells(row)
-    assert_equal ["16,000 !", "46.67%"], cells[3, 2]
+    assert_equal ["16,000 !", "-", "46.67%"], cells[3, 3], "alone in its group: no ratio"
   end
 
   def test_p99_needs_a_hundred_samples
     m = measurement("webrick", 10, 900)
     m["load"]["latency_us"]["count"] = 42
     row = Arena::Report::Rows.from(Arena::Results::Document.from_h({"measurements" => [m]})).first
-    assert_equal "n=42 too small", Arena::Report::Table.new(nil).cells(row)[6]
+    assert_equal "n=42 too small", Arena::Report::Table.new(nil).cells(row)[7]
   end
 
   def test_siege_report_fields_from_the_engine_document

@@ -225,6 +225,9 @@ class RunnerTest < Minitest::Test
     assert_operator orders.uniq.size, :>, 1, "shuffled per round: #{orders}"
     assert_equal orders.flatten, @store.view.measurements.map(&:server), "measured in the recorded order"
     assert_equal [1] * 4 + [2] * 4 + [3] * 4, @store.view.measurements.map(&:repeat)
+    relative = @store.document["relative"]
+    assert_equal %w[a b c d], relative.map { |r| r["server"] }.sort, "every row against the reference, in results.json"
+    assert_equal 3, relative.first["n"], "paired on the 3 rounds"
     first = orders
     run_with(%w[a b c d], scenarios: ["measures"], rounds: 3, seed: 42)
     assert_equal first, @store.document["rounds"].map { |r| r["order"].map { |k| k.split.first } }, "the same seed, the same order"

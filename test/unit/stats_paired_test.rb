@@ -7,6 +7,9 @@ require "arena/stats"
 # both sides by the same drift (the machine's speed that minute) and each side
 # by its own noise; the paired test must cancel the first and carry the second.
 class StatsPairedTest < Minitest::Test
+  cover "Arena::Stats::PairedMethod*"
+  cover "Arena::Stats::DifferenceMethod.build"
+
   Stats = Arena::Stats
 
   def normal(rng) = Math.sqrt(-2 * Math.log(1 - rng.rand)) * Math.cos(2 * Math::PI * rng.rand)
@@ -122,6 +125,8 @@ class StatsPairedTest < Minitest::Test
 end
 
 class StatsByRoundsTest < Minitest::Test
+  cover "Arena::Stats::PairedMethod*"
+
   Stats = Arena::Stats
 
   def test_figures_pair_on_the_rounds_both_sides_have

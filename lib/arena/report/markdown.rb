@@ -8,7 +8,7 @@ module Arena
 
       declare "md", "report.md", into: Formats
 
-      RIGHT = (3..10)
+      RIGHT = (3..11)
 
       def initialize(document, notes: [])
         @document = document

@@ -5,7 +5,9 @@ module Arena
     # What the figures of a table are, said once for every renderer.
     ROUNDS_NOTE = "Figures are medians over the rounds; ± is the half-width of the median's 95% interval " \
       "(t on log figures; \"not measured\" under 3 rounds); p50 and p99 the rounds' median (from their merged histograms where the engine wrote them), the p99 with its range over the rounds; a round flagged " \
-      "noisy is left out when its re-run is there."
+      "noisy is left out when its re-run is there. The ratio is the row's goodput against its group's reference " \
+      "(the fastest of the same workload and scenario), from the rounds both ran in (the machine's drift cancels in it), ± " \
+      "half its 95% interval; ≈ marks a ratio equivalent to 1 within ±3%."
     # Turns the measurements of a results document into one row per
     # server × workload × scenario × variant. Rounds are folded into the
     # median with its 95% interval (Stats.interval) and their min and max, so

@@ -8,7 +8,7 @@ module Arena
     # The summary table, from a results document. Pure: takes the document,
     # returns text, so it is tested against whole rendered tables.
     class Table
-      HEADINGS = ["server", "workload", "scenario", "good req/s ±95%", "errors", "p50", "p99 (rounds)", "max", "PSS peak", "RSS peak", "CPU"].freeze
+      HEADINGS = ["server", "workload", "scenario", "good req/s ±95%", "ratio ±95%", "errors", "p50", "p99 (rounds)", "max", "PSS peak", "RSS peak", "CPU"].freeze
 
       def initialize(document)
         @document = document
@@ -18,21 +18,25 @@ module Arena
         rows = Rows.from(@document)
         return "no measurements\n" if rows.empty?
         table = ::Terminal::Table.new(headings: HEADINGS, rows: rows.map { |r| cells(r) })
-        (3..10).each { |i| table.align_column(i, :right) }
+        (3..11).each { |i| table.align_column(i, :right) }
         "#{table}\n"
       end
 
       # What the connection did: keep-alive asked of a server that closes
       # every connection (Unicorn, Pitchfork) reads "closed by server".
+      def relative = @relative ||= @document ? Relative.of(Rows.from(@document)) : {}
+
       def label(r) = r.flags.include?("server-closed") ? r.label.sub("keep-alive", "closed by server") : r.label
 
       # Throughput is goodput, the median over the rounds ± the half-width of
       # its 95% interval; a row with errors over 1% is marked "!", one whose
       # latency is a fixed delay (lib/arena/verdicts/stall.rb) "stalled", one with
       # noisy rounds left out "(N noisy out)", one that got no response and
-      # no error at all "unanswered" (a hung server).
+      # no error at all "unanswered" (a hung server). Beside it, the row's
+      # ratio to its group's reference (Relative: paired on the rounds).
       def cells(r)
-        [r.server, r.workload, label(r), "#{Format.rps_spread(r)}#{" !" if r.erroneous?}#{" unanswered" if r.unanswered?}#{" stalled" if r.stalled?}#{" (#{r.noisy_out} noisy out)" if r.noisy_out.to_i.positive?}", Format.error_pct(r.error_pct),
+        [r.server, r.workload, label(r), "#{Format.rps_spread(r)}#{" !" if r.erroneous?}#{" unanswered" if r.unanswered?}#{" stalled" if r.stalled?}#{" (#{r.noisy_out} noisy out)" if r.noisy_out.to_i.positive?}",
+          relative[Relative.key(r)]&.to_s || "-", Format.error_pct(r.error_pct),
           Format.duration_us(r.p50_us), Format.p99_spread(r), Format.duration_us(r.max_us),
           Format.memory_kb(r.pss_peak_kb), Format.memory_kb(r.rss_peak_kb), "#{r.cpu_pct.round}%"]
       end

@@ -54,6 +54,8 @@ module Arena
         @document["interrupted"] = true if interrupted
         @document["finished_at"] = Time.now.utc.iso8601
         @document["intervals"] = Store.intervals(view.measured)
+        # Each row against its group's reference (the fastest), paired on the rounds.
+        @document["relative"] = Report::Relative.records(Report::Rows.from(view))
         flush
       end
 
