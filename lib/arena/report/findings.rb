@@ -17,9 +17,20 @@ module Arena
 
       module_function
 
-      def lines(document) = document.measurements.filter_map { |m| line(m) } + overall_lines(document) + EnvelopeLines.call(document) + pool_lines(document) + flag_lines(document) + stall_lines(document)
+      def lines(document) = scenario_lines(document) + overall_lines(document) + EnvelopeLines.call(document) + pool_lines(document) + flag_lines(document) + stall_lines(document)
 
       def overall_lines(document) = Scenarios.all.flat_map { |s| s.overall_findings(document) }
+
+      # Each measurement's finding, except that those a scenario keys as
+      # one answer over rounds are worded once, where the first stood.
+      def scenario_lines(document)
+        document.measurements.group_by do |m|
+          key = Scenarios.registry[m.scenario]&.round_key(m)
+          key ? [m.scenario, key] : m.object_id
+        end.filter_map do |key, ms|
+          key.is_a?(Array) ? Scenarios.registry[ms.first.scenario].rounds_finding(ms) : line(ms.first)
+        end
+      end
 
       def line(m)
         scenario = Scenarios.registry[m.scenario]

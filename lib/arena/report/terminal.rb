@@ -51,6 +51,7 @@ module Arena
       end
 
       def planned(plan, total)
+        @plan = plan
         @err.puts "arena: #{plan.servers.size} server config(s) x #{plan.workloads.size} workload(s) x " \
           "#{plan.scenarios.join("+")}, #{plan.load.connections} connections, results in #{plan.out_dir}"
         return unless @err.tty?
@@ -77,7 +78,7 @@ module Arena
 
       def measured(m)
         @bar&.increment if m.measured?
-        return (line = Findings.line(m)) && say(line) unless m.measured?
+        return live_finding(m) unless m.measured?
         return if @bar
         say format("%s %s %s: %s good req/s, p99 %s, %s errors%s", m.server, m.workload, m.label, Format.rps(m.good_rps),
           Format.percentile_us(m.load.latency.p99, m.load.latency.n, :p99), Format.error_pct(m.load.error_pct),
@@ -94,6 +95,14 @@ module Arena
       end
 
       private
+
+      # A finding as it comes, unless its scenario answers once over several
+      # rounds (Findings.scenario_lines says it at the end).
+      def live_finding(m)
+        scenario = Scenarios.registry[m.scenario]
+        return if scenario&.round_key(m) && @plan&.rounds_for(scenario.long?).to_i > 1
+        (line = Findings.line(m)) && say(line)
+      end
 
       def say(line)
         @bar ? @bar.log(line) : @err.puts(line)

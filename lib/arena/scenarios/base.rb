@@ -101,6 +101,13 @@ module Arena
       # Moments to mark on a timeline chart besides the event: [{x:, label:}].
       def self.marks(_measurement) = []
 
+      # Measurements that are one answer repeated over rounds share a key
+      # (nil: each is its own); rounds_finding(measurements) words the
+      # group once (issue 35: a sweep's knee, not one line per round).
+      def self.round_key(_measurement) = nil
+
+      def self.rounds_finding(measurements) = finding(measurements.first)
+
       # Sentences about the whole run (across server configs), beside the per-measurement finding.
       def self.overall_findings(_document) = []
 

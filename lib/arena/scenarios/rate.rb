@@ -77,6 +77,17 @@ module Arena
           "(closed maximum #{Report::Format.rps(x["closed_max_rps"])} req/s)"
       end
 
+      # A sweep's summaries over the rounds are one answer (KneeRounds).
+      def self.round_key(m) = m.summary? ? [m.server, m.workload] : nil
+
+      def self.rounds_finding(ms)
+        return finding(ms.first) if ms.size == 1
+        x = ms.first.extra
+        maxima = ms.map { |m| m.extra["closed_max_rps"].to_f }.sort
+        "#{ms.first.server} #{ms.first.workload} rate over #{ms.size} rounds: #{KneeRounds.call(ms.map(&:extra))}, with p99 <= " \
+          "#{x["slo_ms"]} ms#{slo_origin(x)} (closed maximum #{Report::Format.rps(maxima.first)}-#{Report::Format.rps(maxima.last)} req/s)"
+      end
+
       def self.slo_origin(x) = x["slo_relative"] ? " (3 x unloaded p99, at least 100 ms)" : ""
 
       def self.sections(document, colors:) = [RateChart.new(document, colors: colors).section].compact
