@@ -60,6 +60,17 @@ module Arena
         [closed, *points, summary(ctx, closed, points)]
       end
 
+      # What the closed maximum says beside the rate held: its goodput,
+      # memory, mean latency, connections (from the recorded engine argv)
+      # and CPU.
+      def self.closed_figures(closed)
+        {"closed_max_rps" => closed.good_rps.round(1), "closed_pss_mib" => mib(closed.probes&.pss_peak_kb),
+         "closed_mean_ms" => closed.load&.latency&.mean&.then { |us| (us / 1000.0).round(3) },
+         "closed_connections" => closed.argv_value("-c")&.to_i, "closed_cpu_pct" => closed.probes&.cpu_pct&.round(1)}
+      end
+
+      def self.mib(kb) = kb&.positive? ? (kb / 1024.0).round(1) : nil
+
       # The figures Rate.sustained? judges, from an open-model measurement.
       def self.row(m)
         {"target_rps" => m.extra["target_rps"], "good_rps" => m.good_rps, "dropped" => m.load.dropped,
@@ -105,14 +116,12 @@ module Arena
         baseline = ctx.baseline
         summary_record(ctx, "rate", {
           "settings" => ctx.adapter.settings, "slo_ms" => ctx.slo_ms, "slo_relative" => ctx.load.slo_ms.nil?,
-          "closed_max_rps" => closed.good_rps.round(1), "closed_pss_mib" => mib(closed.probes&.pss_peak_kb),
-          "closed_mean_ms" => closed.load&.latency&.mean&.then { |us| (us / 1000.0).round(3) },
-          "closed_connections" => closed.argv_value("-c")&.to_i, "closed_cpu_pct" => closed.probes&.cpu_pct&.round(1),
+          **self.class.closed_figures(closed),
           "sustained_rps" => best ? best.extra["target_rps"] : 0, "fraction" => best&.extra&.fetch("fraction"),
           "resolution" => ((missed || 1.0) - (best&.extra&.fetch("fraction") || 0.0)).round(4),
           "p99_ms" => best&.load&.latency&.p99&.then { |us| (us / 1000.0).round(3) },
           "mean_ms" => best&.load&.latency&.mean&.then { |us| (us / 1000.0).round(3) },
-          "error_pct" => under.load&.error_pct, "pss_mib" => mib(under.probes&.pss_peak_kb),
+          "error_pct" => under.load&.error_pct, "pss_mib" => self.class.mib(under.probes&.pss_peak_kb),
           "unloaded_ms" => baseline&.p50_us&.then { |us| (us / 1000.0).round(3) }, "service_ms" => service_ms(points, baseline),
           "waiting_p50_ms" => best&.queue&.queue_p50_us&.then { |us| (us / 1000.0).round(3) },
           "working_p50_ms" => best&.queue&.work_p50_us&.then { |us| (us / 1000.0).round(3) },
@@ -133,7 +142,6 @@ module Arena
         us && (us / 1000.0).round(3)
       end
 
-      def mib(kb) = kb&.positive? ? (kb / 1024.0).round(1) : nil
     end
   end
 end
