@@ -35,11 +35,13 @@ module Arena
         @dir = dir
         @count = 0
         # Flags only, never pinned: a loader host's cores are its own.
-        @flags = Load::Engine.new(dir: dir, machine: Machine.new(cores: 1, shared: true).freeze)
+        @flags = ServerHostEngine.new(allow: allow, dir: dir, machine: Machine.new(cores: 1, shared: true).freeze)
       end
 
-      # The argv as recorded with a measurement: the whole, before splitting.
-      def argv(target, settings) = ["arena-load", *engine_args(target, settings)]
+      # The argv as recorded with a measurement: the whole, before splitting,
+      # as one local engine would run it (the readers of a record find -c
+      # there, whichever side loaded).
+      def argv(target, settings) = ["arena-load", *@flags.argv(target, settings).drop(1)]
 
       def start(target, settings)
         n = @channels.size
