@@ -141,7 +141,6 @@ module Arena
         us = light&.load&.latency&.mean || baseline&.p50_us
         us && (us / 1000.0).round(3)
       end
-
     end
   end
 end
