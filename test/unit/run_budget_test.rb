@@ -3,6 +3,8 @@
 require_relative "../test_helper"
 require "arena"
 require "timeout"
+require "stringio"
+require "tmpdir"
 
 # Issue 35: a run says how long it will take before anything starts, and
 # --max-time bounds the whole run. The estimate and the fit are pure
@@ -141,13 +143,32 @@ class RunBudgetTest < Minitest::Test
   def test_the_report_says_what_was_cut_and_skipped
     plan = fitted("--servers", "unicorn:workers=2", "--workload", "sleep", "--scenario", "rate", "--max-time", "120")
     h = {"schema" => Arena::Results::SCHEMA, "plan" => JSON.parse(JSON.generate(plan.to_h)), "measurements" => [], "servers" => [],
-         "skipped" => [{"key" => "u sleep rate", "round" => 1, "need_s" => 110.0, "left_s" => 3.0}]}
+         "cut" => [{"key" => "u sleep rate", "round" => 1, "need_s" => 110.0, "left_s" => 3.0},
+           {"key" => "u sleep rate", "round" => 2, "need_s" => 110.0, "left_s" => 50.0, "lowered" => {"max_time" => 47.0}}]}
     notes = Arena::Results::Document.from_h(h).notes
     assert_equal "fitted to --max-time 120 s: #{plan.budget.cuts.join("; ")}", notes[0]
-    assert_equal "not started, --max-time would have passed first: u sleep rate (round 1)", notes[1]
+    assert_equal "shortened to end within --max-time: u sleep rate (round 2, --max-time 47 s)", notes[1]
+    assert_equal "not started, --max-time would have passed first: u sleep rate (round 1)", notes[2]
     default = fitted("--servers", "puma", "--workload", "server", "--scenario", "rate", "-d", "4")
     h = {"schema" => Arena::Results::SCHEMA, "plan" => JSON.parse(JSON.generate(default.to_h)), "measurements" => [], "servers" => []}
     assert_match(/\Afitted to the default budget of 180 s: rate: \d of 6 rounds/, Arena::Results::Document.from_h(h).notes.last)
     assert_equal [], Arena::Results::Document.from_h({"schema" => Arena::Results::SCHEMA, "measurements" => [], "servers" => [], "plan" => {}}).notes
+  end
+
+  # --dry-run: the estimate on stderr, the plan unit by unit on stdout,
+  # exit 0, and nothing started or written.
+  def test_dry_run_prints_the_plan_and_the_estimate_and_starts_nothing
+    Dir.mktmpdir do |dir|
+      out = StringIO.new
+      err = StringIO.new
+      target = File.join(dir, "never")
+      status = Arena::CLI.new(["run", "--servers", "unicorn:workers=2", "--workload", "sleep", "--scenario", "rate",
+        "--max-time", "120", "--dry-run", "--out", target], out: out, err: err).run
+      assert_equal 0, status
+      assert_match(/\Aestimate: 1 server config\(s\) x 1 workload\(s\) x rate, 6 round\(s\): about 1\d\d s .*--max-time 120 s \(the whole run\)/, err.string)
+      assert_match(/^  unicorn:workers=2\S* sleep rate: about \d+ s x 1 round\(s\) \(--max-time \d+ s\)$/, out.string)
+      assert_match(/^  cut: rate: 1 of 6 rounds/, out.string)
+      refute File.exist?(target), "nothing written"
+    end
   end
 end

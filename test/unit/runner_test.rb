@@ -128,7 +128,7 @@ class RunnerTest < Minitest::Test
     "engine-fails" => scenario("engine-fails") { |_| raise Arena::Load::Engine::Failed, "load engine: no output (exit 1)" },
     "interrupted" => scenario("interrupted") { |_| raise Interrupt },
     "figures" => Class.new(scenario("figures") { |ctx| [RunnerTest.figure_measurement(ctx)] }) { def self.throughput_basis? = true },
-    "long" => Class.new(scenario("long") { |ctx| [RunnerTest.measurement(ctx, "long")] }) { def self.long? = true },
+    "long" => Class.new(scenario("long") { |ctx| BOUNDS << [ctx.adapter.label, ctx.load.max_time] && [RunnerTest.measurement(ctx, "long")] }) { def self.long? = true },
     "noisy-once" => scenario("noisy-once") { |ctx| [RunnerTest.measurement(ctx, "noisy-once", noisy: (NOISY_ONCE[ctx.adapter.label] += 1) == 1)] }
   }.freeze
 
@@ -137,7 +137,7 @@ class RunnerTest < Minitest::Test
 
     def initialize = @events = []
 
-    %i[planned server_started server_failed measured skipped].each do |event|
+    %i[planned server_started server_failed measured timed].each do |event|
       define_method(event) { |*args| @events << [event, *args] }
     end
 
@@ -257,12 +257,27 @@ class RunnerTest < Minitest::Test
     run_with(%w[a], scenarios: %w[measures long], rounds: 1, kept: true,
       budget: fit(long_rounds: 1, budget_s: 60.0, unit_s: {"a server measures" => 1.0, "a server long" => 100.0}))
     assert_equal ["measures"], @store.view.measurements.map(&:scenario)
-    skipped = @store.document["skipped"]
-    assert_equal [["a server long", 1, 100.0]], skipped.map { |s| [s["key"], s["round"], s["need_s"]] }
-    assert_operator skipped.first["left_s"], :>, 59
-    said = @reporter.events.find { |e| e.first == :skipped }
+    cut = @store.document["cut"]
+    assert_equal [["a server long", 1, 100.0, nil]], cut.map { |s| [s["key"], s["round"], s["need_s"], s["lowered"]] }
+    assert_operator cut.first["left_s"], :>, 59
+    said = @reporter.events.find { |e| e.first == :timed }
     assert_equal "a server long", said[1]
-    assert_match(/--max-time 60 s: about 100 s needed, \d+ s left/, said[3])
+    assert_match(/\Anot started: about 100 s needed, \d+ s left of --max-time 60 s\z/, said[3])
+  end
+
+  # A long unit with a bound of its own runs with it lowered to the time left.
+  def test_a_long_unit_that_would_end_past_max_time_runs_with_its_bound_lowered
+    BOUNDS.clear
+    budget = Arena::RunBudget::Fit.new(budget_s: 60.0, given: true, rounds: 1, long_rounds: 1, short_rounds: 1,
+      overrides: {"long" => {max_time: 100.0}}, unit_s: {"a server long" => 100.0}, units: [], start_s: 0.0, seconds: 0.0, cuts: []).freeze
+    run_with(%w[a], scenarios: %w[long], rounds: 1, kept: true, budget: budget)
+    assert_equal 1, BOUNDS.size
+    assert_operator BOUNDS.first.last, :<, 60
+    assert_operator BOUNDS.first.last, :>=, 55
+    cut = @store.document["cut"].first
+    assert_equal({"max_time" => BOUNDS.first.last}, cut["lowered"])
+    said = @reporter.events.find { |e| e.first == :timed }
+    assert_match(/\A--max-time lowered to \d+ s: about 100 s needed, \d+ s left of --max-time 60 s\z/, said[3])
   end
 
   def test_a_noisy_measurement_is_run_again_once_at_the_end_of_its_round

@@ -23,7 +23,7 @@ module Arena
 
       def measured(_record) = nil
 
-      def skipped(_key, _round, _why) = nil
+      def timed(_key, _round, _words) = nil
 
       def finished(document, interrupted:)
         notes = (interrupted ? ["the run was interrupted: these are the measurements made before it stopped"] : []) | document.notes
@@ -45,7 +45,7 @@ module Arena
     # Hands every reporter event to several reporters in turn (the terminal
     # and the files), as benchmark-ips's MultiReport does.
     class Fanout
-      EVENTS = %i[planned server_started server_failed measured skipped finished].freeze
+      EVENTS = %i[planned server_started server_failed measured timed finished].freeze
 
       def initialize(*reporters)
         @reporters = reporters

@@ -74,7 +74,7 @@ module Arena
         log_tail.each { |line| say "  | #{line}" }
       end
 
-      def skipped(key, round, why) = say("skipped #{key} (round #{round}): #{why}")
+      def timed(key, round, words) = say("#{key} (round #{round}): #{words}")
 
       def measured(m)
         @bar&.increment if m.measured?

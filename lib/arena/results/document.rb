@@ -125,9 +125,16 @@ module Arena
         budget = h["plan"].is_a?(Hash) ? h["plan"]["budget"] : nil
         cuts = budget.is_a?(Hash) ? Array(budget["cuts"]) : []
         bound = (budget["given"] ? "--max-time #{budget["budget_s"]} s" : "the default budget of #{budget["budget_s"]} s") if cuts.any?
-        skipped = Array(h["skipped"]).select { |s| s.is_a?(Hash) }
+        cut = Array(h["cut"]).select { |s| s.is_a?(Hash) }
+        skipped, shortened = cut.partition { |s| s["lowered"].nil? }
         [("fitted to #{bound}: #{cuts.join("; ")}" if cuts.any?),
+          ("shortened to end within --max-time: #{shortened.map { |s| "#{s["key"]} (round #{s["round"]}, #{lowered(s["lowered"])})" }.join(", ")}" if shortened.any?),
           ("not started, --max-time would have passed first: #{skipped.map { |s| "#{s["key"]} (round #{s["round"]})" }.join(", ")}" if skipped.any?)].compact
+      end
+
+      def self.lowered(setting)
+        return "" unless setting.is_a?(Hash)
+        setting.map { |k, v| "#{Load.setting(k.to_sym)&.switch || k} #{v.to_f.round} s" }.join(", ")
       end
 
       # Several runs as one (A B A B on one CI runner): their measurements

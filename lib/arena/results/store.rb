@@ -39,11 +39,11 @@ module Arena
         flush
       end
 
-      # A unit not started because --max-time would have passed before it
-      # ended (Runner#out_of_time?): its key, round, and the seconds it
-      # needed against those left.
-      def add_skipped(key:, round:, need_s:, left_s:)
-        append("skipped", {"key" => key, "round" => round, "need_s" => need_s, "left_s" => left_s})
+      # A unit shortened (lowered: {setting => value}) or not started
+      # (lowered nil) because --max-time would have passed before it ended
+      # (Runner#in_time): its key, round, and the seconds it needed against those left.
+      def add_cut(key:, round:, need_s:, left_s:, lowered:)
+        append("cut", {"key" => key, "round" => round, "need_s" => need_s, "left_s" => left_s, "lowered" => lowered})
       end
 
       # The document so far, as values (what reporters read).

@@ -29,7 +29,7 @@ module Arena
   #   server_started(server)        a server answered and was verified (Results::ServerRecord)
   #   server_failed(label, message, log_tail)
   #   measured(measurement)         one Results::Measurement is in the store
-  #   skipped(key, round, why)      a unit not started: --max-time would have passed
+  #   timed(key, round, words)      a unit shortened or not started: --max-time would have passed
   #   finished(document, interrupted:)  the Results::Document
   class Runner
     attr_reader :failures
@@ -269,11 +269,16 @@ module Arena
       left = fit.budget_s - (Clock.now - @started)
       answer = RunBudget.now(fit, key: unit.key, scenario: unit.scenario, left_s: left)
       return load if answer == :go
-      return LoadOptions.new(**load.to_h, **answer).freeze if answer
       need = fit.unit_s.fetch(unit.key, 0.0)
-      @store.add_skipped(key: unit.key, round: round, need_s: need.round(1), left_s: left.round(1))
-      @reporter.skipped(unit.key, round, "--max-time #{fit.budget_s.round} s: about #{need.round} s needed, #{[left, 0].max.round} s left")
-      nil
+      @store.add_cut(key: unit.key, round: round, need_s: need.round(1), left_s: left.round(1), lowered: answer&.transform_keys(&:to_s))
+      why = "about #{need.round} s needed, #{[left, 0].max.round} s left of --max-time #{fit.budget_s.round} s"
+      unless answer
+        @reporter.timed(unit.key, round, "not started: #{why}")
+        return nil
+      end
+      setting, value = answer.first
+      @reporter.timed(unit.key, round, "#{Load.setting(setting).switch} lowered to #{value.round} s: #{why}")
+      LoadOptions.new(**load.to_h, **answer).freeze
     end
 
     def finish(interrupted:)
