@@ -18,6 +18,12 @@ module Arena
   module Database
     KINDS = %w[postgres sqlite].freeze
     SQL_FILE = "arena-db.sql"
+    # The gem each kind needs in the app's bundle, and the kind to offer instead.
+    ADAPTERS = {"postgres" => ["pg", "sqlite"], "sqlite" => ["sqlite3", "postgres"]}.freeze
+    # A log line naming an exception (`PG::ConnectionBad: ...`) or a
+    # server's error (`FATAL:  role ...`), before any line that merely says error.
+    EXCEPTION_LINE = /\A\s*(?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception|NotFound|Bad|NotEstablished|Invalid)\b[^:]*:|\A\s*(?:FATAL|ERROR|PANIC):/
+    ERROR_WORD = /error|aborted|failed|fatal/i
 
     module_function
 
@@ -30,7 +36,28 @@ module Arena
       end
       raise UsageError, "--database sqlite: #{SQL_FILE} is loaded with PostgreSQL's psql; use --database postgres" if kind == "sqlite" && !app.rails?
       raise UsageError, "--database postgres: PostgreSQL's initdb not found (apt-get install postgresql)" if kind == "postgres" && !Postgres.bin_dir
+      adapter!(kind, app)
       kind
+    end
+
+    # The app's bundle must hold the kind's adapter gem: without it the app's
+    # db:prepare fails only after the database is up, its cause in a log.
+    def adapter!(kind, app)
+      gem, other = ADAPTERS.fetch(kind)
+      lockfile = app.app_lockfile
+      bundled = if File.file?(lockfile)
+        File.read(lockfile).match?(/^    #{Regexp.escape(gem)} \(/)
+      else
+        File.read(app.app_gemfile).match?(/^\s*gem\s*\(?\s*["']#{Regexp.escape(gem)}["']/)
+      end
+      raise UsageError, "#{gem} is not in the app's bundle: add `gem \"#{gem}\"`, or use `--database #{other}`." unless bundled
+    end
+
+    # The line of a failed program's log that says why: the first naming an
+    # exception or a server's error, else the first saying error, else the last.
+    def first_error_line(lines)
+      lines = lines.map(&:strip).reject(&:empty?)
+      lines.find { |l| l.match?(EXCEPTION_LINE) } || lines.find { |l| l.match?(ERROR_WORD) } || lines.last
     end
 
     def open(plan, err:)
@@ -83,13 +110,25 @@ module Arena
           status = group.wait(timeout: timeout)
           raise LoggedError.new("#{what} did not finish within #{timeout} s", log_tail: group.log_tail) if status.nil?
           unless status.is_a?(Process::Status) && status.success?
-            raise LoggedError.new("#{what} failed (#{status.inspect})", log_tail: group.log_tail)
+            why = first_error_line(log_head(log_path))
+            raise LoggedError.new("#{what} failed (#{exit_text(status)})#{": #{why}" if why}", log_tail: group.log_tail)
           end
         ensure
           group.stop(grace: 2)
         end
       end
       File.read(out_path)
+    end
+
+    def log_head(path)
+      File.foreach(path).first(2000)
+    rescue SystemCallError
+      []
+    end
+
+    def exit_text(status)
+      return "status unknown" unless status.is_a?(Process::Status)
+      status.signaled? ? "killed by signal #{status.termsig}" : "exit #{status.exitstatus}"
     end
 
     # The app's own db:prepare and db:seed, once, in its bundle, against DATABASE_URL.
