@@ -55,19 +55,37 @@ class HeadOfLineUnitTest < Minitest::Test
     assert_equal "equivalent", same.word
   end
 
+  # Issue 33's audit: A fails 30% of its fast requests and slows the rest
+  # x1.2; B fails none, x2.5. A was said to protect them best.
+  def test_errors_beside_the_slow_request_weigh_before_the_ratio
+    a = Rule::Entry.new(server: "a", fast: [{"tail_x" => 1.2}], error_pct: 30.0).freeze
+    b = Rule::Entry.new(server: "b", fast: [{"tail_x" => 2.5}], error_pct: 0.0).freeze
+    verdict = Rule.best([a, b])
+    assert_equal "b protects fast requests best", verdict.word
+    assert_equal "their p90 beside the slow request was x2.5 their median alone, against a, which failed 30.0% of its requests " \
+      "beside it (x1.2 on the rest) (b x2.5, a x1.2 with 30.0% failed)", verdict.reason
+    # At the limit (1%) errors do not count against it.
+    at_limit = Rule.best([a.dup.tap { |e| e.error_pct = 1.0 }, b])
+    assert_equal "a protects fast requests best", at_limit.word
+    assert_equal "a protects fast requests best", Rule.best([a.dup.tap { |e| e.error_pct = nil }, b]).word, "older records: none recorded"
+    both = Rule.best([a, b.dup.tap { |e| e.error_pct = 5.0 }])
+    refute both.judged?
+    assert_equal "every config failed over 1% of its requests beside the slow request (a x1.2 with 30.0% failed, b x2.5 with 5.0% failed)", both.reason
+  end
+
   def test_a_config_stalled_in_any_measurement_of_the_workload_enters_as_stalled
     m = ->(server, workload, scenario, kind: nil, flags: [], stall: nil, extra: {}) {
       Arena::Results::Measurement.new(server: server, workload: workload, scenario: scenario, kind: kind, extra: extra,
         summary: Arena::Results::Summary.new(flags: flags, stall: stall).freeze).freeze
     }
-    hol = {"fast" => [{"tail_x" => 0.9}]}
+    hol = {"fast" => [{"tail_x" => 0.9}], "beside_error_pct" => 2.5}
     entries = HoL.entries([
       m.call("webrick", "server", "head-of-line", flags: ["stalled"], stall: "p50 at 40 ms"),
       m.call("webrick", "server", "head-of-line", kind: "summary", extra: hol),
       m.call("puma", "server", "head-of-line", kind: "summary", extra: hol),
       m.call("puma", "page", "steady", flags: ["stalled"], stall: "another workload")
     ])
-    assert_equal [["server", "webrick", "p50 at 40 ms"], ["server", "puma", nil]], entries.map { |w, e| [w, e.server, e.stalled] }
+    assert_equal [["server", "webrick", "p50 at 40 ms", 2.5], ["server", "puma", nil, 2.5]], entries.map { |w, e| [w, e.server, e.stalled, e.error_pct] }
   end
 
   def test_the_rate_keeps_one_slow_request_in_flight

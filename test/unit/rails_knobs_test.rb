@@ -78,18 +78,34 @@ class RailsKnobsTest < Minitest::Test
     verdict = Arena::PoolExhaustion.verdict(evidence: evidence, errors: 2, threads: 6, pool: 2)
     assert_equal "pool-exhausted", verdict.word
     assert_match(/2 log lines with ActiveRecord::ConnectionTimeoutError \(2 failed requests\): 6 threads per process share a pool of 2 connections/, verdict.reason)
-    unknown = Arena::PoolExhaustion.verdict(evidence: evidence, errors: 0, threads: nil, pool: nil)
+    unknown = Arena::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: nil, pool: nil)
     assert_match(/more requests waited for a database connection than the pool holds/, unknown.reason)
+    assert_match(/pool of 2 connections/, Arena::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: 3, pool: 2).reason)
+    assert_match(/more requests waited/, Arena::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: 2, pool: 2).reason)
     assert_equal "ok", Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence("Started GET /\n"), errors: 5, threads: 6, pool: 2).word
   end
 
   def test_pool_exhaustion_flags_the_summary
-    load = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "requests" => {"completed" => 10}, "errors" => {"total" => 0}})
-    verdict = Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence(LOG), errors: 0, threads: 6, pool: 2)
+    load = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "requests" => {"completed" => 10}, "errors" => {"total" => 2}})
+    verdict = Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence(LOG), errors: 2, threads: 6, pool: 2)
     summary = Arena::Results::Summary.of(load, pool: verdict)
     assert_includes summary.flags, "pool-exhausted"
     assert_equal verdict.reason, summary.pool
     refute_includes Arena::Results::Summary.of(load).flags, "pool-exhausted"
+  end
+
+  # Issue 33's audit: two timeout lines from a background job, no request
+  # failed or timed out, the pool as large as the threads: the requests were
+  # fine (the flag made tune drop the config).
+  def test_timeout_lines_without_a_failed_request_are_not_pool_exhaustion
+    background = Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence(LOG), errors: 0, threads: 5, pool: 5)
+    assert_equal "ok", background.word
+    assert_equal "2 log lines with ActiveRecord::ConnectionTimeoutError, but no request failed or timed out: something " \
+      "besides the requests (a background job?) waited for the pool", background.reason
+    assert_equal "ok", Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence(LOG), errors: nil, threads: 5, pool: 5).word
+    load = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "requests" => {"completed" => 10}, "errors" => {"total" => 0}})
+    refute_includes Arena::Results::Summary.of(load, pool: background).flags, "pool-exhausted"
+    assert_equal "pool-exhausted", Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence(LOG), errors: 1, threads: 5, pool: 5).word
   end
 
   def test_database_is_checked_before_anything_starts

@@ -117,13 +117,46 @@ class ResultsFiguresTest < Minitest::Test
   def test_stall_figures_are_the_loads_own
     l = load(latency: {"count" => 10, "p50" => 1, "p75" => 2, "p90" => 3, "p99" => 4, "mean" => 1.5}, connections: {"requested" => 8}, model: "open",
       keep_alive: false)
-    f = l.stall_figures(server_cpu_pct: 12.0, server_cores: 2)
-    assert_equal [1, 2, 3, 4, 1.5, 500.0, 8, true, false, 12.0, 2], f.to_a
+    split = R::QueueSplit.new(n: 9, queue_p50_us: 5, work_p50_us: 6, work_mean_us: 9)
+    f = l.stall_figures(server_cpu_pct: 12.0, server_cores: 2, queue: split, slots: 4, service_us: 7)
+    assert_equal [1, 1.5, 500.0, 8, true, false, 12.0, 2, 5, 6, 4, 7], f.to_a
+    assert_equal [1, 1.5, 500.0, 8, true, false, 12.0, 2, nil, nil, nil, nil], l.stall_figures(server_cpu_pct: 12.0, server_cores: 2).to_a
+    c = l.concurrency_figures(queue: split, slots: 4, server_cpu_pct: 12.0, server_cores: 2)
+    assert_equal [500.0, 9, 6, 5, 4, 8, 12.0, 2], c.to_a
+    assert_nil l.concurrency_figures(queue: nil, slots: 4, server_cpu_pct: 12.0, server_cores: 2).rps, "no split, no rate to weigh"
+  end
+
+  # Agoo workers=2 threads=4 on /io?ms=50 at 32 connections: 19.7 req/s x
+  # 50 ms = 1 request in the app at a time, of 8 declared, while requests
+  # waited 1.5 s for it.
+  def test_busy_slots_beside_the_declared_ones_and_the_under_concurrent_flag
+    agoo = load(completed: 40, rps: 19.7, latency: {"count" => 40, "p50" => 1_600_000, "mean" => 1_600_000},
+      connections: {"requested" => 32, "opened" => 32})
+    split = R::QueueSplit.new(n: 40, queue_p50_us: 1_550_000, work_p50_us: 50_100, work_mean_us: 50_300)
+    s = R::Summary.of(agoo, queue: split, slots: 8, server_cpu_pct: 3.0, server_cores: 1)
+    assert_includes s.flags, "under-concurrent"
+    assert_equal [0.99, 8], [s.busy_slots, s.declared_slots]
+    assert_equal "0.99 of 8 slots busy (19.7 req/s x 50.3 ms working; 8 declared, 32 connections), while requests waited " \
+      "1550.0 ms p50 before the app and worked 50.1 ms: it ran fewer requests at once than its settings declare", s.concurrency
+    record = s.to_record
+    assert_equal [0.99, 8], record.values_at("busy_slots", "declared_slots")
+    assert_equal s, R::Summary.from_h(JSON.parse(JSON.generate(record)))
+    full = R::Summary.of(agoo, queue: split, slots: 1, server_cpu_pct: 3.0, server_cores: 1)
+    refute_includes full.flags, "under-concurrent"
+    assert_nil full.concurrency
+    refute full.to_record.key?("concurrency")
+    # Without the split nothing is known of the busy slots: neither is written.
+    bare = R::Summary.of(agoo, slots: 8).to_record
+    refute bare.key?("busy_slots")
+    refute bare.key?("declared_slots")
   end
 
   # A 40 ms delayed-ACK shape: the stall rule says "stalled".
   def stalled_load = load(completed: 4000, rps: 400.0, latency: {"count" => 4000, "p50" => 41_000, "p75" => 42_000, "p90" => 43_000, "p99" => 45_000, "mean" => 41_000},
     connections: {"requested" => 16, "opened" => 16})
+
+  # The app's split of it: 0.8 ms of 41 explained.
+  STALL_SPLIT = R::QueueSplit.new(n: 4000, queue_p50_us: 300, work_p50_us: 500).freeze
 
   def test_summary_flags_at_their_boundaries
     clean = R::Summary.of(load(completed: 1000, errors: 10, good: {"completed" => 990, "rps" => 495.123, "latency_us" => {"count" => 990, "p50" => 900, "p99" => 5000}}), loader_cpu_pct: 85.0, server_cpu_pct: 50.0, server_cores: 1)
@@ -163,14 +196,17 @@ class ResultsFiguresTest < Minitest::Test
   def test_summary_flags_from_the_envelope_the_pool_and_the_stall_rule
     oom = Arena::Results::EnvelopeFigures.new(oom_kills: 1)
     pool = Pool.new("pool-exhausted", "5 threads, a pool of 2")
-    s = R::Summary.of(stalled_load, envelope: oom, pool: pool, server_cpu_pct: 10.0, server_cores: 1)
+    s = R::Summary.of(stalled_load, envelope: oom, pool: pool, server_cpu_pct: 10.0, server_cores: 1, queue: STALL_SPLIT)
     assert_equal %w[oom-killed pool-exhausted stalled], s.flags
     assert_equal "5 threads, a pool of 2", s.pool
-    assert_match(/\Ap50 41\.0 ms sits at 40 ms/, s.stall)
-    assert_includes R::Summary.of(stalled_load, server_cpu_pct: 60.0, server_cores: 2).flags, "stalled", "60% of two cores is under half of them"
-    refute_includes R::Summary.of(stalled_load, server_cpu_pct: 60.0, server_cores: 1).flags, "stalled"
+    assert_match(/\Ap50 41\.0 ms = waiting 0\.3 ms \+ working 0\.5 ms \+ 40\.2 ms unexplained/, s.stall)
+    assert_includes R::Summary.of(stalled_load, server_cpu_pct: 60.0, server_cores: 2, queue: STALL_SPLIT).flags, "stalled", "60% of two cores is under half of them"
+    refute_includes R::Summary.of(stalled_load, server_cpu_pct: 60.0, server_cores: 1, queue: STALL_SPLIT).flags, "stalled"
+    # Without the split, the unloaded service time and the slots: 16 slots of 1 ms, 400 req/s: 2.5% busy, 40 ms more.
+    assert_includes R::Summary.of(stalled_load, server_cpu_pct: 10.0, server_cores: 1, slots: 16, service_us: 1_000).flags, "stalled"
+    refute_includes R::Summary.of(stalled_load, server_cpu_pct: 10.0, server_cores: 1).flags, "stalled", "nothing to compare with"
     calm = R::Summary.of(stalled_load, envelope: Arena::Results::EnvelopeFigures.new(oom_kills: 0), pool: Pool.new("pool ok", "fine"),
-      server_cpu_pct: 90.0, server_cores: 1)
+      server_cpu_pct: 90.0, server_cores: 1, queue: STALL_SPLIT)
     assert_equal [], calm.flags
     assert_nil calm.pool
     assert_nil calm.stall

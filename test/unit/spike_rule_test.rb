@@ -30,12 +30,53 @@ class SpikeRuleTest < Minitest::Test
     assert_match(/; the queue had not drained \(p99 not back to its level before\) within the 3 s measured after\z/, stuck.reason)
   end
 
-  def test_requests_dropped_or_failed_are_shed
-    v = Rule.verdict(figures(good: 40, errors: 30, dropped: 5, peak_good_rps: 80.0, error_kinds: %w[reset timeout]))
+  def test_requests_that_failed_are_shed
+    v = Rule.verdict(figures(good: 45, errors: 30, dropped: 0, peak_good_rps: 80.0, error_kinds: %w[reset timeout]))
     assert_equal "shed", v.word
-    assert_match(/; 35 of 75 shed \(5 dropped, 30 errors: reset, timeout\)\z/, v.reason)
+    assert_match(/; 30 of 75 shed \(errors: reset, timeout\)\z/, v.reason)
     both = Rule.verdict(figures(good: 40, errors: 35, spike_p90_us: 300_000, drained_s: 0.8))
     assert_equal "queued and shed", both.word
+    assert_match(/; 35 of 75 shed \(errors\); the queue drained/, both.reason)
+  end
+
+  # Issue 33's audit: the run ends 2 s after the spike with 2,500 requests
+  # never sent; they were said "queued and shed (2500 dropped)".
+  def test_requests_still_waiting_when_the_run_ended_are_cut_off_not_shed
+    v = Rule.verdict(figures(label: "spike 1500/s 2s", asked_rps: 1500.0, asked: 3000.0, good: 400, errors: 0, dropped: 2500,
+      spike_p90_us: 1_900_000, spike_n: 400, peak_good_rps: 200.0, drained_s: nil, after_s: 2.0))
+    assert_equal "queued", v.word
+    assert_equal "asked 1500/s for 2 s, served at most 200/s; its requests' p90 1.90s against 24.0ms before (x79.2); none of 3000 shed; " \
+      "2600 of 3000 cut off by the run's end (2500 never sent for want of a free connection, 100 in flight): waiting, not shed; " \
+      "the queue had not drained (p99 not back to its level before) within the 2 s measured after", v.reason
+    # Cut off with too few responses for a p90: still queued, said without one.
+    few = Rule.verdict(figures(good: 5, spike_n: 5, dropped: 70))
+    assert_equal "queued", few.word
+    refute_match(/p90/, few.reason)
+    # One cut off in 200 is within the limit: not a queue by itself.
+    assert_equal "absorbed", Rule.verdict(figures(asked: 200.0, good: 198, dropped: 2)).word
+    assert_equal "queued", Rule.verdict(figures(asked: 200.0, good: 197, dropped: 3)).word
+  end
+
+  # Issue 33's audit: a 200 ms request, 1500/s asked on the profile's 75
+  # connections: 75 / 0.2 s = 375/s is all the loader can pass, and it was
+  # said "queued, the server served at most 375/s".
+  def test_a_spike_the_loaders_connections_capped_says_so
+    capped = figures(label: "spike 1500/s 2s", asked_rps: 1500.0, asked: 3000.0, good: 750, dropped: 2250, before_p90_us: 210_000,
+      spike_p90_us: 1_900_000, peak_good_rps: 372.0, drained_s: nil, connections: 75, before_p50_us: 200_000)
+    v = Rule.verdict(capped)
+    refute v.judged?
+    assert_equal "the loader's 75 connections pass at most 375/s (75 / 200.0ms), under the 1500/s asked, and the server served " \
+      "at most 372/s: the queue formed in the loader, not the server; a profile with more connections (-c 113 or more: a " \
+      "profile opens four per -c) tells", v.reason
+    # A server that served well under the cap made the queue itself.
+    assert_equal "queued", Rule.verdict(capped.dup.tap { |f| f.peak_good_rps = 0.9 * 375 - 1 }).word
+    refute Rule.verdict(capped.dup.tap { |f| f.peak_good_rps = 0.9 * 375 }).judged?
+    # Asked no more than the cap: the loader was not the limit.
+    assert_equal "queued", Rule.verdict(capped.dup.tap { |f| f.asked_rps = 375.0 }).word
+    refute Rule.verdict(capped.dup.tap { |f| f.asked_rps = 375.1 }).judged?
+    # Unknown connections or service time: no cap to judge by.
+    assert_equal "queued", Rule.verdict(capped.dup.tap { |f| f.connections = nil }).word
+    assert_equal "queued", Rule.verdict(capped.dup.tap { |f| f.before_p50_us = nil }).word
   end
 
   # One error in 75 is under the 1% a measurement may have before it is flagged.

@@ -70,8 +70,12 @@ module Arena
         n = work.values.sum
         return nil if n.zero?
         Results::QueueSplit.new(n: n, queue_n: queue.values.sum, queue_p50_us: at(queue, 50), queue_p99_us: at(queue, 99),
-          work_p50_us: at(work, 50), work_p99_us: at(work, 99)).freeze
+          work_p50_us: at(work, 50), work_p99_us: at(work, 99), work_mean_us: mean(work)).freeze
       end
+
+      # The mean of the buckets' middles: what Little's law needs (busy
+      # slots = throughput x mean time working).
+      def mean(hist) = (hist.sum { |bucket, n| middle(bucket) * n }.fdiv(hist.values.sum)).round
 
       def diff(a, b) = b.to_h { |k, v| [k, v - a.fetch(k, 0)] }.select { |_, v| v.positive? }
 
@@ -83,9 +87,11 @@ module Arena
         seen = 0
         hist.sort.each do |bucket, n|
           seen += n
-          return (bucket.zero? ? 1 : 2**((bucket + 0.5) / PER_OCTAVE)).round if seen >= rank
+          return middle(bucket).round if seen >= rank
         end
       end
+
+      def middle(bucket) = bucket.zero? ? 1 : 2**((bucket + 0.5) / PER_OCTAVE)
     end
   end
 end

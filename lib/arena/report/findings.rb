@@ -17,7 +17,7 @@ module Arena
 
       module_function
 
-      def lines(document) = scenario_lines(document) + overall_lines(document) + EnvelopeLines.call(document) + pool_lines(document) + flag_lines(document) + stall_lines(document)
+      def lines(document) = scenario_lines(document) + overall_lines(document) + EnvelopeLines.call(document) + pool_lines(document) + flag_lines(document) + stall_lines(document) + concurrency_lines(document)
 
       def overall_lines(document) = Scenarios.all.flat_map { |s| s.overall_findings(document) }
 
@@ -47,6 +47,19 @@ module Arena
           next if stalled.empty?
           count = (runs.size > 1) ? " (#{stalled.size} of #{runs.size} runs)" : ""
           "#{server} #{workload} #{label}: stalled#{count}: #{stalled.first.summary.stall}"
+        end
+      end
+
+      # One line per row that ran far fewer requests at once than its
+      # settings declare (lib/arena/verdicts/concurrency.rb), with the first
+      # such run's figures.
+      def concurrency_lines(document)
+        groups = document.measured.group_by { |m| [m.server, m.workload, m.label] }
+        groups.filter_map do |(server, workload, label), runs|
+          under = runs.select { |m| m.summary&.concurrency }
+          next if under.empty?
+          count = (runs.size > 1) ? " (#{under.size} of #{runs.size} runs)" : ""
+          "#{server} #{workload} #{label}: under-concurrent#{count}: #{under.first.summary.concurrency}"
         end
       end
 

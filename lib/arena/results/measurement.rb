@@ -15,6 +15,8 @@ module Arena
     ERROR_LIMIT_PCT = 1.0
     # The engine's core busier than this: the loader, not the server, may be the limit.
     LOADER_BUSY_PCT = 85.0
+    # Nothing ended in at least this share of a measurement's end: hung.
+    HUNG_SHARE = 0.5
 
     # Latency figures in microseconds. `n` is how many responses they come
     # from: a percentile is only worth showing when n supports it.
@@ -153,28 +155,54 @@ module Arena
       # Pitchfork): at least one new connection for every two responses.
       def server_closed? = keep_alive? && completed.to_i.positive? && raw.dig("connections", "opened").to_i * 2 >= completed.to_i
 
-      # What the stall rule (lib/arena/verdicts/stall.rb) reads of this load.
-      def stall_figures(server_cpu_pct:, server_cores:)
-        Stall::Figures.new(p50_us: latency.p50, p75_us: latency.p75, p90_us: latency.p90, p99_us: latency.p99, mean_us: latency.mean, good_rps: good_rps,
-          connections: connections_requested, open_model: open?, keep_alive: keep_alive?,
+      # What the stall rule (lib/arena/verdicts/stall.rb) reads of this load,
+      # with the app's split (a QueueSplit or nil), the config's declared
+      # slots and the unloaded latency.
+      def stall_figures(server_cpu_pct:, server_cores:, queue: nil, slots: nil, service_us: nil)
+        Stall::Figures.new(p50_us: latency.p50, mean_us: latency.mean, good_rps: good_rps, connections: connections_requested,
+          open_model: open?, keep_alive: keep_alive?, server_cpu_pct: server_cpu_pct, server_cores: server_cores,
+          waiting_p50_us: queue&.queue_p50_us, working_p50_us: queue&.work_p50_us, slots: slots, service_us: service_us).freeze
+      end
+
+      # What the effective-concurrency rule (lib/arena/verdicts/concurrency.rb) reads.
+      def concurrency_figures(queue:, slots:, server_cpu_pct:, server_cores:)
+        Concurrency::Figures.new(rps: (rps if queue), working_mean_us: queue&.work_mean_us, working_p50_us: queue&.work_p50_us,
+          waiting_p50_us: queue&.queue_p50_us, declared: slots, connections: connections_requested,
           server_cpu_pct: server_cpu_pct, server_cores: server_cores).freeze
       end
 
       # Connections asked of the engine (older documents lack the argv).
       def connections_requested = raw.dig("connections", "requested").to_i
 
-      # Errors as a share of every request that ended (a response or an error).
+      # Errors as a share of every request that ended (a response or an
+      # error), counting as failed the requests a hung server left unanswered.
       def error_pct
-        ended = good + errors
-        ended.zero? ? 0.0 : (100.0 * errors / ended).round(3)
+        failed = errors + hung
+        ended = good + failed
+        ended.zero? ? 0.0 : (100.0 * failed / ended).round(3)
       end
 
       def nonzero_error_kinds = error_kinds.reject { |_, v| v.zero? }
 
-      # Nothing ended in the whole measurement: no response and no error. A
-      # hung server (or one the requests never reached) reads "0 good req/s,
-      # 0% errors" otherwise, the figures of a quiet one.
-      def unanswered? = duration_s.positive? && completed.zero? && errors.zero?
+      # Nothing ended in the whole measurement (no response and no error), or
+      # the server stopped answering: nothing ended in the last half of it or
+      # more while requests were in flight. A hung server (or one the requests
+      # never reached) reads "0 good req/s, 0% errors" otherwise, the figures
+      # of a quiet one; one that answered once and then hung read "0.1 req/s,
+      # 0% errors", and was picked when it was the only server.
+      def unanswered?
+        return false unless duration_s.positive?
+        (completed.zero? && errors.zero?) || (in_flight.positive? && silent_s >= HUNG_SHARE * duration_s)
+      end
+
+      # The requests a hung server left unanswered (0 unless unanswered?).
+      def hung = unanswered? ? in_flight : 0
+
+      # Requests sent that had neither a response nor an error at the end.
+      def in_flight = [sent - completed - errors, 0].max
+
+      # The seconds at the end of the timeline in which nothing ended.
+      def silent_s = timeline.reverse.take_while { |p| p.completed.zero? && p.errors.zero? }.size * interval_s
     end
 
     # processes: per-process figures when the scenario asked for them
@@ -203,15 +231,22 @@ module Arena
     # The figures every table shows, computed once when the measurement is
     # made and written beside the engine's document, so a reader of
     # results.json (or another tool) need not know the engine's schema.
-    # `stall` is the stall rule's reason when it said "stalled" (the flag
-    # names the shape, the reason names its likely cause and the telling run).
+    # `stall` is the stall rule's reason when it said "stalled" (time that
+    # neither queueing nor work explains, its likely cause and what it cost).
     # `pool` is the pool-exhaustion rule's reason when Rails' connection pool
-    # ran dry (lib/arena/verdicts/pool_exhaustion.rb).
+    # ran dry (lib/arena/verdicts/pool_exhaustion.rb). `busy_slots` (requests inside
+    # the app at once, by Little's law on its working time) stands beside
+    # `declared_slots` (the config's; nil: no fixed ceiling), and
+    # `concurrency` is the reason when it ran far fewer (under-concurrent).
     Summary = Struct.new(:good_rps, :error_pct, :p50_us, :p99_us, :samples, :settled_s, :loader_cpu_pct, :flags, :stall, :pool,
-      keyword_init: true)
+      :busy_slots, :declared_slots, :concurrency, keyword_init: true)
 
     class Summary
-      def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil, server_cpu_pct: nil, server_cores: nil, noisy: false, envelope: nil, pool: nil)
+      # queue: the app's split (QueueSplit) or nil; slots: the config's
+      # declared slots (nil: no fixed ceiling); service_us: the request's
+      # unloaded latency (the stall rule's service time without a split).
+      def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil, server_cpu_pct: nil, server_cores: nil, noisy: false,
+        envelope: nil, pool: nil, queue: nil, slots: nil, service_us: nil)
         flags = []
         flags << "noisy" if noisy
         flags << "oom-killed" if envelope&.oom_killed?
@@ -222,18 +257,30 @@ module Arena
         flags << "did-not-settle" unless settled
         flags << "few-samples" unless load.latency.supported?(:p99)
         flags << "server-closed" if load.server_closed?
-        stall = Stall.verdict(load.stall_figures(server_cpu_pct: server_cpu_pct, server_cores: server_cores))
+        cpu = {server_cpu_pct: server_cpu_pct, server_cores: server_cores}
+        stall = Stall.verdict(load.stall_figures(**cpu, queue: queue, slots: slots, service_us: service_us))
         flags << "stalled" if stall.word == "stalled"
+        concurrency = Concurrency.call(load.concurrency_figures(**cpu, queue: queue, slots: slots))
+        under = concurrency.verdict.word == "under-concurrent"
+        flags << "under-concurrent" if under
         new(good_rps: load.good_rps.round(2), error_pct: load.error_pct, p50_us: load.latency.p50, p99_us: load.latency.p99,
           samples: load.latency.n, settled_s: settled_s, loader_cpu_pct: loader_cpu_pct, flags: flags.freeze,
-          stall: (stall.reason if stall.word == "stalled"), pool: (pool.reason if pool&.word == "pool-exhausted")).freeze
+          stall: (stall.reason if stall.word == "stalled"), pool: (pool.reason if pool&.word == "pool-exhausted"),
+          busy_slots: concurrency.busy_slots, declared_slots: slots, concurrency: (concurrency.verdict.reason if under)).freeze
       end
 
       def self.from_h(h)
         new(**h.transform_keys(&:to_sym).slice(*members)).tap { |s| s.flags = Array(s.flags).freeze }.freeze
       end
 
-      def to_record = to_h.transform_keys(&:to_s).tap { |h| h.delete("stall") unless stall }
+      # Absent reasons are left out, and the slots when nothing measured the
+      # busy ones (declared_slots nil beside busy_slots: no fixed ceiling).
+      def to_record
+        to_h.transform_keys(&:to_s).tap do |h|
+          %w[stall concurrency].each { |k| h.delete(k) unless h[k] }
+          %w[busy_slots declared_slots].each { |k| h.delete(k) } unless busy_slots
+        end
+      end
 
       def flagged?(flag) = flags.include?(flag)
 
@@ -280,16 +327,17 @@ module Arena
     # timing wrapper (queue_time.rb): how many requests it saw, and the p50
     # and p99 of their waiting (send to the app's start) and working (inside
     # the app), in microseconds.
-    QueueSplit = Struct.new(:n, :queue_n, :queue_p50_us, :queue_p99_us, :work_p50_us, :work_p99_us, keyword_init: true)
+    # work_mean_us: the mean time working (older files lack it: nil).
+    QueueSplit = Struct.new(:n, :queue_n, :queue_p50_us, :queue_p99_us, :work_p50_us, :work_p99_us, :work_mean_us, keyword_init: true)
 
     class QueueSplit
       def self.from_h(h)
         return nil unless h.is_a?(Hash)
         new(n: h["n"].to_i, queue_n: h["queue_n"].to_i, queue_p50_us: h["queue_p50_us"], queue_p99_us: h["queue_p99_us"],
-          work_p50_us: h["work_p50_us"], work_p99_us: h["work_p99_us"]).freeze
+          work_p50_us: h["work_p50_us"], work_p99_us: h["work_p99_us"], work_mean_us: h["work_mean_us"]).freeze
       end
 
-      def to_record = to_h.transform_keys(&:to_s)
+      def to_record = to_h.compact.transform_keys(&:to_s)
     end
 
     MEASUREMENT_KEYS = %w[server workload scenario variant kind repeat engine_argv load probes front_probes loader envelope database summary extra

@@ -214,7 +214,8 @@ module Arena
           loader: Results::Memory.from_h(loader_cpu.to_h), envelope: envelope, database: database,
           summary: Results::Summary.of(load, settled_s: settled.seconds, settled: settled.settled,
             loader_cpu_pct: loader_cpu.cpu_pct_mean, server_cpu_pct: probes&.cpu_pct,
-            server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?, envelope: envelope, pool: pool),
+            server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?, envelope: envelope, pool: pool,
+            queue: queue, slots: ctx.adapter.declared_slots, service_us: ctx.baseline&.p50_us),
           extra: (extra || {}).freeze, noise: noise, queue: queue,
           warmup: warmed && Results::WarmupRecord.of(warmed)
         ).freeze

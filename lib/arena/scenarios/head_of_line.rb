@@ -49,7 +49,7 @@ module Arena
         end
         slow_after = next_to.load.requests&.find { |r| r.name == names.last }
         extra = {"slow" => slow.path, "share_pct" => share, "rate" => rate, "fast_closed_rps" => closed.good_rps.round(1), "slow_unloaded_us" => (slow_s * 1e6).round, "fast" => figures,
-                 "slow_good" => slow_after&.good, "slow_p50_us" => slow_after&.latency&.p50}
+                 "slow_good" => slow_after&.good, "slow_p50_us" => slow_after&.latency&.p50, "beside_error_pct" => next_to.load.error_pct}
         [closed, alone, next_to, summary_record(ctx, "inflation", extra)]
       end
 
@@ -93,7 +93,7 @@ module Arena
         measurements.select { |m| m.scenario == key && m.summary? && !m.extra["reason"] }.map do |m|
           stall = stalls[[m.server, m.workload]]&.first
           [m.workload, HeadOfLineRule::Entry.new(server: m.server, fast: m.extra["fast"], stalled: stall && (stall.summary.stall || "stalled"),
-            round: m.repeat).freeze]
+            round: m.repeat, error_pct: m.extra["beside_error_pct"]).freeze]
         end
       end
 
@@ -161,12 +161,17 @@ module Arena
     # winner must be ahead of the runner-up by the paired test on their
     # per-round ratios (Stats.by_rounds, paired where both ran in the same
     # rounds), else the verdict names both as not distinguishable (or
-    # equivalent): a tie is not broken by sort order. Pure: entries in, a
-    # Verdict out.
+    # equivalent): a tie is not broken by sort order. Errors weigh first: a
+    # config that failed more than Results::ERROR_LIMIT_PCT of its requests
+    # beside the slow one (the median of its rounds) ranks below every
+    # config that did not, whatever its ratio, which is of the responses it
+    # gave. Pure: entries in, a Verdict out.
     module HeadOfLineRule
       # stalled: the stall rule's reason for one of this config's
-      # measurements of the workload, or nil; round: the round it ran in.
-      Entry = Struct.new(:server, :fast, :stalled, :round, keyword_init: true)
+      # measurements of the workload, or nil; round: the round it ran in;
+      # error_pct: the share of the requests beside the slow one that failed
+      # (nil: not recorded).
+      Entry = Struct.new(:server, :fast, :stalled, :round, :error_pct, keyword_init: true)
 
       module_function
 
@@ -175,18 +180,25 @@ module Arena
         per_config = entries.group_by(&:server).filter_map do |server, rounds|
           xs = rounds.filter_map { |e| worst(e) }
           next nil if xs.empty?
-          [server, median(xs), rounds.filter_map(&:stalled).first]
+          [server, median(xs), rounds.filter_map(&:stalled).first, median(rounds.map { |e| e.error_pct.to_f })]
         end
-        stalled, judged = per_config.partition(&:last)
+        stalled, judged = per_config.partition { |c| c[2] }
         skipped = stalled.map { |server, x, why| "skipped #{server} (x#{format("%.1f", x)}): stalled, #{why}" }
         rounds = entries.group_by(&:server).values.map(&:size).max.to_i
         if judged.size < 2
           return Verdict.cannot_judge(["needs two server configs with the fast requests' p90 beside the slow request (10 responses), not stalled", *skipped].join("; "))
         end
-        ranked = judged.sort_by { |_, x| x }
-        (winner, x), (second, y) = ranked
-        figures = ranked.map { |server, r| "#{server} x#{format("%.1f", r)}" }.join(", ")
+        ranked = judged.sort_by { |_, x, _, errors| [failed?(errors) ? 1 : 0, x] }
+        (winner, x, _, lost), (second, y, _, errors) = ranked
+        figures = ranked.map { |server, r, _, e| "#{server} x#{format("%.1f", r)}#{" with #{pct(e)} failed" if failed?(e)}" }.join(", ")
         figures += "; median of #{rounds} rounds" if rounds > 1
+        if failed?(lost)
+          return Verdict.cannot_judge(["every config failed over #{format("%g", Results::ERROR_LIMIT_PCT)}% of its requests beside the slow request (#{figures})", *skipped].join("; "))
+        end
+        if failed?(errors)
+          return Verdict.of("#{winner} protects fast requests best", ["their p90 beside the slow request was x#{format("%.1f", x)} their median alone, " \
+            "against #{second}, which failed #{pct(errors)} of its requests beside it (x#{format("%.1f", y)} on the rest) (#{figures})", *skipped].join("; "))
+        end
         words = "their p90 beside the slow request was x#{format("%.1f", x)} their median alone, against x#{format("%.1f", y)} on #{second} (#{figures})"
         diff = lead(entries, winner, second)
         if diff && (!diff.significant? || diff.equivalent?)
@@ -196,6 +208,10 @@ module Arena
         end
         Verdict.of("#{winner} protects fast requests best", [words, *(diff && [diff.reason]), *skipped].join("; "))
       end
+
+      def failed?(error_pct) = error_pct > Results::ERROR_LIMIT_PCT
+
+      def pct(x) = "#{format("%.1f", x)}%"
 
       # The runner-up's ratios against the winner's, round by round (nil
       # under 3 rounds a side: one or two rounds are reported as measured).

@@ -130,7 +130,8 @@ module Arena
           errors: spike&.errors.to_i, dropped: spike&.dropped.to_i, error_kinds: error_kinds(load, profile.starts[i], after_end(profile, i)), before_p90_us: before&.latency&.at(:p90), before_n: before&.latency&.n.to_i,
           spike_p90_us: spike&.latency&.at(:p90), spike_n: spike&.latency&.n.to_i,
           peak_good_rps: peak_rate(load, profile.starts[i], after_end(profile, i), stage.seconds),
-          drained_s: back_s, after_s: profile.stages[i + 1].seconds).freeze
+          drained_s: back_s, after_s: profile.stages[i + 1].seconds, connections: load.connections_requested,
+          before_p50_us: before&.latency&.at(:p50)).freeze
       end
 
       def self.after_end(profile, i) = profile.starts[i + 1] + profile.stages[i + 1].seconds

@@ -136,6 +136,10 @@ module Arena
       # a thread per connection).
       def request_threads = settings["threads"].is_a?(Integer) ? settings["threads"] : 1
 
+      # The requests this config declares it serves at once (its `slots`
+      # line, servers/tuning.rb), nil where it declares no fixed ceiling.
+      def declared_slots = self.class.slots&.call(settings)
+
       def ready_timeout = 30
 
       # The log lines that say this server cannot run (CrashLine): read

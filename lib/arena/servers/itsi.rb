@@ -18,7 +18,8 @@ module Arena
       tunable "workers", min: 1, max: ->(m) { 2 * m.server_cores }
       tunable "threads", min: 1, max: 32
       tune_start("a worker per core, 5 threads (Puma's rule: Itsi's docs give none)") { |cores| {"workers" => cores, "threads" => 5} }
-      slots("workers x threads") { |s| [s["workers"].to_i, 1].max * s["threads"].to_i }
+      # With the fiber scheduler a thread runs any number of requests: no fixed ceiling.
+      slots("workers x threads, no fixed ceiling with fibers") { |s| [s["workers"].to_i, 1].max * s["threads"].to_i unless s["fibers"] }
 
       # Itsi reads Itsi.rb from the app's directory (`itsi serve`).
       def self.config_file(s, rackup:)

@@ -17,7 +17,11 @@ module Arena
       server "thin", "evented (EventMachine), one process per port"
       tunable "servers", min: 1, max: ->(m) { 2 * m.server_cores }
       tune_start("a server per core (one reactor per process)") { |cores| {"servers" => cores} }
-      no_slots "one reactor per process: no fixed ceiling of concurrent requests"
+      # A Rack app's call blocks the reactor: one request at a time per
+      # process, or EventMachine's thread pool (20 threads) when threaded.
+      slots("a request at a time per process on its reactor, EventMachine's 20 threads when threaded") do |s|
+        s["servers"].to_i * (s["threaded"] ? 20 : 1)
+      end
 
       # Its servers are ports: tuning them needs nginx round-robin in front.
       def self.tune_needs_front? = true

@@ -25,11 +25,21 @@ module Arena
       Evidence.new(timeouts: lines.size, pool_size: pool, wait_s: wait).freeze
     end
 
-    # evidence: Evidence; errors: the engine's error count; threads: the
-    # config's threads per process (nil: no fixed figure); pool: the pool
-    # the server was given (RAILS_MAX_THREADS as it reached it), or nil.
+    # evidence: Evidence; errors: the engine's error count (failed and
+    # timed-out requests); threads: the config's threads per process (nil: no
+    # fixed figure); pool: the pool the server was given (RAILS_MAX_THREADS
+    # as it reached it), or nil.
+    #
+    # The log lines alone prove nothing about the requests measured: a
+    # background job (or a thread the app starts) may wait out the pool while
+    # every request is served. Only failed or timed-out requests beside them
+    # make it the requests' problem.
     def verdict(evidence:, errors:, threads:, pool:)
       return Verdict.of("ok") if evidence.timeouts.zero?
+      unless errors.to_i.positive?
+        return Verdict.of("ok", "#{evidence.timeouts} log lines with ActiveRecord::ConnectionTimeoutError, but no request " \
+          "failed or timed out: something besides the requests (a background job?) waited for the pool")
+      end
       cause = if threads && pool && threads > pool
         "#{threads} threads per process share a pool of #{pool} connections"
       else

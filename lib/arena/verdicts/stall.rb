@@ -1,17 +1,28 @@
 # frozen_string_literal: true
 
 module Arena
-  # Whether a measurement's latency is a fixed delay rather than work: a
-  # response that waits out a timer looks slow while the server idles.
+  # Whether a measurement's latency holds time that neither queueing nor work
+  # explains: a response that waits out a timer (delayed ACK, a poll) while
+  # the server has nothing to do. A latency that merely sits near 40, 100 or
+  # 200 ms is not a stall: 32 connections on 8 slots of a 50 ms request wait
+  # four waves, 200 ms, and that is queueing.
   #
-  # The shape: the median (with p75 close above it), or p90 (with p99 close
-  # above it), sits just above a known fixed delay: half or a tenth of the
-  # responses wait it out, as a cluster rather than a spread. The server's
-  # processes used little CPU, and the engine's connections were all
-  # waiting on responses (in a closed model, throughput x mean latency is about
-  # the connection count: Little's law). Queueing for a busy CPU raises
-  # latency too, but then the CPU is not low. A p99 alone at a delay is not
-  # enough: on a busy machine it lands there by chance.
+  # With the app's own waiting/working split (Arena's timing wrapper,
+  # --queue-time on): unexplained = p50 - (waiting p50 + working p50), the
+  # time a request spent neither queued before the app nor inside it. It is
+  # a stall when that is at least max(20 ms, 20% of p50).
+  #
+  # Without the split: Little's law on the slots. In a closed model with C
+  # connections on S = min(slots, C) slots of service time T, queueing
+  # predicts a mean latency of T x C / S and keeps the slots busy
+  # (occupancy = throughput x T / S near 1). A stall leaves the slots idle
+  # (occupancy well below 1) with the mean latency above that prediction by
+  # about a known fixed delay; any other excess is not named a stall (a
+  # server that runs fewer requests at once than it declares queues too).
+  #
+  # Low CPU only supports a stall, it never proves one; a busy CPU explains
+  # time outside the app (a thread waiting for a core or the GVL to write
+  # its response), so a stall is not said then.
   #
   # The delays worth naming:
   # - 40 ms: Linux's shortest delayed ACK. A response written in two or more
@@ -24,6 +35,9 @@ module Arena
   #   misses a wake-up and waits out its poll timeout).
   # - 200 ms: delayed ACK at its longest (a client that is not Linux, or a
   #   Linux ACK timer grown), or a 200 ms timer.
+  #
+  # Pure: Figures in, a Verdict out (its reason says the throughput the stall
+  # cost). Synthetic cases of known truth: test/unit/stall_test.rb.
   module Stall
     # One fixed delay: its length, what usually causes it, and the run that
     # tells that cause apart.
@@ -40,64 +54,101 @@ module Arena
         tell: "the same run with --keep-alive off or a smaller response does not wait if it is delayed ACK")
     ].map(&:freeze).freeze
 
-    # The latency sits within this band above a delay: the delay plus a
-    # little work (uWSGI's router measured 43.9-44.1 ms, Agoo's poll 101 ms).
-    BAND = (0.98..1.25)
-    # The next percentile up stays under this multiple of the delay: a
-    # cluster at the delay, not a spread passing through it.
-    CLUSTER = 1.5
-    # The server's tree used less than this share of its cores.
-    LOW_CPU_SHARE = 0.5
-    # Throughput x mean latency over connections, from which they count as busy.
-    BUSY_SHARE = 0.8
+    # The unexplained time is named after a delay within this band of it
+    # (WEBrick's delayed ACK left 42 ms, Agoo's poll 101 ms).
+    BAND = (0.85..1.3)
+    # A stall is at least this much unexplained time, and this share of p50.
+    FLOOR_US = 20_000
+    SHARE = 0.2
+    # Without the split: slots this busy (Little's law) are queueing.
+    OCCUPIED = 0.8
+    # The server's tree used at least this share of its cores: a busy CPU.
+    BUSY_CPU = 0.5
 
     # The figures the rule reads, all plain numbers (latency in
     # microseconds; cpu_pct as /proc counts it, 100 = one core busy).
-    Figures = Struct.new(:p50_us, :p75_us, :p90_us, :p99_us, :mean_us, :good_rps, :connections, :open_model, :keep_alive,
-      :server_cpu_pct, :server_cores, keyword_init: true)
+    # waiting_p50_us, working_p50_us: the app's split (nil without it);
+    # slots: the config's declared slots (nil: no fixed ceiling);
+    # service_us: the request's unloaded latency, the service time when
+    # there is no split (nil when unknown).
+    Figures = Struct.new(:p50_us, :mean_us, :good_rps, :connections, :open_model, :keep_alive, :server_cpu_pct,
+      :server_cores, :waiting_p50_us, :working_p50_us, :slots, :service_us, keyword_init: true)
 
     module_function
 
-    # -> Verdict "stalled" (reason: where, the likely cause, the telling run),
-    # "not stalled", or cannot judge.
+    # -> Verdict "stalled" (reason: the time nothing explains, its likely
+    # cause, the telling run, the throughput it cost), "not stalled" (why),
+    # or cannot judge.
     def verdict(f)
       return Verdict.cannot_judge("no latency measured") if f.p50_us.nil? || f.mean_us.nil? || f.good_rps.to_f <= 0
-      return Verdict.cannot_judge("no CPU figure for the server") if f.server_cpu_pct.nil?
       return Verdict.cannot_judge("open model: its connections are not all busy by design") if f.open_model
-      near = nearest(f)
-      return Verdict.of("not stalled", "no percentile sits at a known fixed delay") unless near
-      cores = [f.server_cores.to_i, 1].max
-      cpu_share = f.server_cpu_pct / (100.0 * cores)
-      if cpu_share >= LOW_CPU_SHARE
-        return Verdict.of("not stalled", "latency at #{near[:delay].ms} ms, but the server used #{percent(cpu_share)} of its cores")
-      end
-      busy = f.good_rps * f.mean_us / 1e6 / f.connections.to_f
-      if busy < BUSY_SHARE
-        return Verdict.of("not stalled", "latency at #{near[:delay].ms} ms, but the connections were waiting only #{percent(busy)} of the time")
-      end
-      Verdict.of("stalled", reason(f, near, cpu_share))
+      (f.waiting_p50_us && f.working_p50_us) ? split(f) : occupancy(f)
     end
 
-    # The fixed delay the median, else p90, sits on, with the next
-    # percentile up (p75, p99) close above it.
-    def nearest(f)
-      [[:p50, f.p50_us, f.p75_us], [:p90, f.p90_us, f.p99_us]].each do |name, us, above|
-        next if us.nil?
-        delay = DELAYS.find { |d| BAND.cover?(us / (d.ms * 1000.0)) }
-        return {percentile: name, us: us, delay: delay} if delay && (above.nil? || above <= CLUSTER * delay.ms * 1000)
+    # The app's split: p50 = waiting + working + unexplained.
+    def split(f)
+      explained = f.waiting_p50_us + f.working_p50_us
+      unexplained = f.p50_us - explained
+      parts = "p50 #{ms(f.p50_us)} = waiting #{ms(f.waiting_p50_us)} + working #{ms(f.working_p50_us)} + #{ms([unexplained, 0].max)} unexplained"
+      if unexplained < threshold(f.p50_us)
+        what = (f.waiting_p50_us > f.working_p50_us) ? "queueing" : "work"
+        return Verdict.of("not stalled", "#{parts}: #{what}, not a stall")
       end
-      nil
+      # Little's law in a closed model: the same connections without the
+      # unexplained time in each request pass p50 / (p50 - unexplained) as many.
+      would = f.good_rps * f.p50_us / [explained, 1].max
+      stalled(f, parts, unexplained, would)
     end
 
-    def reason(f, near, cpu_share)
-      delay = near[:delay]
-      where = "#{near[:percentile]} #{format("%.1f", near[:us] / 1000.0)} ms sits at #{delay.ms} ms while the server used " \
-        "#{percent(cpu_share)} of its cores and all #{f.connections} connections were waiting"
-      if delay.ms == 40 && f.keep_alive == false
-        return "#{where}; keep-alive was off, so not delayed ACK on a kept-alive connection: likely a 40 ms timer in the server"
+    # No split: Little's law on the slots and the unloaded service time.
+    def occupancy(f)
+      service = f.service_us
+      return Verdict.cannot_judge("no waiting/working split (--queue-time on) and no unloaded latency to compare with") unless service&.positive?
+      connections = f.connections.to_i
+      slots = [f.slots || connections, connections].min
+      return Verdict.cannot_judge("no connections") unless slots.positive?
+      predicted = service * connections / slots.to_f
+      busy = f.good_rps * service / 1e6 / slots
+      excess = f.mean_us - predicted
+      parts = "slots #{percent(busy)} busy (#{num(f.good_rps)} req/s x #{ms(service)} unloaded over #{slots} slots); " \
+        "mean #{ms(f.mean_us)} against #{ms(predicted)} queueing predicts"
+      return Verdict.of("not stalled", "#{parts}: queueing, not a stall") if busy >= OCCUPIED || excess < threshold(f.p50_us)
+      unless delay(excess)
+        return Verdict.of("not stalled", "#{parts}: #{ms(excess)} more, no known fixed delay (fewer requests in service " \
+          "than the slots? --queue-time on tells)")
       end
-      "#{where}; likely #{delay.cause}; #{delay.tell}"
+      stalled(f, parts, excess, slots * 1e6 / service)
     end
+
+    def stalled(f, parts, unexplained, would)
+      share = cpu_share(f)
+      if share && share >= BUSY_CPU
+        return Verdict.of("not stalled", "#{parts}, but the server used #{percent(share)} of its cores: time waiting " \
+          "for a core or the GVL outside the app, not a stall")
+      end
+      idle = share ? " while the server used #{percent(share)} of its cores" : ""
+      cost = "it cost about #{num(would - f.good_rps)} of #{num(would)} req/s"
+      named = delay(unexplained)
+      return Verdict.of("stalled", "#{parts}#{idle}; no known fixed delay; #{cost}") unless named
+      Verdict.of("stalled", "#{parts}#{idle}; likely #{cause(named, f)}; #{cost}")
+    end
+
+    def cause(named, f)
+      if named.ms == 40 && f.keep_alive == false
+        return "a 40 ms timer in the server (keep-alive was off, so not delayed ACK on a kept-alive connection)"
+      end
+      "#{named.cause}; #{named.tell}"
+    end
+
+    def threshold(p50_us) = [FLOOR_US, SHARE * p50_us].max
+
+    def delay(us) = DELAYS.find { |d| BAND.cover?(us / (d.ms * 1000.0)) }
+
+    def cpu_share(f) = f.server_cpu_pct && f.server_cpu_pct / (100.0 * [f.server_cores.to_i, 1].max)
+
+    def ms(us) = "#{format("%.1f", us / 1000.0)} ms"
+
+    def num(x) = x.round.to_s
 
     def percent(share) = "#{(share * 100).round}%"
   end

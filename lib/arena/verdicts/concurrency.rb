@@ -1,0 +1,61 @@
+# frozen_string_literal: true
+
+module Arena
+  # Effective concurrency: how many requests a config had inside the app at
+  # once, by Little's law on the app's own working time (busy slots =
+  # throughput x mean time working), beside the slots its settings declare
+  # (workers x threads, processes; none for fibers or a thread per
+  # connection, where the connections are the ceiling). A config that ran far
+  # fewer at once than it declares, while requests waited before the app and
+  # the CPU had room, is "under-concurrent": its settings do not say what it
+  # runs (Agoo's Rack handler ignores its thread count; README).
+  #
+  # Requests that waited less than they worked were not held back by the
+  # slots; a busy CPU is the limit itself: neither is said under-concurrent.
+  # Pure: Figures in, a Result (busy slots and a Verdict) out.
+  module Concurrency
+    # rps: responses a second (good or not: each held a slot); working_mean_us
+    # and working_p50_us, waiting_p50_us: the app's split; declared: the
+    # config's slots (nil: no fixed ceiling).
+    Figures = Struct.new(:rps, :working_mean_us, :working_p50_us, :waiting_p50_us, :declared, :connections, :server_cpu_pct,
+      :server_cores, keyword_init: true)
+
+    Result = Struct.new(:busy_slots, :verdict, keyword_init: true)
+
+    # Busy under this share of the slots the load could fill: far fewer.
+    UNDER = 0.5
+
+    module_function
+
+    def call(f)
+      working = f.working_mean_us || f.working_p50_us
+      unless working && f.rps
+        return Result.new(verdict: Verdict.cannot_judge("no waiting/working split (--queue-time on)")).freeze
+      end
+      busy = (f.rps * working / 1e6).round(2)
+      Result.new(busy_slots: busy, verdict: verdict(f, busy, working)).freeze
+    end
+
+    def verdict(f, busy, working)
+      connections = f.connections.to_i
+      fill = [f.declared || connections, connections].min
+      return Verdict.cannot_judge("no connections to fill the slots") unless fill.positive?
+      declared = f.declared ? "#{f.declared} declared" : "no fixed ceiling"
+      said = "#{busy} of #{fill} slots busy (#{f.rps.round(1)} req/s x #{ms(working)} working; #{declared}, #{connections} connections)"
+      return Verdict.of("ok", said) if busy >= UNDER * fill
+      waiting = f.waiting_p50_us.to_f
+      if waiting < f.working_p50_us.to_f
+        return Verdict.of("ok", "#{said}: requests waited #{ms(waiting)} p50 before the app, less than they worked; " \
+          "the slots were not what held them")
+      end
+      share = f.server_cpu_pct && f.server_cpu_pct / (100.0 * [f.server_cores.to_i, 1].max)
+      if share && share >= Stall::BUSY_CPU
+        return Verdict.of("ok", "#{said}: the server used #{(share * 100).round}% of its cores, the CPU is the limit")
+      end
+      Verdict.of("under-concurrent", "#{said}, while requests waited #{ms(waiting)} p50 before the app and worked " \
+        "#{ms(f.working_p50_us.to_f)}: it ran fewer requests at once than its settings declare")
+    end
+
+    def ms(us) = "#{format("%.1f", us / 1000.0)} ms"
+  end
+end

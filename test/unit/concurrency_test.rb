@@ -1,0 +1,95 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+
+# Effective concurrency on synthetic figures of known truth: Little's law on
+# the app's working time gives the requests in service at once (busy slots);
+# a config that runs far fewer than it declares while requests wait and the
+# CPU has room is under-concurrent.
+class ConcurrencyTest < Minitest::Test
+  cover "Arena::Concurrency*"
+
+  # Agoo workers=2 threads=4 on /io?ms=50 at 32 connections (issue 33):
+  # 19.7 req/s x 50 ms = one request at a time, of 8 declared.
+  AGOO = {rps: 19.7, working_mean_us: 50_300, working_p50_us: 50_100, waiting_p50_us: 1_550_000, declared: 8, connections: 32,
+          server_cpu_pct: 3.0, server_cores: 1}.freeze
+
+  def call(**changes) = Arena::Concurrency.call(Arena::Concurrency::Figures.new(**AGOO.merge(changes)).freeze)
+
+  def test_one_request_at_a_time_of_eight_declared_is_under_concurrent
+    r = call
+    assert r.frozen?
+    assert_equal 0.99, r.busy_slots
+    assert_equal "under-concurrent", r.verdict.word
+    assert_equal "0.99 of 8 slots busy (19.7 req/s x 50.3 ms working; 8 declared, 32 connections), while requests waited " \
+      "1550.0 ms p50 before the app and worked 50.1 ms: it ran fewer requests at once than its settings declare", r.verdict.reason
+  end
+
+  # Puma workers=2 threads=4: 157 req/s x 50.3 ms = 7.9 of 8.
+  def test_slots_as_busy_as_declared_are_ok
+    r = call(rps: 157.0, waiting_p50_us: 152_000)
+    assert_equal 7.9, r.busy_slots
+    assert_equal "ok", r.verdict.word
+    assert_equal "7.9 of 8 slots busy (157.0 req/s x 50.3 ms working; 8 declared, 32 connections)", r.verdict.reason
+  end
+
+  # Half the slots busy is the line: under it, far fewer.
+  def test_the_line_is_half_the_slots_the_load_could_fill
+    assert_equal "ok", call(rps: 4 / 0.0503).verdict.word
+    assert_equal "under-concurrent", call(rps: 3.99 / 0.0503).verdict.word
+    # More slots than connections: the connections are the ceiling (16 of 32).
+    assert_equal "ok", call(rps: 16 / 0.0503, declared: 64).verdict.word
+    assert_match(/ of 32 slots busy/, call(declared: 64).verdict.reason)
+    # No fixed ceiling (fibers, a thread per connection): the connections are.
+    none = call(declared: nil, rps: 15.9 / 0.0503)
+    assert_equal "under-concurrent", none.verdict.word
+    assert_match(/ of 32 slots busy \(.*; no fixed ceiling, 32 connections\)/, none.verdict.reason)
+  end
+
+  def test_requests_that_did_not_wait_were_not_held_by_the_slots
+    r = call(waiting_p50_us: 50_000)
+    assert_equal "ok", r.verdict.word
+    assert_equal "0.99 of 8 slots busy (19.7 req/s x 50.3 ms working; 8 declared, 32 connections): requests waited 50.0 ms p50 " \
+      "before the app, less than they worked; the slots were not what held them", r.verdict.reason
+    assert_equal "under-concurrent", call(waiting_p50_us: 50_100).verdict.word, "as long as they worked"
+    assert_equal "ok", call(waiting_p50_us: nil).verdict.word
+  end
+
+  def test_a_busy_cpu_is_the_limit_not_the_slots
+    r = call(server_cpu_pct: 50.0)
+    assert_equal "ok", r.verdict.word
+    assert_match(/: the server used 50% of its cores, the CPU is the limit\z/, r.verdict.reason)
+    assert_equal "under-concurrent", call(server_cpu_pct: 49.9).verdict.word
+    assert_equal "under-concurrent", call(server_cpu_pct: 90.0, server_cores: 2).verdict.word, "45% of two cores"
+    assert_equal "ok", call(server_cpu_pct: 90.0, server_cores: 0).verdict.word, "at least one core"
+    assert_equal "under-concurrent", call(server_cpu_pct: nil).verdict.word
+  end
+
+  def test_the_mean_working_time_first_then_the_median
+    assert_equal 0.99, call(working_mean_us: nil, working_p50_us: 50_100).busy_slots
+    assert_equal 1.97, call(working_mean_us: 100_000).busy_slots
+  end
+
+  def test_what_it_cannot_judge
+    none = call(working_mean_us: nil, working_p50_us: nil)
+    assert_nil none.busy_slots
+    assert_equal "cannot judge: no waiting/working split (--queue-time on)", none.verdict.to_s
+    refute call(rps: nil).verdict.judged?
+    no_conns = call(connections: 0)
+    assert_equal 0.99, no_conns.busy_slots
+    assert_equal "cannot judge: no connections to fill the slots", no_conns.verdict.to_s
+    assert_equal "cannot judge: no connections to fill the slots", call(connections: nil).verdict.to_s
+  end
+
+  # The finding: one line per row, the first run's reason.
+  def test_the_finding_says_it_once_per_row
+    summary = Arena::Results::Summary.new(flags: ["under-concurrent"].freeze, concurrency: "0.99 of 8 slots busy").freeze
+    m = ->(round, s) { Arena::Results::Measurement.new(server: "agoo", workload: "io", scenario: "steady", variant: "keep-alive", repeat: round, load: :measured, summary: s).freeze }
+    ok = Arena::Results::Summary.new(flags: [].freeze).freeze
+    document = Arena::Results::Document.new(measurements: [m.call(1, summary), m.call(2, ok), m.call(3, summary)].freeze)
+    assert_equal ["agoo io steady keep-alive: under-concurrent (2 of 3 runs): 0.99 of 8 slots busy"], Arena::Report::Findings.concurrency_lines(document)
+    single = Arena::Results::Document.new(measurements: [m.call(1, summary)].freeze)
+    assert_equal ["agoo io steady keep-alive: under-concurrent: 0.99 of 8 slots busy"], Arena::Report::Findings.concurrency_lines(single)
+  end
+end
