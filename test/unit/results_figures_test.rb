@@ -81,7 +81,9 @@ class ResultsFiguresTest < Minitest::Test
     assert_equal({"timeout" => 2, "connect" => 1}, l.nonzero_error_kinds)
     assert_equal 0.299, l.error_pct # 3 / (1000 + 3), to 3 places
     assert_equal 5, load(errors: "5", kinds: {"timeout" => 2}).errors, "the total, when given"
-    assert_equal 0.0, load(completed: 0).error_pct
+    # Nothing ended, 5 sent: a hung server's unanswered requests are failed, not 0%.
+    assert_equal 100.0, load(completed: 0).error_pct
+    assert_equal 0.0, load(completed: 0, requests: {"completed" => 0, "sent" => 0}).error_pct, "nothing sent, nothing failed"
     assert_equal 100.0, load(completed: 0, errors: 4).error_pct
     # Failed checks are completed, not good, and not connection errors: 1 of 3 ended requests is an error.
     assert_equal 33.333, load(completed: 3, kinds: {"unexpected_status" => 1}, errors: 1).error_pct

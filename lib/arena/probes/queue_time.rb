@@ -75,7 +75,7 @@ module Arena
 
       # The mean of the buckets' middles: what Little's law needs (busy
       # slots = throughput x mean time working).
-      def mean(hist) = (hist.sum { |bucket, n| middle(bucket) * n }.fdiv(hist.values.sum)).round
+      def mean(hist) = hist.sum { |bucket, n| middle(bucket) * n }.fdiv(hist.values.sum).round
 
       def diff(a, b) = b.to_h { |k, v| [k, v - a.fetch(k, 0)] }.select { |_, v| v.positive? }
 

@@ -251,7 +251,8 @@ module Arena
         flags << "noisy" if noisy
         flags << "oom-killed" if envelope&.oom_killed?
         flags << "pool-exhausted" if pool&.word == "pool-exhausted"
-        flags << "errors" if load.error_pct > ERROR_LIMIT_PCT
+        # A hung server's unanswered requests count in error_pct; its flag is "unanswered".
+        flags << "errors" if load.error_pct > ERROR_LIMIT_PCT && !(load.unanswered? && load.errors.zero?)
         flags << "unanswered" if load.unanswered?
         flags << "loader-bound" if loader_cpu_pct && loader_cpu_pct > LOADER_BUSY_PCT
         flags << "did-not-settle" unless settled
