@@ -29,6 +29,5 @@ Gem::Specification.new do |spec|
   # it; prime is a bundled gem since Ruby 3.1, so a bundle must name it.
   spec.add_dependency "prime", ">= 0.1"
   spec.add_dependency "rack", ">= 2.2"
-  spec.add_dependency "ruby-progressbar", "~> 1.13"
   spec.add_dependency "terminal-table", ">= 3.0"
 end

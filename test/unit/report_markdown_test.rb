@@ -40,16 +40,16 @@ class ReportMarkdownTest < Minitest::Test
 
       ## Results
 
-      Good req/s counts only responses that passed the checks; latency is of good responses. Figures are medians over the rounds; ± is the half-width of the median's 95% interval (t on log figures; "not measured" under 3 rounds); p50 and p99 the rounds' median (from their merged histograms where the engine wrote them), the p99 with its range over the rounds; a round flagged noisy is left out when its re-run is there. The ratio is the row's goodput against its group's reference (the fastest of the same workload and scenario), from the rounds both ran in (the machine's drift cancels in it), ± half its 95% interval; ≈ marks a ratio equivalent to 1 within ±3%. "!" marks errors over 1%, "stalled" latency that sits at a fixed delay while the server idled (Findings say why).
+      Good req/s counts only responses that passed the checks; latency is of good responses. Figures are medians over the rounds; ± is the half-width of the median's 95% interval (t on log figures; "not measured" under 3 rounds); p50 and p99 the rounds' median (from their merged histograms where the engine wrote them), the p99 with its range over the rounds; a round flagged noisy is left out when its re-run is there. The ratio is the row's goodput against its group's reference (the fastest of the same workload and scenario), from the rounds both ran in (the machine's drift cancels in it), ± half its 95% interval; ≈ marks a ratio equivalent to 1 within ±3%. "!" marks errors over 1%, "stalled" latency that sits at a fixed delay while the server idled (Findings say why). Rows are grouped by workload, the highest goodput first; a server is named by the settings that differ from its defaults (its full config: Servers).
 
       | server | workload | scenario | good req/s ±95% | ratio ±95% | errors | p50 | p99 (rounds) | max | PSS peak | RSS peak | CPU |
       |---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|
-      | puma:workers=2,threads=2,preload=false | server | steady keep-alive | 5,651 (not measured) | reference | 0 | 537us | 11.8ms (10.1ms-13.5ms) | 373.4ms | 56.7 MiB | 95.3 MiB | 38% |
-      | puma:workers=2,threads=2,preload=false | primes | steady keep-alive | 102 (not measured) | reference | 0 | 75.5ms | 204.9ms (103.1ms-306.8ms) | 374.7ms | 111.1 MiB | 149.3 MiB | 73% |
-      | unicorn:workers=2,preload=true,timeout=60 | server | steady closed by server | 1,592 (not measured) | 0.28× puma | 0 | 434us | 170.7ms (16.1ms-325.2ms) | 325.4ms | 54.6 MiB | 87.6 MiB | 9% |
-      | unicorn:workers=2,preload=true,timeout=60 | primes | steady closed by server | 38.8 (not measured) | 0.38× puma | 0 | 207.7ms | n=69 too small | 751.8ms | 87.3 MiB | 119.9 MiB | 25% |
-      | falcon:count=2,model=forked | server | steady keep-alive | 3,982 (not measured) | 0.70× puma | 0 | 369us | 14.2ms (14.0ms-14.4ms) | 47.6ms | 50.8 MiB | 99.2 MiB | 31% |
-      | falcon:count=2,model=forked | primes | steady keep-alive | 65.5 (not measured) | 0.65× puma | 0 | 117.4ms | 179.1ms (176.3ms-181.8ms) | 183.3ms | 77.4 MiB | 125.2 MiB | 49% |
+      | puma:threads=2 | server | steady keep-alive | 5,651 (not measured) | reference | 0 | 537us | 11.8ms (10.1ms-13.5ms) | 373.4ms | 56.7 MiB | 95.3 MiB | 38% |
+      | falcon | server | steady keep-alive | 3,982 (not measured) | 0.70× puma | 0 | 369us | 14.2ms (14.0ms-14.4ms) | 47.6ms | 50.8 MiB | 99.2 MiB | 31% |
+      | unicorn | server | steady closed by server | 1,592 (not measured) | 0.28× puma | 0 | 434us | 170.7ms (16.1ms-325.2ms) | 325.4ms | 54.6 MiB | 87.6 MiB | 9% |
+      | puma:threads=2 | primes | steady keep-alive | 102 (not measured) | reference | 0 | 75.5ms | 204.9ms (103.1ms-306.8ms) | 374.7ms | 111.1 MiB | 149.3 MiB | 73% |
+      | falcon | primes | steady keep-alive | 65.5 (not measured) | 0.65× puma | 0 | 117.4ms | 179.1ms (176.3ms-181.8ms) | 183.3ms | 77.4 MiB | 125.2 MiB | 49% |
+      | unicorn | primes | steady closed by server | 38.8 (not measured) | 0.38× puma | 0 | 207.7ms | n=69 too small | 751.8ms | 87.3 MiB | 119.9 MiB | 25% |
 
       ## Findings
 
@@ -61,10 +61,10 @@ class ReportMarkdownTest < Minitest::Test
 
       | use case | pick | why |
       |---|---|---|
-      | fast request/response API | - | puma:workers=2,threads=2,preload=false 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38% on server; runner-up falcon:count=2,model=forked 3,982 good req/s (3,831–4,133 over 2 runs), p99 14.2ms, CPU 31%; not distinguishable: puma:workers=2,threads=2,preload=false and falcon:count=2,model=forked here: falcon:count=2,model=forked has 2 round(s), puma:workers=2,threads=2,preload=false 2; the test needs 3 each: run `arena run --repeat 3` |
+      | fast request/response API | - | puma:threads=2 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38% on server; runner-up falcon 3,982 good req/s (3,831–4,133 over 2 runs), p99 14.2ms, CPU 31%; not distinguishable: puma:threads=2 and falcon here: falcon has 2 round(s), puma:threads=2 2; the test needs 3 each: run `arena run --repeat 3` |
       | waiting on I/O or long requests | - | not measured in this run: run `arena run --workload sleep --scenario steady,rate` |
-      | CPU-bound work | - | puma:workers=2,threads=2,preload=false 102 good req/s (73.5–130 over 2 runs), p99 204.9ms, CPU 73% on primes; runner-up falcon:count=2,model=forked 65.5 good req/s (65.0–66.0 over 2 runs), p99 179.1ms, CPU 49%; not distinguishable: puma:workers=2,threads=2,preload=false and falcon:count=2,model=forked here: falcon:count=2,model=forked has 2 round(s), puma:workers=2,threads=2,preload=false 2; the test needs 3 each: run `arena run --repeat 3` |
-      | limited memory or many small apps | falcon:count=2,model=forked | PSS peak 50.8 MiB (RSS 99.2 MiB) at 3,982 good req/s on server with 2 workers, among the servers within 50% of the best goodput (5,651 req/s); runner-up puma:workers=2,threads=2,preload=false 56.7 MiB with 2 workers at 5,651 req/s: 1.12x the memory; 1 smaller-serving server(s) left out |
+      | CPU-bound work | - | puma:threads=2 102 good req/s (73.5–130 over 2 runs), p99 204.9ms, CPU 73% on primes; runner-up falcon 65.5 good req/s (65.0–66.0 over 2 runs), p99 179.1ms, CPU 49%; not distinguishable: puma:threads=2 and falcon here: falcon has 2 round(s), puma:threads=2 2; the test needs 3 each: run `arena run --repeat 3` |
+      | limited memory or many small apps | falcon | PSS peak 50.8 MiB (RSS 99.2 MiB) at 3,982 good req/s on server with 2 workers, among the servers within 50% of the best goodput (5,651 req/s); runner-up puma:threads=2 56.7 MiB with 2 workers at 5,651 req/s: 1.12x the memory; 1 smaller-serving server(s) left out |
       | surviving crashes and deploys | - | not measured in this run: run `arena run --scenario crash,restart` |
       | slow clients without a proxy | - | not measured in this run: run `arena run --scenario slow-clients` |
     MD

@@ -28,13 +28,83 @@ class ReportTableTest < Minitest::Test
       measurement("unicorn:workers=2", 9_876.5, 1_500_000, errors: 3, variant: "close", pss: 2_097_152)
     ]}
     assert_equal <<~TABLE, Arena::Report::Table.new(Arena::Results::Document.from_h(document)).render
-      +-------------------+----------+-------------------+-----------------+------------+--------+-------+---------------------+-------+----------+-----------+-----+
-      | server            | workload | scenario          | good req/s ±95% | ratio ±95% | errors | p50   | p99 (rounds)        | max   | PSS peak | RSS peak  | CPU |
-      +-------------------+----------+-------------------+-----------------+------------+--------+-------+---------------------+-------+----------+-----------+-----+
-      | puma:workers=2    | server   | steady keep-alive |     21,000 ±12% |          - |      0 | 900us | 2.6ms (2.5ms-2.7ms) | 8.1ms | 50.0 MiB | 150.0 MiB | 97% |
-      | unicorn:workers=2 | server   | steady close      |           9,877 |          - | <0.01% | 900us |               1.50s | 4.50s | 2.00 GiB |  6.00 GiB | 97% |
-      +-------------------+----------+-------------------+-----------------+------------+--------+-------+---------------------+-------+----------+-----------+-----+
+      +-------------------+-----------------+------------+---+--------+-------+-----------------+----------+-----+
+      | server            | good req/s ±95% | × top ±95% | n | errors | p50   | p99 (rounds)    | PSS peak | CPU |
+      +-------------------+-----------------+------------+---+--------+-------+-----------------+----------+-----+
+      | server · steady keep-alive                                                                               |
+      +-------------------+-----------------+------------+---+--------+-------+-----------------+----------+-----+
+      | puma:workers=2    |     21,000 ±12% |          - | 3 |      0 | 900us | 2.6ms (2.5-2.7) | 50.0 MiB | 97% |
+      +-------------------+-----------------+------------+---+--------+-------+-----------------+----------+-----+
+      | server · steady close                                                                                    |
+      +-------------------+-----------------+------------+---+--------+-------+-----------------+----------+-----+
+      | unicorn:workers=2 |           9,877 |          - | 1 | <0.01% | 900us |           1.50s | 2.00 GiB | 97% |
+      +-------------------+-----------------+------------+---+--------+-------+-----------------+----------+-----+
+      n: rounds · ±: the 95% interval · × top: goodput over the group's top row, paired on the rounds (≈ within ±3%)
+      p99 (its lowest-highest round, in its unit) · max, RSS and each server's full config: report.md
     TABLE
+  end
+
+  # A default run as it is measured: workloads and servers in a shuffled
+  # order, every config at its defaults but one. The terminal's table groups
+  # by workload (the plan's order), the highest goodput first, each server
+  # named by the settings that differ from its defaults on the run's machine
+  # (2 cores, pinned: 2 workers), and stays within 120 columns.
+  def test_terminal_table_grouped_by_workload_sorted_by_goodput_labelled_by_what_differs
+    puma = "puma:workers=2,threads=5,preload=false"
+    threads = "puma:workers=2,threads=16,preload=false"
+    unicorn = "unicorn:workers=2,preload=true,timeout=60"
+    falcon = "falcon:count=2,model=forked+yjit"
+    figures = {
+      [puma, "primes"] => 101, [unicorn, "server"] => 1_592, [threads, "server"] => 6_200, [falcon, "primes"] => 65.5,
+      [puma, "server"] => 5_651, [falcon, "server"] => 3_982, [unicorn, "primes"] => 38.8, [threads, "primes"] => 98
+    }
+    measurements = figures.flat_map do |(server, workload), rps|
+      [0.95, 1.0, 1.05].map { |f| measurement(server, rps * f, 12_000).merge("workload" => workload) }
+    end
+    plan = {"machine" => {"cores" => 2, "cpus" => "pinned"}, "workloads" => [{"name" => "server"}, {"name" => "primes"}],
+            "scenarios" => ["steady"]}
+    table = Arena::Report::Table.new(Arena::Results::Document.from_h({"plan" => plan, "measurements" => measurements})).render
+    assert_equal <<~TABLE, table
+      +-----------------+-----------------+------------+---+--------+-------+--------------------+----------+-----+
+      | server          | good req/s ±95% | × top ±95% | n | errors | p50   | p99 (rounds)       | PSS peak | CPU |
+      +-----------------+-----------------+------------+---+--------+-------+--------------------+----------+-----+
+      | server · steady keep-alive                                                                                |
+      +-----------------+-----------------+------------+---+--------+-------+--------------------+----------+-----+
+      | puma:threads=16 |      6,200 ±12% |          - | 3 |      0 | 900us | 12.0ms (12.0-12.0) | 50.0 MiB | 97% |
+      | puma            |      5,651 ±12% | 0.91× ±11% | 3 |      0 | 900us | 12.0ms (12.0-12.0) | 50.0 MiB | 97% |
+      | falcon+yjit     |      3,982 ±12% | 0.64× ±11% | 3 |      0 | 900us | 12.0ms (12.0-12.0) | 50.0 MiB | 97% |
+      | unicorn         |      1,592 ±12% | 0.26× ±11% | 3 |      0 | 900us | 12.0ms (12.0-12.0) | 50.0 MiB | 97% |
+      +-----------------+-----------------+------------+---+--------+-------+--------------------+----------+-----+
+      | primes · steady keep-alive                                                                                |
+      +-----------------+-----------------+------------+---+--------+-------+--------------------+----------+-----+
+      | puma            |        101 ±12% |          - | 3 |      0 | 900us | 12.0ms (12.0-12.0) | 50.0 MiB | 97% |
+      | puma:threads=16 |       98.0 ±12% | 0.97× ±11% | 3 |      0 | 900us | 12.0ms (12.0-12.0) | 50.0 MiB | 97% |
+      | falcon+yjit     |       65.5 ±12% | 0.65× ±11% | 3 |      0 | 900us | 12.0ms (12.0-12.0) | 50.0 MiB | 97% |
+      | unicorn         |       38.8 ±12% | 0.38× ±11% | 3 |      0 | 900us | 12.0ms (12.0-12.0) | 50.0 MiB | 97% |
+      +-----------------+-----------------+------------+---+--------+-------+--------------------+----------+-----+
+      n: rounds · ±: the 95% interval · × top: goodput over the group's top row, paired on the rounds (≈ within ±3%)
+      p99 (its lowest-highest round, in its unit) · max, RSS and each server's full config: report.md
+    TABLE
+    assert_operator table.lines.map { |l| l.chomp.size }.max, :<=, 120
+  end
+
+  # A default that depends on the machine is judged on the run's machine;
+  # without one recorded, such a setting stays in the label. The runtime and
+  # envelope tails stay; a label Arena did not make is left alone.
+  def test_labels_keep_only_the_settings_that_differ_from_the_defaults
+    doc = ->(machine) { Arena::Results::Document.from_h({"plan" => {"machine" => machine}, "measurements" => []}) }
+    pinned = Arena::Report::Labels.new(doc.call({"cores" => 2, "cpus" => "pinned"}))
+    assert_equal "puma", pinned.call("puma:workers=2,threads=5,preload=false")
+    assert_equal "puma:workers=3", pinned.call("puma:workers=3,threads=5,preload=false")
+    assert_equal "puma+yjit@cpus=1", pinned.call("puma:workers=2,threads=5,preload=false+yjit@cpus=1")
+    assert_equal "webrick", pinned.call("webrick")
+    assert_equal "custom:workers=2", pinned.call("custom:workers=2")
+    # 8 cores shared: 8 workers are the default, 2 are not.
+    shared = Arena::Report::Labels.new(doc.call({"cores" => 8, "cpus" => "shared"}))
+    assert_equal "puma", shared.call("puma:workers=8,threads=5,preload=false")
+    assert_equal "puma:workers=2", shared.call("puma:workers=2,threads=5,preload=false")
+    unknown = Arena::Report::Labels.new(doc.call(nil))
+    assert_equal "puma:workers=2", unknown.call("puma:workers=2,threads=5,preload=false")
   end
 
   # Rounds' latency comes from their merged histograms of good responses,

@@ -159,13 +159,14 @@ class StallTest < Minitest::Test
     record = document.measured.find { |m| m.server == puma }.summary.to_record
     assert_equal "p50 43.9 ms sits at 40 ms", Arena::Results::Summary.from_h(JSON.parse(JSON.generate(record))).stall
     table = Arena::Report::Table.new(document).render
-    assert_match(/#{Regexp.escape(puma)} +\| server +\| steady keep-alive +\| 5,651 \(not measured\) stalled \|/, table)
-    assert_match(/falcon:count=2,model=forked +\| server +\| steady keep-alive +\| +3,982 \(not measured\) \|/, table)
+    assert_match(/\| puma:threads=2 +\| +5,651 stalled \|/, table)
+    assert_match(/\| falcon +\| +3,982 \|/, table)
+    assert_equal "5,651 (not measured) stalled", Arena::Report::Table.new(document).cells(Arena::Report::Rows.from(document).first)[3]
     stall_lines = Arena::Report::Findings.lines(document).grep(/stalled/)
     assert_includes stall_lines, "#{puma} server steady keep-alive: stalled (2 of 2 runs): p50 43.9 ms sits at 40 ms"
     assert_equal 2, stall_lines.size, "one line per row (server, primes), not one per run"
     api = Arena::Report::Recommend.new(document).call.first
     assert_nil api.pick, "two runs each: too few for the pick's test"
-    assert api.because.start_with?("#{puma} 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38%, stalled (its latency is a fixed delay: see Findings)"), api.because
+    assert api.because.start_with?("puma:threads=2 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38%, stalled (its latency is a fixed delay: see Findings)"), api.because
   end
 end

@@ -10,7 +10,12 @@ module Arena
     # `arena run`: plan, start, verify, load, report.
     class Run < Base
       def call
-        builder = PlanBuilder.new(say: ->(line) { @err.puts line }).parse(@argv, banner: "usage: arena run [options]")
+        builder = PlanBuilder.new(say: ->(line) { @err.puts line })
+        OptionParser.new do |parser|
+          parser.banner = "usage: arena run [options]"
+          builder.define(parser)
+          parser.on("--verbose", "a line per measurement (default: one progress line, rewritten in place on a terminal)") { @verbose = true }
+        end.parse!(@argv)
         raise UsageError, "unexpected argument #{@argv.first.inspect}" unless @argv.empty?
         plan = builder.build
         builder.remote.check(plan)
@@ -32,7 +37,7 @@ module Arena
         environment = Environment.capture(machine: plan.machine, engine_version: Load::Engine.version)
         store = Results::Store.new(path: File.join(plan.out_dir, "results.json"),
           environment: remote ? remote.environment(environment) : environment, plan: plan.to_h)
-        runner = Runner.new(plan: plan, reporter: Report::Fanout.new(Report::Terminal.new(out: @out, err: @err), Report::Files.new(dir: plan.out_dir, err: @err)), store: store,
+        runner = Runner.new(plan: plan, reporter: Report::Fanout.new(Report::Terminal.new(out: @out, err: @err, verbose: @verbose), Report::Files.new(dir: plan.out_dir, err: @err)), store: store,
           **(remote ? {engine: remote.engine, starter: remote.starter} : {}))
         begin
           runner.call
@@ -41,7 +46,10 @@ module Arena
           FileUtils.cp(store.path, plan.json_path) if plan.json_path
         end
         @out.print PresetSummary.new(store.view).render if plan.preset
+        @out.flush
         @err.puts "results: #{store.path}"
+        # The picks are the run's answer: printed last, after every path and table.
+        Report::Closing.new(store.view).write(@out)
         runner.failures.empty? ? 0 : 1
       end
 

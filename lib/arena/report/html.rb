@@ -28,10 +28,10 @@ module Arena
         @sections = charts.sections + own.reject(&:panels?)
         @timelines = own.select(&:panels?)
         @recommendations = Recommend.new(@document).call
-        @summary = Rows.from(@document)
+        @table = Table.new(@document)
+        @summary = @table.rows
         @per_request = PerRequest.rows(@document)
         @queue_work = QueueWork.rows(@document)
-        @table = Table.new(@document)
         @findings = Findings.lines(@document)
         ERB.new(File.read(TEMPLATE), trim_mode: "-").result(binding)
       end

@@ -43,13 +43,15 @@ module Arena
       end
 
       def results
-        rows = Rows.from(@document)
-        return "## Results\n\nNo measurements.\n" if rows.empty?
         cells = Table.new(@document)
+        rows = cells.rows
+        return "## Results\n\nNo measurements.\n" if rows.empty?
         body = table(Table::HEADINGS, rows.map { |r| cells.cells(r) }, right: RIGHT)
         ["## Results", "", "Good req/s counts only responses that passed the checks; latency is of good responses. " \
           "#{Report::ROUNDS_NOTE} \"!\" marks errors over 1%, " \
-          "\"stalled\" latency that sits at a fixed delay while the server idled (Findings say why).", "", body, ""].join("\n")
+          "\"stalled\" latency that sits at a fixed delay while the server idled (Findings say why). " \
+          "Rows are grouped by workload, the highest goodput first; a server is named by the settings that differ " \
+          "from its defaults (its full config: Servers).", "", body, ""].join("\n")
       end
 
       def per_request

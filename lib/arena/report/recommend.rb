@@ -19,6 +19,7 @@ module Arena
         @rows = Rows.from(document)
         @basis = Scenarios.throughput_basis
         @advice = Advice.new(document.plan)
+        @labels = Labels.new(document)
       end
 
       def call
@@ -62,17 +63,17 @@ module Arena
         end
         rows = best_per_server(workload)
         result = Pick.call(rows.map do |r|
-          Pick::Candidate.new(name: r.server, rps: r.rps_runs, p99: r.p99_runs, pss: r.pss_runs, rounds: r.round_runs, flags: r.flags)
+          Pick::Candidate.new(name: name(r.server), rps: r.rps_runs, p99: r.p99_runs, pss: r.pss_runs, rounds: r.round_runs, flags: r.flags)
         end)
-        by_name = rows.to_h { |r| [r.server, r] }
+        by_name = rows.to_h { |r| [name(r.server), r] }
         pick = result.pick && by_name[result.pick.name]
         second = result.runner_up && by_name[result.runner_up.name]
         shown = pick || rows.first
         because = "#{figures(shown)} on #{workload}"
-        because = "#{shown.server} #{because}" unless pick
-        because += "; runner-up #{second.server} #{figures(second)}" if second
+        because = "#{name(shown.server)} #{because}" unless pick
+        because += "; runner-up #{name(second.server)} #{figures(second)}" if second
         because += "; #{result.verdict}"
-        Recommendation.new(use_case: use_case, pick: pick&.server, because: because,
+        Recommendation.new(use_case: use_case, pick: pick && name(pick.server), because: because,
           run: (@advice.run("--repeat", "3") if rows.first(2).any? { |r| r.runs < 3 } && rows.size > 1))
       end
 
@@ -109,13 +110,16 @@ module Arena
           "#{Format.rps(best.rps)} good req/s#{stalled(best)} on #{workload}#{workers(best.server)}, among the servers within " \
           "#{(100 * (1 - SERVING_SHARE)).round}% of the best goodput (#{Format.rps(floor / SERVING_SHARE)} req/s)"
         if second
-          because += "; runner-up #{second.server} #{Format.memory_kb(second.pss_peak_kb)}#{workers(second.server)} at " \
+          because += "; runner-up #{name(second.server)} #{Format.memory_kb(second.pss_peak_kb)}#{workers(second.server)} at " \
             "#{Format.rps(second.rps)} req/s: #{format("%.2f", second.pss_peak_kb.fdiv(best.pss_peak_kb))}x the memory"
         end
         left_out = per_server.size - serving.size
         because += "; #{left_out} smaller-serving server(s) left out" if left_out.positive?
-        Recommendation.new(use_case: use_case, pick: best.server, because: because)
+        Recommendation.new(use_case: use_case, pick: name(best.server), because: because)
       end
+
+      # A server by the settings that differ from its defaults (Labels).
+      def name(label) = @labels.call(label)
 
       def workers(label)
         n = @document.server(label)&.workers
@@ -136,11 +140,11 @@ module Arena
           best = best_restart(mine)
           parts << restart_text(best) if best
           parts << "no zero-downtime restart" if best.nil? && restarts.any?
-          i.zero? ? parts.join("; ") : "runner-up #{server}: #{parts.join("; ")}"
+          i.zero? ? parts.join("; ") : "runner-up #{name(server)}: #{parts.join("; ")}"
         end
         # (Both lacking returned above: at most one is.)
         lacking = crashes.empty? ? Scenarios::Crash.key : (Scenarios::Restart.key if restarts.empty?)
-        Recommendation.new(use_case: use_case, pick: ranked.first.first, because: because.join(". "),
+        Recommendation.new(use_case: use_case, pick: name(ranked.first.first), because: because.join(". "),
           run: lacking && @advice.run("--scenario", lacking))
       end
 
@@ -183,8 +187,8 @@ module Arena
         best, second = ranked
         because = "kept #{share(best)} of its goodput beside #{best.variant.sub(/^with /, "")} clients " \
           "(#{Format.rps(slow(best).rps_alone.to_f)} → #{Format.rps(best.good_rps)} req/s)"
-        because += "; runner-up #{second.server} kept #{share(second)}" if second
-        Recommendation.new(use_case: use_case, pick: best.server, because: because,
+        because += "; runner-up #{name(second.server)} kept #{share(second)}" if second
+        Recommendation.new(use_case: use_case, pick: name(best.server), because: because,
           run: @advice.run("--scenario", "slow-clients", "--front", "nginx"))
       end
 

@@ -64,6 +64,24 @@ module Arena
         end
       end
 
+      # The rows as a person reads them: one group per workload and scenario
+      # (workloads and scenarios in the plan's order, then as first measured),
+      # the highest goodput first within a group; ties keep the measured order.
+      # Returns [[[workload, scenario, variant], rows], ...].
+      def grouped(document)
+        rows = from(document)
+        workloads = plan_order(document, "workloads") { |w| w.is_a?(Hash) ? w["name"] : w }
+        scenarios = plan_order(document, "scenarios") { |s| s }
+        groups = rows.group_by { |r| [r.workload, r.scenario, r.variant] }.to_a
+        groups.each_with_index.sort_by do |((workload, scenario, _), _), i|
+          [workloads.index(workload) || workloads.size, scenarios.index(scenario) || scenarios.size, i]
+        end.map { |(key, members), _| [key, members.each_with_index.sort_by { |r, i| [-r.rps, i] }.map(&:first)] }
+      end
+
+      def plan_order(document, key, &name)
+        Array(document&.plan&.raw&.dig(key)).map(&name)
+      end
+
       # Several rounds' good latency as one histogram (exact: the counts add
       # up), where every round's engine wrote one; nil for a single run or
       # when one is missing (then the rounds' median percentiles stand in).

@@ -1,32 +1,54 @@
 # frozen_string_literal: true
 
 require "terminal-table"
-require "ruby-progressbar"
 
 module Arena
   module Report
     # The summary table, from a results document. Pure: takes the document,
     # returns text, so it is tested against whole rendered tables.
+    #
+    # Rows are grouped by workload and scenario, the highest goodput first
+    # (Rows.grouped), and a server reads by the settings that differ from its
+    # defaults (Labels). `render` is the terminal's: about 120 columns, the
+    # workload and scenario heading each group; `cells` (every column, under
+    # HEADINGS) is report.md's and report.html's.
     class Table
       HEADINGS = ["server", "workload", "scenario", "good req/s ±95%", "ratio ±95%", "errors", "p50", "p99 (rounds)", "max", "PSS peak", "RSS peak", "CPU"].freeze
+      COMPACT = ["server", "good req/s ±95%", "× top ±95%", "n", "errors", "p50", "p99 (rounds)", "PSS peak", "CPU"].freeze
+      LEGEND = "n: rounds · ±: the 95% interval · × top: goodput over the group's top row, paired on the rounds (≈ within ±3%)\n" \
+        "p99 (its lowest-highest round, in its unit) · max, RSS and each server's full config: report.md\n"
 
       def initialize(document)
         @document = document
+        @labels = Labels.new(document)
       end
 
+      # The rows in the order every renderer shows them.
+      def rows = Rows.grouped(@document).flat_map(&:last)
+
       def render
-        rows = Rows.from(@document)
-        return "no measurements\n" if rows.empty?
-        table = ::Terminal::Table.new(headings: HEADINGS, rows: rows.map { |r| cells(r) })
-        (3..11).each { |i| table.align_column(i, :right) }
-        "#{table}\n"
+        groups = Rows.grouped(@document)
+        return "no measurements\n" if groups.empty?
+        table = ::Terminal::Table.new(headings: COMPACT)
+        groups.each_with_index do |((workload, scenario, variant), rows), i|
+          table.add_separator if i.positive?
+          title = "#{workload} · #{[scenario, variant].compact.join(" ")}"
+          table.add_row [{value: title, colspan: COMPACT.size, alignment: :left}]
+          table.add_separator
+          rows.each { |r| table.add_row(compact(r)) }
+        end
+        (1...COMPACT.size).each { |i| table.align_column(i, :right) }
+        "#{table}\n#{LEGEND}"
       end
+
+      def server(r) = @labels.call(r.server)
+
+      # Each row against its group's fastest (Relative: paired on the rounds).
+      def relative = @relative ||= @document ? Relative.of(Rows.from(@document)) : {}
 
       # What the connection did: keep-alive asked of a server that closes
       # every connection (Unicorn, Pitchfork) reads "closed by server".
-      def relative = @relative ||= @document ? Relative.of(Rows.from(@document)) : {}
-
-      def label(r) = r.flags.include?("server-closed") ? r.label.sub("keep-alive", "closed by server") : r.label
+      def label(r) = closed?(r) ? r.label.sub("keep-alive", "closed by server") : r.label
 
       # Throughput is goodput, the median over the rounds ± the half-width of
       # its 95% interval; a row with errors over 1% is marked "!", one whose
@@ -35,27 +57,74 @@ module Arena
       # no error at all "unanswered" (a hung server). Beside it, the row's
       # ratio to its group's reference (Relative: paired on the rounds).
       def cells(r)
-        [r.server, r.workload, label(r), "#{Format.rps_spread(r)}#{" !" if r.erroneous?}#{" unanswered" if r.unanswered?}#{" stalled" if r.stalled?}#{" (#{r.noisy_out} noisy out)" if r.noisy_out.to_i.positive?}",
-          relative[Relative.key(r)]&.to_s || "-", Format.error_pct(r.error_pct),
+        [server(r), r.workload, label(r), goodput(r), relative[Relative.key(r)]&.to_s || "-", Format.error_pct(r.error_pct),
           Format.duration_us(r.p50_us), Format.p99_spread(r), Format.duration_us(r.max_us),
           Format.memory_kb(r.pss_peak_kb), Format.memory_kb(r.rss_peak_kb), "#{r.cpu_pct.round}%"]
       end
+
+      # The terminal's row: the group heading holds the workload and scenario,
+      # n the rounds (so a figure without ± needs no words), the ratio is to
+      # the group's top row (named once, by its place), and a server that
+      # closes every connection asked to keep alive says so beside its name.
+      def compact(r)
+        [closed?(r) ? "#{server(r)} (no keep-alive)" : server(r), goodput(r, spread: Format.rps_spread(r).sub(" (not measured)", "")),
+          ratio(relative[Relative.key(r)]), r.runs, Format.error_pct(r.error_pct), Format.duration_us(r.p50_us), p99(r),
+          Format.memory_kb(r.pss_peak_kb), "#{r.cpu_pct.round}%"]
+      end
+
+      private
+
+      def closed?(r) = r.variant == "keep-alive" && r.flags.include?("server-closed")
+
+      def goodput(r, spread: Format.rps_spread(r))
+        "#{spread}#{" !" if r.erroneous?}#{" unanswered" if r.unanswered?}#{" stalled" if r.stalled?}" \
+          "#{" (#{r.noisy_out} noisy out)" if r.noisy_out.to_i.positive?}"
+      end
+
+      # "204.9ms (103-307)": the rounds' range in the p99's own unit.
+      def p99(r)
+        text = Format.p99_spread(r)
+        return text unless text.end_with?(")")
+        figure = text[/\A\S+/]
+        unit = {"us" => 1.0, "ms" => 1e3, "s" => 1e6}.fetch(figure[/[a-z]+\z/])
+        "#{figure} (#{short(r.p99_min_us / unit)}-#{short(r.p99_max_us / unit)})"
+      end
+
+      def short(value)
+        if value >= 100 then value.round.to_s
+        elsif value >= 1 then format("%.1f", value)
+        else format("%.2f", value)
+        end
+      end
+
+      # "0.55× ±3%", "0.98× ±1.2% ≈"; "-" for the top row itself and a row alone.
+      def ratio(value)
+        return "-" if value.nil? || value.reference?
+        "#{format("%.2f", value.ratio)}×#{" ±#{Format.pct(value.half_pct)}" if value.half_pct}#{" ≈" if value.difference.equivalent?}"
+      end
     end
 
-    # Reports a run as it happens to a terminal (or any stream): a progress bar
-    # on a TTY, one line per event otherwise, the table at the end.
+    # Reports a run as it happens to a terminal (or any stream): one progress
+    # line (Progress) instead of a line per measurement, a server's start and
+    # every failure on lines of their own, the tables and findings at the end.
+    # verbose: a line per measurement as well, as before.
     class Terminal
-      def initialize(out: $stdout, err: $stderr)
+      def initialize(out: $stdout, err: $stderr, verbose: false, clock: Clock.method(:now))
         @out = out
         @err = err
+        @verbose = verbose
+        @clock = clock
+        @labels = Labels.new(nil)
       end
 
       def planned(plan, total)
         @plan = plan
         @err.puts "arena: #{plan.servers.size} server config(s) x #{plan.workloads.size} workload(s) x " \
           "#{plan.scenarios.join("+")}, #{plan.load.connections} connections, results in #{plan.out_dir}"
-        return unless @err.tty?
-        @bar = ProgressBar.create(total: [total, 1].max, output: @err, format: "%t |%B| %c/%C %e", title: "arena")
+        @labels = Labels.new(nil, machine: plan.machine)
+        # A log that has every measurement's line needs no progress lines between them.
+        return if @verbose && !@err.tty?
+        @progress = Progress.new(io: @err, total: total, rounds: plan.rounds, clock: @clock)
       end
 
       def server_started(server)
@@ -76,22 +145,22 @@ module Arena
 
       def timed(key, round, words) = say("#{key} (round #{round}): #{words}")
 
+      # A measurement that found something (a scenario's finding, a failed
+      # load) says it on its own line; the rest advance the progress line.
       def measured(m)
-        @bar&.increment if m.measured?
         return live_finding(m) unless m.measured?
-        return if @bar
-        say format("%s %s %s: %s good req/s, p99 %s, %s errors%s", m.server, m.workload, m.label, Format.rps(m.good_rps),
-          Format.percentile_us(m.load.latency.p99, m.load.latency.n, :p99), Format.error_pct(m.load.error_pct),
-          m.flags.empty? ? "" : " [#{m.flags.join(", ")}]")
+        say(measurement_line(m)) if @verbose
+        @progress&.step(server: @labels.call(m.server), round: m.repeat)
       end
 
       def finished(document, interrupted:)
-        @bar&.stop
+        @progress&.finish
         say "interrupted: the results measured so far are kept" if interrupted
         @out.print Table.new(document).render
         @out.print PerRequest.render(document)
         @out.print QueueWork.render(document)
         Findings.lines(document).each { |line| @out.puts line }
+        @out.flush
       end
 
       private
@@ -104,8 +173,14 @@ module Arena
         (line = Findings.line(m)) && say(line)
       end
 
+      def measurement_line(m)
+        format("%s %s %s: %s good req/s, p99 %s, %s errors%s", m.server, m.workload, m.label, Format.rps(m.good_rps),
+          Format.percentile_us(m.load.latency.p99, m.load.latency.n, :p99), Format.error_pct(m.load.error_pct),
+          m.flags.empty? ? "" : " [#{m.flags.join(", ")}]")
+      end
+
       def say(line)
-        @bar ? @bar.log(line) : @err.puts(line)
+        @progress ? @progress.say(line) : @err.puts(line)
       end
     end
   end
