@@ -127,7 +127,12 @@ module Arena
         @err.puts "#{adapter.key}: searching #{space.dimensions.map { |d| "#{d.name} #{d.min}..#{d.max}" }.join(", ")} from #{space.start}"
         trial = Arena::Tune::Trial.new(plan: plan, adapter: adapter, installation: installation, workload: plan.workloads.first,
           store: store, engine: engine, starter: starter, memory_kb: memory / 1024, deadline: deadline, log: ->(line) { @err.puts line })
-        outcome = Arena::Tune::Search.new(space: space, evaluate: trial, deadline: deadline, rounds: 3).call
+        outcome = begin
+          Arena::Tune::Search.new(space: space, evaluate: trial, deadline: deadline, cores: plan.machine.server_cores,
+            rng: Random.new(plan.round_seed || Random.new_seed)).call
+        ensure
+          trial.close
+        end
         unbounded = unbounded(plan, adapter, outcome, installation, store, engine, starter, memory, trial.slo_ms)
         output.add(adapter: adapter, outcome: outcome, slo_ms: trial.slo_ms, unbounded: unbounded)
         outcome

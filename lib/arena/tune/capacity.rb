@@ -15,9 +15,23 @@ module Arena
       # (the rest of a core goes to the kernel's network work and the probes).
       CPU_BOUND = 0.75
 
+      # The slots that would keep the server's cores busy, from one config's
+      # figures (the search's model, lib/arena/tune/search.rb): a request
+      # costs cpu_ms of CPU and holds a slot service_ms (working plus
+      # waiting); at the CPU ceiling, cores x 1000 / cpu_ms req/s, Little's
+      # law puts cores x service_ms / cpu_ms requests in service. A
+      # CPU-bound app (service = CPU) needs a slot per core; one that waits
+      # three quarters of its time, four. Nil without the figures.
+      def self.saturating_slots(candidate, cores:)
+        cpu_ms = new(server: nil, candidate: candidate, cores: cores).cpu_ms
+        service = candidate.service_ms.to_f
+        return nil unless cpu_ms&.positive? && service.positive?
+        cores * [service / cpu_ms, 1.0].max
+      end
+
       # server: the adapter class, whose `slots` (servers/tuning.rb) say what a config can hold.
       def initialize(server:, candidate:, cores:)
-        @slots = server.slots
+        @slots = server&.slots
         @c = candidate
         @cores = cores
       end

@@ -33,7 +33,7 @@ module Arena
         end
         dims += runtime_dimensions(klass, runtime) if runtime
         start = klass.tune_start&.call(machine.server_cores) || {}
-        new(dimensions: dims, start: start)
+        new(dimensions: dims, start: start, bounded: !klass.slots&.count.nil?)
       end
 
       def self.runtime_dimensions(klass, runtime)
@@ -49,9 +49,12 @@ module Arena
 
       def self.adapter_settings(settings) = settings.except(*RUNTIME.keys)
 
-      def initialize(dimensions:, start: {})
+      # bounded: whether a config's slots are a fixed ceiling (workers x
+      # threads, processes); false for fibers and reactors (no_slots).
+      def initialize(dimensions:, start: {}, bounded: true)
         @dimensions = dimensions.freeze
         @start = start
+        @bounded = bounded
       end
 
       def empty? = @dimensions.empty?
@@ -61,6 +64,26 @@ module Arena
       def start = clamp(@start)
 
       def clamp(settings) = @dimensions.to_h { |d| [d.name, d.clamp(settings.fetch(d.name, d.min))] }
+
+      # The point the model predicts for `slots` requests in service on
+      # `cores` cores (Capacity.saturating_slots), the other settings as at
+      # the start. A setting named "threads" is concurrency inside a
+      # process; the first other one (workers, processes, pool, count,
+      # servers) counts processes. With both, a process per core (a
+      # process runs Ruby on one core at most: the GVL) and the slots shared
+      # among them as threads; with processes alone, a process per slot, or
+      # a process per core where a process has no slot ceiling (fibers, a
+      # reactor: the waiting overlaps inside it).
+      def predicted(slots:, cores:)
+        threads = @dimensions.find { |d| d.name == "threads" }
+        procs = @dimensions.find { |d| d.name != "threads" && !RUNTIME.key?(d.name) }
+        values = if threads && procs then {procs.name => cores, threads.name => (slots / cores).round(1).ceil}
+        elsif procs then {procs.name => @bounded ? slots.round(1).ceil : cores}
+        elsif threads then {threads.name => slots.round(1).ceil}
+        else {}
+        end
+        clamp(start.merge(values))
+      end
 
       # Every point (the grid a brute-force search would measure).
       def size = @dimensions.map { |d| d.max - d.min + 1 }.reduce(1, :*)

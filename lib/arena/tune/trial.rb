@@ -26,6 +26,33 @@ module Arena
         @scenario = scenario
         @baselines = {}
         @count = 0
+        @kept = {} # settings => ServerSession kept up for duels, least recently used first
+      end
+
+      # The configs a duel keeps up side by side.
+      KEPT = 2
+
+      # One more figure of a config for a duel (Search#duel): its goodput
+      # under the closed model for one load of the plan's duration, on the
+      # config kept up (started and warmed once; the two configs of a duel
+      # stay up side by side, so a round costs one load, not a boot). A
+      # round over the error limit, or a config that fails, counts 0.
+      def round(settings)
+        session = @kept.delete(settings) || keep(settings)
+        @kept[settings] = session
+        m = session.run(Scenarios::Steady.new, @workload, load: round_load).first
+        @store.add_measurement(m.with(repeat: @count += 1))
+        (m.load&.error_pct.to_f > Results::ERROR_LIMIT_PCT) ? 0.0 : m.good_rps
+      rescue ServerRun::Failed, Error => e
+        @log.call("  #{settings.map { |k, v| "#{k}=#{v}" }.join(" ")}: a round failed: #{e.message}")
+        @kept.delete(settings)&.stop
+        0.0
+      end
+
+      # Stops the configs kept up for duels.
+      def close
+        @kept.each_value(&:stop)
+        @kept.clear
       end
 
       # A config that ran Rails' connection pool dry, or was OOM-killed in
@@ -78,6 +105,23 @@ module Arena
       end
 
       private
+
+      # A session of its own for a config a duel keeps up, the least recently
+      # used beyond KEPT stopped first.
+      def keep(settings)
+        @kept.shift.last.stop while @kept.size >= KEPT
+        @count += 1
+        session = ServerSession.new(plan: @plan, adapter: configured(settings), index: @count, starter: ServerStarter.new(plan: @plan),
+          engine: @engine, store: @store, installation: @installation, baselines: @baselines)
+        session.start([@workload])
+        session.warm_up(Scenarios::Steady.new, @workload, load: @plan.load)
+        session
+      rescue ServerRun::Failed, Error
+        session&.stop
+        raise
+      end
+
+      def round_load = LoadOptions.new(**load.to_h, warmup_max: 0.0).freeze
 
       # The adapter with these settings; runtime dimensions (yjit, jemalloc)
       # go to its runtime, over the one it was given.
