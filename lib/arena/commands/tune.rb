@@ -64,26 +64,37 @@ module Arena
         @err.puts "tune: #{plan.servers.map(&:key).join(", ")} on #{plan.workloads.first.name}; memory budget " \
           "#{constraints.memory_mib} MiB, at most #{plan.load.max_time.round} s; results in #{plan.out_dir}"
         interrupted = false
+        finalists = []
+        not_done = []
         begin
-          # The time left is shared between the servers still to search; one with nothing to search takes none.
+          # The time left, less the head to head's share, is shared between the servers still to search.
           searchable = plan.servers.filter_map { |adapter| searchable(plan, adapter, output) }
+          searches_end = deadline - Arena::Tune::Estimate.head_to_head_s(searchable.size, duration: plan.load.duration)
           searchable.each_with_index do |(adapter, space, installation), i|
-            outcome = tune_server(plan, adapter, space, installation, store, engine, starter, output, memory,
-              deadline: Clock.now + (deadline - Clock.now) / (searchable.size - i))
+            if Clock.now >= searches_end
+              not_done << "#{adapter.key}: not searched (no time left)"
+              next
+            end
+            outcome, kept = tune_server(plan, adapter, space, installation, store, engine, starter, output, memory,
+              deadline: Clock.now + (searches_end - Clock.now) / (searchable.size - i))
             output.write
-            if outcome&.interrupted?
+            not_done << "#{adapter.key}: its search stopped at the time limit after #{outcome.candidates.size} configs" if outcome.stopped == "time"
+            finalists << [Arena::Tune::Trial.configured(adapter, outcome.best.settings), outcome.best, installation, kept] if outcome.best
+            if outcome.interrupted?
               interrupted = true
               break
             end
           end
+          output.answer = final(plan, finalists, output, store, engine, constraints, deadline, not_done) unless interrupted
         rescue Interrupt
           interrupted = true
         ensure
+          finalists.each { |f| f[3]&.stop }
           starter.cleanup
           store.finish(interrupted: interrupted)
         end
         path = output.write(interrupted: interrupted)
-        Report::Files.new(dir: plan.out_dir, err: @err).write(store.view)
+        Report::Files.new(dir: plan.out_dir, err: @err).write(store.view, answer: output.answer&.lines || [])
         output.lines.each { |line| @out.puts line }
         @err.puts "tune: #{path} (#{(Clock.now - started).round} s)"
         raise Interrupt if interrupted
@@ -127,15 +138,34 @@ module Arena
         @err.puts "#{adapter.key}: searching #{space.dimensions.map { |d| "#{d.name} #{d.min}..#{d.max}" }.join(", ")} from #{space.start}"
         trial = Arena::Tune::Trial.new(plan: plan, adapter: adapter, installation: installation, workload: plan.workloads.first,
           store: store, engine: engine, starter: starter, memory_kb: memory / 1024, deadline: deadline, log: ->(line) { @err.puts line })
+        nil
         outcome = begin
           Arena::Tune::Search.new(space: space, evaluate: trial, deadline: deadline, cores: plan.machine.server_cores,
             rng: Random.new(plan.round_seed || Random.new_seed)).call
         ensure
-          trial.close
+          # The winner stays up for the head to head: no second boot.
+          kept = trial.close(keep: outcome&.best&.settings)
         end
         unbounded = unbounded(plan, adapter, outcome, installation, store, engine, starter, memory, trial.slo_ms)
         output.add(adapter: adapter, outcome: outcome, slo_ms: trial.slo_ms, unbounded: unbounded)
-        outcome
+        [outcome, kept]
+      end
+
+      # The winners head to head in interleaved rounds, then the answer.
+      def final(plan, finalists, output, store, engine, constraints, deadline, not_done)
+        @err.puts "head to head: #{finalists.map { |adapter, *| adapter.label }.join(", ")}" if finalists.size > 1
+        h2h = Arena::Tune::HeadToHead.new(plan: plan, store: store, engine: engine, workload: plan.workloads.first,
+          rounds: Arena::Tune::Estimate::HEAD_TO_HEAD_ROUNDS, deadline: deadline, seed: plan.round_seed || Random.new_seed,
+          log: ->(line) { @err.puts line })
+        entries = (finalists.size > 1) ? h2h.call(finalists) : finalists.map { |a, c, *| Arena::Tune::HeadToHead::Entry.new(key: a.key, adapter: a, candidate: c, rates: []) }
+        finalists.each { |f| f[3] = nil } # the head to head stopped them
+        ran = h2h.rounds_run(entries)
+        if finalists.size > 1 && ran < Arena::Tune::Estimate::HEAD_TO_HEAD_ROUNDS
+          not_done << "the head to head ran #{ran} of #{Arena::Tune::Estimate::HEAD_TO_HEAD_ROUNDS} rounds"
+        end
+        out = output.unanswered
+        Arena::Tune::Answer.decide(entries: entries, files: output.files, versions: finalists.to_h { |a, _, i, _| [a.key, i.version] },
+          slos: output.slos, memory_mib: constraints.memory_mib, not_done: not_done, out: out)
       end
 
       # What the envelope costs: the winner once more, the same config

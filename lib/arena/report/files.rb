@@ -30,13 +30,14 @@ module Arena
         write(document, notes: notes).each { |path| @err.puts "report: #{path}" }
       end
 
-      # Returns the paths written.
-      def write(document, notes: [])
+      # Returns the paths written. answer: the lines of `arena tune`'s
+      # answer, first in each report.
+      def write(document, notes: [], answer: [])
         FileUtils.mkdir_p(@dir)
         @formats.map do |key|
           format = Formats.fetch(key)
           path = File.join(@dir, format.description)
-          File.write(path, format.new(document, notes: notes).render)
+          File.write(path, format.new(document, notes: notes, answer: answer).render)
           path
         end
       end

@@ -16,9 +16,10 @@ module Arena
 
       include ERB::Util
 
-      def initialize(document, notes: [])
+      def initialize(document, notes: [], answer: [])
         @document = document
         @notes = notes
+        @answer = answer
       end
 
       def render

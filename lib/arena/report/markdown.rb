@@ -10,13 +10,14 @@ module Arena
 
       RIGHT = (3..11)
 
-      def initialize(document, notes: [])
+      def initialize(document, notes: [], answer: [])
         @document = document
         @notes = notes
+        @answer = answer
       end
 
       def render
-        [header, environment, servers, results, per_request, queue_work, scenario_sections, findings, recommendations].compact.join("
+        [header, answer, environment, servers, results, per_request, queue_work, scenario_sections, findings, recommendations].compact.join("
 ")
       end
 
@@ -26,6 +27,12 @@ module Arena
         lines = ["# Arena report", "", "#{Facts.run_line(@document)}.", ""]
         @notes.each { |n| lines.push("> Note: #{n}.", "") }
         lines.join("\n")
+      end
+
+      # `arena tune`'s answer, in the words the terminal ends with.
+      def answer
+        return nil if @answer.empty?
+        ["## The answer", "", "```", *@answer, "```", ""].join("\n")
       end
 
       def environment

@@ -29,8 +29,10 @@ module Arena
 
       module_function
 
-      def document(workload:, constraints:, interrupted:, servers:)
-        {"schema" => SCHEMA, "arena_version" => VERSION, "created_at" => Time.now.utc.iso8601,
+      # answer: Tune::Answer#to_record (server, settings, command,
+      # config_file, runner_up, ratio, interval, ...), first in the file.
+      def document(workload:, constraints:, interrupted:, servers:, answer: nil)
+        {"schema" => SCHEMA, "arena_version" => VERSION, "created_at" => Time.now.utc.iso8601, "answer" => answer,
          "workload" => workload.to_h.transform_keys(&:to_s), "constraints" => constraints.to_record,
          "interrupted" => interrupted || nil, "servers" => servers}.compact
       end

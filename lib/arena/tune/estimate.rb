@@ -18,6 +18,10 @@ module Arena
       OVERHEAD_S = 2.0 # settling, probes, writing results
       DEFAULT_FLOOR_S = 600.0
 
+      # The rounds of the head to head (HeadToHead), each a load of the
+      # plan's duration per finalist, plus a second's settling.
+      HEAD_TO_HEAD_ROUNDS = 5
+
       # One server's least search.
       Search = Struct.new(:server, :candidates, :seconds, keyword_init: true)
 
@@ -26,6 +30,13 @@ module Arena
       # warmup, duration: the load's (seconds); rails: whether the app boots Rails.
       def per_candidate_s(warmup:, duration:, rails:)
         (Scenarios::Sustained::STEPS + 1) * (warmup + duration) + BOOT_S.fetch(rails ? :rails : :rack) + OVERHEAD_S
+      end
+
+      # What the head to head of `finalists` needs, kept from the searches'
+      # share of the time (none for a single finalist).
+      def head_to_head_s(finalists, duration:)
+        return 0.0 if finalists < 2
+        finalists * HEAD_TO_HEAD_ROUNDS * (duration + 1.0)
       end
 
       # searches: [[server key, dimensions, in an envelope?], ...]

@@ -26,22 +26,43 @@ module Arena
         @results = []
       end
 
+      # The answer (Tune::Answer) once the head to head decided it.
+      attr_accessor :answer
+
       def add(adapter:, outcome: nil, note: nil, slo_ms: nil, unbounded: nil)
         @results << Result.new(adapter: adapter, outcome: outcome, note: note, slo_ms: slo_ms, unbounded: unbounded)
       end
 
       def write(interrupted: false)
         servers = @results.to_h { |r| [r.adapter.key, server_record(r)] }
-        doc = Results::TuneDocument.document(workload: @workload, constraints: @constraints, interrupted: interrupted, servers: servers)
+        doc = Results::TuneDocument.document(workload: @workload, constraints: @constraints, interrupted: interrupted, servers: servers,
+          answer: @answer&.to_record)
         path = File.join(@dir, "tune.json")
         File.write("#{path}.tmp", JSON.pretty_generate(doc))
         File.rename("#{path}.tmp", path)
         path
       end
 
+      # A block per server, then the answer: the last thing printed.
       def lines
-        @results.flat_map { |r| server_lines(r) }
+        @results.flat_map { |r| server_lines(r) } + (@answer ? ["", *@answer.lines] : [])
       end
+
+      # Each winner's config file, written: {server key => {path:, command:}}.
+      def files
+        @results.select { |r| r.outcome&.best }.to_h { |r| [r.adapter.key, config_file(r.adapter, r.outcome.best)] }.compact
+      end
+
+      # The servers searched that have no winner, and why: {key => why}.
+      def unanswered
+        @results.select { |r| r.outcome && !r.outcome.best }.to_h do |r|
+          failure = r.outcome.candidates.find { |c| !c.qualifies? }
+          [r.adapter.key, failure ? "no config qualified (#{failure.status}: #{failure.why})" : "nothing measured"]
+        end
+      end
+
+      # The p99 objective each server's search held.
+      def slos = @results.to_h { |r| [r.adapter.key, r.slo_ms] }
 
       private
 

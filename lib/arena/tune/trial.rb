@@ -40,19 +40,35 @@ module Arena
       def round(settings)
         session = @kept.delete(settings) || keep(settings)
         @kept[settings] = session
-        m = session.run(Scenarios::Steady.new, @workload, load: round_load).first
-        @store.add_measurement(m.with(repeat: @count += 1))
-        (m.load&.error_pct.to_f > Results::ERROR_LIMIT_PCT) ? 0.0 : m.good_rps
+        Trial.round_figure(session, workload: @workload, load: round_load, store: @store, repeat: @count += 1)
       rescue ServerRun::Failed, Error => e
         @log.call("  #{settings.map { |k, v| "#{k}=#{v}" }.join(" ")}: a round failed: #{e.message}")
         @kept.delete(settings)&.stop
         0.0
       end
 
-      # Stops the configs kept up for duels.
-      def close
+      # One load of a config kept up, stored: its goodput, or 0 over the error limit.
+      def self.round_figure(session, workload:, load:, store:, repeat:)
+        m = session.run(Scenarios::Steady.new, workload, load: load).first
+        store.add_measurement(m.with(repeat: repeat))
+        (m.load&.error_pct.to_f > Results::ERROR_LIMIT_PCT) ? 0.0 : m.good_rps
+      end
+
+      # The adapter with these settings; runtime dimensions (yjit, jemalloc)
+      # go to its runtime, over the one it was given.
+      def self.configured(adapter, settings)
+        changes = Space.adapter_settings(settings).transform_values(&:to_s)
+        runtime = adapter.runtime.merge(Runtime.parse(Space.runtime_tokens(settings)))
+        adapter.class.new(settings: adapter.settings.merge(changes), machine: adapter.machine, runtime: runtime, envelope: adapter.envelope)
+      end
+
+      # Stops the configs kept up for duels, but for `keep`'s (the search's
+      # winner, which goes on to the head to head): its session, or nil.
+      def close(keep: nil)
+        kept = keep && @kept.delete(keep)
         @kept.each_value(&:stop)
         @kept.clear
+        kept
       end
 
       # A config that ran Rails' connection pool dry, or was OOM-killed in
@@ -123,13 +139,7 @@ module Arena
 
       def round_load = LoadOptions.new(**load.to_h, warmup_max: 0.0).freeze
 
-      # The adapter with these settings; runtime dimensions (yjit, jemalloc)
-      # go to its runtime, over the one it was given.
-      def configured(settings)
-        changes = Space.adapter_settings(settings).transform_values(&:to_s)
-        runtime = @adapter.runtime.merge(Runtime.parse(Space.runtime_tokens(settings)))
-        @adapter.class.new(settings: @adapter.settings.merge(changes), machine: @plan.machine, runtime: runtime, envelope: @adapter.envelope)
-      end
+      def configured(settings) = Trial.configured(@adapter, settings)
 
       def measure(session, settings)
         session.start([@workload])

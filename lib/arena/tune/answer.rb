@@ -1,0 +1,131 @@
+# frozen_string_literal: true
+
+module Arena
+  module Tune
+    # The answer of `arena tune`: which server, configured how, from the
+    # finalists' head-to-head figures (HeadToHead::Entry), decided on their
+    # paired ratios (Stats.paired). A pure rule on values: entries in, the
+    # answer out, its words and its tune.json record.
+    #
+    # - The finalists rank by the median of their round figures.
+    # - The leader against the next: significantly ahead and not equivalent,
+    #   it is the answer, with its margin and interval; equivalent within
+    #   ±band, the two tie and the one with less memory under load is the
+    #   answer (said so); neither, the leader is the answer and the margin is
+    #   said to be not distinguishable here.
+    # - What would change it, from the search's figures: the finalist a
+    #   memory budget under the answer's PSS would pick, and the one a p99
+    #   objective under the answer's p99 would.
+    Answer = Struct.new(:server, :settings, :runtime, :version, :command, :config_file, :runner_up, :runner_up_settings,
+      :ratio, :interval, :difference, :verdict, :rounds, :slo_ms, :memory_mib, :pss_mib, :p99_ms, :sustained_rps,
+      :changes, :not_done, :out, :band_pct, keyword_init: true)
+
+    class Answer
+      # entries: HeadToHead::Entry; files: {server key => {path:, command:}};
+      # versions: {server key => version}; slos: {server key => the p99
+      # objective its search held (relative to its own unloaded p99 unless
+      # --slo was given)}; not_done: what there was no time for;
+      # out: {server key => why it is not in the answer} (failed, crashed, nothing qualified).
+      def self.decide(entries:, files: {}, versions: {}, slos: {}, memory_mib: nil, band_pct: 3.0, not_done: [], out: {})
+        alive = entries.select(&:alive?)
+        out = out.merge(entries.reject(&:alive?).to_h { |e| [e.key, e.failed] })
+        ranked = alive.sort_by { |e| [-(Stats.median(e.rates) || e.candidate.score), e.candidate.pss_kb.to_i] }
+        best, second = ranked
+        return new(not_done: not_done, out: out, memory_mib: memory_mib, changes: [], band_pct: band_pct).freeze unless best
+        d = second && paired(second, best, band_pct)
+        verdict = if second.nil? then "only"
+        elsif d.equivalent? then "equivalent"
+        elsif d.significant? && d.estimate_pct.positive? then "ahead"
+        else "not distinguishable"
+        end
+        if verdict == "equivalent" && second.candidate.pss_kb.to_i < best.candidate.pss_kb.to_i
+          best, second = second, best
+          d = paired(second, best, band_pct)
+        end
+        c = best.candidate
+        new(server: best.key, settings: best.adapter.settings, runtime: best.adapter.runtime.to_s, version: versions[best.key],
+          command: files.dig(best.key, :command), config_file: files.dig(best.key, :path), runner_up: second&.key,
+          runner_up_settings: second&.adapter&.settings, ratio: d&.measured? ? (1 + d.estimate_pct / 100.0).round(4) : nil,
+          interval: d&.measured? ? [(1 + d.low_pct / 100.0).round(4), (1 + d.high_pct / 100.0).round(4)] : nil,
+          difference: d, verdict: verdict, rounds: best.rates.size, slo_ms: slos[best.key], memory_mib: memory_mib, pss_mib: c.pss_mib,
+          p99_ms: c.p99_ms, sustained_rps: c.sustained_rps, changes: changes(best, ranked - [best]), not_done: not_done, out: out,
+          band_pct: band_pct).freeze
+      end
+
+      # b (the answer) against a, on the rounds both ran.
+      def self.paired(a, b, band_pct)
+        n = [a.rates.size, b.rates.size].min
+        Stats.paired(a.rates.first(n), b.rates.first(n), names: [a.key, b.key], band_pct: band_pct)
+      end
+
+      # What would change the answer: the best-ranked other finalist that
+      # uses less memory (a smaller budget would pick it) and the one that
+      # answered with a lower p99 at its sustained rate (a tighter SLO would).
+      def self.changes(best, others)
+        c = best.candidate
+        lines = []
+        lighter = others.find { |e| e.candidate.pss_kb && c.pss_kb && e.candidate.pss_kb < c.pss_kb }
+        lines << if lighter
+          "a memory budget under #{c.pss_mib} MiB would pick #{lighter.key} (PSS #{lighter.candidate.pss_mib} MiB)"
+        elsif others.any?
+          "no smaller memory budget: #{best.key} uses the least memory of the finalists (PSS #{c.pss_mib} MiB)"
+        end
+        faster = others.find { |e| e.candidate.p99_ms && c.p99_ms && e.candidate.p99_ms < c.p99_ms }
+        lines << "a p99 objective under #{c.p99_ms} ms would pick #{faster.key} (p99 #{faster.candidate.p99_ms} ms at its sustained rate)" if faster
+        lines.compact
+      end
+
+      def found? = !server.nil?
+
+      def setting_words(s = settings) = (s.nil? || s.empty?) ? "its defaults" : s.map { |k, v| "#{k}=#{v}" }.join(" ")
+
+      # The margin in words: the estimate with its interval, or the tie.
+      def margin_words
+        return "the only server that ran head to head" if runner_up.nil?
+        d = difference
+        return "not compared head to head with #{runner_up}: #{d.reason}" unless d&.measured?
+        pct = ->(x) { format("%+.1f%%", x) }
+        span = "#{pct.call(d.low_pct)} to #{pct.call(d.high_pct)}"
+        case verdict
+        when "equivalent"
+          "equivalent to #{runner_up} #{setting_words(runner_up_settings)} within ±#{format("%g", band_pct)}% " \
+            "(#{pct.call(d.estimate_pct)}, interval #{span}, #{d.n} paired rounds): #{server} uses less memory"
+        when "ahead"
+          "#{pct.call(d.estimate_pct)} over #{runner_up} #{setting_words(runner_up_settings)} (95% interval #{span}, #{d.n} paired rounds)"
+        else
+          "#{pct.call(d.estimate_pct)} over #{runner_up} #{setting_words(runner_up_settings)}, not distinguishable here " \
+            "(95% interval #{span}, #{d.n} paired rounds)"
+        end
+      end
+
+      # The answer in words, the same in the terminal (last) and the report (first).
+      def lines
+        return ["THE ANSWER: none: no server held a rate within the SLO and the memory budget", *tail_lines] unless found?
+        head = "THE ANSWER: #{server}#{" #{version}" if version} with #{setting_words}, runtime #{runtime}"
+        rate = "sustains #{Report::Format.rps(sustained_rps)} req/s at p99 #{p99_ms} ms, PSS #{pss_mib} MiB"
+        out = [head, "  #{rate}"]
+        out << "  start: #{command.join(" ")}" if command
+        out << "  config file: #{config_file}" if config_file
+        out << "  margin: #{margin_words}"
+        out << "  held to: p99 <= #{slo_ms || "?"} ms, < 1% errors, PSS <= #{memory_mib} MiB (the memory budget)"
+        out << "  would change it: #{changes.join("; ")}" unless changes.empty?
+        out + tail_lines
+      end
+
+      def to_record
+        return {"server" => nil, "not_done" => not_done, "out" => out} unless found?
+        {"server" => server, "settings" => settings, "runtime" => runtime, "version" => version, "command" => command,
+         "config_file" => config_file, "runner_up" => runner_up && {"server" => runner_up, "settings" => runner_up_settings},
+         "ratio" => ratio, "interval" => interval, "verdict" => verdict, "rounds" => rounds, "significance" => difference&.reason,
+         "slo_ms" => slo_ms, "memory_mib" => memory_mib, "changes" => changes, "not_done" => not_done, "out" => out}.compact
+      end
+
+      private
+
+      def tail_lines
+        lines = out.map { |key, why| "  not in the answer: #{key}: #{why}" }
+        lines + not_done.map { |what| "  not done in time: #{what}" }
+      end
+    end
+  end
+end
