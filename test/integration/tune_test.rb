@@ -7,8 +7,8 @@ require "timeout"
 
 # `arena tune` on two real servers, briefly: the search runs, every candidate
 # is a measurement in results.json, tune.json and the winners' config files
-# are written, and the Puma config, started with `puma -C`, runs the workers
-# and threads the tune chose.
+# are written, the answer ends the output and leads the report, and the Puma
+# config, started with `puma -C`, runs the workers and threads the tune chose.
 class TuneTest < Arena::ArenaCase
   def test_tune_writes_tune_json_and_config_files_that_puma_honours
     out = File.join(@tmp, "tune")
@@ -40,6 +40,19 @@ class TuneTest < Arena::ArenaCase
     summaries = results.measurements.select { |m| m.scenario == "sustained" && m.summary? }
     assert_equal tune["servers"].values.sum { |s| s["candidates"].sum { |c| c["rates"].size } }, summaries.size
     assert_includes File.read(File.join(out, "report.html")), "Sustained rate against memory"
+
+    # The answer: last on the terminal, first in the report, in tune.json.
+    answer = tune["answer"]
+    assert_includes %w[puma unicorn], answer["server"], outcome.describe
+    assert_equal tune.dig("servers", answer["server"], "config_file"), answer["config_file"]
+    assert_kind_of Array, answer["command"]
+    block = outcome.stdout.lines.map(&:chomp).drop_while { |l| !l.start_with?("THE ANSWER: ") }
+    assert_match(/\ATHE ANSWER: #{answer["server"]} /, block.first, outcome.stdout)
+    assert block.drop(1).all? { |l| l.start_with?("  ") }, "the answer is the last thing printed:\n#{block.join("\n")}"
+    assert_includes block, "  config file: #{answer["config_file"]}"
+    report = File.read(File.join(out, "report.md"))
+    assert_operator report.index("## The answer"), :<, report.index("## Environment")
+    assert_includes report, block.first
 
     config = puma["config_file"]
     assert File.file?(config), "puma.rb written"
