@@ -17,7 +17,7 @@ module Arena
 
       module_function
 
-      def lines(document) = scenario_lines(document) + overall_lines(document) + EnvelopeLines.call(document) + pool_lines(document) + flag_lines(document) + stall_lines(document) + concurrency_lines(document)
+      def lines(document) = AA.lines(document) + scenario_lines(document) + overall_lines(document) + EnvelopeLines.call(document) + pool_lines(document) + flag_lines(document) + stall_lines(document) + concurrency_lines(document)
 
       def overall_lines(document) = Scenarios.all.flat_map { |s| s.overall_findings(document) }
 

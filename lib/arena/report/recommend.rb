@@ -16,7 +16,8 @@ module Arena
 
       def initialize(document)
         @document = document
-        @rows = Rows.from(document)
+        # An A/A twin (--aa) is the same config again: never a candidate.
+        @rows = Rows.from(document).reject { |r| AA.twin?(r.server) }
         @basis = Scenarios.throughput_basis
         @advice = Advice.new(document.plan)
         @labels = Labels.new(document)

@@ -61,10 +61,16 @@ module Arena
 
       attr_reader :settings, :machine, :runtime, :envelope
 
+      # The label's tail of an A/A twin (--aa): the same config run again
+      # under a second name, to show how far apart two identical configs read.
+      TWIN = "~aa"
+
       # runtime: YJIT and allocator settings (lib/arena/plan/runtime.rb), applied
       # through the environment and shown in the label. envelope: the CPU
       # quota and memory limit its process tree runs under (lib/arena/plan/envelope.rb).
-      def initialize(settings: {}, machine: Machine.current, runtime: Runtime::NONE, envelope: Envelope::NONE)
+      # twin: this is the A/A copy of the same config (its label ends in TWIN).
+      def initialize(settings: {}, machine: Machine.current, runtime: Runtime::NONE, envelope: Envelope::NONE, twin: false)
+        @twin = twin
         @machine = machine
         @runtime = runtime.check!(self)
         @envelope = envelope
@@ -81,17 +87,23 @@ module Arena
       def key = self.class.key
 
       def label
-        return "#{key}#{runtime.suffix}#{envelope.suffix}" if settings.empty?
-        "#{key}:#{settings.map { |k, v| "#{k}=#{v}" }.join(",")}#{runtime.suffix}#{envelope.suffix}"
+        tail = "#{runtime.suffix}#{envelope.suffix}#{TWIN if twin?}"
+        return "#{key}#{tail}" if settings.empty?
+        "#{key}:#{settings.map { |k, v| "#{k}=#{v}" }.join(",")}#{tail}"
       end
+
+      def twin? = @twin
+
+      # The same config under the A/A twin's label.
+      def twin = rebuilt(twin: true)
 
       # The same server with other settings (and the same runtime and
       # envelope), e.g. another worker count for worker-cost.
       def with_settings(changes) = rebuilt(settings: settings.merge(changes))
 
       # The same server with any of its parts replaced.
-      def rebuilt(settings: self.settings, runtime: self.runtime, envelope: self.envelope)
-        self.class.new(settings: settings, machine: machine, runtime: runtime, envelope: envelope)
+      def rebuilt(settings: self.settings, runtime: self.runtime, envelope: self.envelope, twin: twin?)
+        self.class.new(settings: settings, machine: machine, runtime: runtime, envelope: envelope, twin: twin)
       end
 
       def command(app:, bind:, dir:)

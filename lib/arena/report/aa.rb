@@ -1,0 +1,50 @@
+# frozen_string_literal: true
+
+module Arena
+  module Report
+    # A/A (--aa): one config measured twice in the same rounds, under its own
+    # label and its twin's (NAME~aa). Identical configs should read the same:
+    # how far apart they read, paired on the rounds, is the run's own floor of
+    # noise, and a test that calls them different is a false alarm the report
+    # must say aloud (expected in 5% of runs at the 0.05 level; more often,
+    # something in the machine or the method is off).
+    module AA
+      TWIN = Servers::Base::TWIN
+
+      # One twin pair of rows and the test between them.
+      Pair = Struct.new(:original, :twin, :difference, keyword_init: true) do
+        def different? = difference.significant? && !difference.equivalent?
+
+        def line
+          where = "#{original.server} #{original.workload} #{original.label}"
+          words = difference.reason.delete_prefix("not distinguishable here: ")
+          if different?
+            "A/A WARNING: #{where} and its twin were declared different (#{words}): identical configs read apart, " \
+              "so differences of this size between other configs of this run may be noise"
+          else
+            "A/A: #{where} and its twin read alike (#{words})"
+          end
+        end
+      end
+
+      module_function
+
+      def twin?(label) = label.to_s.end_with?(TWIN)
+
+      # Rows of twins and their originals, paired on the rounds both ran in.
+      def pairs(rows)
+        rows.select { |r| twin?(r.server) }.filter_map do |twin|
+          original = rows.find do |r|
+            r.server == twin.server.delete_suffix(TWIN) && [r.workload, r.scenario, r.variant] == [twin.workload, twin.scenario, twin.variant]
+          end
+          next unless original
+          diff = Stats.by_rounds(original.rps_runs, twin.rps_runs, rounds_a: original.round_runs, rounds_b: twin.round_runs,
+            names: [original.server, twin.server])
+          Pair.new(original: original, twin: twin, difference: diff).freeze
+        end
+      end
+
+      def lines(document) = pairs(Rows.from(document)).map(&:line)
+    end
+  end
+end
