@@ -126,7 +126,7 @@ module Arena
         "--servers", PUMA, "--workload", "server", "-c", "6", "-d", "1.5", "-w", "0.2")
       assert status.success?, err
       m = measured(results).first
-      files = Dir[File.join(@out, "loaders-*.json")]
+      files = Dir[File.join(@out, "raw", "loaders-*.json")]
       refute_empty files
       # The measurement is the last engine run (the warm-up's slices come first).
       saved = JSON.parse(File.read(files.max_by { |f| f[/loaders-(\d+)\.json\z/, 1].to_i }))
@@ -161,7 +161,7 @@ module Arena
         "--servers", "puma:workers=2", "--requests", file, "--scenario", "profile", "--profile", "hold 100/s 1s, spike 300/s 0.5s, hold 100/s 1s", "-w", "0")
       assert status.success?, err
       m = measured(results).find { |x| x["scenario"] == "profile" }
-      loaders = JSON.parse(File.read(Dir[File.join(@out, "loaders-*.json")].max_by { |f| f[/loaders-(\d+)\.json\z/, 1].to_i })).fetch("loaders")
+      loaders = JSON.parse(File.read(Dir[File.join(@out, "raw", "loaders-*.json")].max_by { |f| f[/loaders-(\d+)\.json\z/, 1].to_i })).fetch("loaders")
       assert_equal [%w[50:50:1 150:150:0.5 50:50:1]] * 2, loaders.map { |d| d["stages"].map { |s| [s["from_rps"], s["to_rps"], s["duration_s"]].map { |v| format("%g", v) }.join(":") } }
       stages = m.dig("load", "stages")
       assert_equal [100.0, 150.0, 100.0], stages.map { |s| s["asked"] }, "the whole profile's requests"

@@ -21,10 +21,10 @@ class InterruptTest < Arena::ArenaCase
     ["planning", %w[--servers puma], [:after, 0.15]],
     ["server spawned", %w[--servers puma], [:file, "servers/*/server.log"]],
     ["server booting", %w[--servers uwsgi], [:file, "servers/*/server.log", 0.1]],
-    ["during load", %w[--servers puma], [:file, "engine.log", 0.4]],
+    ["during load", %w[--servers puma], [:file, "raw/engine.log", 0.4]],
     ["nginx spawned", %w[--servers thin --front nginx], [:file, "servers/*/nginx/nginx.conf"]],
     ["nginx booting", %w[--servers thin --front nginx], [:file, "servers/*/nginx/nginx.log", 0.01]],
-    ["load behind nginx", %w[--servers uwsgi --front nginx], [:file, "engine.log", 0.4]],
+    ["load behind nginx", %w[--servers uwsgi --front nginx], [:file, "raw/engine.log", 0.4]],
     ["at 1.2 s behind nginx", %w[--servers puma --front nginx], [:after, 1.2]],
     ["at 1.8 s behind nginx", %w[--servers puma --front nginx], [:after, 1.8]]
   ].freeze
@@ -41,7 +41,7 @@ class InterruptTest < Arena::ArenaCase
     output = File.join(@tmp, "output")
     pid = Process.spawn({MARK => mark}, EXE, "run", "--servers", "puma:workers=2", "--front", "nginx", "--workload", "server",
       "-d", "3", "-w", "0.2", "--settle-timeout", "2", "--out", out, chdir: ROOT, out: output, err: output)
-    fired = wait_for([:file, "engine.log", 0.3], out, output)
+    fired = wait_for([:file, "raw/engine.log", 0.3], out, output)
     refute_empty marked(mark), "nothing was running at the kill"
     Process.kill("KILL", pid)
     assert wait_exit(pid, 10)

@@ -31,6 +31,13 @@ class RunTest < Arena::ArenaCase
     assert_equal 3, cluster.dig("probes", "procs_max"), "master and two workers sampled"
     %w[cpu_model cores kernel ruby yjit engine_version pinning].each { |k| assert doc["environment"].key?(k), k }
     assert_match(/req\/s/, outcome.stdout)
+    # A tidy run directory: the reports on top, the engine's raw documents in one folder.
+    top = Dir.children(outcome.dir)
+    assert_includes top, "report.md"
+    assert_includes top, "report.html"
+    assert_empty top.grep(/\Aengine/), "the engine's files are in raw/, not beside the reports: #{top.sort}"
+    assert File.file?(File.join(outcome.dir, "raw", "engine-1.json")), "the engine's first document in raw/"
+    assert File.file?(File.join(outcome.dir, "raw", "engine.log")), "the engine's log in raw/"
   end
 
   # Unicorn closes every connection: with keep-alive asked for, the engine must

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "json"
+require "fileutils"
 
 module Arena
   module Load
@@ -9,6 +10,11 @@ module Arena
     # checked). The engine is pinned to its own core; its stderr goes to a log.
     class Engine
       class Failed < Error; end
+
+      # The engine's own documents (engine-N.json, one per run, already
+      # folded into results.json) and its log, in one folder of the run
+      # directory: whoever opens that directory sees the reports first.
+      RAW = "raw"
 
       # The checkout's build; else where `gem install` put it (ext/arena_load/extconf.rb):
       # RubyGems copies it into the gem's lib/ and its extension directory.
@@ -28,7 +34,7 @@ module Arena
       def initialize(dir:, path: self.class.path, machine: Machine.current)
         raise Error, "load engine not built: #{path} (run `make -C ext/arena_load`)" unless File.executable?(path)
         @path = path
-        @dir = dir
+        @dir = File.join(dir, RAW)
         @machine = machine
         @count = 0
       end
@@ -53,6 +59,7 @@ module Arena
       # act on the server while the run is under way.
       def start(target, settings)
         @count += 1
+        FileUtils.mkdir_p(@dir)
         out = File.join(@dir, "engine-#{@count}.json")
         group = ProcessGroup.new(argv(target, settings), log_path: File.join(@dir, "engine.log"))
         File.open(out, "w") { |io| group.start(out: io) }

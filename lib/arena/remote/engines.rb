@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require "fileutils"
 require_relative "merge"
 
 module Arena
@@ -48,7 +49,8 @@ module Arena
         raise Error, "--loader-hosts: #{n} loaders need at least #{n} connections" if settings.connections.to_i < n
         @count += 1
         parts = @channels.each_with_index.map { |ch, i| [ch, engine_args(target, share(settings, i, n))] }
-        FleetRun.new(parts, out: File.join(@dir, "loaders-#{@count}.json"), limit: limit(settings)).start
+        raw = FileUtils.mkdir_p(File.join(@dir, Load::Engine::RAW)).first
+        FleetRun.new(parts, out: File.join(raw, "loaders-#{@count}.json"), limit: limit(settings)).start
       end
 
       private
