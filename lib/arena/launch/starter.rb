@@ -10,7 +10,7 @@ module Arena
   # crash or restart scenario `restart` replaces the server with the same
   # config on a fresh port (unless --port pinned one: then on the same
   # address once the old listener is gone), and points nginx, on its own
-  # unchanged address, at the new server.
+  # unchanged address, at the new server. The local side of StarterContract.
   class ServerStarter
     attr_reader :server, :front
 
@@ -40,11 +40,7 @@ module Arena
 
     # A second Ctrl-C during nginx's stop must not skip the server's.
     def stop
-      begin
-        @front&.stop
-      ensure
-        @server&.stop
-      end
+      StarterContract.stop_both(@front, @server)
       @front = @server = nil
     end
 

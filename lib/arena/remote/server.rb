@@ -124,7 +124,9 @@ module Arena
     end
 
     # The Runner's server starter for --server-host: servers start on that
-    # host, bound to its address on a port it picks there.
+    # host, bound to its address on a port it picks there. The remote side of
+    # StarterContract: nginx the only front, plain HTTP/1.1 the only
+    # transport (Options#check refuses the others at plan time).
     class ServerStarter
       attr_reader :server, :front
 
@@ -147,9 +149,9 @@ module Arena
         @server = new_server(old.adapter, old.dir, port: @front && old.bind.port).start
       end
 
+      # A second Ctrl-C during nginx's stop must not skip the server's.
       def stop
-        @front&.stop
-        @server&.stop
+        StarterContract.stop_both(@front, @server)
         @front = @server = nil
       end
 

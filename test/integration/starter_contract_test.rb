@@ -1,0 +1,81 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "arena"
+require "arena/remote/session"
+
+module Arena
+  # StarterContract (lib/arena/launch/starter_contract.rb) is one written
+  # contract with two implementations: ServerStarter here, Remote::ServerStarter
+  # through an agent. The same checks run against both, the remote one
+  # through a real `arena agent` on a pipe (what SSH would carry): a start
+  # with nginx in front, a restart the front follows, a stop that leaves
+  # nothing. One Puma (threads only) per start: the checks are about the
+  # starter, not the server's boot.
+  module StarterContractChecks
+    def plan = TestHelp.plan("--servers", "puma:threads=2", "--front", "nginx", "--out", @dir)
+
+    def adapter = plan.servers.first
+
+    def answers?(bind) = HttpProbe.new(bind, timeout: 10).get("/server").body.include?("puma")
+
+    def test_the_starter_contract
+      skip "nginx is not installed" unless Proxy::Nginx.binary
+      starter = new_starter
+      assert_empty StarterContract::METHODS.reject { |m| starter.respond_to?(m) }, "every method of the contract"
+
+      first = starter.start(adapter, File.join(@dir, "01-puma"))
+      assert_same first, starter.server
+      assert_empty RunningServer::METHODS.reject { |m| first.respond_to?(m) }, "a RunningServer"
+      refute_nil starter.front, "the plan's front started"
+      assert answers?(starter.front.bind), "served through the front"
+      first_pids = first.pids
+
+      second = starter.restart(first)
+      assert_same second, starter.server
+      refute_same first, second
+      assert answers?(starter.front.bind), "the front follows the restarted server"
+      assert_empty alive(first_pids), "the old server is gone"
+      pids = second.pids
+    ensure
+      starter&.cleanup
+      assert_nil starter&.server, "nothing up after cleanup"
+      assert_empty alive(pids || []), "stop leaves nothing running" if pids
+    end
+
+    # On the host the processes run on (the remote one is this host too).
+    def alive(pids) = pids.select { |pid| Procfs.stat(pid)&.state.then { |s| s && s != "Z" } }
+  end
+
+  class LocalStarterContractTest < Minitest::Test
+    include StarterContractChecks
+
+    def setup = @dir = Dir.mktmpdir("starter")
+
+    def new_starter = ServerStarter.new(plan: plan)
+
+    def teardown = FileUtils.rm_rf(@dir)
+  end
+
+  class RemoteStarterContractTest < Minitest::Test
+    include StarterContractChecks
+
+    # The agent started as SSH would start it, without SSH.
+    LocalAgent = Struct.new(:command) do
+      def argv(_host) = command
+    end
+
+    def setup = @dir = Dir.mktmpdir("starter")
+
+    def new_starter
+      @channel = Remote::Channel.new(host: Remote::Host.parse("ssh://127.0.0.1"), ssh: LocalAgent.new(Remote::Ssh.default_command),
+        log_path: File.join(@dir, "agent.log")).open
+      Remote::ServerStarter.new(plan: plan, channel: @channel, address: "127.0.0.1")
+    end
+
+    def teardown
+      @channel&.close
+      FileUtils.rm_rf(@dir)
+    end
+  end
+end
