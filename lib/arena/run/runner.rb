@@ -125,7 +125,7 @@ module Arena
       round = rounds
       loop do
         wide = units_of(slots).select { |u| wide?(u) }
-        break if wide.empty? || round >= MAX_ROUNDS || Clock.now - started > @plan.load.max_time
+        break if wide.empty? || round >= MAX_ROUNDS || Clock.now - started > @plan.load.max_time || spent?
         round += 1
         yield wide, round
       end
@@ -133,6 +133,9 @@ module Arena
       @store.add_precision(target_pct: @plan.precision, rounds: round,
         reached: all.reject { |u| wide?(u) }.map(&:key), missed: all.select { |u| wide?(u) }.to_h { |u| [u.key, half_width(u)] })
     end
+
+    # The whole run's --max-time is spent (no further round can start).
+    def spent? = @plan.budget&.given && Clock.now - @started >= @plan.budget.budget_s
 
     def wide?(unit)
       return false unless @figures.key?(unit.key)
