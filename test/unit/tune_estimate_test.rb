@@ -4,10 +4,9 @@ require_relative "../test_helper"
 require "arena"
 require "arena/tune"
 
-# How long a tune needs, said before it starts, and the default budget that
-# holds it (lib/arena/tune/estimate.rb), on values: the tune of issue 21's
-# note (Puma in an envelope on the Rails PG fixture, --max-time 90) stopped
-# after 3 of its 8 candidates.
+# How long a tune needs, said before it starts (lib/arena/tune/estimate.rb),
+# on values: the tune of issue 21's note (Puma in an envelope on the Rails
+# PG fixture, --max-time 90) stopped after 3 of its 8 candidates unsaid.
 class TuneEstimateTest < Minitest::Test
   E = Arena::Tune::Estimate
 
@@ -16,25 +15,25 @@ class TuneEstimateTest < Minitest::Test
     assert_equal 32.0, E.per_candidate_s(warmup: 0.5, duration: 2.0, rails: true)
   end
 
-  def test_the_least_search_is_the_start_three_times_a_step_each_way_and_the_unbounded_winner
+  def test_the_least_search_is_the_start_the_prediction_a_step_each_way_and_the_unbounded_winner
     least = E.least([["puma", 2, true], ["unicorn", 1, false]], per_candidate_s: 32.0)
-    assert_equal [["puma", 8, 256], ["unicorn", 5, 160]], least.map { |s| [s.server, s.candidates, s.seconds] }
+    assert_equal [["puma", 7, 224], ["unicorn", 4, 128]], least.map { |s| [s.server, s.candidates, s.seconds] }
     puma = Arena::Tune::Space.for(Arena::Servers::Puma, machine: Arena::Machine.new(cores: 2).freeze)
     assert_equal 2, puma.dimensions.size, "puma searches workers and threads"
   end
 
-  def test_the_default_budget_holds_twice_the_least_search_and_never_less_than_600_s
-    assert_equal 600.0, E.default_budget(E.least([["puma", 2, true]], per_candidate_s: 32.0)) # 2 x 256 < 600
-    three = E.least([["puma", 2, true], ["unicorn", 1, true], ["falcon", 1, true]], per_candidate_s: 32.0) # 20 candidates, 640 s
-    assert_equal 1320.0, E.default_budget(three) # 1,280 s in whole minutes
+  def test_the_head_to_head_keeps_its_rounds_from_the_searches
+    assert_equal 0.0, E.head_to_head_s(1, duration: 2.0), "one finalist: no head to head"
+    assert_equal 90.0, E.head_to_head_s(6, duration: 2.0) # 6 finalists x 5 rounds x 3 s
   end
 
   def test_a_budget_under_the_least_search_is_said_with_what_fits
     least = E.least([["puma", 2, true]], per_candidate_s: 32.0)
-    assert_equal "tune: a candidate takes about 32 s here; the least search is puma 8 candidates, about 256 s; " \
-      "--max-time 90 fits about 2: the search stops with the best so far (give --max-time 540 for a full search)",
+    assert_equal "tune: a candidate takes about 32 s here; the least search is puma 7 candidates, about 224 s; " \
+      "--max-time 90 s fits about 2: each search stops with the best so far, and the answer says so (--max-time 240 for the least search of each)",
       E.line(least, budget_s: 90.0, per_candidate_s: 32.0, given: true)
-    assert_equal "tune: a candidate takes about 32 s here; the least search is puma 8 candidates, about 256 s; budget 600 s " \
-      "(default: twice that, at least 600 s)", E.line(least, budget_s: 600.0, per_candidate_s: 32.0, given: false)
+    assert_match(/; the default budget 90 s fits about 2: /, E.line(least, budget_s: 90.0, per_candidate_s: 32.0, given: false))
+    assert_equal "tune: a candidate takes about 32 s here; the least search is puma 7 candidates, about 224 s; budget 600 s " \
+      "(the default)", E.line(least, budget_s: 600.0, per_candidate_s: 32.0, given: false)
   end
 end

@@ -101,17 +101,13 @@ module Arena
         0
       end
 
-      # The plan with a budget that holds the least search of every server
-      # when --max-time was not given; said before the search either way.
+      # The plan's budget (--max-time, else 10 minutes: the answer in one
+      # command is worth having quickly), said before the search with what
+      # the least search of every server would need.
       def budgeted(plan)
         per = Arena::Tune::Estimate.per_candidate_s(warmup: plan.load.warmup, duration: plan.load.duration, rails: plan.app.rails?)
         least = Arena::Tune::Estimate.least(plan.servers.filter_map { |adapter| least_search(plan, adapter) }, per_candidate_s: per)
-        return plan if least.empty?
-        budget = Arena::Tune::Estimate.default_budget(least)
-        if !@budget_given && budget > plan.load.max_time
-          plan = Plan.new(**plan.to_h_members, load: LoadOptions.new(**plan.load.to_h, max_time: budget).freeze).freeze
-        end
-        @err.puts Arena::Tune::Estimate.line(least, budget_s: plan.load.max_time, per_candidate_s: per, given: @budget_given)
+        @err.puts Arena::Tune::Estimate.line(least, budget_s: plan.load.max_time, per_candidate_s: per, given: @budget_given) unless least.empty?
         plan
       end
 
@@ -176,7 +172,7 @@ module Arena
         load = (slo_ms && !plan.load.slo_ms) ? LoadOptions.new(**plan.load.to_h, slo_ms: slo_ms).freeze : plan.load
         Arena::Tune::Trial.new(plan: Plan.new(**plan.to_h_members, load: load).freeze, adapter: adapter.rebuilt(envelope: Envelope::NONE),
           installation: installation, workload: plan.workloads.first, store: store, engine: engine, starter: starter,
-          memory_kb: memory / 1024, log: ->(line) { @err.puts line }).call(outcome.best.settings)
+          memory_kb: memory / 1024, log: ->(line) { @err.puts line }).then { |trial| trial.call(outcome.best.settings).tap { trial.close } }
       end
     end
   end

@@ -3,20 +3,19 @@
 module Arena
   module Tune
     # How long a tune needs, said before it starts (pure: figures in,
-    # figures out). A candidate is a boot, the sustained scenario's closed
-    # maximum and at most STEPS open levels (each warm-up + duration), and a
-    # little settling. The least search of a server (lib/arena/tune/search.rb)
-    # is its start measured `rounds` times, one step up and one down along
-    # each setting, and, inside an envelope, the winner once more without it.
-    # A tune in an envelope with a 90 s budget stopped with 3 of Puma's 8
-    # candidates measured (issue 21): the default budget now covers twice
-    # the least search of every server, and a smaller --max-time is said.
+    # figures out). A candidate's first look is a boot, the sustained
+    # scenario's closed maximum and at most STEPS open levels (each warm-up +
+    # duration), and a little settling. The least search of a server
+    # (lib/arena/tune/search.rb) looks at its start, the model's prediction,
+    # and one step up and one down along each setting, and, inside an
+    # envelope, the winner once more without it. The default budget is 10
+    # minutes whatever that needs (the answer in one command should come
+    # quickly): a budget under the least search is said, with what fits.
     module Estimate
       # Seconds a boot takes here before a candidate's load: a Rails app
       # boots in 7-20 s on this 2-core machine, a plain Rack app in 1-3 s.
       BOOT_S = {rails: 15.0, rack: 3.0}.freeze
       OVERHEAD_S = 2.0 # settling, probes, writing results
-      DEFAULT_FLOOR_S = 600.0
 
       # The rounds of the head to head (HeadToHead), each a load of the
       # plan's duration per finalist, plus a second's settling.
@@ -40,18 +39,11 @@ module Arena
       end
 
       # searches: [[server key, dimensions, in an envelope?], ...]
-      def least(searches, per_candidate_s:, rounds: 3)
+      def least(searches, per_candidate_s:)
         searches.map do |server, dimensions, enveloped|
-          count = rounds + 2 * dimensions + (enveloped ? 1 : 0)
+          count = 2 + 2 * dimensions + (enveloped ? 1 : 0)
           Search.new(server: server, candidates: count, seconds: (count * per_candidate_s).round).freeze
         end
-      end
-
-      # The budget when --max-time was not given: twice the least searches,
-      # never under DEFAULT_FLOOR_S, in whole minutes.
-      def default_budget(searches)
-        total = searches.sum(&:seconds)
-        ([2 * total, DEFAULT_FLOOR_S].max / 60.0).ceil * 60.0
       end
 
       # The line said before the search: how long it needs and whether the
@@ -63,10 +55,10 @@ module Arena
           "about #{total} s"
         if budget_s < total
           fit = (budget_s / per_candidate_s).floor
-          "#{text}; --max-time #{budget_s.round} fits about #{fit}: the search stops with the best so far " \
-            "(give --max-time #{(2 * total / 60.0).ceil * 60} for a full search)"
+          "#{text}; #{given ? "--max-time" : "the default budget"} #{budget_s.round} s fits about #{fit}: each search stops " \
+            "with the best so far, and the answer says so (--max-time #{(total / 60.0).ceil * 60} for the least search of each)"
         else
-          "#{text}; budget #{budget_s.round} s#{" (default: twice that, at least #{DEFAULT_FLOOR_S.round} s)" unless given}"
+          "#{text}; budget #{budget_s.round} s#{" (the default)" unless given}"
         end
       end
     end

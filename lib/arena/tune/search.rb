@@ -207,13 +207,21 @@ module Arena
           @best = candidate
           return :won
         end
-        return :lost if candidate.score < @best.score * (1 - screen)
+        return release(settings, :lost) if candidate.score < @best.score * (1 - screen)
         duel = duel(@best.settings, settings)
         if duel.won?
+          release(@best.settings, nil)
           @best = candidate
           return :won
         end
-        duel.lost? ? :lost : :tie
+        release(settings, duel.lost? ? :lost : :tie)
+      end
+
+      # A config the search has done with: a measurer that keeps configs up
+      # (Trial) may stop it.
+      def release(settings, verdict)
+        @evaluate.release(settings) if @evaluate.respond_to?(:release)
+        verdict
       end
 
       def screen = self.class.screen(noise)

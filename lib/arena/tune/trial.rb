@@ -29,8 +29,8 @@ module Arena
         @kept = {} # settings => ServerSession kept up for duels, least recently used first
       end
 
-      # The configs a duel keeps up side by side.
-      KEPT = 2
+      # The configs kept up at once: a duel's two and the next look.
+      KEPT = 3
 
       # One more figure of a config for a duel (Search#duel): its goodput
       # under the closed model for one load of the plan's duration, on the
@@ -105,27 +105,36 @@ module Arena
           status: status, why: why, rates: [x.sustained_rps.to_f]).freeze
       end
 
+      # A first look: the config started (on a starter of its own) and
+      # measured by the scenario. A config that qualifies stays up for the
+      # duel that follows (the search releases it when it loses); one that
+      # does not is stopped.
       def call(settings)
         started = Clock.now
-        adapter = configured(settings)
+        @kept.delete(settings)&.stop
+        evict
         @count += 1
-        session = ServerSession.new(plan: @plan, adapter: adapter, index: @count, starter: @starter, engine: @engine,
-          store: @store, installation: @installation, baselines: @baselines)
+        session = ServerSession.new(plan: @plan, adapter: configured(settings), index: @count, starter: ServerStarter.new(plan: @plan),
+          engine: @engine, store: @store, installation: @installation, baselines: @baselines)
         candidate = measure(session, settings)
+        @kept[settings] = session if candidate.qualifies?
         candidate.with(elapsed_s: (Clock.now - started).round(2), rates: [candidate.sustained_rps.to_f])
       rescue ServerRun::Failed, Error => e
         session&.fail(e.message, log_tail: e.is_a?(LoggedError) ? e.log_tail : nil)
         Candidate.failed(settings, e.message, elapsed_s: (Clock.now - started).round(2)).tap { |c| say(c) }
       ensure
-        session ? session.stop : @starter.stop
+        session&.stop unless session && @kept[settings].equal?(session)
       end
+
+      # A config the search has done with (it lost its duel): stopped.
+      def release(settings) = @kept.delete(settings)&.stop
 
       private
 
       # A session of its own for a config a duel keeps up, the least recently
       # used beyond KEPT stopped first.
       def keep(settings)
-        @kept.shift.last.stop while @kept.size >= KEPT
+        evict
         @count += 1
         session = ServerSession.new(plan: @plan, adapter: configured(settings), index: @count, starter: ServerStarter.new(plan: @plan),
           engine: @engine, store: @store, installation: @installation, baselines: @baselines)
@@ -135,6 +144,11 @@ module Arena
       rescue ServerRun::Failed, Error
         session&.stop
         raise
+      end
+
+      # Room for one more config kept up: the least recently used beyond KEPT stopped.
+      def evict
+        @kept.shift.last.stop while @kept.size >= KEPT
       end
 
       def round_load = LoadOptions.new(**load.to_h, warmup_max: 0.0).freeze
