@@ -134,6 +134,22 @@ module Arena
       assert_equal [1, 1], [outcome.duels.first.a_rates.size, outcome.duels.first.b_rates.size]
     end
 
+    # uWSGI's workers segfaulted at boot in every config, and each was
+    # still tried: a second failure ends the search, with the failures kept.
+    def test_a_server_that_fails_twice_is_not_searched_further
+      clock = FakeClock.new
+      failing = Class.new(Surface) do
+        def call(settings)
+          super
+          Tune::Candidate.failed(settings, "not ready: [BUG] Segmentation fault", elapsed_s: 30.0)
+        end
+      end
+      surface = failing.new(clock: clock)
+      outcome = search(surface, clock)
+      assert_equal ["failed", 2, nil], [outcome.stopped, surface.calls.size, outcome.best]
+      assert_equal ["not ready: [BUG] Segmentation fault"] * 2, outcome.candidates.map(&:why)
+    end
+
     def test_stops_at_the_deadline
       clock = FakeClock.new
       surface = Surface.new(clock: clock, seconds: 10.0)

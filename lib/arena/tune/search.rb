@@ -33,8 +33,8 @@ module Arena
     # least 15%) is not worth a duel.
     #
     # It stops at `deadline` (nothing is begun unless the mean time of one
-    # more of its kind still fits), and an Interrupt (Ctrl-C) ends it with
-    # what it has.
+    # more of its kind still fits), after a second config that failed to
+    # start or verify, and an Interrupt (Ctrl-C) ends it with what it has.
     class Search
       # One head-to-head: b (the challenger) against a, round by round.
       Duel = Struct.new(:a, :b, :a_rates, :b_rates, :level, :band_pct, :complete, keyword_init: true) do
@@ -98,6 +98,12 @@ module Arena
 
       class OutOfTime < StandardError; end
 
+      # A server that failed to start or verify this many times is not
+      # searched further (a segfault at boot fails every config alike).
+      class Failing < StandardError; end
+
+      FAILURES = 2
+
       MAX_PASSES = 3
       MIN_ROUNDS = 3
       # The rounds after which a duel looks at its ratios.
@@ -132,6 +138,8 @@ module Arena
           "converged"
         rescue OutOfTime
           "time"
+        rescue Failing
+          "failed"
         rescue Interrupt
           "interrupted"
         end
@@ -242,7 +250,9 @@ module Arena
       end
 
       def look(settings)
-        @measured[settings] = timed(:look) { @evaluate.call(settings) }
+        candidate = @measured[settings] = timed(:look) { @evaluate.call(settings) }
+        raise Failing if @measured.values.count { |c| c.status == "failed" } >= FAILURES
+        candidate
       end
 
       def round(settings)
