@@ -3,6 +3,7 @@
 require "test_helper"
 require "arena"
 require "arena/remote/session"
+require_relative "../support/local_agent"
 
 module Arena
   # RunningServer (lib/arena/launch/running_server.rb) is one written interface
@@ -57,10 +58,8 @@ module Arena
       assert_kind_of Array, server.log_tail
     ensure
       server&.stop
-      assert_empty alive(pids || []), "stop leaves nothing running" if pids
+      assert_empty LocalAgent.alive(pids || []), "stop leaves nothing running" if pids
     end
-
-    def alive(pids) = pids.select { |pid| Procfs.stat(pid)&.state.then { |s| s && s != "Z" } }
   end
 
   class LocalRunningServerContractTest < Minitest::Test
@@ -79,17 +78,11 @@ module Arena
   class RemoteRunningServerContractTest < Minitest::Test
     include RunningServerContract
 
-    # The agent started as SSH would start it, without SSH.
-    LocalAgent = Struct.new(:command) do
-      def argv(_host) = command
-    end
-
     def local? = false
 
     def start_server
       @dir = Dir.mktmpdir("contract")
-      @channel = Remote::Channel.new(host: Remote::Host.parse("ssh://127.0.0.1"), ssh: LocalAgent.new(Remote::Ssh.default_command),
-        log_path: File.join(@dir, "agent.log")).open
+      @channel = LocalAgent.open(@dir)
       port = @channel.request("free_port", host: "127.0.0.1")["port"]
       Remote::Server.new(channel: @channel, adapter: adapter, app: AppSource.builtin, dir: @dir, ready_timeout: 30, env: ENV_CHECK,
         bind: Bind.new(kind: :tcp, host: "127.0.0.1", port: port).freeze).start

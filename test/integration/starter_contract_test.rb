@@ -3,6 +3,7 @@
 require "test_helper"
 require "arena"
 require "arena/remote/session"
+require_relative "../support/local_agent"
 
 module Arena
   # StarterContract (lib/arena/launch/starter_contract.rb) is one written
@@ -13,6 +14,14 @@ module Arena
   # nothing. One Puma (threads only) per start: the checks are about the
   # starter, not the server's boot.
   module StarterContractChecks
+    def setup = @dir = Dir.mktmpdir("starter")
+
+    # The remote side's agent, if one was opened, then the run directory.
+    def teardown
+      @channel&.close
+      FileUtils.rm_rf(@dir)
+    end
+
     def plan = TestHelp.plan("--servers", "puma:threads=2", "--front", "nginx", "--out", @dir)
 
     def adapter = plan.servers.first
@@ -35,47 +44,27 @@ module Arena
       assert_same second, starter.server
       refute_same first, second
       assert answers?(starter.front.bind), "the front follows the restarted server"
-      assert_empty alive(first_pids), "the old server is gone"
+      assert_empty LocalAgent.alive(first_pids), "the old server is gone"
       pids = second.pids
     ensure
       starter&.cleanup
       assert_nil starter&.server, "nothing up after cleanup"
-      assert_empty alive(pids || []), "stop leaves nothing running" if pids
+      assert_empty LocalAgent.alive(pids || []), "stop leaves nothing running" if pids
     end
-
-    # On the host the processes run on (the remote one is this host too).
-    def alive(pids) = pids.select { |pid| Procfs.stat(pid)&.state.then { |s| s && s != "Z" } }
   end
 
   class LocalStarterContractTest < Minitest::Test
     include StarterContractChecks
 
-    def setup = @dir = Dir.mktmpdir("starter")
-
     def new_starter = ServerStarter.new(plan: plan)
-
-    def teardown = FileUtils.rm_rf(@dir)
   end
 
   class RemoteStarterContractTest < Minitest::Test
     include StarterContractChecks
 
-    # The agent started as SSH would start it, without SSH.
-    LocalAgent = Struct.new(:command) do
-      def argv(_host) = command
-    end
-
-    def setup = @dir = Dir.mktmpdir("starter")
-
     def new_starter
-      @channel = Remote::Channel.new(host: Remote::Host.parse("ssh://127.0.0.1"), ssh: LocalAgent.new(Remote::Ssh.default_command),
-        log_path: File.join(@dir, "agent.log")).open
+      @channel = LocalAgent.open(@dir)
       Remote::ServerStarter.new(plan: plan, channel: @channel, address: "127.0.0.1")
-    end
-
-    def teardown
-      @channel&.close
-      FileUtils.rm_rf(@dir)
     end
   end
 end
