@@ -62,6 +62,10 @@ class RunBudgetTest < Minitest::Test
     assert_operator sweep.levels.map(&:fraction).min, :<=, 0.5
     line = B.line(plan)
     assert_match(/--max-time 120 s \(the whole run\); cut: rate: 1 of 6 rounds/, line)
+    # Too short for a p99 at 50%: said before it starts, with the time that would do.
+    assert_match(/; rate on sleep: about \d\d requests a level, under the 100 a p99 needs \(its verdict may be "too few to judge"; 50%, 100% and 120% with 100 each take about 2\d\d s a sweep\)\z/, line)
+    longer = fitted("--servers", "unicorn:workers=2", "--workload", "sleep", "--scenario", "rate", "--max-time", "300").budget
+    refute longer.cuts.any? { |c| c.include?("p99 needs") }, longer.cuts.inspect
     assert_equal 1, plan.rounds_for(true)
     assert_equal 6, plan.rounds_for(false)
   end

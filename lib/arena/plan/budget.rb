@@ -184,6 +184,7 @@ module Arena
     def stub(overrides) = Fit.new(overrides: overrides, long_rounds: 1, short_rounds: 1).freeze
 
     def fit(plan, whole, budget, given_s, short_rounds, long_rounds, overrides, cuts)
+      cuts += whole.units.filter_map(&:note).uniq
       Fit.new(budget_s: budget, given: !given_s.nil?, rounds: plan.rounds, long_rounds: long_rounds, short_rounds: short_rounds,
         overrides: overrides, unit_s: whole.units.to_h { |u| [u.key, u.seconds] }.freeze, units: whole.units,
         start_s: whole.start_s, seconds: total(whole, short_rounds, long_rounds), cuts: cuts.freeze).freeze

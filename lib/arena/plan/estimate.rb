@@ -27,7 +27,7 @@ module Arena
     # What a scenario's seconds are read from. closed_max_rps: the most a
     # config can serve of an endpoint this slow (its slots over the latency),
     # capped where the latency says nothing (a fast endpoint).
-    Guess = Struct.new(:load, :adapter, :latency_s, :boot_s, keyword_init: true) do
+    Guess = Struct.new(:load, :adapter, :latency_s, :boot_s, :workload, keyword_init: true) do
       def measurement_s(duration = load.duration) = MEASURE_S + latency_s + load.warmup.to_f + duration
 
       def slots = [adapter.workers.to_i, 1].max * (adapter.request_threads || load.connections)
@@ -36,7 +36,8 @@ module Arena
     end
 
     # One config x workload x scenario: its seconds in one round.
-    Unit = Struct.new(:key, :scenario, :seconds, :long, keyword_init: true)
+    # note: what its bound leaves too short to judge (Scenarios::Base.shortfall).
+    Unit = Struct.new(:key, :scenario, :seconds, :long, :note, keyword_init: true)
 
     # The whole run before fitting: `start_s` once (boots, verification,
     # baselines, the warm-up before round 1), then `units` every round.
@@ -52,10 +53,11 @@ module Arena
         start += boot + STOP_S + plan.workloads.sum { |wl| VERIFY_S + baseline_s(latency_s(wl, plan.app)) }
         plan.workloads.product(plan.scenarios).map do |wl, name|
           klass = scenarios.fetch(name)
-          guess = Guess.new(load: plan.load_for(name), adapter: adapter, latency_s: latency_s(wl, plan.app), boot_s: boot).freeze
+          guess = Guess.new(load: plan.load_for(name), adapter: adapter, latency_s: latency_s(wl, plan.app), boot_s: boot,
+            workload: wl.name).freeze
           start += klass.warm_up_s(guess)
           Unit.new(key: "#{adapter.label} #{wl.name} #{name}", scenario: name, seconds: klass.seconds(guess).to_f,
-            long: klass.long?).freeze
+            long: klass.long?, note: klass.shortfall(guess)).freeze
         end
       end
       Whole.new(start_s: start, units: units.freeze).freeze

@@ -119,6 +119,10 @@ module Arena
       # Each scenario declares its own, as it knows its own shape.
       def self.seconds(guess) = new.planned(guess.load, guess.adapter) * guess.measurement_s
 
+      # What its bound leaves too short to judge, in words (nil: nothing),
+      # said with the estimate.
+      def self.shortfall(_guess) = nil
+
       # The warm-up to a steady state it gets before round 1 (warm_up).
       def self.warm_up_s(_guess) = 0.0
 

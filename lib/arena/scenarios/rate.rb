@@ -32,6 +32,22 @@ module Arena
         [closed + sweep, load.max_time + RatePlan.overhead_s(guess.latency_s)].min
       end
 
+      # A sweep whose levels get fewer responses than a p99 needs ends in
+      # "too few to judge": said before it starts, with the time that would do.
+      def self.shortfall(guess)
+        load = guess.load
+        closed = guess.measurement_s([load.duration, 5 * guess.latency_s].max)
+        max = guess.closed_max_rps
+        plan = RatePlan.call(closed_max_rps: max, unloaded_s: guess.latency_s, budget_s: [load.max_time - closed, 0].max,
+          base_duration_s: load.duration)
+        return nil if plan.min_requests >= P99_SAMPLES
+        least = RatePlan::FRACTIONS - RatePlan::DROP_ORDER
+        needs = closed + RatePlan.seconds(least, max, P99_SAMPLES, RatePlan.overhead_s(guess.latency_s), load.duration) +
+          least.size * (load.warmup.to_f + RunEstimate::MEASURE_S)
+        "rate on #{guess.workload}: about #{plan.min_requests} requests a level, under the #{P99_SAMPLES} a p99 needs " \
+          "(its verdict may be \"too few to judge\"; 50%, 100% and 120% with #{P99_SAMPLES} each take about #{needs.ceil} s a sweep)"
+      end
+
       # --max-time bounds the whole sweep, the closed maximum included (the
       # unloaded baseline, shared by every scenario, comes before it). The
       # levels are planned (RatePlan) from the closed maximum, the unloaded
