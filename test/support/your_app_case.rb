@@ -1,0 +1,68 @@
+# frozen_string_literal: true
+
+require_relative "arena_case"
+require "arena"
+require "digest"
+require "timeout"
+
+module Arena
+  # A user's own app on every server: the fixture apps under
+  # test/fixtures/apps (installed by script/setup test), each with a bundle
+  # that names one server (or none), run through Arena's overlay bundle.
+  # Loads are 1 s. Three files use it (your_app_*_test.rb), one per fixture,
+  # so the integration lane runs them side by side instead of one after the
+  # other in one long file.
+  class YourAppCase < ArenaCase
+    FIXTURES = File.join(ROOT, "test/fixtures/apps")
+    FORWARDED = "X-Forwarded-Proto: https"
+
+    # One overlay cache per file: built by the first test that needs it,
+    # reused by the rest (a cache test uses a fresh one of its own).
+    def self.cache = @cache ||= Arena::TestHelp.tmpdir("arena-overlay-cache")
+
+    def setup
+      super
+      %w[sinatra rails rack2].each do |name|
+        gemfile = File.join(FIXTURES, name, "Gemfile")
+        _, _, status = Open3.capture3({"BUNDLE_GEMFILE" => gemfile}, "bundle", "check")
+        skip "fixture #{name} is not installed (script/setup test)" unless status.success?
+      end
+    end
+
+    private
+
+    # Every server that can run a user's app here. Puma on JRuby is left out:
+    # it runs outside the app's bundle (JRuby's own gems), so an app that
+    # needs gems of its own does not boot there.
+    def servers(except: [])
+      Arena::Servers.all.reject { |k| (["puma-jruby"] + except).include?(k.key) }
+        .select { |k| !Arena::Bundle::Overlay.gems_for(k).empty? || k.install(Arena::AppSource.builtin).found }
+        .map(&:key)
+    end
+
+    def run_app(*args, cache: self.class.cache, chdir: ROOT, timeout: 300, env: {})
+      out = File.join(@tmp, "run-#{name}-#{rand(1 << 30)}")
+      args += ["--out", out] if args.first == "run"
+      # One round, as ArenaCase#arena: these tests are about the apps, not the rounds.
+      args += ["--rounds", "1"] if args.first == "run" && (args & %w[--rounds --repeat --precision]).empty?
+      stdout, stderr, status = Timeout.timeout(timeout) do
+        Open3.capture3({"XDG_CACHE_HOME" => cache}.merge(env), EXE, *args, chdir: chdir)
+      end
+      Outcome.new(status: status, stdout: stdout, stderr: stderr, dir: out)
+    end
+
+    def fingerprint(app) = %w[Gemfile Gemfile.lock].to_h { |f| [f, Digest::SHA256.file(File.join(app, f)).hexdigest] }
+
+    def assert_measured_without_errors(outcome, keys)
+      by_server = outcome.measurements.group_by { |m| m["server"].split(":").first }
+      keys.each do |key|
+        ms = by_server[key]
+        refute_nil ms, "#{key} was not measured\n#{outcome.describe}"
+        ms.each do |m|
+          assert_equal 0, m.dig("load", "errors", "total"), "#{key}: #{m.dig("load", "errors")}"
+          assert_operator m.dig("load", "requests", "completed"), :>, 0, key
+        end
+      end
+    end
+  end
+end
