@@ -55,7 +55,7 @@ module Arena
       ms = run.measurements.select { |m| m["server"].to_s.start_with?(server) }
       refute_empty ms, run.describe
       ms.each do |m|
-        assert_equal 0, m.dig("load", "errors", "total"), run.describe
+        assert_equal 0, arena_errors(m), run.describe
         assert_operator m.dig("load", "good", "completed"), :>, 0
         assert_equal protocol, m.dig("load", "transport", "protocol"), "negotiated protocol recorded"
         assert_match(/\ATLSv1\.[23]\z/, m.dig("load", "transport", "tls")) if tls

@@ -59,7 +59,7 @@ module Arena
         ms = by_server[key]
         refute_nil ms, "#{key} was not measured\n#{outcome.describe}"
         ms.each do |m|
-          assert_equal 0, m.dig("load", "errors", "total"), "#{key}: #{m.dig("load", "errors")}"
+          assert_equal 0, arena_errors(m), "#{key}: #{m.dig("load", "errors")}"
           assert_operator m.dig("load", "requests", "completed"), :>, 0, key
         end
       end

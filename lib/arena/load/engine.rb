@@ -61,9 +61,11 @@ module Arena
         @count += 1
         FileUtils.mkdir_p(@dir)
         out = File.join(@dir, "engine-#{@count}.json")
-        group = ProcessGroup.new(argv(target, settings), log_path: File.join(@dir, "engine.log"))
+        log = File.join(@dir, "engine.log")
+        log_from = File.size?(log).to_i
+        group = ProcessGroup.new(argv(target, settings), log_path: log)
         File.open(out, "w") { |io| group.start(out: io) }
-        Run.new(group, out, limit: time_limit(settings))
+        Run.new(group, out, limit: time_limit(settings), log_from: log_from)
       end
 
       private
@@ -79,10 +81,16 @@ module Arena
     end
 
     class Run
-      def initialize(group, out, limit:)
+      # The engine's line describing the first response it could not parse
+      # (conn.c's tell_parse_error), kept in its document as "first_unparsable"
+      # so a count in errors.parse can be traced to what the server sent.
+      UNPARSABLE = "arena-load: unparsable response"
+
+      def initialize(group, out, limit:, log_from: 0)
         @group = group
         @out = out
         @limit = limit
+        @log_from = log_from
       end
 
       # The engine's processes, for sampling its own CPU.
@@ -106,11 +114,22 @@ module Arena
       def parse(status)
         text = File.read(@out)
         raise Engine::Failed, "load engine: #{@group.log_tail(1).first || "no output (#{status.inspect})"}" if text.strip.empty?
-        Results::LoadFigures.from_engine(JSON.parse(text))
+        Results::LoadFigures.from_engine(with_unparsable(JSON.parse(text)))
       rescue JSON::ParserError => e
         raise Engine::Failed, "load engine printed invalid JSON: #{e.message[0, 120]}"
       rescue Error => e
         raise Engine::Failed, e.message
+      end
+
+      def with_unparsable(doc)
+        return doc unless doc.is_a?(Hash) && doc.dig("errors", "parse").to_i.positive?
+        line = File.open(@group.log_path) do |io|
+          io.seek(@log_from)
+          io.each_line.first(1000).find { |l| l.start_with?(UNPARSABLE) }
+        end
+        line ? doc.merge("first_unparsable" => line.chomp) : doc
+      rescue SystemCallError
+        doc
       end
     end
   end

@@ -17,7 +17,7 @@ module Arena
 
       module_function
 
-      def lines(document) = AA.lines(document) + scenario_lines(document) + overall_lines(document) + EnvelopeLines.call(document) + pool_lines(document) + flag_lines(document) + stall_lines(document) + concurrency_lines(document)
+      def lines(document) = AA.lines(document) + scenario_lines(document) + overall_lines(document) + EnvelopeLines.call(document) + pool_lines(document) + fault_lines(document) + flag_lines(document) + stall_lines(document) + concurrency_lines(document)
 
       def overall_lines(document) = Scenarios.all.flat_map { |s| s.overall_findings(document) }
 
@@ -66,6 +66,11 @@ module Arena
       # Rails' pool ran dry: each measurement with its reason.
       def pool_lines(document)
         document.measured.select { |m| m.summary&.pool }.map { |m| "#{m.server} #{m.workload} #{m.label}: pool exhausted: #{m.summary.pool}" }
+      end
+
+      # A known server fault explained the errors (lib/arena/verdicts/truncated_response.rb): each measurement, named.
+      def fault_lines(document)
+        document.measured.select { |m| m.summary&.fault }.map { |m| "#{m.server} #{m.workload} #{m.label}: server fault: #{m.summary.fault}" }
       end
 
       def flag_lines(document)

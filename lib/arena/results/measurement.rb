@@ -238,16 +238,19 @@ module Arena
     # the app at once, by Little's law on its working time) stands beside
     # `declared_slots` (the config's; nil: no fixed ceiling), and
     # `concurrency` is the reason when it ran far fewer (under-concurrent).
+    # `fault` is a known server fault's reason when one explains the errors
+    # (lib/arena/verdicts/truncated_response.rb): the server's, not Arena's.
     Summary = Struct.new(:good_rps, :error_pct, :p50_us, :p99_us, :samples, :settled_s, :loader_cpu_pct, :flags, :stall, :pool,
-      :busy_slots, :declared_slots, :concurrency, keyword_init: true)
+      :busy_slots, :declared_slots, :concurrency, :fault, keyword_init: true)
 
     class Summary
       # queue: the app's split (QueueSplit) or nil; slots: the config's
       # declared slots (nil: no fixed ceiling); service_us: the request's
       # unloaded latency (the stall rule's service time without a split).
       def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil, server_cpu_pct: nil, server_cores: nil, noisy: false,
-        envelope: nil, pool: nil, queue: nil, slots: nil, service_us: nil)
+        envelope: nil, pool: nil, queue: nil, slots: nil, service_us: nil, fault: nil)
         flags = []
+        flags << fault.word if fault
         flags << "noisy" if noisy
         flags << "oom-killed" if envelope&.oom_killed?
         flags << "pool-exhausted" if pool&.word == "pool-exhausted"
@@ -267,7 +270,8 @@ module Arena
         new(good_rps: load.good_rps.round(2), error_pct: load.error_pct, p50_us: load.latency.p50, p99_us: load.latency.p99,
           samples: load.latency.n, settled_s: settled_s, loader_cpu_pct: loader_cpu_pct, flags: flags.freeze,
           stall: (stall.reason if stall.word == "stalled"), pool: (pool.reason if pool&.word == "pool-exhausted"),
-          busy_slots: concurrency.busy_slots, declared_slots: slots, concurrency: (concurrency.verdict.reason if under)).freeze
+          busy_slots: concurrency.busy_slots, declared_slots: slots, concurrency: (concurrency.verdict.reason if under),
+          fault: fault&.reason).freeze
       end
 
       def self.from_h(h)
@@ -278,7 +282,7 @@ module Arena
       # busy ones (declared_slots nil beside busy_slots: no fixed ceiling).
       def to_record
         to_h.transform_keys(&:to_s).tap do |h|
-          %w[stall concurrency].each { |k| h.delete(k) unless h[k] }
+          %w[stall concurrency fault].each { |k| h.delete(k) unless h[k] }
           %w[busy_slots declared_slots].each { |k| h.delete(k) } unless busy_slots
         end
       end

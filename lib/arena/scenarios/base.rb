@@ -219,7 +219,9 @@ module Arena
           summary: Results::Summary.of(load, settled_s: settled.seconds, settled: settled.settled,
             loader_cpu_pct: loader_cpu.cpu_pct_mean, server_cpu_pct: probes&.cpu_pct,
             server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?, envelope: envelope, pool: pool,
-            queue: queue, slots: ctx.adapter.declared_slots, service_us: ctx.baseline&.p50_us),
+            queue: queue, slots: ctx.adapter.declared_slots, service_us: ctx.baseline&.p50_us,
+            fault: TruncatedResponse.verdict(server: ctx.adapter.key, parse_errors: load.error_kinds["parse"],
+              line: load.raw["first_unparsable"])),
           extra: (extra || {}).freeze, noise: noise, queue: queue,
           warmup: warmed && Results::WarmupRecord.of(warmed)
         ).freeze
