@@ -177,6 +177,9 @@ class AdaptersTest < Minitest::Test
     assert_equal ["-r", "#{@dir}/agoo_init.rb"], cmd[3, 2]
     assert_includes File.read("#{@dir}/agoo_init.rb"), "Agoo::Server.singleton_class.prepend"
     assert_equal "0.01", adapter("agoo:poll_timeout=0.01").env(app: APP)["ARENA_AGOO_POLL_TIMEOUT"]
+    # Its Rack handler drops -t; the init file passes the threads on.
+    assert_equal "4", adapter("agoo").env(app: APP)["ARENA_AGOO_THREADS"]
+    assert_equal "0", adapter("agoo:threads=0").env(app: APP)["ARENA_AGOO_THREADS"]
     assert_raises(Arena::UsageError) { adapter("agoo:poll_timeout=0.00001") }
     assert_raises(Arena::UsageError) { adapter("agoo:poll_timeout=2") }
     assert_equal 0, adapter("agoo:threads=0").settings["threads"]

@@ -249,6 +249,20 @@ class RecommendTest < Minitest::Test
     assert_equal [nil, "not measured in this run (the probes sample PSS in every scenario)", "arena run"], [none.pick, none.because, none.run]
   end
 
+  # Issue 33's audit: two servers with the same PSS peak; the pick went to
+  # whichever row came first.
+  def test_an_exact_memory_tie_is_said_as_a_tie
+    memory = ->(order) { Arena::Report::Recommend.new(Arena::Results::Document.from_h({"measurements" => order})).call[3] }
+    a = probed("a", 1000, pss: 51_200)
+    b = probed("b", 990, pss: 51_200)
+    [[a, b], [b, a]].each do |order|
+      tie = memory.call(order)
+      assert_nil tie.pick, tie.because
+      assert_match(/\Aa tie: [ab] and [ab] both peaked at PSS 50\.0 MiB on /, tie.because)
+    end
+    assert_equal "b", memory.call([a, probed("b", 990, pss: 51_199)]).pick
+  end
+
   # The repeat is asked when the top two lack 3 runs, not for a third row.
   def test_repeats_are_asked_for_the_top_two_only
     three = ->(server, base) { [base, base + 10, base - 10].map { |v| row(server, v) } }

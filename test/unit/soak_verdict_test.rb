@@ -14,14 +14,76 @@ module Arena
     Rule = Scenarios::SoakVerdict
     MIB = 1024.0
 
-    def soak(rng, leak_mib_min:, amp_mib: 4, period: 10, noise_mib: 0.3, seconds: 300, step_mib: nil, step_at: 0.93)
+    def soak(rng, **shape) = whole(rng, **shape).select { |t, _| t >= shape.fetch(:seconds, 300) * 2 / 3.0 }
+
+    # The whole soak; warm_mib: a warm-up that approaches its level with time constant tau.
+    def whole(rng, leak_mib_min:, amp_mib: 4, period: 10, noise_mib: 0.3, seconds: 300, step_mib: nil, step_at: 0.93, warm_mib: 0, tau: 60)
       phase = rng.rand * period
-      points = (0..seconds).map do |t|
+      (0..seconds).map do |t|
         y = 200 * MIB + leak_mib_min * MIB / 60 * t + amp_mib * MIB * (((t + phase) % period) / period) + normal(rng) * noise_mib * MIB
+        y += warm_mib * MIB * (1 - Math.exp(-t / tau.to_f))
         y += step_mib * MIB if step_mib && t > seconds * step_at
         [t.to_f, y]
       end
-      points.select { |t, _| t >= seconds * 2 / 3.0 }
+    end
+
+    # The last third with the third before it, as SoakAnalysis hands them over.
+    def thirds(points)
+      last = points.last.first
+      [points.select { |t, _| t >= last / 3.0 && t < last * 2 / 3.0 }, points.select { |t, _| t >= last * 2 / 3.0 }]
+    end
+
+    def judged(points)
+      before, window = thirds(points)
+      Rule.call(window, before: before)
+    end
+
+    # Issue 33's audit: a sawtooth whose period (150 s) is longer than the
+    # judged window (100 s) is flat, and was called growing.
+    def test_a_sawtooth_longer_than_the_window_is_not_growing
+      rng = Random.new(33)
+      soaks = Array.new(100) { whole(rng, leak_mib_min: 0, amp_mib: 20, period: 150) }
+      alone = soaks.count { |pts| growing?(thirds(pts).last) }
+      assert_operator alone, :>=, 20, "the window alone calls it growing (#{alone} of 100)"
+      called = soaks.count { |pts| judged(pts).verdict.word == "growing" }
+      assert_operator called, :<=, 5, "#{called} of 100 long sawtooths called growing"
+      j = soaks.map { |pts| judged(pts) }.find { |x| x.verdict.reason.include?("cycle") }
+      assert_match(/\A\+\d+\.\d\d MiB\/min in the last third, but it climbed no higher than the \d+\.\d MiB the third before it held: a cycle longer than the window \(GC's sawtooth\), not growth\z/, j.verdict.reason)
+      assert_equal "plateaued", j.verdict.word
+    end
+
+    # Issue 33's audit: a 2 MiB/min leak under a 6 MiB sawtooth of 20 s was
+    # "plateaued" with its floor (about 4 MiB/min) stated.
+    def test_a_leak_under_the_windows_floor_is_found_over_two_thirds
+      rng = Random.new(34)
+      soaks = Array.new(100) { whole(rng, leak_mib_min: 2, amp_mib: 6, period: 20) }
+      alone = soaks.count { |pts| growing?(thirds(pts).last) }
+      assert_operator alone, :<=, 60, "the window alone misses most (#{alone} of 100 found)"
+      found = soaks.count { |pts| judged(pts).verdict.word == "growing" }
+      assert_operator found, :>=, 95, "#{found} of 100 found"
+      j = soaks.map { |pts| judged(pts) }.find { |x| x.verdict.reason.include?("two thirds") }
+      assert_match(/\A\+\d\.\d\d MiB\/min over the last two thirds, above the \d\.\d\d MiB\/min their scatter could make alone \(the last third alone: no growth above \d\.\d\d MiB\/min detected \(this soak's floor\)\)\z/, j.verdict.reason)
+      assert_in_delta 2.0, j.slope_mib_per_min, 0.5
+    end
+
+    # Neither change calls a flat soak or a warm-up that is slowing down growing.
+    def test_flat_soaks_and_slowing_warm_ups_stay_plateaued
+      rng = Random.new(35)
+      [{amp_mib: 6, period: 20}, {amp_mib: 4, period: 10}, {amp_mib: 2, period: 5}, {warm_mib: 30, tau: 60, amp_mib: 4}].each do |shape|
+        called = Array.new(100) { judged(whole(rng, leak_mib_min: 0, **shape)).verdict.word }.count("growing")
+        assert_operator called, :<=, 5, "#{shape}: #{called} of 100 called growing"
+      end
+    end
+
+    def test_the_third_before_is_used_only_when_it_can_be_judged
+      line = (0..35).map { |t| [t.to_f, 1000.0 + 1024.0 * t] }
+      before, window = line.first(24).last(12), line.last(12)
+      assert_equal Rule.call(window), Rule.call(window, before: before.first(11)), "under 12 samples before: the window alone"
+      assert_equal "growing", Rule.call(window, before: before).verdict.word, "a new high"
+      flat = Rule.call(window, before: before.map { |t, _| [t, 1000.0 + 1024.0 * 35] })
+      assert_equal "plateaued", flat.verdict.word, "no higher than the third before held"
+      short = Rule.call(window.first(5), before: before)
+      refute short.verdict.judged?
     end
 
     def normal(rng) = Math.sqrt(-2 * Math.log(1 - rng.rand)) * Math.cos(2 * Math::PI * rng.rand)

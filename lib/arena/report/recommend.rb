@@ -110,6 +110,12 @@ module Arena
         because = "PSS peak #{Format.memory_kb(best.pss_peak_kb)} (RSS #{Format.memory_kb(best.rss_peak_kb)}) at " \
           "#{Format.rps(best.rps)} good req/s#{stalled(best)} on #{workload}#{workers(best.server)}, among the servers within " \
           "#{(100 * (1 - SERVING_SHARE)).round}% of the best goodput (#{Format.rps(floor / SERVING_SHARE)} req/s)"
+        # An exact tie is said as one, never broken by the order the rows came in.
+        if second && second.pss_peak_kb == best.pss_peak_kb
+          return Recommendation.new(use_case: use_case, pick: nil, because: "a tie: #{best.server} and #{second.server} both " \
+            "peaked at PSS #{Format.memory_kb(best.pss_peak_kb)} on #{workload}, at #{Format.rps(best.rps)} and " \
+            "#{Format.rps(second.rps)} good req/s")
+        end
         if second
           because += "; runner-up #{name(second.server)} #{Format.memory_kb(second.pss_peak_kb)}#{workers(second.server)} at " \
             "#{Format.rps(second.rps)} req/s: #{format("%.2f", second.pss_peak_kb.fdiv(best.pss_peak_kb))}x the memory"

@@ -100,7 +100,10 @@ module Arena
         tail = samples.select { |s| s.t >= samples.first.t + window * 2 / 3.0 }
         last = LinearFit.of(tail.map { |s| [s.t, s.pss_kb] })
         private = LinearFit.of(tail.map { |s| [s.t, s.uss_kb] })
-        judged = SoakVerdict.call(tail.map { |s| [s.t, s.uss_kb] })
+        # The third before the judged one: a cycle longer than the last third,
+        # or a leak under its floor, shows against it (SoakVerdict).
+        middle = samples.select { |s| s.t >= samples.first.t + window / 3.0 && s.t < samples.first.t + window * 2 / 3.0 }
+        judged = SoakVerdict.call(tail.map { |s| [s.t, s.uss_kb] }, before: middle.map { |s| [s.t, s.uss_kb] })
         {
           "target_rps" => rate, "closed_max_rps" => closed_max&.round(1), "soak_s" => window.round(1),
           "pss_first_kb" => samples.first.pss_kb, "pss_last_kb" => samples.last.pss_kb,

@@ -52,6 +52,16 @@ module Arena
       #   exposed the app on every interface and failed whenever anything held
       #   9292 (rackup's default).
       # - poll_timeout from the environment (Agoo's own 0.1 by default).
+      # - The threads asked for. For a rackup file bin/agoo never passes -t
+      #   on (its `run` hands Rack::Handler::Agoo only the workers), and the
+      #   handler sets thread_count 0 whatever it is given
+      #   (lib/rack/handler/agoo.rb in agoo 2.15: `options[:thread_count] =
+      #   0`): the app then runs on each process's main thread, one request
+      #   at a time. Measured here before this line, workers=2 threads=4 on
+      #   a 50 ms sleep with 32 connections served 19.7-39 req/s, one or two
+      #   requests at a time (its 8 declared slots give 160): the
+      #   under-concurrent finding. With it, the threads serve (Agoo's own
+      #   thread pool, taking requests from its queue without the GVL).
       INIT = <<~RUBY
         # Written by Arena (see lib/arena/servers/agoo.rb).
         require "agoo"
@@ -62,6 +72,8 @@ module Arena
             options = options.reject { |k, _| k == :Port || k == :port } unless binds.empty?
             timeout = ENV["ARENA_AGOO_POLL_TIMEOUT"]
             options = options.merge(poll_timeout: Float(timeout)) if timeout
+            threads = ENV["ARENA_AGOO_THREADS"]
+            options = options.merge(thread_count: Integer(threads)) if threads
             super(port, root, options)
           end
         end
@@ -79,7 +91,7 @@ module Arena
           "-d", root, "--no-log-colorize", app.rackup)
       end
 
-      def env(app:) = super.merge("ARENA_AGOO_POLL_TIMEOUT" => settings["poll_timeout"])
+      def env(app:) = super.merge("ARENA_AGOO_POLL_TIMEOUT" => settings["poll_timeout"], "ARENA_AGOO_THREADS" => settings["threads"].to_s)
 
       def workers = settings["workers"]
 

@@ -28,16 +28,46 @@ module Arena
       BLOCKS = 6
       RISES = 11
       MIN_POINTS = 12
+      # Over two thirds, the last third keeps at least this share of the slope.
+      SLOWING = 0.5
 
       # cut: the slope this soak's scatter could make alone (growing is
       # decided there); floor: the slope it finds with 95% odds (stated when
       # it saw none).
-      Judgement = Struct.new(:verdict, :slope_mib_per_min, :floor_mib_per_min, :cut_mib_per_min, keyword_init: true)
+      Judgement = Struct.new(:verdict, :slope_mib_per_min, :floor_mib_per_min, :cut_mib_per_min, keyword_init: true) do
+        def with(**changes) = self.class.new(**to_h, **changes).freeze
+      end
 
       # extend self, not module_function: Name.call then runs the methods mutant mutates
       extend self
 
-      def call(points)
+      # points: the judged window (the last third); before: the samples of
+      # the third before it, when there are any. Two things the window alone
+      # cannot see (issue 33's audit):
+      # - a cycle longer than the window (GC's sawtooth with a long period):
+      #   a ramp inside the window that climbs no higher than the third
+      #   before it already held is a cycle, not growth;
+      # - a leak under the window's floor: judged again on both thirds
+      #   (twice the span: a floor about a third as high), it is growing when
+      #   the longer span grows and the last third keeps at least half that
+      #   slope (a warm-up that is slowing down does not).
+      def call(points, before: [])
+        window = judge(points)
+        return window if before.size < MIN_POINTS || !window.verdict.judged?
+        if window.verdict.word == "growing"
+          return window if points.map(&:last).max > before.map(&:last).max
+          return window.with(verdict: Verdict.of("plateaued", format("%+.2f MiB/min in the last third, but it climbed no higher " \
+            "than the %.1f MiB the third before it held: a cycle longer than the window (GC's sawtooth), not growth",
+            window.slope_mib_per_min, before.map(&:last).max / 1024.0)))
+        end
+        longer = judge(before + points)
+        return window unless longer.verdict.word == "growing" && window.slope_mib_per_min >= SLOWING * longer.slope_mib_per_min
+        longer.with(verdict: Verdict.of("growing", format("%+.2f MiB/min over the last two thirds, above the %.2f MiB/min their " \
+          "scatter could make alone (the last third alone: %s)", longer.slope_mib_per_min, longer.cut_mib_per_min, window.verdict.reason)))
+      end
+
+      # The rule on one span of points.
+      def judge(points)
         fit = LinearFit.of(points)
         if fit.nil? || points.size < MIN_POINTS
           return Judgement.new(verdict: Verdict.cannot_judge("too short to judge: #{points.size} memory samples in the last third, " \
