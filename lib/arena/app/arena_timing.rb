@@ -12,6 +12,14 @@
 # Arena reads their growth over a measurement as soon as every live file was
 # written or touched after the load ended.
 # The app and its responses are untouched.
+#
+# The observer must stay out of the figures: timing every request cost the
+# fastest servers up to a quarter of their throughput here. So Arena says,
+# in ARENA_TIMING_DIR/mode, how many requests to time: "0" none (a
+# throughput round: the middleware only counts), "1" every one, "N" one in
+# N. Each process's writer thread reads it every period, so Arena can switch
+# a running server between rounds (bench/probe_cost measures each mode's
+# cost on the same running server). No mode file: every request.
 module ArenaTiming
   DIR = ENV["ARENA_TIMING_DIR"]
   PER_OCTAVE = 16 # about 4% wide buckets
@@ -20,11 +28,33 @@ module ArenaTiming
   @queue = Hash.new(0)
   @work = Hash.new(0)
   @lock = Mutex.new
+  @writer = nil
   @writer_pid = nil
   @dirty = false
+  @every = 1
+  @seen = 0
 
   class << self
+    attr_reader :every
+
     def bucket(us) = (us <= 1) ? 0 : (Math.log2(us) * PER_OCTAVE).floor
+
+    # Whether to time this request: one in `every` (none at 0). The count is
+    # per process and unlocked: a lost increment under threads only shifts
+    # which request is timed. Starts this process's writer (it reads the mode).
+    def time?
+      start_writer unless @writer&.alive?
+      return false if @every.zero?
+      (@seen += 1) % @every == 0
+    end
+
+    # "0", "1" or "N" in DIR/mode; anything else (or no file) leaves it.
+    def read_mode
+      text = File.read(File.join(DIR, "mode")).strip
+      @every = Integer(text, 10) if text.match?(/\A\d{1,6}\z/)
+    rescue SystemCallError
+      nil
+    end
 
     def record(queue_us, work_us)
       @lock.synchronize do
@@ -32,24 +62,25 @@ module ArenaTiming
         @work[bucket(work_us)] += 1
         @dirty = true
       end
-      start_writer unless @writer_pid == Process.pid
     end
 
-    # After a fork the child starts with its parent's counts and no thread:
-    # it keeps its own from zero, in its own file.
+    # After a fork the child starts with its parent's counts and no thread
+    # (so `alive?` is false): it keeps its own from zero, in its own file.
     def start_writer
       @lock.synchronize do
-        return if @writer_pid == Process.pid
-        if @writer_pid
+        return if @writer&.alive?
+        if @writer_pid && @writer_pid != Process.pid
           @queue = Hash.new(0)
           @work = Hash.new(0)
         end
         @writer_pid = Process.pid
-      end
-      Thread.new do
-        loop do
-          sleep PERIOD_S
-          write
+        read_mode if DIR
+        @writer = Thread.new do
+          loop do
+            sleep PERIOD_S
+            read_mode if DIR
+            write
+          end
         end
       end
     end
@@ -80,6 +111,11 @@ module ArenaTiming
     end
 
     def call(env)
+      return @app.call(env) unless ArenaTiming.time?
+      timed(env)
+    end
+
+    def timed(env)
       started = Process.clock_gettime(Process::CLOCK_REALTIME, :microsecond)
       @app.call(env)
     ensure
