@@ -109,7 +109,7 @@ class RunnerTest < Minitest::Test
   STEPS = []
 
   def self.warming_scenario
-    Class.new(scenario("warms") { |ctx| STEPS << [:measure, ctx.adapter.label] && [RunnerTest.measurement(ctx, "warms")] }) do
+    Class.new(scenario("warms") { |ctx| STEPS << [:measure, ctx.adapter.label, ctx.load.duration] && [RunnerTest.measurement(ctx, "warms")] }) do
       define_method(:warm_up) do |ctx|
         STEPS << [:warm, ctx.adapter.label]
         {nil => Arena::Warmup::Result.new(warmup_s: 1.5, slices: [10.0, 11.0].freeze, steady: true).freeze}
@@ -318,6 +318,8 @@ class RunnerTest < Minitest::Test
     assert_equal [1.5] * 3, by_round[1].map(&:warmup_s), "round 1 carries the warm-up"
     assert_equal [nil] * 3, by_round[2].map(&:warmup_s)
     assert_equal [[10.0, 11.0]] * 3, by_round[1].map { |m| m.warmup.slices }
+    # Warmed at about 10 req/s: 2,000 requests would take 190 s, so every round lasts the 5 s cap, not -d's 0.3 s.
+    assert_equal [5.0] * 6, STEPS.select { |s| s.first == :measure }.map(&:last)
   end
 
   # A scenario that warms inside its own measurement (sustained's closed
@@ -328,7 +330,7 @@ class RunnerTest < Minitest::Test
     STEPS.clear
     run_with(%w[a], scenarios: %w[bounds warms], rounds: 2, seed: 3, kept: true)
     assert_equal [["a", nil], ["a", 0.0]], BOUNDS
-    assert_equal [[:warm, "a"], [:measure, "a"], [:measure, "a"]], STEPS
+    assert_equal [[:warm, "a"], [:measure, "a", 5.0], [:measure, "a", 5.0]], STEPS
   end
 
   # Restarted between rounds (one injected starter, as a remote host has):

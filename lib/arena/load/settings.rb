@@ -55,6 +55,8 @@ module Arena
       SETTING.new(name: :connections, flag: "-c N", type: Integer, default: 16, check: 1..20_000, engine: "-c", help: "connections"),
       SETTING.new(name: :duration, flag: "-d SEC", type: Float, default: 0.3, check: POSITIVE, engine: "-d", help: "seconds of load per measurement"),
       SETTING.new(name: :warmup, flag: "-w SEC", type: Float, default: 0.2, check: 0..3600, engine: "-w", help: "warm-up seconds, not counted"),
+      SETTING.new(name: :round_requests, flag: "--round-requests N", type: Integer, default: 2000, check: 0..100_000_000,
+        help: "steady: a round lasts long enough for N requests at the rate its warm-up reached (longer than -d where the app is slow; at most 5 s; 0: -d as given)"),
       SETTING.new(name: :warmup_max, flag: "--warmup-max SEC", type: Float, default: nil, check: 0..3600,
         help: "steady: longest warm-up to a steady state before -w (default 2 x -d, at least 2, at most 10; 0: none)"),
       SETTING.new(name: :threads, flag: "-t N", type: Integer, default: 1, check: 1..64, engine: "-t", help: "load engine threads (on the engine's own cores)"),

@@ -95,6 +95,7 @@ module Arena
       # two quiet arenas, and still reads high without it: see README).
       @warmups = warm_all(Rounds.order(units_of(slots), round: 0, seed: seed))
       @warmed = @warmups.keys.freeze
+      @sizes = round_sizes(@warmups)
       warm = LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze
       rounds.times do |i|
         round = i + 1
@@ -241,9 +242,24 @@ module Arena
       end
     end
 
+    # Each warmed unit's round length (RoundSize: --round-requests at the
+    # rate its warm-up reached), where that is longer than -d.
+    def round_sizes(warmups)
+      warmups.filter_map do |key, records|
+        seconds = RoundSize.duration(duration: @plan.load.duration, requests: @plan.load.round_requests,
+          rates: records.values.map(&:slices))
+        [key, seconds] if seconds > @plan.load.duration
+      end.to_h.freeze
+    end
+
+    def sized(unit, load)
+      seconds = @sizes&.[](unit.key)
+      (seconds && seconds > load.duration) ? LoadOptions.new(**load.to_h, duration: seconds.round(2)).freeze : load
+    end
+
     def run_unit(unit, round, load, rerun: false)
       return [] if unit.slot.failed
-      load = in_time(unit, round, @plan.load_for(unit.scenario, load)) or return []
+      load = in_time(unit, round, @plan.load_for(unit.scenario, sized(unit, load))) or return []
       scenario = @scenarios.fetch(unit.scenario).new
       unit.slot.session.run(scenario, unit.workload, load: load).map do |measurement|
         measurement = measurement.with(repeat: round, rerun: rerun || nil)

@@ -1,0 +1,25 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+
+# A round long enough for its requests at the rate the warm-up reached.
+class RoundSizeTest < Minitest::Test
+  cover "Arena::RoundSize*"
+
+  def size(rates, duration: 0.3, requests: 2000) = Arena::RoundSize.duration(duration: duration, requests: requests, rates: rates)
+
+  def test_a_fast_app_keeps_its_duration_and_a_slow_one_gets_enough_requests
+    assert_equal 0.3, size([[9000, 10_000, 10_000, 10_000]])
+    assert_in_delta 2.0, size([[200, 900, 1000, 1000, 1000]]), 1e-9, "the settled slices, not the cold first one"
+    assert_equal 5.0, size([[50, 50, 50]]), "at most 5 s"
+    assert_equal 8.0, size([[50, 50, 50]], duration: 8.0), "never shorter than -d"
+  end
+
+  def test_the_slowest_variant_sizes_the_round_and_nothing_measured_leaves_it
+    assert_in_delta 1.0, size([[4000, 4000, 4000], [2000, 2000, 2000]]), 1e-9
+    assert_equal 0.3, size([]), "no warm-up"
+    assert_equal 0.3, size([[], [0, 0, 0]]), "nothing served"
+    assert_equal 0.3, size([[100, 100, 100]], requests: 0), "0: -d as given"
+  end
+end
