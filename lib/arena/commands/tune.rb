@@ -154,7 +154,6 @@ module Arena
           rounds: Arena::Tune::Estimate::HEAD_TO_HEAD_ROUNDS, deadline: deadline, seed: plan.round_seed || Random.new_seed,
           log: ->(line) { @err.puts line })
         entries = (finalists.size > 1) ? h2h.call(finalists) : finalists.map { |a, c, *| Arena::Tune::HeadToHead::Entry.new(key: a.key, adapter: a, candidate: c, rates: []) }
-        finalists.each { |f| f[3] = nil } # the head to head stopped them
         ran = h2h.rounds_run(entries)
         if finalists.size > 1 && ran < Arena::Tune::Estimate::HEAD_TO_HEAD_ROUNDS
           not_done << "the head to head ran #{ran} of #{Arena::Tune::Estimate::HEAD_TO_HEAD_ROUNDS} rounds"
