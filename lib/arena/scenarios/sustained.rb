@@ -23,7 +23,13 @@ module Arena
       # Enough for a p99 (100 samples) with room for a few dropped or late.
       MIN_REQUESTS = 120
 
-      def planned(_load, _adapter) = STEPS + 1
+      # steps: the open levels at most (`arena tune`'s first look takes
+      # fewer: its duels, not the bisection, rank the configs).
+      def initialize(steps: STEPS)
+        @steps = steps
+      end
+
+      def planned(_load, _adapter) = @steps + 1
 
       def self.long? = true
 
@@ -48,7 +54,7 @@ module Arena
         fraction = FIRST
         # --max-time bounds all the open steps, as in the rate scenario.
         deadline = Clock.now + ctx.load.max_time
-        STEPS.times do
+        @steps.times do
           left = deadline - Clock.now
           break if left <= 1
           point = open_level(ctx, max, fraction, min_requests: MIN_REQUESTS, seconds_left: left.floor)

@@ -4,7 +4,7 @@ module Arena
   module Tune
     # How long a tune needs, said before it starts (pure: figures in,
     # figures out). A candidate's first look is a boot, the sustained
-    # scenario's closed maximum and at most STEPS open levels (each warm-up +
+    # scenario's closed maximum and at most Trial::LOOK_STEPS open levels (each warm-up +
     # duration), and a little settling. The least search of a server
     # (lib/arena/tune/search.rb) looks at its start, the model's prediction,
     # and one step up and one down along each setting, and, inside an
@@ -28,7 +28,7 @@ module Arena
 
       # warmup, duration: the load's (seconds); rails: whether the app boots Rails.
       def per_candidate_s(warmup:, duration:, rails:)
-        (Scenarios::Sustained::STEPS + 1) * (warmup + duration) + BOOT_S.fetch(rails ? :rails : :rack) + OVERHEAD_S
+        (Trial::LOOK_STEPS + 1) * (warmup + duration) + BOOT_S.fetch(rails ? :rails : :rack) + OVERHEAD_S
       end
 
       # What the head to head of `finalists` needs, kept from the searches'

@@ -12,7 +12,8 @@ module Arena
       attr_reader :slo_ms
 
       # adapter: the server as given (its other settings and runtime are kept).
-      def initialize(plan:, adapter:, installation:, workload:, store:, engine:, starter:, memory_kb:, deadline: nil, log: ->(_) {}, scenario: Scenarios::Sustained)
+      def initialize(plan:, adapter:, installation:, workload:, store:, engine:, starter:, memory_kb:, deadline: nil, log: ->(_) {}, scenario: Scenarios::Sustained,
+        steps: LOOK_STEPS)
         @plan = plan
         @adapter = adapter
         @installation = installation
@@ -24,10 +25,16 @@ module Arena
         @deadline = deadline
         @log = log
         @scenario = scenario
+        @steps = steps
         @baselines = {}
         @count = 0
         @kept = {} # settings => ServerSession kept up for duels, least recently used first
       end
+
+      # A first look's open levels: 90% of the closed maximum, then 100% or
+      # 45%. It says whether the config holds a rate within the SLO and the
+      # memory budget, and gives the model its figures; the duels rank.
+      LOOK_STEPS = 2
 
       # The configs kept up at once: a duel's two and the next look.
       KEPT = 3
@@ -157,7 +164,7 @@ module Arena
 
       def measure(session, settings)
         session.start([@workload])
-        measurements = session.run(@scenario.new, @workload, load: load).map { |m| m.with(repeat: 1) }
+        measurements = session.run(@scenario.new(steps: @steps), @workload, load: load).map { |m| m.with(repeat: 1) }
         @slo_ms ||= @scenario.figures_of(measurements.last).slo_ms
         measurements.each { |m| @store.add_measurement(m) }
         x = @scenario.figures_of(measurements.last)
