@@ -57,6 +57,28 @@ module Arena
       end
     end
 
+    # The model's prediction and the duels, in the lines and in tune.json.
+    def test_the_model_and_the_duels
+      Dir.mktmpdir do |dir|
+        machine = Machine.new(cores: 3)
+        best = candidate({"workers" => 2, "threads" => 4}, 400.0, 120)
+        start = candidate({"workers" => 2, "threads" => 5}, 380.0, 125)
+        duel = Tune::Search::Duel.new(a: start.settings, b: best.settings, a_rates: [380.0, 370, 390], b_rates: [400.0, 391, 409],
+          level: 0.05, band_pct: 3.0, complete: true)
+        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: machine, workload: Workloads.builtin["pi"], rackup: "config.ru")
+        output.add(adapter: Servers.fetch("puma").new(machine: machine), outcome: Tune::Search::Outcome.new(candidates: [start, best], best: best,
+          runner_up: start, noise: 0.03, stopped: "converged", duels: [duel], model: {slots: 8.0, settings: best.settings}))
+        puma = JSON.parse(File.read(output.write)).dig("servers", "puma")
+        assert_equal({"slots" => 8.0, "settings" => {"workers" => 2, "threads" => 4}}, puma["model"])
+        assert_equal [[380.0, 370.0, 390.0], [400.0, 391.0, 409.0], true], puma["duels"].map { |d| [d["a_rps"], d["b_rps"], d["won"]] }.first
+        assert_match(/\Ab is \+5\.\d% against a /, puma.dig("duels", 0, "significance"))
+        lines = output.lines
+        assert_equal "puma: looked at 2 configs, 1 duels of 3 rounds (converged); noise 3.0%", lines[0].lines.first.chomp
+        assert_includes lines[0], "  model: 8.0 requests in service keep 2 cores busy (Little's law on the start's CPU and service time): workers=2 threads=4"
+        assert_match(/significance: puma:.* is \+5\.\d% against puma:/, lines.join("\n"))
+      end
+    end
+
     def test_a_winner_with_yjit_starts_with_it_in_its_environment
       skip "no YJIT in this Ruby" unless defined?(RubyVM::YJIT)
       Dir.mktmpdir do |dir|

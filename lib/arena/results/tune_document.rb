@@ -46,7 +46,9 @@ module Arena
         rec = {"best" => best && figures(best), "runner_up" => outcome.runner_up && figures(outcome.runner_up),
                "margin_pct" => outcome.margin&.then { |m| (100 * m).round(1) }, "noise_pct" => (100 * outcome.noise).round(1),
                "within_noise" => outcome.within_noise?, "significance" => outcome.difference&.reason, "stopped" => outcome.stopped,
-               "slo_ms" => slo_ms, "note" => note, "candidates" => outcome.candidates.map { |c| candidate(c) }, "envelope" => envelope}
+               "slo_ms" => slo_ms, "note" => note, "model" => outcome.model&.then { |m| {"slots" => m[:slots], "settings" => m[:settings]} },
+               "duels" => outcome.duels&.map { |d| duel(d) },
+               "candidates" => outcome.candidates.map { |c| candidate(c) }, "envelope" => envelope}
         if capacity
           rec.merge!("capacity" => capacity_record(capacity),
             "config_file" => file && file[:path], "command" => file && file[:command])
@@ -58,6 +60,12 @@ module Arena
         {"settings" => c.settings, "label" => c.label, "sustained_rps" => c.sustained_rps.round(1), "p99_ms" => c.p99_ms,
          "pss_mib" => c.pss_mib, "closed_rps" => c.closed_rps&.round(1), "closed_pss_mib" => c.closed_pss_kb && (c.closed_pss_kb / 1024.0).round(1),
          "error_pct" => c.error_pct, "rates" => c.rates&.map { |x| x.round(1) }}.compact
+      end
+
+      # One duel of the search: the challenger (b) against the best (a), their round figures.
+      def duel(d)
+        {"a" => d.a, "b" => d.b, "a_rps" => d.a_rates.map { |x| x.round(1) }, "b_rps" => d.b_rates.map { |x| x.round(1) },
+         "won" => d.won?, "significance" => d.difference(d.b, d.a, names: %w[a b]).reason}
       end
 
       # Every candidate the search measured, with why it did or did not qualify.

@@ -102,7 +102,13 @@ module Arena
         return ["#{key}: #{r.note}"] unless r.outcome
         o = r.outcome
         f = Report::Format
-        head = "#{key}: measured #{o.candidates.size} configs (#{o.stopped}); noise #{(100 * o.noise).round(1)}%"
+        rounds = (o.duels || []).sum { |d| [d.a_rates.size, d.b_rates.size].min }
+        head = "#{key}: looked at #{o.candidates.size} configs, #{(o.duels || []).size} duels of #{rounds} rounds (#{o.stopped}); " \
+          "noise #{(100 * o.noise).round(1)}%"
+        if o.model
+          head += "\n  model: #{o.model[:slots]} requests in service keep #{@machine.server_cores} " \
+            "#{(@machine.server_cores == 1) ? "core" : "cores"} busy (Little's law on the start's CPU and service time): #{setting_words(o.model)}"
+        end
         best = o.best
         return [head, "  no config sustained a rate within the SLO and the memory budget"] unless best
         out = [head, "  best: #{setting_words(best)}: sustains #{f.rps(best.sustained_rps)} req/s, p99 #{best.p99_ms} ms, " \
@@ -157,7 +163,7 @@ module Arena
         "the run without the envelope was #{-pct}% slower, more than the noise (#{noise_pct}%): one run a side cannot tell the envelope from the machine's drift"
       end
 
-      def setting_words(c) = c.settings.map { |k, v| "#{k}=#{v}" }.join(" ")
+      def setting_words(c) = (c.is_a?(Hash) ? c[:settings] : c.settings).map { |k, v| "#{k}=#{v}" }.join(" ")
     end
   end
 end
