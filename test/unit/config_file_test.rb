@@ -36,6 +36,9 @@ class ConfigFileTest < Minitest::Test
       slow_clients: 6
       slow_mode: read
       settle_timeout: 5
+      transport: h2
+      h2_streams: 8
+      tls_resume: on
       %<more_load>s
     repeat: 3
     bind: tcp
@@ -54,13 +57,14 @@ class ConfigFileTest < Minitest::Test
   YAML
 
   EXPLICIT = %i[connections duration warmup threads timeout keep_alive reps requests levels slo_ms step max_connections
-    max_time slow_clients slow_mode settle_timeout].freeze
+    max_time slow_clients slow_mode settle_timeout transport h2_streams tls_resume].freeze
 
   # A valid value for a load setting this test does not name (the table grows).
   def self.sample(setting)
     case setting.type
     when Array then setting.type.last
     when :list then [setting.check&.begin || 1]
+    when :switch then true
     when String.singleton_class then "/sleep?ms=5" # a path (the only string setting)
     when ->(type) { type == Arena::LoadProfile } then "hold 10/s 1s"
     else [setting.check&.begin.to_f, 1].max.then { |v| (setting.type == Integer) ? v.ceil : v + 0.5 }
@@ -109,7 +113,7 @@ class ConfigFileTest < Minitest::Test
     assert_equal %w[steady rate], plan.scenarios
     expected_load = {connections: 8, duration: 0.5, warmup: 0.25, threads: 2, timeout: 3.0, keep_alive: "off", reps: 20,
                      requests: 500, levels: [1, 4], slo_ms: 250.0, step: 10, max_connections: 200, max_time: 60.0,
-                     slow_clients: 6, slow_mode: "read", settle_timeout: 5.0}.merge(MORE_LOAD)
+                     slow_clients: 6, slow_mode: "read", settle_timeout: 5.0, transport: "h2", h2_streams: 8, tls_resume: true}.merge(MORE_LOAD)
     assert_equal expected_load, plan.load.to_h.slice(*expected_load.keys)
     assert_equal Arena::Load::TABLE.map(&:name).sort, expected_load.keys.sort, "every load setting is in the full file"
     assert_equal [3, "tcp", "nginx", 9393, 12.0], [plan.repeat, plan.bind, plan.front, plan.port, plan.ready_timeout]

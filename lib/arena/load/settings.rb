@@ -10,7 +10,8 @@ module Arena
     #
     #   name     the plan's key (LoadOptions member, arena.yml key)
     #   flag     the option as `arena run` takes it ("-c N"); its first word is the flag
-    #   type     Integer, Float, String, an Array of allowed words, or :list (of whole numbers)
+    #   type     Integer, Float, String, an Array of allowed words, :list (of whole numbers)
+    #            or :switch (a flag without a value; on/off in arena.yml)
     #   check    a Range the value must lie in (nil: anything the type allows)
     #   engine   the engine's flag, when the setting is passed to it as it is
     SETTING = Struct.new(:name, :flag, :type, :default, :check, :engine, :help, keyword_init: true)
@@ -22,6 +23,7 @@ module Arena
       def cast(value)
         v = if type.respond_to?(:cast_setting) then type.cast_setting(value)
         elsif type.is_a?(Array) then type.include?(value.to_s) ? value.to_s : fail!("must be one of #{type.join(", ")}")
+        elsif type == :switch then SWITCH.fetch(value) { fail!("is on or off") }
         elsif type == :list then Array(value.is_a?(String) ? value.split(",") : value).map { |x| whole(x) }
         elsif type == Integer then whole(value)
         elsif type == Float then Float(value, exception: false) || fail!("must be a number")
@@ -33,6 +35,9 @@ module Arena
         end
         v
       end
+
+      # A switch's flag passes no value (nil): given is on.
+      SWITCH = {nil => true, true => true, "true" => true, "on" => true, false => false, "false" => false, "off" => false}.freeze
 
       def fail!(why) = raise(UsageError, "#{switch} #{why}")
 
@@ -83,6 +88,15 @@ module Arena
         help: "profile: open-model stages in order, e.g. 'ramp 0..500/s 60s, hold 500/s 120s, spike 1500/s 10s, hold 500/s 60s'"),
       SETTING.new(name: :queue_time, flag: "--queue-time MODE", type: %w[on off], default: "on",
         help: "on (default): X-Request-Start on every request and Arena's timing wrapper in the server: p50/p99 split into waiting and working; off: neither"),
+      # How clients reach the server (Transport): the engine's TLS and HTTP/2
+      # flags, the server's or front's bind and the transport check all come
+      # from the Transport the plan builds of these three rows.
+      SETTING.new(name: :transport, flag: "--transport NAME", type: Transport::NAMES, default: "http1",
+        help: "how clients reach it: http1, tls, h2 (over TLS), h2c"),
+      SETTING.new(name: :h2_streams, flag: "--h2-streams N", type: Integer, default: nil, check: 1..10_000,
+        help: "HTTP/2 requests in flight per connection (default 1)"),
+      SETTING.new(name: :tls_resume, flag: "--tls-resume", type: :switch, default: nil,
+        help: "resume TLS sessions on reconnect (default: a full handshake per connection)"),
       SETTING.new(name: :max_workers, flag: "--max-workers N", type: Integer, default: 4, check: 1..256, help: "worker-cost: largest worker count of 1, 2, 4, ..."),
       SETTING.new(name: :settle_timeout, flag: "--settle-timeout SEC", type: Float, default: 30.0, check: POSITIVE,
         help: "longest wait for a quiet server before each measurement")

@@ -13,7 +13,7 @@ module Arena
     DEFAULTS = {
       servers: [].freeze, workloads: nil, scenarios: ["steady"], bind: "tcp", repeat: 6, app: nil,
       between_rounds: "keep", round_seed: nil, precision: nil,
-      out: nil, json: nil, port: nil, ready_timeout: nil, front: nil, transport: "http1"
+      out: nil, json: nil, port: nil, ready_timeout: nil, front: nil
     }.merge(Load.defaults).freeze
 
     attr_reader :options, :notes, :remote, :dry_run, :max_time_given
@@ -39,9 +39,6 @@ module Arena
       parser.on("--port N", Integer, "TCP port for the server (default: a free one)") { |v| @options[:port] = port(v) }
       parser.on("--ready-timeout SEC", Float, "how long a server may take to answer (default: the adapter's, 30 s for most)") { |v| @options[:ready_timeout] = positive(v, "--ready-timeout") }
       parser.on("--front PROXY", Fronts::NAMES, "put a proxy in front of the server: #{Fronts::NAMES.join(", ")}") { |v| @options[:front] = v }
-      parser.on("--transport NAME", Transport::NAMES, "how clients reach it: http1 (default), tls, h2 (over TLS), h2c") { |v| @options[:transport] = v }
-      parser.on("--h2-streams N", Integer, "HTTP/2 requests in flight per connection (default 1)") { |v| @options[:h2_streams] = positive(v, "--h2-streams") }
-      parser.on("--tls-resume", "resume TLS sessions on reconnect (default: a full handshake per connection)") { @options[:tls_resume] = true }
       parser.on("--cpus MODE", Machine::MODES, "pinned (default): the engine on the last core, the server on the rest; shared: both on every core") { |v| @machine = @machine.with_cpus(v) }
       parser.on("--config FILE", "an arena.yml to use (default: ./arena.yml when there is one)") { |v| @config = ConfigFile.load(v) }
       parser.on("--out DIR", "results directory (default ~/arena-results/TIMESTAMP)") { |v| @options[:out] = v }
@@ -91,14 +88,16 @@ module Arena
         Database.check!(o[:database], app)
       end
       o[:scenarios].each { |name| Scenarios.fetch(name) }
+      load = LoadOptions.new(**Load::TABLE.to_h { |s| [s.name, o[s.name].is_a?(Array) ? o[s.name].dup.freeze : o[s.name]] }).freeze
+      transport = Transport.of(load)
       Plan.new(
-        app: app, servers: servers(app, o), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
-        load: LoadOptions.new(**Load::TABLE.to_h { |s| [s.name, o[s.name].is_a?(Array) ? o[s.name].dup.freeze : o[s.name]] }).freeze,
+        app: app, servers: servers(app, o, transport), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
+        load: load,
         bind: o[:bind], out_dir: out_dir(o[:out] || default_out), json_path: o[:json], repeat: o[:repeat],
         round_seed: o[:round_seed] || Rounds.new_seed, between_rounds: o[:between_rounds], precision: o[:precision],
-        port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front(o),
+        port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front(o, transport),
         preset: @preset&.to_h(preset_scale)&.merge("skipped" => @notes),
-        headers: (o[:headers] || {}).dup.freeze, env: (o[:env] || {}).dup.freeze, transport: transport(o),
+        headers: (o[:headers] || {}).dup.freeze, env: (o[:env] || {}).dup.freeze, transport: transport,
         database: o[:database]
       ).freeze
     end
@@ -140,18 +139,16 @@ module Arena
 
     def preset_scale = @scale || @preset.default_scale
 
-    def front(o)
+    def front(o, transport)
       return nil unless o[:front]
-      why = Fronts.missing(o[:front], transport(o))
+      why = Fronts.missing(o[:front], transport)
       raise Error, why if why
       o[:front]
     end
 
-    def transport(o) = Transport.parse(o[:transport], h2_streams: o[:h2_streams], tls_resume: o[:tls_resume] || false)
-
     # The flags' servers, else the preset's, else every installed one; then
     # what the plan's bind and front allow (a preset may set either).
-    def servers(app, o)
+    def servers(app, o, transport)
       list = if @preset && @options[:servers].empty?
         preset_servers(app)
       elsif @preset
@@ -174,7 +171,7 @@ module Arena
       list.filter_map { |s| s.app_note(app) }.uniq.each { |note| @say&.call("arena: note: #{note}") }
       unsupported = list.reject { |s| s.supports?(:unix) } if o[:bind] == "unix"
       raise UsageError, "#{unsupported.map(&:key).join(", ")} cannot listen on a unix socket" if unsupported&.any?
-      list = over_transport(list, o)
+      list = over_transport(list, o, transport)
       clustered = list.find { |s| s.ports > 1 }
       raise UsageError, "#{clustered.label} listens on several ports: it needs --front nginx" if clustered && !o[:front]
       list
@@ -193,9 +190,8 @@ module Arena
     # A server that cannot serve the transport itself (and has no front to do
     # it) is "unsupported, because ...": a finding said once, not an error; the
     # others run.
-    def over_transport(list, o)
+    def over_transport(list, o, t)
       return list if o[:front]
-      t = transport(o)
       unsupported, kept = list.partition { |s| s.transport_unsupported(t) }
       unsupported.each do |s|
         line = "#{s.label}: unsupported over #{t.name}: #{s.transport_unsupported(t)}"

@@ -18,6 +18,9 @@ module Arena
 
     def self.plain = parse("http1")
 
+    # The run's transport from its load settings' three rows (Load::TABLE).
+    def self.of(load) = parse(load.transport || "http1", h2_streams: load.h2_streams, tls_resume: load.tls_resume || false)
+
     def tls? = %w[tls h2].include?(name)
 
     def h2? = %w[h2 h2c].include?(name)

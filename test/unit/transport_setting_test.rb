@@ -1,0 +1,43 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "arena"
+require "tmpdir"
+
+module Arena
+  # The transport is a load setting (issue 36): its rows in Load::TABLE give
+  # the flags, the arena.yml keys and the plan's Transport, built once.
+  class TransportSettingTest < Minitest::Test
+    def setup = @dir = Dir.mktmpdir("transport")
+
+    def teardown = FileUtils.rm_rf(@dir)
+
+    def plan(*flags) = PlanBuilder.new(machine: Machine.new(cores: 2)).parse(["--servers", "puma", "--out", @dir, *flags], banner: "test").build
+
+    def test_the_flags_come_from_the_table
+      assert_equal %w[--transport --h2-streams --tls-resume], %i[transport h2_streams tls_resume].map { |n| Load.setting(n).switch }
+      skip "nginx is not installed" unless Proxy::Nginx.binary
+      t = plan("--front", "nginx", "--transport", "h2", "--h2-streams", "4", "--tls-resume").transport
+      assert_equal ["h2", 4, true], [t.name, t.h2_streams, t.tls_resume]
+      assert_equal "h2", plan("--front", "nginx", "--transport", "h2").load.transport
+    end
+
+    def test_arena_yml_sets_the_transport_under_load
+      skip "nginx is not installed" unless Proxy::Nginx.binary
+      path = File.join(@dir, "arena.yml")
+      File.write(path, "load:\n  transport: tls\n  tls_resume: on\n")
+      t = plan("--front", "nginx", "--config", path).transport
+      assert_equal ["tls", true], [t.name, t.tls_resume]
+      assert_equal "h2", plan("--front", "nginx", "--config", path, "--transport", "h2").transport.name, "a flag over the file"
+    end
+
+    def test_bad_transport_settings_are_one_line_each
+      {%w[--transport h3] => "--transport must be one of http1, tls, h2, h2c",
+       %w[--h2-streams 0] => "--h2-streams must be between 1 and 10000",
+       %w[--h2-streams 4] => "--h2-streams is for --transport h2 or h2c"}.each do |flags, message|
+        error = assert_raises(UsageError) { plan(*flags) }
+        assert_equal message, error.message
+      end
+    end
+  end
+end
