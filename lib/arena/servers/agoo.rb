@@ -30,7 +30,15 @@ module Arena
       tune_start("a worker per core, 4 threads (a guess: its docs give no rule)") { |cores| {"workers" => cores, "threads" => 4} }
       slots("workers x threads") { |s| [s["workers"].to_i, 1].max * s["threads"].to_i }
 
-      def self.config_file(s, rackup:) = ConfigFile.script(key, ["bundle", "exec", "agoo", "-b", Quote.port("http://0.0.0.0:", default: 6464), "-w", s["workers"], "-t", s["threads"], rackup])
+      # Its init file goes beside it, with the settings it reads (poll_timeout
+      # and the threads: agoo's Rack handler drops -t), and no second listener
+      # on Agoo's default port; static files from public/, not the app's own
+      # directory (Agoo's default root is ".": it would serve config.ru).
+      def self.config_file(s, rackup:)
+        ConfigFile.script(key, ["env", "ARENA_AGOO_POLL_TIMEOUT=#{s["poll_timeout"] || "0.1"}", "ARENA_AGOO_THREADS=#{s["threads"]}",
+          "bundle", "exec", "agoo", "-r", "./#{INIT_FILE}", "-b", Quote.port("http://0.0.0.0:", default: 6464),
+          "-w", s["workers"], "-t", s["threads"], "-d", "public", rackup], files: {INIT_FILE => INIT})
+      end
 
       def self.worker_setting = "workers"
 
@@ -43,6 +51,8 @@ module Arena
         {"workers" => 1.., "threads" => 0..,
          "poll_timeout" => Pattern.new(/\A(1(\.0+)?|0?\.(?!0000)\d+)\z/, "seconds from 0.0001 to 1")}
       end
+
+      INIT_FILE = "agoo_init.rb"
 
       # Loaded with -r before Agoo starts (bin/agoo has no flag for either).
       # - Bind only where asked: for a rackup file bin/agoo sets port 9292
@@ -111,7 +121,7 @@ module Arena
       private
 
       def init_require(dir)
-        path = File.join(dir, "agoo_init.rb")
+        path = File.join(dir, INIT_FILE)
         File.write(path, INIT)
         ["-r", path]
       end

@@ -27,6 +27,7 @@ module Arena
           # Found by `arena tune`; Itsi reads Itsi.rb from the app's directory (`itsi serve`).
           workers #{s["workers"]}
           threads #{s["threads"]}
+          fiber_scheduler #{s["fibers"] ? "true" : "nil"}
           bind "http://0.0.0.0:\#{ENV.fetch("PORT", 3000)}"
           rackup_file #{Quote.plain!(rackup, "rackup").inspect}
         RUBY

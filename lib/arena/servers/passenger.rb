@@ -31,7 +31,7 @@ module Arena
 
       # Passenger Standalone reads Passengerfile.json from the app's directory.
       def self.config_file(s, rackup:)
-        config = {"environment" => "production", "port" => 3000, "rackup" => rackup, "max_pool_size" => s["pool"],
+        config = {"environment" => "production", "engine" => "builtin", "port" => 3000, "rackup" => rackup, "max_pool_size" => s["pool"],
                   "min_instances" => s["pool"], "max_request_queue_size" => s["queue"], "turbocaching" => s["turbocaching"]}.compact
         ConfigFile.new(name: "Passengerfile.json", text: JSON.pretty_generate(config) + "\n", command: ["passenger", "start"])
       end

@@ -17,6 +17,13 @@ module Arena
       PROBE = 'print RUBY_VERSION, " ", JRUBY_VERSION, " ", ' \
         '(Gem::Specification.find_all_by_name("puma").select { |s| s.platform.to_s == "java" }.map(&:version).max)'
 
+      # Puma's own file, read by the Java build of Puma under JRuby.
+      def self.config_file(s, rackup:)
+        text = ["# Written by Arena; Puma on JRuby reads it with `jruby -S puma -C puma.rb`.", "threads #{s["threads"]}, #{s["threads"]}",
+          "port ENV.fetch(\"PORT\", 9292), ENV.fetch(\"HOST\", \"0.0.0.0\")", "environment ENV.fetch(\"RACK_ENV\", \"production\")"]
+        ConfigFile.new(name: "puma.rb", text: text.join("\n") + "\n", command: [JRUBY, "-S", "puma", "-C", "puma.rb", rackup])
+      end
+
       def self.settings
         {"threads" => ->(m) { 4 * m.default_workers }}
       end

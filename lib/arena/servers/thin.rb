@@ -33,7 +33,7 @@ module Arena
         text = <<~YAML
           # Found by `arena tune`; start with `thin -C thin.yml start` (several servers need a proxy in front).
           environment: production
-          port: 3000
+          port: <%= ENV.fetch("PORT", 3000) %>
           servers: #{Integer(s["servers"])}
           rackup: #{Quote.yaml(rackup, "rackup")}
           threaded: #{s["threaded"] || false}

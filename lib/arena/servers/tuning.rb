@@ -17,15 +17,19 @@ module Arena
     module Tuning
       # A ready-to-commit configuration in the server's own format, and the
       # command line that starts it. The port comes from $PORT where the
-      # format allows it.
-      ConfigFile = Struct.new(:name, :text, :command, keyword_init: true) do
+      # format allows it. files: {name => text} written beside it, that it
+      # loads (a shim the server ran with, so the file reproduces the run).
+      ConfigFile = Struct.new(:name, :text, :command, :files, keyword_init: true) do
+        def initialize(name:, text:, command:, files: {}) = super
+
         def with(**changes) = self.class.new(**to_h, **changes)
 
         # Servers whose own format is the command line: each word quoted for
         # the shell (Quote.sh), "${PORT:-N}" (Quote.port) left to expand.
-        def self.script(key, argv)
+        def self.script(key, argv, files: {})
           words = argv.map { |w| Quote.sh(w, "#{key}.sh word") }
-          new(name: "#{key}.sh", text: "#!/bin/sh\n# Found by `arena tune`.\nexec #{words.join(" ")}\n", command: ["sh", "#{key}.sh"])
+          new(name: "#{key}.sh", text: "#!/bin/sh\n# Found by `arena tune`.\nexec #{words.join(" ")}\n", command: ["sh", "#{key}.sh"],
+            files: files)
         end
       end
 

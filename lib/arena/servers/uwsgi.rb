@@ -72,24 +72,39 @@ module Arena
       tune_start("2 processes per core (its \"Things to know\" starting point)") { |cores| {"processes" => 2 * cores} }
       slots("worker processes") { |s| s["processes"].to_i }
 
+      # Every setting Arena ran with, and the options its command line adds
+      # (the router's buffer and chunking, the workers' socket, the shim
+      # beside the file, loaded through %d: the file's own directory).
       def self.config_file(s, rackup:)
+        mode = s["mode"] || "http"
+        listen = if mode == "http"
+          ["http = :$(PORT)", "http-keepalive = true", "http-auto-chunked = true",
+            "http-buffer-size = #{s["http_buffer_size"] || 65_536}",
+            "; the router reaches the workers here (left alone, uWSGI opens a TCP port for it)",
+            "socket = @uwsgi-$(PORT)"]
+        else
+          ["#{mode} = :$(PORT)", "socket-timeout = #{s["socket_timeout"] || 1}"]
+        end
         text = <<~INI
-          ; Found by `arena tune`; start with `uwsgi --ini uwsgi.ini`. Debian's rack plugin predates Rack 3:
-          ; Arena ran it with a shim (lib/arena/servers/uwsgi.rb) that a Rack 3 app needs too.
+          ; Found by `arena tune`; start with `env PORT=8080 uwsgi --ini uwsgi.ini` in the app's directory.
+          ; Debian's rack plugin predates Rack 3: #{SHIM_FILE}, beside this file, is the shim Arena ran it
+          ; with (lib/arena/servers/uwsgi.rb); a Rack 3 app needs it too.
           [uwsgi]
-          plugins = http,#{PLUGIN}
-          http = :$(PORT)
-          http-keepalive = true
+          plugins = #{(mode == "http") ? "http,#{PLUGIN}" : PLUGIN}
+          #{listen.join("\n")}
           master = true
           processes = #{s["processes"]}
           die-on-term = true
           need-app = true
+          auto-procname = true
           rb-gc-freq = #{s["gc_freq"] || 1}
           post-buffering = 4096
           rbrequire = bundler/setup
+          rbrequire = %d#{SHIM_FILE}
           rack = #{Quote.ini(rackup, "rackup")}
         INI
-        ConfigFile.new(name: "uwsgi.ini", text: text, command: ["env", "PORT=8080", "uwsgi", "--ini", "uwsgi.ini"])
+        ConfigFile.new(name: "uwsgi.ini", text: text, command: ["env", "PORT=8080", "uwsgi", "--ini", "uwsgi.ini"],
+          files: {SHIM_FILE => SHIM})
       end
 
       def self.worker_setting = "processes"
@@ -165,6 +180,8 @@ module Arena
         end
       RUBY
 
+      SHIM_FILE = "uwsgi_rack3_shim.rb"
+
       SHIM = <<~RUBY
         # Written by Arena for uWSGI 2.0.21's rack plugin (see servers/uwsgi.rb).
         require "rack"
@@ -180,7 +197,7 @@ module Arena
       RUBY
 
       def command(app:, bind:, dir:)
-        shim = File.join(dir, "uwsgi_rack3_shim.rb")
+        shim = File.join(dir, SHIM_FILE)
         File.write(shim, SHIM)
         address = bind.address
         [PROGRAM, "--plugin", router? ? "http,#{PLUGIN}" : PLUGIN, *listen(address), *worker_socket(dir),

@@ -81,6 +81,7 @@ module Arena
         FileUtils.mkdir_p(dir)
         path = File.join(dir, file.name)
         File.write(path, file.text)
+        file.files.each { |name, text| File.write(File.join(dir, name), text) }
         {path: path, command: file.command}
       end
 
