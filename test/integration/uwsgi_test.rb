@@ -34,6 +34,22 @@ class UwsgiTest < Arena::ArenaCase
     assert_equal 3, outcome.stdout.scan(/^ok /).size, outcome.describe
   end
 
+  # uWSGI forks its workers in C from the master that loaded the app, and
+  # tells Ruby nothing: a worker of an app that started a thread at boot
+  # (Rails does) never answered. The shim does what Ruby's fork does.
+  def test_an_app_that_starts_a_thread_at_boot_is_served
+    app = Arena::AppSource.user(user_app(<<~RU))
+      Thread.new { loop { sleep 0.05 } }
+      run ->(env) { [200, {"content-type" => "text/plain", "content-length" => "2"}, ["ok"]] }
+    RU
+    run = Arena::ServerRun.new(adapter: Arena::Servers.fetch("uwsgi").new(settings: {"processes" => 2}), app: app,
+      bind: Arena::Bind.tcp, dir: File.join(@tmp, "server"), ready_timeout: 15)
+    run.start
+    assert_equal "ok", Arena::HttpProbe.new(run.bind, timeout: 5).get("/").body
+  ensure
+    run&.stop
+  end
+
   private
 
   # Goodput where the results carry it, else the engine's throughput.

@@ -182,6 +182,32 @@ module Arena
 
       SHIM_FILE = "uwsgi_rack3_shim.rb"
 
+      # What Ruby's own fork does in the child, done in each worker: uWSGI
+      # forks its workers in C once the master has loaded the app, and its
+      # rack plugin then calls only UWSGI.post_fork_hook. Without this the
+      # worker's VM still counts the master's threads as alive (with the
+      # GVL's state of the moment of the fork), and the app's after-fork
+      # callbacks (Active Record discarding the master's connections) never
+      # run: a worker of an app that started a thread at boot never answered
+      # (uWSGI said nothing; Arena waited out its 30 s), and a Rails 7.2 app
+      # on SQLite segfaulted at boot. rb_thread_atfork is the C call
+      # Process.fork makes in its child; ForkTracker is how Rails hooks it.
+      AFTER_FORK = <<~RUBY
+        require "fiddle"
+        module UWSGI
+          ARENA_ATFORK = begin
+            Fiddle::Function.new(Fiddle::Handle::DEFAULT["rb_thread_atfork"], [], Fiddle::TYPE_VOID, need_gvl: true)
+          rescue Fiddle::DLError
+            nil
+          end
+
+          def self.post_fork_hook
+            ARENA_ATFORK&.call
+            ActiveSupport::ForkTracker.after_fork_callback if defined?(ActiveSupport::ForkTracker.after_fork_callback)
+          end
+        end
+      RUBY
+
       SHIM = <<~RUBY
         # Written by Arena for uWSGI 2.0.21's rack plugin (see servers/uwsgi.rb).
         require "rack"
@@ -194,6 +220,7 @@ module Arena
           end
         end
         Rack::Builder.singleton_class.prepend(ArenaUwsgiParseFile)
+        #{AFTER_FORK}
       RUBY
 
       def command(app:, bind:, dir:)
