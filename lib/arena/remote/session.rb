@@ -42,6 +42,9 @@ module Arena
 
       def starter = ServerStarter.new(plan: @plan, channel: @server_channel, address: @options.server_host.address)
 
+      # The Runner's collaborators for this run: its engine and starter.
+      def runner_options = {engine: engine, starter: starter}
+
       def engine
         address = @options.server_host.address
         if @loader_channels.empty?
