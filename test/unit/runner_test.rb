@@ -157,14 +157,16 @@ class RunnerTest < Minitest::Test
     load = Arena::LoadOptions.new(**Arena::Load.defaults.merge(settle_timeout: 1.0))
     plan = Arena::Plan.new(app: app, servers: servers, workloads: workloads,
       scenarios: scenarios, load: load, out_dir: @dir, repeat: rounds, machine: Arena::Machine.current, headers: {}, env: {},
-      round_seed: seed, precision: precision, budget: budget)
+      round_seed: seed, precision: precision, budget: budget, between_rounds: kept ? "keep" : "restart")
     @store = Arena::Results::Store.new(path: File.join(@dir, "results.json"), environment: {}, plan: {})
     @reporter = Recorder.new
     @starter = FakeStarter.new(script)
     @kept_starters = []
     verifier = ->(_bind, _entry) { Verifier.new(verified, status: status) }
-    Arena::Runner.new(plan: plan, reporter: @reporter, store: @store, engine: Object.new, starter: kept ? nil : @starter,
-      new_starter: -> { FakeStarter.new(script).tap { |s| @kept_starters << s } }, verifier: verifier, scenarios: SCENARIOS).call
+    # Restarted: one fake starter for every start, so its events read in order.
+    new_starter = kept ? -> { FakeStarter.new(script).tap { |s| @kept_starters << s } } : -> { @starter }
+    Arena::Runner.new(plan: plan, reporter: @reporter, store: @store, engine: Object.new, new_starter: new_starter,
+      verifier: verifier, scenarios: SCENARIOS).call
   end
 
   def servers = @store.view.servers.to_h { |s| [s.label, s] }

@@ -42,8 +42,10 @@ module Arena
 
       def starter = ServerStarter.new(plan: @plan, channel: @server_channel, address: @options.server_host.address)
 
-      # The Runner's collaborators for this run: its engine and starter.
-      def runner_options = {engine: engine, starter: starter}
+      # The Runner's collaborators for this run: its engine, and a starter
+      # for each server start (several stay up at once under --between-rounds
+      # keep: the agent holds any number).
+      def runner_options = {engine: engine, new_starter: -> { starter }}
 
       def engine
         address = @options.server_host.address

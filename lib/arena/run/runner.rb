@@ -12,11 +12,11 @@ module Arena
   # default): every config is started and verified once, the rounds run
   # across all of them, and they stop at the end. `restart` starts each
   # config afresh every round (servers in a shuffled order, one at a time);
-  # it is also what a single injected starter (a remote host, a test's fake)
-  # gets, since that starter holds one server at a time; there a noisy
-  # measurement is run again at the end of its server's turn in the round,
-  # before that server stops. Why keep is the
-  # default, with the measurements behind it: README, "Rounds".
+  # there a noisy measurement is run again at the end of its server's turn in
+  # the round, before that server stops. The plan chooses, for a local run
+  # and a remote one alike (each config gets a starter of its own from
+  # new_starter). Why keep is the default, with the measurements behind it:
+  # README, "Rounds".
   #
   # One server's failure never ends the run: a failed boot or verification, a
   # fresh start that fails after a crash, an engine or proxy failure mid-run
@@ -42,14 +42,13 @@ module Arena
     end
 
     # verifier: (server bind, entry bind) -> Verify; scenarios: what names resolve to;
-    # starter: one starter for every config (one server at a time, so rounds restart);
-    # new_starter: -> a starter per config, when the servers stay up (tests' fakes).
-    def initialize(plan:, reporter:, store:, engine: nil, starter: nil, verifier: nil, scenarios: Scenarios, new_starter: nil)
+    # new_starter: -> a starter (StarterContract) for each server start: ServerStarter
+    # here, Remote::ServerStarter for --server-host (Remote::Session#runner_options).
+    def initialize(plan:, reporter:, store:, engine: nil, verifier: nil, scenarios: Scenarios, new_starter: nil)
       @plan = plan
       @reporter = reporter
       @store = store
       @engine = engine || Load::Engine.new(dir: plan.out_dir, machine: plan.machine)
-      @starter = starter
       @verifier = verifier
       @scenarios = scenarios
       @failures = []
@@ -71,11 +70,10 @@ module Arena
       finish(interrupted: true)
       raise
     ensure
-      @starters.each(&:cleanup)
-      @starter&.cleanup
+      @starters.uniq.each(&:cleanup)
     end
 
-    def keep_up? = @starter.nil? && @plan.between_rounds != "restart"
+    def keep_up? = @plan.between_rounds != "restart"
 
     private
 
@@ -197,10 +195,7 @@ module Arena
       fail_server(slot, e.message)
     end
 
-    def starter_for
-      return @starter if @starter
-      @new_starter.call.tap { |s| @starters << s }
-    end
+    def starter_for = @new_starter.call.tap { |s| @starters << s }
 
     # round: only the units that run in it (a run fitted to its time may
     # give long scenarios fewer rounds: Plan#rounds_for).
