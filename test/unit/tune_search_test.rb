@@ -150,6 +150,25 @@ module Arena
       assert_equal ["not ready: [BUG] Segmentation fault"] * 2, outcome.candidates.map(&:why)
     end
 
+    # A start looked at before (arena tune looks at every server's start
+    # first) is not measured again; its time counts toward the deadline's
+    # mean look, and a round is expected to take round_s until one is measured.
+    def test_a_start_looked_at_before
+      clock = FakeClock.new
+      surface = Surface.new(clock: clock, seconds: 10.0)
+      start = {"workers" => 1, "threads" => 5}
+      first = surface.call(start)
+      surface.calls.clear
+      outcome = search(surface, clock, measured: {start => first.with(elapsed_s: 30.0)}, deadline: 41.0, round_s: 2.0)
+      # 10 s on the clock: the next step's look fits (10 + a mean look of 30 s
+      # by 41 s); the duel's first round is expected to take 2 s, so it
+      # begins (this surface has no `round`: a look stands in, 10 s each);
+      # its second figure fits (30 + 10), the next round does not.
+      assert_equal [{"workers" => 2, "threads" => 5}, start, {"workers" => 2, "threads" => 5}], surface.calls, "the start is not looked at again"
+      assert_equal first.sustained_rps, outcome.candidates.first.sustained_rps
+      assert_equal ["time", 40.0], [outcome.stopped, clock.now]
+    end
+
     def test_stops_at_the_deadline
       clock = FakeClock.new
       surface = Surface.new(clock: clock, seconds: 10.0)

@@ -66,17 +66,24 @@ module Arena
         interrupted = false
         finalists = []
         not_done = []
+        looked = []
         begin
-          # The time left, less the head to head's share, is shared between the servers still to search.
           searchable = plan.servers.filter_map { |adapter| searchable(plan, adapter, output) }
-          searches_end = deadline - Arena::Tune::Estimate.head_to_head_s(searchable.size, duration: plan.load.duration)
-          searchable.each_with_index do |(adapter, space, installation), i|
-            if Clock.now >= searches_end
-              not_done << "#{adapter.key}: not searched (no time left)"
-              next
+          searches_end = deadline - Arena::Tune::Estimate.head_to_head_s([searchable.size, Arena::Tune::Triage::FINALISTS].min, duration: plan.load.duration)
+          # Every server's start first: the leaders earn the time left for a search; the rest keep their start.
+          first_looks(plan, searchable, store, engine, starter, memory, searches_end, not_done, into: looked)
+          looks = looked.to_h { |l| [l[0].key, l[4]] }
+          chosen = Arena::Tune::Triage.searched(looks)
+          looked.each_with_index do |(adapter, space, installation, trial, start), i|
+            outcome = if chosen.include?(adapter.key) && Clock.now < searches_end
+              left = chosen.count { |key| looked[i..].any? { |l| l[0].key == key } }
+              search(plan, adapter, space, trial, start, deadline: Clock.now + (searches_end - Clock.now) / left)
+            else
+              unsearched(adapter, start, looks, not_done)
             end
-            outcome, kept = tune_server(plan, adapter, space, installation, store, engine, starter, output, memory,
-              deadline: Clock.now + (searches_end - Clock.now) / (searchable.size - i))
+            kept = trial.close(keep: outcome.best&.settings)
+            unbounded = unbounded(plan, adapter, outcome, installation, store, engine, starter, memory, trial.slo_ms)
+            output.add(adapter: adapter, outcome: outcome, slo_ms: trial.slo_ms, unbounded: unbounded)
             output.write
             not_done << "#{adapter.key}: its search stopped at the time limit after #{outcome.candidates.size} configs" if outcome.stopped == "time"
             finalists << [Arena::Tune::Trial.configured(adapter, outcome.best.settings), outcome.best, installation, kept] if outcome.best
@@ -85,10 +92,13 @@ module Arena
               break
             end
           end
+          finalists = leading(finalists, not_done)
           output.answer = final(plan, finalists, output, store, engine, constraints, deadline, not_done) unless interrupted
         rescue Interrupt
           interrupted = true
         ensure
+          # Every server still up stops here, whatever ended the tune.
+          looked.each { |l| l[3].close }
           finalists.each { |f| f[3]&.stop }
           starter.cleanup
           store.finish(interrupted: interrupted)
@@ -130,21 +140,47 @@ module Arena
         nil
       end
 
-      def tune_server(plan, adapter, space, installation, store, engine, starter, output, memory, deadline:)
-        @err.puts "#{adapter.key}: searching #{space.dimensions.map { |d| "#{d.name} #{d.min}..#{d.max}" }.join(", ")} from #{space.start}"
-        trial = Arena::Tune::Trial.new(plan: plan, adapter: adapter, installation: installation, workload: plan.workloads.first,
-          store: store, engine: engine, starter: starter, memory_kb: memory / 1024, deadline: deadline, log: ->(line) { @err.puts line })
-        nil
-        outcome = begin
-          Arena::Tune::Search.new(space: space, evaluate: trial, deadline: deadline, cores: plan.machine.server_cores,
-            rng: Random.new(plan.round_seed || Random.new_seed)).call
-        ensure
-          # The winner stays up for the head to head: no second boot.
-          kept = trial.close(keep: outcome&.best&.settings)
+      # Each server's documented start, looked at once: into `looked`, as
+      # it goes (so an interrupted tune still stops what it started),
+      # [adapter, space, installation, trial, candidate or nil].
+      def first_looks(plan, searchable, store, engine, starter, memory, searches_end, not_done, into:)
+        share = (searches_end - Clock.now) / [searchable.size, 1].max
+        searchable.each do |adapter, space, installation|
+          trial = Arena::Tune::Trial.new(plan: plan, adapter: adapter, installation: installation, workload: plan.workloads.first,
+            store: store, engine: engine, starter: starter, memory_kb: memory / 1024, deadline: Clock.now + share, log: ->(line) { @err.puts line })
+          into << [adapter, space, installation, trial, nil]
+          if Clock.now >= searches_end
+            not_done << "#{adapter.key}: not looked at (no time left)"
+            next
+          end
+          @err.puts "#{adapter.key}: its start #{space.start.map { |k, v| "#{k}=#{v}" }.join(" ")} (#{adapter.class.tune_start&.source})"
+          into.last[4] = trial.call(space.start)
         end
-        unbounded = unbounded(plan, adapter, outcome, installation, store, engine, starter, memory, trial.slo_ms)
-        output.add(adapter: adapter, outcome: outcome, slo_ms: trial.slo_ms, unbounded: unbounded)
-        [outcome, kept]
+      end
+
+      def search(plan, adapter, space, trial, start, deadline:)
+        @err.puts "#{adapter.key}: searching #{space.dimensions.map { |d| "#{d.name} #{d.min}..#{d.max}" }.join(", ")} from #{space.start}"
+        trial.deadline = deadline
+        Arena::Tune::Search.new(space: space, evaluate: trial, deadline: deadline, cores: plan.machine.server_cores,
+          rng: Random.new(plan.round_seed || Random.new_seed), measured: start ? {space.start => start} : {},
+          round_s: plan.load.duration + 1.0).call
+      end
+
+      # A server not searched: its start stands, and why is said.
+      def unsearched(adapter, start, looks, not_done)
+        not_done << "#{adapter.key}: not searched beyond its start (#{Arena::Tune::Triage.why_not(adapter.key, looks)})" if start&.qualifies?
+        Arena::Tune::Search::Outcome.new(candidates: start ? [start] : [], best: start&.qualifies? ? start : nil, noise: 0.03,
+          stopped: (start && !start.qualifies?) ? "failed" : "not searched", duels: []).freeze
+      end
+
+      # The finalists that meet head to head (Triage.finalists); the rest are stopped.
+      def leading(all, not_done)
+        keep, out = Arena::Tune::Triage.finalists(all.to_h { |f| [f[0].key, f[1]] })
+        all.select { |f| out.include?(f[0].key) }.each do |adapter, c, _, kept|
+          kept&.stop
+          not_done << "#{adapter.key}: not in the head to head (#{keep.size} finalists; it sustained #{Report::Format.rps(c.sustained_rps)} req/s)"
+        end
+        keep.map { |key| all.find { |f| f[0].key == key } }
       end
 
       # The winners head to head in interleaved rounds, then the answer.

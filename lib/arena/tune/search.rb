@@ -113,7 +113,7 @@ module Arena
 
       # cores: the server's cores (the model's CPU ceiling); rng: the duels' orders.
       def initialize(space:, evaluate:, cores: 1, deadline: nil, clock: Clock, rng: Random.new, min_noise: 0.03,
-        band_pct: 3.0, level: 0.05, max_rounds: LOOKS.last)
+        band_pct: 3.0, level: 0.05, max_rounds: LOOKS.last, measured: {}, round_s: nil)
         @space = space
         @evaluate = evaluate
         @cores = cores
@@ -124,9 +124,11 @@ module Arena
         @band_pct = band_pct
         @level = level
         @max_rounds = max_rounds
-        @measured = {} # settings => first look, in the order measured
+        @measured = measured.dup # settings => first look, in the order measured (given: looked at before)
         @duels = []
-        @spent = {look: [], round: []}
+        # Seconds a look and a round took; round_s: what a round is expected to take before one is measured.
+        @spent = {look: @measured.values.map { |c| c.elapsed_s.to_f }, round: []}
+        @round_s = round_s
       end
 
       # How far a first look may trail the best's and still earn a duel.
@@ -149,7 +151,7 @@ module Arena
       private
 
       def explore
-        @best = look(@space.start)
+        @best = @measured[@space.start] || look(@space.start)
         return if @space.empty?
         slots = @best.qualifies? ? Capacity.saturating_slots(@best, cores: @cores) : nil
         if slots
@@ -266,10 +268,12 @@ module Arena
       end
 
       # Begin a look or a round only if one more of its kind still fits (a
-      # round before any was measured counts as a look).
+      # round before any was measured takes round_s, else a look's time).
       def out_of_time?(kind)
         return false if @deadline.nil?
-        spent = @spent[kind].empty? ? @spent[:look] : @spent[kind]
+        spent = @spent[kind]
+        spent = [@round_s] if spent.empty? && kind == :round && @round_s
+        spent = @spent[:look] if spent.empty?
         return false if spent.empty?
         @clock.now + spent.sum / spent.size > @deadline
       end

@@ -11,6 +11,9 @@ module Arena
       # The p99 objective every candidate of this server was judged by.
       attr_reader :slo_ms
 
+      # When this server's share of the time ends (its first look, then its search).
+      attr_writer :deadline
+
       # adapter: the server as given (its other settings and runtime are kept).
       def initialize(plan:, adapter:, installation:, workload:, store:, engine:, starter:, memory_kb:, deadline: nil, log: ->(_) {}, scenario: Scenarios::Sustained,
         steps: LOOK_STEPS)
