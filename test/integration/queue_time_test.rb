@@ -4,13 +4,13 @@ require_relative "../test_helper"
 require_relative "../support/arena_case"
 require "timeout"
 
-# --queue-time on: /sleep?ms=50 works about 50 ms and waits about nothing at
+# --queue-time all (every request timed): /sleep?ms=50 works about 50 ms and waits about nothing at
 # low load; with more connections than Puma has threads, the wait grows.
 class QueueTimeIntegrationTest < Arena::ArenaCase
   def test_work_and_queue_apart_at_low_load_and_near_saturation
     file = File.join(@tmp, "requests.yml")
     File.write(file, %(requests:\n  sleep50: {path: "/sleep?ms=50", expect_body: "slept 50 ms"}\n))
-    low = arena("run", "--servers", "puma", "--requests", file, "--queue-time", "on", "-c", "2", "-d", "1.5", "-w", "0.3", "--rounds", "1")
+    low = arena("run", "--servers", "puma", "--requests", file, "--queue-time", "all", "-c", "2", "-d", "1.5", "-w", "0.3", "--rounds", "1")
     assert low.status.success?, low.describe
     q = low.measurements.first.fetch("queue")
     assert_in_delta 50_000, q["work_p50_us"], 8_000, q.inspect
@@ -19,7 +19,7 @@ class QueueTimeIntegrationTest < Arena::ArenaCase
     assert_match(/waiting and working/, low.stdout)
 
     # 2 workers x 5 threads = 10 slots, 40 connections: the rest queue.
-    busy = arena("run", "--servers", "puma", "--requests", file, "--queue-time", "on", "-c", "40", "-d", "1.5", "-w", "0.3", "--rounds", "1")
+    busy = arena("run", "--servers", "puma", "--requests", file, "--queue-time", "all", "-c", "40", "-d", "1.5", "-w", "0.3", "--rounds", "1")
     assert busy.status.success?, busy.describe
     b = busy.measurements.first.fetch("queue")
     assert_in_delta 50_000, b["work_p50_us"], 10_000, b.inspect

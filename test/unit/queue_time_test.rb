@@ -23,6 +23,19 @@ class QueueTimeTest < Minitest::Test
   # The wrapper loaded as a server loads it (RUBYOPT=-r), around a
   # Rack::Builder app, read as a measurement reads it: right after the last
   # request, without waiting out a fixed pause.
+  # --queue-time on times a sample, all every request, off loads no wrapper;
+  # the mode reaches the wrapper through a file it reads each period.
+  def test_the_modes_and_the_file_that_carries_them
+    assert_equal 16, Arena::QueueTime.every("on")
+    assert_equal 1, Arena::QueueTime.every("all")
+    assert_nil Arena::QueueTime.every("off")
+    Dir.mktmpdir("arena-mode") do |dir|
+      Arena::QueueTime.write_mode(dir, 16)
+      assert_equal "16", File.read(File.join(dir, "mode"))
+      assert_equal ["mode"], Dir.children(dir), "written whole, by a rename"
+    end
+  end
+
   def test_the_wrapper_times_the_app_and_leaves_its_answer_alone
     Dir.mktmpdir("arena-timing") do |dir|
       script = <<~RUBY

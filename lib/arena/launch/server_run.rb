@@ -23,7 +23,8 @@ module Arena
 
     # env: the user's --env, over the adapter's own environment.
     # cgroups: where an envelope's cgroup is made (default: this machine's).
-    # queue_time: load Arena's timing wrapper into the server (QueueTime).
+    # queue_time: load Arena's timing wrapper into the server (QueueTime) and
+    # time one request in this many (true: every one); false: no wrapper.
     def initialize(adapter:, app:, bind:, dir:, machine: Machine.current, ready_timeout: nil, probe_path: "/", env: {}, cgroups: nil,
       queue_time: false)
       @queue_time = queue_time
@@ -49,6 +50,7 @@ module Arena
       env = @adapter.env(app: @app).merge(@env)
       if @queue_time
         FileUtils.mkdir_p(timing_dir)
+        QueueTime.write_mode(timing_dir, (@queue_time == true) ? 1 : @queue_time)
         env = env.merge(QueueTime.env(timing_dir, env))
       end
       log_path = File.join(@dir, "server.log")

@@ -53,7 +53,7 @@ module Arena
 
     def new_server(adapter, bind, dir)
       ServerRun.new(adapter: adapter, app: @plan.app, bind: bind, dir: dir, machine: @plan.machine,
-        ready_timeout: @plan.ready_timeout, env: @plan.env || {}, queue_time: @plan.load.queue_time == "on")
+        ready_timeout: @plan.ready_timeout, env: @plan.env || {}, queue_time: QueueTime.every(@plan.load.queue_time) || false)
     end
 
     def start_front(adapter, dir)

@@ -86,8 +86,8 @@ module Arena
         help: "head-of-line: the slow request's share of the requests, in percent"),
       SETTING.new(name: :profile, flag: "--profile STAGES", type: LoadProfile, default: nil,
         help: "profile: open-model stages in order, e.g. 'ramp 0..500/s 60s, hold 500/s 120s, spike 1500/s 10s, hold 500/s 60s'"),
-      SETTING.new(name: :queue_time, flag: "--queue-time MODE", type: %w[on off], default: "on",
-        help: "on (default): X-Request-Start on every request and Arena's timing wrapper in the server: p50/p99 split into waiting and working; off: neither"),
+      SETTING.new(name: :queue_time, flag: "--queue-time MODE", type: %w[on off all], default: "on",
+        help: "on (default): Arena's timing wrapper in the server times one request in 16 (X-Request-Start on every request): p50/p99 split into waiting and working; all: every request (costs the fastest servers up to a quarter of their throughput); off: neither"),
       # How clients reach the server (Transport): the engine's TLS and HTTP/2
       # flags, the server's or front's bind and the transport check all come
       # from the Transport the plan builds of these three rows.

@@ -9,6 +9,22 @@ module Arena
   module QueueTime
     WRAPPER = File.expand_path("../app/arena_timing.rb", __dir__)
     PER_OCTAVE = 16
+    # --queue-time on times one request in EVERY: timing every request cost
+    # the fastest servers up to a quarter of their throughput (Iodine -25%,
+    # Unicorn -23%, Falcon -22%, Puma -9%), and the throughput rounds must
+    # not carry the observer; bench/probe_cost gives each mode's paired cost.
+    EVERY = 16
+    MODES = {"on" => EVERY, "all" => 1, "off" => nil}.freeze
+
+    # How many requests the wrapper times (one in N), nil: no wrapper.
+    def self.every(mode) = MODES.fetch(mode)
+
+    # Tells the wrapper in every process of the server how many to time
+    # (app/arena_timing.rb reads DIR/mode each period).
+    def self.write_mode(dir, every)
+      File.write(File.join(dir, "mode.tmp"), every.to_s)
+      File.rename(File.join(dir, "mode.tmp"), File.join(dir, "mode"))
+    end
 
     # The environment that loads the wrapper into a server's Ruby processes,
     # beside whatever RUBYOPT the runtime sets.
