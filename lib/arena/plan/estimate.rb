@@ -14,7 +14,7 @@ module Arena
     # A measurement beyond its -w and -d: the settle before it (an idle
     # interval and a probe), the engine's start and its JSON, the probes.
     MEASURE_S = 0.6
-    # One workload's verification (a few requests) after a boot.
+    # One workload's verification after a boot, besides its request's own latency.
     VERIFY_S = 0.3
     # An endpoint's unloaded latency when the plan cannot tell (a fast one).
     FAST_S = 0.002
@@ -50,7 +50,7 @@ module Arena
       boot = boot_s(plan.app)
       start = REPORT_S
       units = plan.servers.flat_map do |adapter|
-        start += boot + STOP_S + plan.workloads.sum { |wl| VERIFY_S + baseline_s(latency_s(wl, plan.app)) }
+        start += boot + STOP_S + plan.workloads.sum { |wl| VERIFY_S + latency_s(wl, plan.app) + baseline_s(latency_s(wl, plan.app)) }
         plan.workloads.product(plan.scenarios).map do |wl, name|
           klass = scenarios.fetch(name)
           guess = Guess.new(load: plan.load_for(name), adapter: adapter, latency_s: latency_s(wl, plan.app), boot_s: boot,
