@@ -4,7 +4,6 @@ require "test_helper"
 require "arena"
 require "arena/remote/session"
 require "stringio"
-require "tmpdir"
 
 module Arena
   # A distributed run follows --between-rounds as a local one does (issue
@@ -12,12 +11,10 @@ module Arena
   # it was handed, so a remote run no longer restarts its servers every
   # round when the plan said keep.
   class RemoteRoundsTest < Minitest::Test
-    def setup = @dir = Dir.mktmpdir("remote-rounds")
-
-    def teardown = FileUtils.rm_rf(@dir)
+    DIR = TestHelp.tmpdir("remote-rounds")
 
     def runner(*flags)
-      builder = PlanBuilder.new(machine: Machine.new(cores: 2)).parse(["--server-host", "ssh://198.18.77.1", "--servers", "puma", "--out", @dir, *flags], banner: "test")
+      builder = PlanBuilder.new(machine: Machine.new(cores: 2)).parse(["--server-host", "ssh://198.18.77.1", "--servers", "puma", "--out", DIR, *flags], banner: "test")
       plan = builder.build
       session = Remote::Session.new(options: builder.remote, plan: plan, err: StringIO.new)
       Runner.new(plan: plan, reporter: nil, store: nil, **session.runner_options)
