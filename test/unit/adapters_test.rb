@@ -169,6 +169,26 @@ class AdaptersTest < Minitest::Test
     assert_empty adapter("agoo").restart_mechanisms
   end
 
+  # Itsi's fiber scheduler lives in a gem Arena does not add: refused when
+  # the plan is made, not "not ready after 30s" (issue 33).
+  def test_itsi_fibers_is_refused_at_plan_time_with_the_reason
+    error = assert_raises(Arena::UsageError) { adapter("itsi:fibers=true") }
+    assert_match(/\Aitsi: fibers=true needs Itsi::Scheduler from the itsi-scheduler gem \((not installed here|installed here, but not in the app's bundle); Arena does not add it beside the app\): without it Itsi starts and never answers; use fibers=false\z/, error.message)
+    refute adapter("itsi:fibers=false").settings["fibers"]
+  end
+
+  # The slots each config declares: what Little's law's busy slots stand beside.
+  def test_declared_slots
+    assert_equal 8, adapter("itsi:workers=2,threads=4").declared_slots
+    assert_nil Arena::Servers::Itsi.slots.call({"workers" => 1, "threads" => 4, "fibers" => true}), "fibers: no fixed ceiling"
+    assert_equal 1, adapter("thin").declared_slots, "a request at a time on the reactor"
+    assert_equal 20, adapter("thin:threaded=true").declared_slots, "EventMachine's 20 threads"
+    assert_equal 40, adapter("thin:servers=2,threaded=true").declared_slots
+    assert_equal 8, adapter("agoo:workers=2,threads=4").declared_slots
+    assert_nil adapter("webrick").declared_slots, "a thread per connection"
+    assert_nil adapter("falcon").declared_slots
+  end
+
   # Agoo's poll_timeout has no flag: a non-default value is passed to
   # Agoo::Server.init by a file loaded with -r, through the environment.
   def test_agoo_poll_timeout_through_a_required_file

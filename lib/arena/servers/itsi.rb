@@ -44,6 +44,20 @@ module Arena
 
       def self.allowed = {"workers" => 1.., "threads" => 1..}
 
+      # `itsi serve --fiber_scheduler` looks up Itsi::Scheduler in each
+      # worker; the class is in the itsi-scheduler gem (the `itsi` gem's
+      # other half), which nothing requires and Arena does not add beside an
+      # app. Without it Itsi says "Rolling into action" and never answers
+      # (issue 33: "not ready after 30s"), so fibers=true is refused when the
+      # plan is made, with the reason.
+      def initialize(**)
+        super
+        return unless settings["fibers"]
+        installed = Gem::Specification.find_all_by_name("itsi-scheduler").empty? ? "not installed here" : "installed here, but not in the app's bundle"
+        raise UsageError, "itsi: fibers=true needs Itsi::Scheduler from the itsi-scheduler gem (#{installed}; Arena does not add " \
+          "it beside the app): without it Itsi starts and never answers; use fibers=false"
+      end
+
       def command(app:, bind:, dir:)
         listen = bind.tls? ? "https://#{bind.address}?cert=#{bind.tls.cert}&key=#{bind.tls.key}" : bind.uri("http")
         # Itsi writes its pid file into the working directory (the app's)
