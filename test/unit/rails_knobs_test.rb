@@ -8,6 +8,8 @@ require "tmpdir"
 # Rails' own knobs follow the server config; pool exhaustion is read from the
 # server's log as its own kind; --database is checked before anything starts.
 class RailsKnobsTest < Minitest::Test
+  cover "Arena::PoolExhaustion*"
+
   RAILS_APP = File.expand_path("../fixtures/apps/rails_db", __dir__)
 
   def app = Arena::AppSource.user(RAILS_APP)

@@ -6,6 +6,8 @@ require "arena"
 # What a profile's spike did to its requests: absorbed, queued, shed, or
 # queued and shed, with the figures; pure, on values of known truth.
 class SpikeRuleTest < Minitest::Test
+  cover "Arena::Scenarios::SpikeRule*"
+
   Rule = Arena::Scenarios::SpikeRule
 
   def figures(**changes)

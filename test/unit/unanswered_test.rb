@@ -8,6 +8,7 @@ require "arena"
 # "0 good req/s, 0% errors", the figures of an idle server.
 class UnansweredTest < Minitest::Test
   cover "Arena::Report::Rows*"
+  cover "Arena::Results::LoadFigures*"
 
   def engine(completed)
     {"schema" => "arena-load/2", "model" => "closed", "duration_s" => 1.0, "throughput_rps" => completed.to_f,
