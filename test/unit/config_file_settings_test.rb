@@ -74,10 +74,16 @@ module Arena
     end
 
     # What Arena runs for these settings: argv, environment (but its own
-    # label) and the files the adapter writes into the server's dir.
+    # label) and the files the adapter writes into the server's dir; a
+    # setting refused when the plan is made (Itsi's fibers without its
+    # scheduler gem) runs nothing, which differs from what the base runs.
     def run_of(klass, settings)
       FileUtils.rm_rf(Dir.glob(File.join(@dir, "*")))
-      adapter = klass.new(settings: settings, machine: MACHINE)
+      adapter = begin
+        klass.new(settings: settings, machine: MACHINE)
+      rescue UsageError => e
+        return [:refused, e.message]
+      end
       argv = adapter.command(app: APP, bind: Bind.tcp(host: "127.0.0.1", port: 9000), dir: @dir)
       files = Dir.glob(File.join(@dir, "**", "*")).select { |f| File.file?(f) }.sort.to_h { |f| [f, File.read(f)] }
       [argv, adapter.env(app: APP).except("ARENA_SERVER"), files]
