@@ -6,9 +6,10 @@ require "fileutils"
 require "open3"
 require "tmpdir"
 
-# report.html opened by a real browser (Debian's headless Chromium): no
-# console errors, every chart laid out with visible marks, and a screenshot
-# kept in test/artifacts for a person to look at.
+# report.html opened by a real browser (Debian's headless Chromium) in a
+# 1400 px window and a phone's 390 px one: no console errors, every chart
+# laid out with visible marks and within the window, and screenshots kept in
+# test/artifacts for a person to look at.
 class ReportBrowserTest < Minitest::Test
   FIXTURES = File.expand_path("../fixtures/results", __dir__)
   ARTIFACTS = File.expand_path("../artifacts", __dir__)
@@ -16,16 +17,19 @@ class ReportBrowserTest < Minitest::Test
     --disable-sync --no-first-run --hide-scrollbars --enable-logging=stderr --v=0].freeze
 
   # The page has no script; the test's own copy gets one that measures each
-  # chart as the browser laid it out and leaves the figures in the DOM.
+  # chart the window shows (a chart drawn twice shows one copy: the narrow
+  # one in a narrow window) and leaves the figures in the DOM.
   PROBE = <<~JS
     <script>
-      const charts = [...document.querySelectorAll("svg.chart")].map((svg) => {
+      const shown = [...document.querySelectorAll("svg.chart")].filter((svg) => svg.getBoundingClientRect().width > 0);
+      const charts = shown.map((svg) => {
         const marks = [...svg.querySelectorAll(".bar, .series, .point")];
         const area = marks.reduce((sum, m) => { const b = m.getBBox(); return sum + b.width * b.height + b.width + b.height; }, 0);
         const box = svg.getBoundingClientRect();
-        return [marks.length, Math.round(area), Math.round(box.width), Math.round(box.height)].join(":");
+        return [marks.length, Math.round(area), Math.round(box.width), Math.round(box.height), Math.round(box.right)].join(":");
       });
       document.body.setAttribute("data-probe", charts.join(" "));
+      document.body.setAttribute("data-window", document.documentElement.clientWidth);
     </script>
   JS
 
@@ -86,28 +90,35 @@ class ReportBrowserTest < Minitest::Test
     FileUtils.cp_r(File.join(FIXTURES, fixture), run_dir)
     assert_equal 0, Arena::CLI.new(["report", run_dir, "--format", "html"], out: StringIO.new, err: StringIO.new).run
     html = File.read(File.join(run_dir, "report.html"))
-    assert_equal charts, html.scan("<svg").size
+    twins = html.scan(/<svg[^>]*class="chart narrow"/).size
+    assert_equal charts + twins, html.scan("<svg").size
 
     probe = File.join(run_dir, "probe.html")
     File.write(probe, html.sub("</body>", "#{PROBE}</body>"))
-    dom, log = chromium("--dump-dom", "file://#{probe}")
-    console = log.lines.grep(/CONSOLE|Uncaught|Failed to load/)
-    assert_empty console, "console errors in #{fixture}/report.html"
-    figures = dom[/data-probe="([^"]*)"/, 1]
-    refute_nil figures, "the probe did not run:\n#{log.lines.last(5).join}"
-    laid_out = figures.split
-    assert_equal charts, laid_out.size
-    laid_out.each_with_index do |figure, i|
-      marks, area, width, height = figure.split(":").map(&:to_i)
-      assert marks.positive? && area.positive?, "chart #{i + 1} of #{fixture} has no visible marks (#{figure})"
-      assert width > 300 && height > 100, "chart #{i + 1} of #{fixture} is not laid out (#{figure})"
+    [[1400, 300], [390, 300]].each do |window, least|
+      dom, log = chromium("--window-size=#{window},2000", "--dump-dom", "file://#{probe}")
+      console = log.lines.grep(/CONSOLE|Uncaught|Failed to load/)
+      assert_empty console, "console errors in #{fixture}/report.html"
+      figures = dom[/data-probe="([^"]*)"/, 1]
+      refute_nil figures, "the probe did not run:\n#{log.lines.last(5).join}"
+      inside = dom[/data-window="(\d+)"/, 1].to_i
+      laid_out = figures.split
+      assert_equal charts, laid_out.size, "charts shown at #{window} px"
+      laid_out.each_with_index do |figure, i|
+        marks, area, width, height, right = figure.split(":").map(&:to_i)
+        assert marks.positive? && area.positive?, "chart #{i + 1} of #{fixture} has no visible marks at #{window} px (#{figure})"
+        assert width > least && height > 100, "chart #{i + 1} of #{fixture} is not laid out at #{window} px (#{figure})"
+        assert_operator right, :<=, inside, "chart #{i + 1} of #{fixture} runs past a #{window} px window"
+      end
     end
 
     FileUtils.mkdir_p(ARTIFACTS)
-    path = File.join(ARTIFACTS, screenshot)
-    FileUtils.rm_f(path)
-    chromium("--screenshot=#{path}", "--window-size=1280,2400", "file://#{File.join(run_dir, "report.html")}")
-    assert File.size?(path).to_i > 20_000, "no screenshot at #{path}"
+    [[screenshot, "1400,2400"], [screenshot.sub(".png", "-390.png"), "390,2400"]].each do |name, size|
+      path = File.join(ARTIFACTS, name)
+      FileUtils.rm_f(path)
+      chromium("--screenshot=#{path}", "--window-size=#{size}", "file://#{File.join(run_dir, "report.html")}")
+      assert File.size?(path).to_i > 20_000, "no screenshot at #{path}"
+    end
   end
 
   # Chromium in its own process group with a fresh profile, stopped by group

@@ -8,22 +8,59 @@ module Arena
     # library and no network. This file holds what every chart shares: the
     # colours, the scales and their ticks; Svg::Bars and Svg::Lines draw.
     module Svg
-      # Okabe & Ito's palette: distinguishable with the common colour-vision
-      # deficiencies and readable on white (their yellow is left out).
-      PALETTE = %w[#0072B2 #E69F00 #009E73 #D55E00 #CC79A7 #56B4E9 #7F4F24 #444444].freeze
+      # Okabe & Ito's palette (distinguishable with the common colour-vision
+      # deficiencies, readable on white; their yellow left out), then Paul
+      # Tol's muted colours not close to them: one colour each for every
+      # server Arena knows, with a few to spare (Colors).
+      PALETTE = %w[#0072B2 #E69F00 #009E73 #D55E00 #CC79A7 #56B4E9 #332288 #999933 #882255 #44AA99 #7F4F24
+        #444444 #AA4499 #117733 #DDCC77].freeze
       FONT = "font-family=\"system-ui,-apple-system,'Segoe UI',Roboto,sans-serif\""
 
       module_function
 
       def color(index) = PALETTE[index % PALETTE.size]
 
+      # Advance widths (in em) of DejaVu Sans, the widest of the fonts the
+      # page asks for: a width measured with them is never short, so a label
+      # given that room is never cut.
+      WIDTHS = {
+        "il.,:;'|!" => 0.32, "fjrt()[]- " => 0.40, "sz/\\\"" => 0.53, "abcdeghknopquvxy_?" => 0.63, "0123456789$#" => 0.64,
+        "=+<>~" => 0.84, "mw" => 0.98, "MW@%" => 1.0
+      }.flat_map { |chars, w| chars.chars.map { |c| [c, w] } }.to_h.freeze
+
+      # The width in pixels of one line of text at `size` px (capitals and
+      # anything not listed count as 0.75 em).
+      def text_width(text, size: 12) = text.to_s.each_char.sum { |c| WIDTHS.fetch(c) { (c =~ /[A-Z]/) ? 0.72 : 0.75 } } * size
+
+      # A label too wide for `max` pixels, broken after a comma, colon,
+      # equals sign or space into lines that fit; a run without any of them
+      # that is still too wide is broken where it must.
+      def wrap(text, max:, size: 12)
+        pieces = text.to_s.scan(/[^,:= ]+[,:= ]?|[,:= ]/).flat_map { |piece| hard_break(piece, max: max, size: size) }
+        pieces.each_with_object([+""]) do |piece, lines|
+          if !lines.last.empty? && text_width(lines.last + piece, size: size) > max
+            lines << piece.lstrip
+          else
+            lines.last << piece
+          end
+        end.map(&:rstrip)
+      end
+
+      def hard_break(piece, max:, size:)
+        return [piece] if text_width(piece, size: size) <= max
+        piece.each_char.each_with_object([+""]) do |c, parts|
+          parts << +"" if text_width(parts.last + c, size: size) > max
+          parts.last << c
+        end
+      end
+
       def esc(text) = CGI.escapeHTML(text.to_s)
 
       def n(value) = format("%.1f", value)
 
-      def open(width, height, title)
+      def open(width, height, title, css: nil)
         %(<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 #{width} #{height}" width="#{width}" height="#{height}" ) +
-          %(role="img" class="chart" #{FONT} font-size="12"><title>#{esc(title)}</title>) +
+          %(role="img" class="#{["chart", css].compact.join(" ")}" #{FONT} font-size="12"><title>#{esc(title)}</title>) +
           %(<rect width="#{width}" height="#{height}" fill="#fff"/>)
       end
 
@@ -47,7 +84,7 @@ module Arena
         cx = x
         cy = y
         entries.each do |label, colour|
-          w = 22 + label.to_s.size * 6.6 + 18
+          w = 22 + text_width(label) + 18
           if cx + w > x + width && cx > x
             cx = x
             cy += 18

@@ -15,7 +15,7 @@ module Arena
         # y_integer: counts (errors, processes) get whole-number ticks only
         def initialize(title:, series:, x_label:, y_label:, x_format:, y_format:, log_x: false, log_y: false,
           x_ticks: nil, marks: [], vlines: [], hlines: [], width: 960, height: 380, y_zero: true, legend: true,
-          x_range: nil, y_integer: false)
+          x_range: nil, y_integer: false, css: nil)
           @title = title
           @series = series
           @labels = [x_label, y_label]
@@ -30,6 +30,7 @@ module Arena
           @show_legend = legend
           @x_range = x_range
           @y_integer = y_integer
+          @css = css
         end
 
         def render
@@ -42,7 +43,7 @@ module Arena
           xs, ys = domains
           sx = scale(xs, left, right, @log[0], zero: false)
           sy = scale(ys, bottom, top, @log[1], zero: @y_zero)
-          parts = [Svg.open(width, height, @title), legend, axes(sx, sy, left, right, top, bottom)]
+          parts = [Svg.open(width, height, @title, css: @css), legend, axes(sx, sy, left, right, top, bottom)]
           @hlines.each { |h| parts << hline(sx, sy, h, left, right) }
           @vlines.each { |v| parts << vline(sx, v, top, bottom) }
           @series.each_with_index { |s, i| parts << path(sx, sy, s, s[:color] || Svg.color(i)) }
