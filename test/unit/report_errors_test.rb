@@ -64,6 +64,8 @@ class ReportErrorsTest < Minitest::Test
     note = "arena: note: #{@dir}/results.json is schema arena-results/0; this Arena writes arena-results/1: showing what it holds\n"
     assert_equal note, err.lines.first
     assert_match(/\| server · steady +\|\n.*\n\| puma:workers=2,threads=2 +\| +6,938 \| +- \| 1 \| +0 \| +524us \| +13\.5ms \| +- \| +0% \|/, out)
+    # The picks close it, as they close a run.
+    assert_match(/\n\nRecommendations \(from this run's figures only[^\n]*\n(  .*\n)+\z/, out)
     markdown = File.read(File.join(@dir, "report.md"))
     assert_includes markdown, "> Note: #{@dir}/results.json is schema arena-results/0"
     assert_includes markdown, "| CPU | not recorded |"

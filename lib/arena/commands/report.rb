@@ -21,10 +21,13 @@ module Arena
         if @formats.include?("terminal")
           @out.print Arena::Report::Table.new(source.view).render
           Arena::Report::Findings.lines(source.view).each { |line| @out.puts line }
+          @out.flush
         end
         files = @formats & Arena::Report::Formats.registry.keys
         written = Arena::Report::Files.new(dir: source.dir, formats: files).write(source.view, notes: source.notes)
         written.each { |path| @err.puts "report: #{path}" }
+        # As at the end of `arena run`: the picks last.
+        Arena::Report::Closing.new(source.view).write(@out) if @formats.include?("terminal")
         0
       end
 
