@@ -30,7 +30,7 @@ module Arena
     # configs are declared apart in under `level` of searches
     # (test/unit/tune_search_hits_test.rb). A challenger whose first look
     # is far below the best's (the screen: 3 x sqrt(2) x the noise, at
-    # least 15%) is not worth a duel.
+    # least 25%: unpaired looks carry the machine's drift) is not worth a duel.
     #
     # It stops at `deadline` (nothing is begun unless the mean time of one
     # more of its kind still fits), after a second config that failed to
@@ -109,7 +109,7 @@ module Arena
       # The rounds after which a duel looks at its ratios.
       LOOKS = [3, 4, 6, 8].freeze
       # The least a first look may trail the best's and still earn a duel.
-      SCREEN = 0.15
+      SCREEN = 0.25
 
       # cores: the server's cores (the model's CPU ceiling); rng: the duels' orders.
       def initialize(space:, evaluate:, cores: 1, deadline: nil, clock: Clock, rng: Random.new, min_noise: 0.03,
