@@ -29,7 +29,7 @@ class RecommendTest < Minitest::Test
     assert_equal "#{PUMA} 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38% on server; " \
       "runner-up #{FALCON} 3,982 good req/s (3,831–4,133 over 2 runs), p99 14.2ms, CPU 31%; not distinguishable: " \
       "#{PUMA} and #{FALCON} here: #{FALCON} has 2 round(s), #{PUMA} 2; the test needs 3 each", api.because
-    assert_equal "arena run --repeat 3", api.run
+    assert_equal "arena run --rounds 3", api.run
     assert_equal FALCON, r["limited memory or many small apps"].pick
     # Unicorn (1,592 req/s, under half of Puma's 5,651) is smaller-serving: weighed out, not picked.
     assert_equal "PSS peak 50.8 MiB (RSS 99.2 MiB) at 3,982 good req/s on server with 2 workers, among the servers within " \
@@ -159,7 +159,7 @@ class RecommendTest < Minitest::Test
   def test_single_runs_ask_for_repeats
     api = recommend("older-schema")["fast request/response API"]
     assert_nil api.pick
-    assert_equal "arena run --repeat 3", api.run
+    assert_equal "arena run --rounds 3", api.run
     assert_nil recommend("older-schema")["limited memory or many small apps"].pick
   end
 
@@ -267,7 +267,7 @@ class RecommendTest < Minitest::Test
   def test_repeats_are_asked_for_the_top_two_only
     three = ->(server, base) { [base, base + 10, base - 10].map { |v| row(server, v) } }
     assert_nil api(three.call("a", 1000), three.call("b", 800), row("c", 10)).run
-    assert_equal "arena run --repeat 3", api(three.call("a", 1000), row("b", 800)).run
+    assert_equal "arena run --rounds 3", api(three.call("a", 1000), row("b", 800)).run
     assert_nil api(row("a", 1000)).run, "one server: nothing to tell apart"
   end
 
@@ -300,7 +300,7 @@ class RecommendTest < Minitest::Test
     # Two runs each on the app: the repeat it asks for keeps the app and its paths.
     two = Arena::Report::Recommend.new(app_doc(app_row("a", 1000, workload: "/users"), app_row("a", 990, workload: "/users"),
       app_row("b", 800, workload: "/users"))).call.first
-    assert_equal "arena run --app /srv/shop --workload /users --workload /health --repeat 3", two.run
+    assert_equal "arena run --app /srv/shop --workload /users --workload /health --rounds 3", two.run
   end
 
   def test_on_a_users_app_without_steady_rows_it_says_what_to_run_there

@@ -61,9 +61,9 @@ class ReportMarkdownTest < Minitest::Test
 
       | use case | pick | why |
       |---|---|---|
-      | fast request/response API | - | puma:threads=2 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38% on server; runner-up falcon 3,982 good req/s (3,831–4,133 over 2 runs), p99 14.2ms, CPU 31%; not distinguishable: puma:threads=2 and falcon here: falcon has 2 round(s), puma:threads=2 2; the test needs 3 each: run `arena run --repeat 3` |
+      | fast request/response API | - | puma:threads=2 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38% on server; runner-up falcon 3,982 good req/s (3,831–4,133 over 2 runs), p99 14.2ms, CPU 31%; not distinguishable: puma:threads=2 and falcon here: falcon has 2 round(s), puma:threads=2 2; the test needs 3 each: run `arena run --rounds 3` |
       | waiting on I/O or long requests | - | not measured in this run: run `arena run --workload sleep --scenario steady,rate` |
-      | CPU-bound work | - | puma:threads=2 102 good req/s (73.5–130 over 2 runs), p99 204.9ms, CPU 73% on primes; runner-up falcon 65.5 good req/s (65.0–66.0 over 2 runs), p99 179.1ms, CPU 49%; not distinguishable: puma:threads=2 and falcon here: falcon has 2 round(s), puma:threads=2 2; the test needs 3 each: run `arena run --repeat 3` |
+      | CPU-bound work | - | puma:threads=2 102 good req/s (73.5–130 over 2 runs), p99 204.9ms, CPU 73% on primes; runner-up falcon 65.5 good req/s (65.0–66.0 over 2 runs), p99 179.1ms, CPU 49%; not distinguishable: puma:threads=2 and falcon here: falcon has 2 round(s), puma:threads=2 2; the test needs 3 each: run `arena run --rounds 3` |
       | limited memory or many small apps | falcon | PSS peak 50.8 MiB (RSS 99.2 MiB) at 3,982 good req/s on server with 2 workers, among the servers within 50% of the best goodput (5,651 req/s); runner-up puma:threads=2 56.7 MiB with 2 workers at 5,651 req/s: 1.12x the memory; 1 smaller-serving server(s) left out |
       | surviving crashes and deploys | - | not measured in this run: run `arena run --scenario crash,restart` |
       | slow clients without a proxy | - | not measured in this run: run `arena run --scenario slow-clients` |

@@ -156,7 +156,7 @@ class RunnerTest < Minitest::Test
     servers = labels.map { |l| Adapter.new(label: l, key: l, settings: {}, workers: 1) }
     load = Arena::LoadOptions.new(**Arena::Load.defaults.merge(settle_timeout: 1.0))
     plan = Arena::Plan.new(app: app, servers: servers, workloads: workloads,
-      scenarios: scenarios, load: load, out_dir: @dir, repeat: rounds, machine: Arena::Machine.current, headers: {}, env: {},
+      scenarios: scenarios, load: load, out_dir: @dir, rounds: rounds, machine: Arena::Machine.current, headers: {}, env: {},
       round_seed: seed, precision: precision, budget: budget, between_rounds: kept ? "keep" : "restart")
     @store = Arena::Results::Store.new(path: File.join(@dir, "results.json"), environment: {}, plan: {})
     @reporter = Recorder.new

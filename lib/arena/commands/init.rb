@@ -86,8 +86,8 @@ module Arena
 
         def rest
           <<~YAML
-            # Each measurement N times; `arena compare --fail-on` measures the spread with 3 or more.
-            repeat: 3
+            # Each measurement once per round; `arena compare --fail-on` measures the spread with 3 or more.
+            rounds: 3
 
             # Sent with every request, verification included (e.g. behind a TLS-terminating proxy):
             # headers:

@@ -31,7 +31,7 @@ module Arena
         end.parse!(@argv)
         raise UsageError, "unexpected argument #{@argv.first.inspect}" unless @argv.empty?
         raise UsageError, "arena tune runs its own scenario (sustained): --scenario is for arena run" if builder.options[:scenarios]
-        raise UsageError, "arena tune does not take --repeat or --rounds: it measures the start and every leading candidate 3 times and keeps a lead only when significant" if builder.options[:repeat]
+        raise UsageError, "arena tune does not take --repeat or --rounds: it measures the start and every leading candidate 3 times and keeps a lead only when significant" if builder.options[:rounds]
         @budget_given = !builder.options[:max_time].nil?
         DEFAULTS.each { |name, value| builder.options[name] ||= value }
         builder.options[:scenarios] = ["sustained"]

@@ -11,7 +11,7 @@ module Arena
   # flags said and `build` merges the three.
   class PlanBuilder
     DEFAULTS = {
-      servers: [].freeze, workloads: nil, scenarios: ["steady"], bind: "tcp", repeat: 6, app: nil,
+      servers: [].freeze, workloads: nil, scenarios: ["steady"], bind: "tcp", rounds: 6, app: nil,
       between_rounds: "keep", round_seed: nil, precision: nil,
       out: nil, json: nil, port: nil, ready_timeout: nil, front: nil
     }.merge(Load.defaults).freeze
@@ -52,8 +52,8 @@ module Arena
       parser.on("--preset NAME", "re-run a published comparison (arena presets lists them)") { |v| @preset = Presets.fetch(v) }
       parser.on("--scale F", Float, "with --preset: 1 = the original size; default: a few minutes") { |v| @scale = scale(v) }
       parser.on("--scenario LIST", Array, "#{Scenarios.registry.keys.join(", ")} (default steady)") { |v| @options[:scenarios] = v }
-      parser.on("--rounds N", Integer, "rounds: every config x workload x scenario once per round, shuffled per round; figures are the median with a 95% interval (default 6)") { |v| @options[:repeat] = positive(v, "--rounds") }
-      parser.on("--repeat N", Integer, "the same as --rounds (its old name)") { |v| @options[:repeat] = positive(v, "--repeat") }
+      parser.on("--rounds N", Integer, "rounds: every config x workload x scenario once per round, shuffled per round; figures are the median with a 95% interval (default 6)") { |v| @options[:rounds] = positive(v, "--rounds") }
+      parser.on("--repeat N", Integer, "the same as --rounds (its old name)") { |v| @options[:rounds] = positive(v, "--repeat") }
       parser.on("--aa", "A/A: the first server config runs twice, the second time as NAME~aa; the report says how far apart the two read, and warns when the test calls them different") { @options[:aa] = true }
       parser.on("--seed N", Integer, "the rounds' order from this seed (default: a new one, recorded in results.json)") { |v| @options[:round_seed] = v }
       parser.on("--precision PCT", "more rounds until every config's 95% interval is within ±PCT of its median (e.g. 5%), or --max-time is spent") { |v| @options[:precision] = precision(v) }
@@ -93,7 +93,7 @@ module Arena
       Plan.new(
         app: app, servers: servers(app, o, transport), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
         load: load,
-        bind: o[:bind], out_dir: out_dir(o[:out] || default_out), json_path: o[:json], repeat: o[:repeat],
+        bind: o[:bind], out_dir: out_dir(o[:out] || default_out), json_path: o[:json], rounds: o[:rounds],
         round_seed: o[:round_seed] || Rounds.new_seed, between_rounds: o[:between_rounds], precision: o[:precision],
         port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front(o, transport),
         preset: @preset&.to_h(preset_scale)&.merge("skipped" => @notes),

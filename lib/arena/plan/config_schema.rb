@@ -118,9 +118,9 @@ module Arena
         end
       end
 
-      def read_repeat(value) = {repeat: whole(["repeat"], value, 1..1000)}
+      def read_repeat(value) = {rounds: whole(["repeat"], value, 1..1000)}
 
-      def read_rounds(value) = {repeat: whole(["rounds"], value, 1..1000)}
+      def read_rounds(value) = {rounds: whole(["rounds"], value, 1..1000)}
 
       def read_port(value) = {port: whole(["port"], value, 1..65_535)}
 

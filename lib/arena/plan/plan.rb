@@ -5,10 +5,10 @@ module Arena
   # flags (over arena.yml, over a preset, over defaults) and frozen with its
   # lists. Bad input fails here, before any process is spawned.
   Plan = Struct.new(:app, :servers, :workloads, :scenarios, :load, :bind, :out_dir, :json_path,
-    :repeat, :port, :ready_timeout, :machine, :front, :preset, :headers, :env, :round_seed, :between_rounds, :precision,
+    :rounds, :port, :ready_timeout, :machine, :front, :preset, :headers, :env, :round_seed, :between_rounds, :precision,
     :transport, :database, :budget, keyword_init: true) do
-    # `repeat` is the number of rounds (the flag was --repeat before rounds).
-    def rounds = repeat
+    # The old name of rounds (the flag was --repeat before rounds).
+    def repeat = rounds
 
     # Plain HTTP/1.1 unless --transport said otherwise (plans built elsewhere have none).
     def transport_or_plain = transport || Transport.plain
@@ -33,7 +33,7 @@ module Arena
     def to_h
       {
         app: app.to_h, servers: servers.map(&:to_h), workloads: workloads.map(&:to_h),
-        scenarios: scenarios, load: load.to_h, bind: bind, repeat: repeat, machine: machine.to_h,
+        scenarios: scenarios, load: load.to_h, bind: bind, rounds: rounds, machine: machine.to_h,
         front: front, headers: headers, env: env, round_seed: round_seed, between_rounds: between_rounds,
         precision_pct: precision, transport: transport&.to_h,
         database: database.is_a?(String) ? {"kind" => database} : database&.to_h, budget: budget&.to_h

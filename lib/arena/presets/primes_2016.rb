@@ -19,7 +19,7 @@ module Arena
     unavailable: {},
     workloads: %w[primes],
     scenarios: %w[steady],
-    options: {connections: 100, duration: 30.0, warmup: 1.0, keep_alive: "both", repeat: 3, timeout: 30.0},
+    options: {connections: 100, duration: 30.0, warmup: 1.0, keep_alive: "both", rounds: 3, timeout: 30.0},
     shrink: {duration: 1.0},
     default_scale: 0.1
   )

@@ -24,7 +24,7 @@ module Arena
     app: "presets/tfb-rack/config.ru",
     workloads: Tfb.workloads,
     scenarios: %w[steady],
-    options: {connections: 256, duration: 15.0, warmup: 5.0, repeat: 1, timeout: 30.0, database: "postgres"},
+    options: {connections: 256, duration: 15.0, warmup: 5.0, rounds: 1, timeout: 30.0, database: "postgres"},
     shrink: {duration: 1.0, warmup: 0.5},
     default_scale: 0.2,
     app_gem: "pg",

@@ -29,7 +29,7 @@ module Arena
       def load(plan)
         return "not recorded" unless plan.recorded?
         parts = ["#{plan.connections} connections", "#{plan.duration} s after a #{plan.warmup} s warm-up", "keep-alive #{plan.keep_alive}"]
-        parts << "#{plan.repeat} rounds, interleaved" if plan.repeat.to_i > 1
+        parts << "#{plan.rounds} rounds, interleaved" if plan.rounds.to_i > 1
         parts << "scenarios #{Array(plan.scenarios).map { |name| scenario(name) }.join(", ")}" if plan.scenarios
         parts << (plan.slo_ms ? "p99 SLO #{plan.slo_ms} ms" : "p99 SLO max(100 ms, 3 x unloaded p99)") if plan.raw.key?("scenarios")
         parts << "bind #{plan.bind}" if plan.bind

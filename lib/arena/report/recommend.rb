@@ -75,7 +75,7 @@ module Arena
         because += "; runner-up #{name(second.server)} #{figures(second)}" if second
         because += "; #{result.verdict}"
         Recommendation.new(use_case: use_case, pick: pick && name(pick.server), because: because,
-          run: (@advice.run("--repeat", "3") if rows.first(2).any? { |r| r.runs < 3 } && rows.size > 1))
+          run: (@advice.run("--rounds", "3") if rows.first(2).any? { |r| r.runs < 3 } && rows.size > 1))
       end
 
       def figures(row)

@@ -62,16 +62,19 @@ module Arena
     end
 
     # The load settings a run was planned with, as recorded.
-    PlanRecord = Struct.new(:connections, :duration, :warmup, :keep_alive, :slo_ms, :repeat, :scenarios, :bind,
+    PlanRecord = Struct.new(:connections, :duration, :warmup, :keep_alive, :slo_ms, :rounds, :scenarios, :bind,
       :preset, :raw, keyword_init: true) do
       def self.from_h(h)
         return new(raw: {}) unless h.is_a?(Hash)
         l = h["load"].is_a?(Hash) ? h["load"] : {}
         new(connections: l["connections"], duration: l["duration"], warmup: l["warmup"], keep_alive: l["keep_alive"],
-          slo_ms: l["slo_ms"], repeat: h["repeat"], scenarios: h["scenarios"], bind: h["bind"], preset: h["preset"], raw: h).freeze
+          slo_ms: l["slo_ms"], rounds: h["rounds"] || h["repeat"], scenarios: h["scenarios"], bind: h["bind"], preset: h["preset"], raw: h).freeze
       end
 
       def recorded? = !connections.nil?
+
+      # Rounds' old name (documents written before stored "repeat").
+      def repeat = rounds
 
       # `arena tune`'s memory budget (MiB), when the run was a tune.
       def tune_memory_mib = raw["tune"].is_a?(Hash) ? raw["tune"]["memory_mib"] : nil

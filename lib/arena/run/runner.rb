@@ -77,7 +77,7 @@ module Arena
 
     private
 
-    def rounds = @plan.repeat || 1
+    def rounds = @plan.rounds || 1
 
     def seed = @plan.round_seed || 0
 
