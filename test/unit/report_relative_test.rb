@@ -37,7 +37,7 @@ class ReportRelativeTest < Minitest::Test
     assert_operator puma.half_pct, :<, 1.0, "paired: the drift cancels"
     assert_operator list.first.interval.half_width_pct, :>, 10.0, "each absolute figure carries it"
     assert_equal 6, puma.n
-    assert_match(/\A0\.55× iodine ±0\.\d%\z/, puma.to_s)
+    assert_match(/\A0\.55× iodine ±0\.\d% n=6\z/, puma.to_s)
     assert_equal "paired t on log ratios", puma.difference.method
   end
 
@@ -45,7 +45,7 @@ class ReportRelativeTest < Minitest::Test
     list = rows(drifting)
     values = Relative.of(list, baseline: "puma:threads=5")
     iodine = values[Relative.key(list.find { |r| r.server.start_with?("iodine") })]
-    assert_match(/\A1\.82× puma ±0\.\d%\z/, iodine.to_s)
+    assert_match(/\A1\.82× puma ±0\.\d% n=6\z/, iodine.to_s)
     assert_in_delta 1.82, iodine.ratio, 0.01
     fastest = Relative.of(list, baseline: "thin")
     assert fastest[Relative.key(list.find { |r| r.server.start_with?("iodine") })].reference?, "a baseline not in the group: the fastest"
@@ -57,7 +57,7 @@ class ReportRelativeTest < Minitest::Test
     values = Relative.of(list)
     pi = list.select { |r| r.workload == "pi" }
     five = values[Relative.key(pi.find { |r| r.server == "puma:threads=5" })]
-    assert_equal "0.83× puma:threads=8", five.to_s, "two pumas: the whole label; one round: no ±"
+    assert_equal "0.83× puma:threads=8 n=1", five.to_s, "two pumas: the whole label; one round: no ±"
     assert_nil five.half_pct
     assert_nil values[Relative.key(list.find { |r| r.workload == "json" })], "alone in its group"
     zero = rows([m("a", 100, 1), m("b", 0, 1)])
@@ -69,7 +69,7 @@ class ReportRelativeTest < Minitest::Test
     list = rows(same)
     values = Relative.of(list)
     a = values[Relative.key(list.find { |r| r.server == "a" })]
-    assert_equal "0.99× b ±0.0% ≈", a.to_s
+    assert_equal "0.99× b ±0.0% ≈ n=6", a.to_s
     records = Relative.records(list)
     assert_equal [{"server" => "a", "workload" => "server", "scenario" => "steady", "variant" => "keep-alive", "ratio" => 0.9901,
                    "half_width_pct" => 0.0, "reference" => "b", "n" => 6, "method" => "paired t on log ratios", "equivalent" => true, "p_value" => 0.0},

@@ -18,13 +18,14 @@ module Arena
       Value = Struct.new(:ratio, :half_pct, :reference, :reference_label, :n, :difference, keyword_init: true) do
         def reference? = difference.nil?
 
-        # "reference", "0.55× iodine ±3%", "1.02× puma ±1.2% ≈" (equivalent within ±3%)
+        # "reference", "0.55× iodine ±3% n=6", "1.02× puma ±1.2% ≈ n=6" (equivalent
+        # within ±3%); n: the rounds the ratio rests on.
         def to_s
           return "reference" if reference?
           text = "#{format("%.2f", ratio)}× #{reference_label}"
           text += " ±#{Format.pct(half_pct)}" if half_pct
           text += " ≈" if difference.equivalent?
-          text
+          "#{text} n=#{n}"
         end
 
         def to_record

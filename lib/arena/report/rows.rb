@@ -7,7 +7,7 @@ module Arena
       "(t on log figures; \"not measured\" under 3 rounds); p50 and p99 the rounds' median (from their merged histograms where the engine wrote them), the p99 with its range over the rounds; a round flagged " \
       "noisy is left out when its re-run is there. The ratio is the row's goodput against its group's reference " \
       "(the fastest of the same workload and scenario), from the rounds both ran in (the machine's drift cancels in it), ± " \
-      "half its 95% interval; ≈ marks a ratio equivalent to 1 within ±3%."
+      "half its 95% interval, n the rounds it rests on; ≈ marks a ratio equivalent to 1 within ±3%."
     # Turns the measurements of a results document into one row per
     # server × workload × scenario × variant. Rounds are folded into the
     # median with its 95% interval (Stats.interval) and their min and max, so
