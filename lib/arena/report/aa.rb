@@ -27,7 +27,7 @@ module Arena
         end
       end
 
-      module_function
+      extend self
 
       def twin?(label) = label.to_s.end_with?(TWIN)
 

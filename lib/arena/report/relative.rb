@@ -34,7 +34,7 @@ module Arena
         end
       end
 
-      module_function
+      extend self
 
       def key(row) = [row.server, row.workload, row.scenario, row.variant]
 

@@ -12,7 +12,7 @@ module Arena
     # The warm-up's last slices, where it had settled.
     LAST = 3
 
-    module_function
+    extend self
 
     # duration: -d; rates: the warm-up's slices (req/s) of each variant.
     def duration(duration:, requests:, rates:)

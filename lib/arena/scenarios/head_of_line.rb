@@ -173,7 +173,7 @@ module Arena
       # (nil: not recorded).
       Entry = Struct.new(:server, :fast, :stalled, :round, :error_pct, keyword_init: true)
 
-      module_function
+      extend self
 
       # The worst fast request's tail inflation per config; the lowest wins.
       def best(entries)

@@ -31,7 +31,7 @@ module Arena
     # a disturbed round is flagged `noisy` and re-run rather than fed in.
     # The suite checks its false-positive rate on simulated equal servers.
     module DifferenceMethod
-      module_function
+      extend self
 
       MINIMUM = 3
       METHOD = "Welch's t on log figures"

@@ -21,7 +21,7 @@ module Arena
     # stricter word. Equivalent and significant can both hold (a real 0.9%
     # inside ±3%): the reason leads with "equivalent".
     module PairedMethod
-      module_function
+      extend self
 
       MINIMUM = 3
       METHOD = "paired t on log ratios"
