@@ -76,3 +76,30 @@ class ReportRelativeTest < Minitest::Test
       {"server" => "b", "workload" => "server", "scenario" => "steady", "variant" => "keep-alive", "ratio" => 1.0, "reference" => "b", "n" => 6}], records
   end
 end
+
+# --baseline names the reference: a label, or a server's name when one config of it runs.
+class BaselineFlagTest < Minitest::Test
+  MACHINE = Arena::Machine.new(cores: 2).freeze
+
+  def plan(*argv) = Arena::TestHelp.plan(*argv, machine: MACHINE)
+
+  def test_a_name_or_a_label_names_one_config_and_reaches_the_table
+    assert_equal "webrick", plan("--servers", "puma webrick", "--baseline", "webrick").baseline
+    assert_equal "puma:workers=1,threads=5,preload=false", plan("--servers", "puma:workers=1 webrick", "--baseline", "puma").baseline
+    assert_nil plan("--servers", "puma webrick").baseline
+    error = assert_raises(Arena::UsageError) { plan("--servers", "puma:workers=1 puma:workers=2", "--baseline", "puma") }
+    assert_match(/--baseline puma: more than one of this run's servers/, error.message)
+    assert_match(/none of this run's servers/, assert_raises(Arena::UsageError) { plan("--servers", "puma", "--baseline", "thin") }.message)
+    assert_equal "puma", plan("--servers", "puma", "--aa", "--baseline", "puma").baseline.split(":").first, "the twin is not a second puma"
+    measurements = [1, 2, 3].flat_map do |round|
+      [["a", 1000], ["b", 2000]].map do |server, rps|
+        {"server" => server, "workload" => "server", "scenario" => "steady", "repeat" => round,
+         "load" => {"throughput_rps" => rps + round, "requests" => {"completed" => 100}, "latency_us" => {"count" => 100, "p99" => 1000}}}
+      end
+    end
+    doc = Arena::Results::Document.from_h({"plan" => {"baseline" => "a"}, "measurements" => measurements})
+    b = Arena::Report::Rows.from(doc).find { |r| r.server == "b" }
+    assert_match(/\A2\.00× a ±\d\.\d% n=3\z/, Arena::Report::Table.new(doc).cells(b)[4], "report.md's and report.html's ratio cell")
+    assert_match(/\| b +\| +2,002 ±[\d.]+% \| 2\.00× ±\d\.\d% \| 3 \|/, Arena::Report::Table.new(doc).render, "the terminal's")
+  end
+end

@@ -54,6 +54,7 @@ module Arena
       parser.on("--scenario LIST", Array, "#{Scenarios.registry.keys.join(", ")} (default steady)") { |v| @options[:scenarios] = v }
       parser.on("--rounds N", Integer, "rounds: every config x workload x scenario once per round, shuffled per round; figures are the median with a 95% interval (default 6)") { |v| @options[:rounds] = positive(v, "--rounds") }
       parser.on("--repeat N", Integer, "the same as --rounds (its old name)") { |v| @options[:rounds] = positive(v, "--repeat") }
+      parser.on("--baseline CONFIG", "the reference of the tables' ratio column: a server config's label or name (default: the fastest row)") { |v| @options[:baseline] = v }
       parser.on("--aa", "A/A: the first server config runs twice, the second time as NAME~aa; the report says how far apart the two read, and warns when the test calls them different") { @options[:aa] = true }
       parser.on("--seed N", Integer, "the rounds' order from this seed (default: a new one, recorded in results.json)") { |v| @options[:round_seed] = v }
       parser.on("--precision PCT", "more rounds until every config's 95% interval is within ±PCT of its median (e.g. 5%), or --max-time is spent") { |v| @options[:precision] = precision(v) }
@@ -90,16 +91,28 @@ module Arena
       o[:scenarios].each { |name| Scenarios.fetch(name) }
       load = LoadOptions.new(**Load::TABLE.to_h { |s| [s.name, o[s.name].is_a?(Array) ? o[s.name].dup.freeze : o[s.name]] }).freeze
       transport = Transport.of(load)
+      list = servers(app, o, transport)
       Plan.new(
-        app: app, servers: servers(app, o, transport), workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
+        app: app, servers: list, workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
         load: load,
         bind: o[:bind], out_dir: out_dir(o[:out] || default_out), json_path: o[:json], rounds: o[:rounds],
-        round_seed: o[:round_seed] || Rounds.new_seed, between_rounds: o[:between_rounds], precision: o[:precision],
+        round_seed: o[:round_seed] || Rounds.new_seed, between_rounds: o[:between_rounds], precision: o[:precision], baseline: baseline(o[:baseline], list),
         port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front(o, transport),
         preset: @preset&.to_h(preset_scale)&.merge("skipped" => @notes),
         headers: (o[:headers] || {}).dup.freeze, env: (o[:env] || {}).dup.freeze, transport: transport,
         database: o[:database]
       ).freeze
+    end
+
+    # --baseline: a config's whole label, or a server's name when one config
+    # of it runs; the label it names.
+    def baseline(name, list)
+      return nil unless name
+      found = list.select { |s| s.label == name }
+      found = list.select { |s| s.key == name && !s.twin? } if found.empty?
+      return found.first.label if found.size == 1
+      raise UsageError, "--baseline #{name}: #{found.empty? ? "none" : "more than one"} of this run's servers " \
+        "(#{list.map(&:label).join(", ")}); name one by its label"
     end
 
     # Results go under the home directory, never the working directory: a

@@ -6,7 +6,7 @@ module Arena
   # lists. Bad input fails here, before any process is spawned.
   Plan = Struct.new(:app, :servers, :workloads, :scenarios, :load, :bind, :out_dir, :json_path,
     :rounds, :port, :ready_timeout, :machine, :front, :preset, :headers, :env, :round_seed, :between_rounds, :precision,
-    :transport, :database, :budget, keyword_init: true) do
+    :transport, :database, :budget, :baseline, keyword_init: true) do
     # The old name of rounds (the flag was --repeat before rounds).
     def repeat = rounds
 
@@ -36,7 +36,8 @@ module Arena
         scenarios: scenarios, load: load.to_h, bind: bind, rounds: rounds, machine: machine.to_h,
         front: front, headers: headers, env: env, round_seed: round_seed, between_rounds: between_rounds,
         precision_pct: precision, transport: transport&.to_h,
-        database: database.is_a?(String) ? {"kind" => database} : database&.to_h, budget: budget&.to_h
+        database: database.is_a?(String) ? {"kind" => database} : database&.to_h, budget: budget&.to_h,
+        baseline: baseline
       }.compact.merge(preset ? {preset: preset} : {})
     end
   end

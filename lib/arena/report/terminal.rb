@@ -44,7 +44,7 @@ module Arena
       def server(r) = @labels.call(r.server)
 
       # Each row against its group's fastest (Relative: paired on the rounds).
-      def relative = @relative ||= @document ? Relative.of(Rows.from(@document)) : {}
+      def relative = @relative ||= @document ? Relative.of(Rows.from(@document), baseline: @document.plan&.raw&.[]("baseline")) : {}
 
       # What the connection did: keep-alive asked of a server that closes
       # every connection (Unicorn, Pitchfork) reads "closed by server".

@@ -55,7 +55,7 @@ module Arena
         @document["finished_at"] = Time.now.utc.iso8601
         @document["intervals"] = Store.intervals(view.measured)
         # Each row against its group's reference (the fastest), paired on the rounds.
-        @document["relative"] = Report::Relative.records(Report::Rows.from(view))
+        @document["relative"] = Report::Relative.records(Report::Rows.from(view), baseline: @document.dig("plan", "baseline"))
         flush
       end
 
