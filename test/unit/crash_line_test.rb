@@ -7,6 +7,9 @@ require "arena"
 # run (lib/arena/verdicts/crash_line.rb), and the reader that feeds it the
 # lines a start wrote (lib/arena/launch/boot_log.rb).
 class CrashLineTest < Minitest::Test
+  cover "Arena::CrashLine*"
+  cover "Arena::BootLog*"
+
   def find(lines, **opts) = Arena::CrashLine.find(lines, **opts)
 
   # Lines as the servers write them when they cannot run.
