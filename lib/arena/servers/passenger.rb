@@ -31,8 +31,9 @@ module Arena
 
       # Passenger Standalone reads Passengerfile.json from the app's directory.
       def self.config_file(s, rackup:)
-        config = {"environment" => "production", "engine" => "builtin", "port" => 3000, "rackup" => rackup, "max_pool_size" => s["pool"],
-                  "min_instances" => s["pool"], "max_request_queue_size" => s["queue"], "turbocaching" => s["turbocaching"]}.compact
+        config = {"environment" => "production", "engine" => "builtin", "port" => 3000, "app_type" => "rack", "startup_file" => rackup, "max_pool_size" => s["pool"],
+                  "min_instances" => s["pool"], "max_request_queue_size" => s["queue"], "turbocaching" => s["turbocaching"],
+                  "disable_security_update_check" => true, "disable_anonymous_telemetry" => true, "friendly_error_pages" => false}.compact
         ConfigFile.new(name: "Passengerfile.json", text: JSON.pretty_generate(config) + "\n", command: ["passenger", "start"])
       end
 

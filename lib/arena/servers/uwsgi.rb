@@ -78,7 +78,7 @@ module Arena
       def self.config_file(s, rackup:)
         mode = s["mode"] || "http"
         listen = if mode == "http"
-          ["http = :$(PORT)", "http-keepalive = true", "http-auto-chunked = true",
+          ["http = :$(PORT)", "http-keepalive = 1", "http-auto-chunked = true",
             "http-buffer-size = #{s["http_buffer_size"] || 65_536}",
             "; the router reaches the workers here (left alone, uWSGI opens a TCP port for it)",
             "socket = @uwsgi-$(PORT)"]
