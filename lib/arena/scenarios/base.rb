@@ -181,12 +181,7 @@ module Arena
       def measure(ctx, settings, variant: nil, interval: 0.2, per_process: false, warm: false)
         settled = ctx.settle.call(ctx.baseline)
         warmed = warm(ctx, settings) if warm
-        watch = Probes::Noise::Watch.new(ours: -> { ctx.server.pids + (ctx.front&.pids || []) }).start
-        # Sampled where each runs (RunningServer#sampler): here, or on the server host.
-        sampler = ctx.server.sampler(interval: interval, per_process: per_process).start
-        front = ctx.front&.sampler(interval: interval)&.start
-        # The envelope's cgroup, when the server runs in one: throttling, peak, OOM kills.
-        cgroup_watch = ctx.server.cgroup&.then { |cgroup| Envelope::Watch.new(cgroup, interval: interval).start }
+        probes = start_probes(ctx, interval: interval, per_process: per_process)
         # Arena's timing wrapper in the server (--queue-time on): its counts before.
         # Read when the warm-up ends, so the split is of the counted phase.
         timing = ctx.server.timing
@@ -195,29 +190,28 @@ module Arena
           timing.snapshot
         end
         log_from = ctx.server.log_size
-        # The run's throwaway database, when there is one: connections, transactions.
-        db_watch = Database.watch(ctx.session.plan.database, ctx.adapter.label)&.start
         run = ctx.engine.start(ctx.target, settings)
-        loader = Probes::Sampler.new(pids: -> { run.pids }, interval: interval).start
+        probes.sample(:loader, Probes::Sampler.new(pids: -> { run.pids }, interval: interval))
         extra = block_given? ? yield(run) : nil
         load = run.wait
         ended_at = Time.now
         extra = extra.value if extra.is_a?(Thread)
-        probes = Results::Memory.from_h(sampler.stop.to_h)
-        loader_cpu = loader.stop
-        noise = watch.stop
-        envelope = cgroup_watch&.stop
+        server = Results::Memory.from_h(probes.stop(:server).to_h)
+        front = probes.stop(:front)
+        loader_cpu = probes.stop(:loader)
+        noise = probes.stop(:noise)
+        envelope = probes.stop(:cgroup)
         queue = timing&.since(before.value, ended_at: ended_at)
         pool = pool_verdict(ctx, ctx.server.log_since(log_from), load)
         # Requests sent (those in flight at the end reached the server too), plus the warm-up's.
-        database = db_watch&.stop(requests: load.sent + (load.rps * load.warmup_s).round)
+        database = probes.stop(:database, requests: load.sent + (load.rps * load.warmup_s).round)
         done = Results::Measurement.new(
           server: ctx.adapter.label, workload: ctx.workload.name, scenario: key, variant: variant,
           engine_argv: ctx.engine.argv(ctx.target, settings)[1..], load: load,
-          probes: probes, front_probes: front && Results::Memory.from_h(front.stop.to_h),
+          probes: server, front_probes: front && Results::Memory.from_h(front.to_h),
           loader: Results::Memory.from_h(loader_cpu.to_h), envelope: envelope, database: database,
           summary: Results::Summary.of(load, settled_s: settled.seconds, settled: settled.settled,
-            loader_cpu_pct: loader_cpu.cpu_pct_mean, server_cpu_pct: probes&.cpu_pct,
+            loader_cpu_pct: loader_cpu.cpu_pct_mean, server_cpu_pct: server&.cpu_pct,
             server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?, envelope: envelope, pool: pool,
             queue: queue, slots: ctx.adapter.declared_slots, service_us: ctx.baseline&.p50_us,
             fault: TruncatedResponse.verdict(server: ctx.adapter.key, parse_errors: load.error_kinds["parse"],
@@ -227,11 +221,29 @@ module Arena
         ).freeze
       ensure
         # Interrupted (Ctrl-C) or failed: the engine lives in its own process
-        # group, so it must be stopped here, and the samplers with it.
+        # group, so it must be stopped here, and the probes still running with it.
         unless done
           run&.abort
-          [sampler, front, loader, (cgroup_watch unless envelope)].compact.each(&:stop)
+          probes&.abort
         end
+      end
+
+      # The probes of one measurement, started (those started stopped again
+      # when a later one cannot start).
+      def start_probes(ctx, interval:, per_process:)
+        probes = Probes::ProbeSet.new
+        probes.read(:noise, Probes::Noise::Watch.new(ours: -> { ctx.server.pids + (ctx.front&.pids || []) }))
+        # Sampled where each runs (RunningServer#sampler): here, or on the server host.
+        probes.sample(:server, ctx.server.sampler(interval: interval, per_process: per_process))
+        probes.sample(:front, ctx.front&.sampler(interval: interval))
+        # The envelope's cgroup, when the server runs in one: throttling, peak, OOM kills.
+        probes.sample(:cgroup, ctx.server.cgroup&.then { |cgroup| Envelope::Watch.new(cgroup, interval: interval) })
+        # The run's throwaway database, when there is one: connections, transactions.
+        probes.read(:database, Database.watch(ctx.session.plan.database, ctx.adapter.label))
+        probes
+      rescue Exception # rubocop:disable Lint/RescueException -- Ctrl-C too: nothing left sampling
+        probes&.abort
+        raise
       end
 
       # Settles the server, then loads it in slices until steady (bounded by
