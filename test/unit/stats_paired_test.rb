@@ -6,10 +6,11 @@ require "arena/stats"
 # The paired test on synthetic rounds of known truth. Each round multiplies
 # both sides by the same drift (the machine's speed that minute) and each side
 # by its own noise; the paired test must cancel the first and carry the second.
+#
+# These simulations run thousands of tests each: they prove the method, and
+# are left out of mutant's runs (no `cover`); StatsPairedExactTest below
+# pins the arithmetic on figures worked by hand, fast enough for mutant.
 class StatsPairedTest < Minitest::Test
-  cover "Arena::Stats::PairedMethod*"
-  cover "Arena::Stats::DifferenceMethod.build"
-
   Stats = Arena::Stats
 
   def normal(rng) = Math.sqrt(-2 * Math.log(1 - rng.rand)) * Math.cos(2 * Math::PI * rng.rand)
@@ -121,6 +122,49 @@ class StatsPairedTest < Minitest::Test
     d = Stats.difference([1000, 1010, 990], [1200, 1212, 1188])
     assert_equal 3, d.n
     refute d.equivalent?
+  end
+end
+
+class StatsPairedExactTest < Minitest::Test
+  cover "Arena::Stats::PairedMethod*"
+  cover "Arena::Stats::DifferenceMethod.build"
+
+  # Worked by hand: log ratios 0.029559, 0.044452, 0.021979, 0.009479; mean
+  # 0.026367 (+2.672%); sd 0.014625, se 0.0073125, t = 3.606 on 3 degrees of
+  # freedom; t(0.975, 3) = 3.1824, so the interval is 0.026367 ± 0.023272.
+  def test_a_known_pair_in_full
+    d = Arena::Stats.paired([1000, 1100, 900, 1050], [1030, 1150, 920, 1060], names: %w[puma falcon])
+    assert_in_delta 2.6718, d.estimate_pct, 0.001
+    assert_in_delta 0.3099, d.low_pct, 0.001
+    assert_in_delta 5.0892, d.high_pct, 0.001
+    assert_in_delta 0.0366, d.p_value, 0.0005
+    assert_equal [4, 0.05, "paired t on log ratios", true, false], [d.n, d.level, d.method, d.significant?, d.equivalent?]
+    assert_equal "falcon is +2.7% against puma (95% interval +0.3% to +5.1%; paired t on log ratios, 4 rounds, p=0.0366 < 0.05)", d.reason
+    assert d.frozen?
+    wider = Arena::Stats.paired([1000, 1100, 900, 1050], [1030, 1150, 920, 1060], level: 0.01)
+    refute wider.significant?, "p=0.0366 is not below 0.01"
+    assert_operator wider.low_pct, :<, 0.0
+    assert_equal "not distinguishable here: b is +2.7% against a (99% interval -1.6% to +7.2%; paired t on log ratios, 4 rounds, p=0.0366 >= 0.01)", wider.reason
+    assert Arena::Stats.paired([1000, 1100, 900, 1050], [1030, 1150, 920, 1060], band_pct: 5.1).equivalent?
+    refute Arena::Stats.paired([1000, 1100, 900, 1050], [1030, 1150, 920, 1060], band_pct: 5.0).equivalent?
+    assert_equal "equivalent within ±5.1%: b is +2.7% against a (95% interval +0.3% to +5.1%; paired t on log ratios, 4 rounds, p=0.0366)",
+      Arena::Stats.paired([1000, 1100, 900, 1050], [1030, 1150, 920, 1060], band_pct: 5.1).reason
+  end
+
+  def test_the_edges
+    down = Arena::Stats.paired([1030, 1150, 920, 1060], [1000, 1100, 900, 1050])
+    assert_in_delta(-2.6023, down.estimate_pct, 0.001)
+    assert_in_delta(-4.8427, down.low_pct, 0.001)
+    three = Arena::Stats.paired([1000, 1000, 1000], [1100, 1000, 1200])
+    assert_equal 3, three.n
+    assert three.measured?
+    assert_equal "not distinguishable here: 2 paired round(s) of a and b; the test needs 3", Arena::Stats.paired([1, 2], [1, 2]).reason
+    negative = Arena::Stats.paired([1000, -1, 1000], [1000, 1000, 1000])
+    refute negative.measured?
+    assert_equal [3, false, false], [negative.n, negative.significant?, negative.equivalent?]
+    assert_nil negative.estimate_pct
+    assert_equal "paired t on log ratios", negative.method
+    assert_raises(ArgumentError) { Arena::Stats.paired([1, 2, 3, 4], [1, 2, 3]) }
   end
 end
 
