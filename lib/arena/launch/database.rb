@@ -72,7 +72,7 @@ module Arena
           err.puts "database: #{live.describe}; loading #{sql_file(plan.app)}"
           live.load_sql(sql_file(plan.app))
         end
-        yield Plan.new(**plan.to_h_members, env: (plan.env || {}).merge(live.env).freeze, database: live).freeze
+        yield plan.with(env: (plan.env || {}).merge(live.env).freeze, database: live)
       ensure
         live.stop
       end

@@ -141,5 +141,8 @@ module Arena
     def warmup_limit = warmup_max || (2 * duration).clamp(2.0, 10.0)
 
     def engine_settings = Load::TABLE.select(&:engine).to_h { |s| [s.name, self[s.name]] }
+
+    # The same settings with these changed (a round's -d, a lowered bound).
+    def with(**changes) = self.class.new(**to_h, **changes).freeze
   end
 end

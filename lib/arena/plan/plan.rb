@@ -18,13 +18,17 @@ module Arena
 
     # budget: the RunBudget::Fit the run was fitted to its time with (nil:
     # not fitted). The same plan under a fit.
-    def with_budget(fit) = self.class.new(**to_h_members, budget: fit).freeze
+    def with_budget(fit) = with(budget: fit)
+
+    # The same plan with these members changed (a fitted budget, the live
+    # database, tune's workload or load).
+    def with(**changes) = self.class.new(**to_h_members, **changes).freeze
 
     # The load a scenario runs with: the plan's, its bound (a sweep's
     # --max-time, --soak-time) lowered where the run was fitted to its time.
     def load_for(name, base = load)
       lowered = budget&.overrides&.[](name)
-      lowered ? LoadOptions.new(**base.to_h, **lowered).freeze : base
+      lowered ? base.with(**lowered) : base
     end
 
     # How many rounds a scenario runs: the long ones may run fewer (RunBudget).

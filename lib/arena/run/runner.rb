@@ -94,7 +94,7 @@ module Arena
       @warmups = warm_all(Rounds.order(units_of(slots), round: 0, seed: seed))
       @warmed = @warmups.keys.freeze
       @sizes = round_sizes(@warmups)
-      warm = LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze
+      warm = @plan.load.with(warmup_max: 0.0)
       rounds.times do |i|
         round = i + 1
         units = Rounds.order(units_of(slots, round: round), round: round, seed: seed)
@@ -249,7 +249,7 @@ module Arena
 
     def sized(unit, load)
       seconds = @sizes&.[](unit.key)
-      (seconds && seconds > load.duration) ? LoadOptions.new(**load.to_h, duration: seconds.round(2)).freeze : load
+      (seconds && seconds > load.duration) ? load.with(duration: seconds.round(2)) : load
     end
 
     def run_unit(unit, round, load, rerun: false)
@@ -292,7 +292,7 @@ module Arena
       end
       setting, value = answer.first
       @reporter.timed(unit.key, round, "#{Load.setting(setting).switch} lowered to #{value.round} s: #{why}")
-      LoadOptions.new(**load.to_h, **answer).freeze
+      load.with(**answer)
     end
 
     def finish(interrupted:)
