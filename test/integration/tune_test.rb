@@ -29,7 +29,7 @@ class TuneTest < Arena::ArenaCase
     end
     puma = tune.dig("servers", "puma")
     best = puma["best"]
-    refute_nil best, "puma: no config sustained a rate (#{puma["candidates"].map { |c| c["why"] }.compact.uniq.join("; ")})"
+    refute_nil best, "puma: no config sustained a rate (#{puma["candidates"].map { |c| c["why"] }.compact.uniq.join("; ")})\n#{outcome.stderr}"
     assert_operator best["sustained_rps"], :>, 0
     assert_operator best["pss_mib"], :>, 1
     assert best["p99_ms"]

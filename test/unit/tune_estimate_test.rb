@@ -10,9 +10,9 @@ require "arena/tune"
 class TuneEstimateTest < Minitest::Test
   E = Arena::Tune::Estimate
 
-  def test_a_look_is_a_boot_and_three_levels_of_load
-    assert_equal 12.5, E.per_candidate_s(warmup: 0.5, duration: 2.0, rails: false) # 3 x 2.5 + 3 + 2
-    assert_equal 24.5, E.per_candidate_s(warmup: 0.5, duration: 2.0, rails: true)
+  def test_a_look_is_a_boot_and_five_levels_of_load
+    assert_equal 17.5, E.per_candidate_s(warmup: 0.5, duration: 2.0, rails: false) # 5 x 2.5 + 3 + 2
+    assert_equal 29.5, E.per_candidate_s(warmup: 0.5, duration: 2.0, rails: true)
   end
 
   def test_the_least_search_is_the_start_the_prediction_a_step_each_way_and_the_unbounded_winner

@@ -34,10 +34,11 @@ module Arena
         @kept = {} # settings => ServerSession kept up for duels, least recently used first
       end
 
-      # A first look's open levels: 90% of the closed maximum, then 100% or
-      # 45%. It says whether the config holds a rate within the SLO and the
-      # memory budget, and gives the model its figures; the duels rank.
-      LOOK_STEPS = 2
+      # A first look's open levels at most: 90% of the closed maximum, then
+      # 100% (and 95%) or halving (45%, 22.5%, 11%) on a busy machine. It
+      # says whether the config holds a rate within the SLO and the memory
+      # budget, and gives the model its figures; the duels rank.
+      LOOK_STEPS = 4
 
       # The configs kept up at once: a duel's two and the next look.
       KEPT = 3
