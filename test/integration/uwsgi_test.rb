@@ -2,6 +2,7 @@
 
 require_relative "../test_helper"
 require_relative "../support/arena_case"
+require "arena"
 require "timeout"
 
 # uWSGI as its docs deploy it, and as a Rack 3 app needs it.

@@ -105,6 +105,17 @@ class CrashLineTest < Minitest::Test
     end
   end
 
+  # A config.ru that does not parse: rack's builder raises it from its own
+  # frame; the user is told the file, line and error, not a gem's path.
+  def test_an_exception_raised_in_a_gem_is_said_without_the_gems_frame
+    line = "/var/lib/gems/3.1.0/gems/rack-3.2.8/lib/rack/builder.rb:108:in `eval': " \
+      "/tmp/app/config.ru:1: syntax error, unexpected end-of-input, expecting '}' (SyntaxError)"
+    assert_equal "/tmp/app/config.ru:1: syntax error, unexpected end-of-input, expecting '}' (SyntaxError)",
+      find(["booting", line], patterns: Arena::CrashLine::LAST_WORDS)
+    ruby_lib = "/usr/lib/ruby/3.1.0/timeout.rb:9:in 'call': execution expired (Timeout::Error)"
+    assert_equal "execution expired (Timeout::Error)", find([ruby_lib], patterns: Arena::CrashLine::LAST_WORDS)
+  end
+
   def test_a_crash_line_comes_before_the_exception_that_followed
     Dir.mktmpdir("boot-log") do |dir|
       path = File.join(dir, "server.log")

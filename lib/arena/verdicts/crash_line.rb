@@ -23,7 +23,12 @@ module Arena
     # What explains an exit, though it ends no wait by itself: the first
     # line of an exception Ruby did not catch. A server that logs one it
     # rescued carries on, and must not be stopped for it.
+    # An exception raised inside a gem or Ruby's own library (rack's
+    # builder evaluating a config.ru with a syntax error) is said without that
+    # frame: the user's file and line are in its message, and a gem's path
+    # reads like a stack trace of Arena's own.
     LAST_WORDS = [
+      %r{\A\S*/(?:gems|ruby)/\S*:\d+:in [`'][^']*': (?<said>.+\([A-Z]\w*(?:::[A-Z]\w*)*\))\z},
       /:\d+:in [`'].*\([A-Z]\w*(::[A-Z]\w*)*\)\z/ # "config.ru:1:in `<main>': boom (RuntimeError)"
     ].freeze
 
