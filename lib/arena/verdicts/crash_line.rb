@@ -46,7 +46,7 @@ module Arena
         text = line.to_s.scrub.gsub(ANSI, "").strip
         patterns.each do |pattern|
           match = pattern.match(text) or next
-          said = match.names.empty? ? text : match.captures.compact.join(": ")
+          said = match.names.empty? ? text : match.captures.join(": ")
           return said[0, LONGEST]
         end
       end
