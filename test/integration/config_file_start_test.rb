@@ -16,6 +16,8 @@ class ConfigFileStartTest < Minitest::Test
   APP = Arena::AppSource.builtin
   # Not the defaults (2 workers here, 4 or 5 threads): a setting the file
   # dropped shows.
+  # A boot under the whole integration lane took Falcon over 30 s.
+  READY = 60
   CHANGES = {"workers" => 3, "count" => 3, "processes" => 3, "pool" => 3, "threads" => 3}.freeze
 
   def setup
@@ -57,7 +59,8 @@ class ConfigFileStartTest < Minitest::Test
 
   # {workers: N, threads: [per worker]}, of Arena's own start.
   def shape_of_arena_run(adapter)
-    run = Arena::ServerRun.new(adapter: adapter, app: APP, bind: Arena::Bind.tcp, dir: File.join(@tmp, "arena-#{adapter.key}"))
+    run = Arena::ServerRun.new(adapter: adapter, app: APP, bind: Arena::Bind.tcp, dir: File.join(@tmp, "arena-#{adapter.key}"),
+      ready_timeout: READY)
     run.start
     shape(adapter, run.group, nil)
   ensure
@@ -81,7 +84,7 @@ class ConfigFileStartTest < Minitest::Test
     env = adapter.env(app: APP).merge("PORT" => port.to_s, "HOST" => "127.0.0.1", "PASSENGER_PORT" => port.to_s)
     group = Arena::ProcessGroup.new(argv, env: env, chdir: dir, log_path: File.join(dir, "server.log"))
     group.start
-    failure = Arena::HttpProbe.new(Arena::Bind.tcp(port: port), timeout: 2).await("/", deadline: Arena::Clock.now + 45) { group.exited }
+    failure = Arena::HttpProbe.new(Arena::Bind.tcp(port: port), timeout: 2).await("/", deadline: Arena::Clock.now + READY) { group.exited }
     raise NotServed, "#{adapter.key} from #{file.name} (#{argv.join(" ")}): #{failure}\n#{group.log_tail(8).join("\n")}" if failure
     yield port, group
   ensure
