@@ -114,6 +114,26 @@ class SoakAnalysisTest < Minitest::Test
     assert_equal 80.0, x["closed_max_rps"]
   end
 
+  # The third before the judged one goes with it (SoakVerdict's before:):
+  # a last third that ramps up to no higher than the middle third already
+  # held is a cycle, not growth; the same ramp above it is growing.
+  def test_the_verdict_is_handed_the_middle_third_too
+    ramp = ->(peak) {
+      (0..90).map do |i|
+        t = 5 + i * 0.5
+        uss = if i >= 60 then 20_000 + 150 * (i - 60)
+        elsif i >= 30 then (i == 40) ? peak : 20_000
+        else 10_000
+        end
+        sample(t, procs: 2, pss: 40_000, uss: uss)
+      end
+    }
+    cycle = Analysis.call(measurement(ramp.call(30_000)), rate: 50, closed_max: 80.0)
+    assert_equal "plateaued", cycle["verdict"]
+    assert_match(/climbed no higher than the 29\.3 MiB the third before it held/, cycle["verdict_reason"])
+    assert_equal "growing", Analysis.call(measurement(ramp.call(24_000)), rate: 50, closed_max: 80.0)["verdict"]
+  end
+
   # A tree that lost every process: the fit stops at the last live sample,
   # the verdict says when (to a tenth of a second), with no reason or floor
   # words of a live soak; the fewest processes seen is 0.
