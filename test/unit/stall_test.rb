@@ -143,7 +143,11 @@ class StallTest < Minitest::Test
     refute verdict(good_rps: 0.0).judged?
     refute verdict(good_rps: nil).judged?
   end
+end
 
+# The stalled flag in the reports (kept apart from StallTest, which mutant
+# runs for every mutation of the rule: this one renders a whole report).
+class StallReportTest < Minitest::Test
   # Recorded, shown and never picked silently: Puma's rows in a real run's
   # results marked stalled as the runner would mark them.
   def test_a_stalled_row_is_marked_in_the_table_explained_and_named_in_the_pick
