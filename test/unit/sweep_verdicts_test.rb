@@ -95,9 +95,22 @@ module Arena
       assert_equal "none", knee([level(1.0, samples: 35, p99_us: SLO + 1)], planned: 1).first.word, "late even in few samples"
       assert_equal "none", knee([level(1.0, samples: 35, good_rps: 0.5)], planned: 1).first.word, "not served"
       assert_equal "cannot judge", knee([level(1.0, samples: 35, p99_us: nil)], planned: 1).first.word, "no p99 of 35"
-      refute Scenarios::Rate.thin?(level(1.0), SLO), "enough samples"
-      assert Scenarios::Rate.thin?(level(1.0, samples: 99), SLO)
-      refute Scenarios::Rate.thin?(level(1.0, samples: 99, dropped: 5), SLO)
+      thin = ->(point, slo = SLO) { Scenarios::Rate.thin?(point, slo) }
+      refute thin.call(level(1.0)), "enough samples"
+      refute thin.call(level(1.0, samples: 100)), "exactly enough"
+      assert thin.call(level(1.0, samples: 99))
+      refute thin.call(level(1.0, samples: 99, dropped: 5))
+      refute thin.call(level(1.0, samples: 99, p99_us: SLO + 1))
+      assert thin.call(level(1.0, samples: 99, p99_us: SLO))
+      assert thin.call(level(1.0, samples: nil)), "no count: no p99"
+      assert thin.call(level(1.0).except("samples", "p99_us")), "neither figure"
+      assert thin.call(level(1.0, samples: 35, p99_us: nil), 1), "no p99 is taken as within even the tightest SLO"
+      # The words, at a rate the format groups, with no count at all.
+      verdict = knee([level(1500, samples: nil, fraction: 0.5), level(3000, held: false)], planned: 2)
+      assert_equal [Verdict.cannot_judge("the lowest level, 1,500 req/s, answered in time but with 0 responses, fewer " \
+        "than the 100 a p99 needs (give more time)"), nil], verdict
+      assert_equal [Verdict.of("knee", "1,000 req/s (1,500 req/s had 0 responses, too few to judge: the knee is at or above 1,000 req/s)"), 1000],
+        knee([level(1000), level(1500, samples: nil)], planned: 2)
     end
 
     # Each condition of a sustained level, at its edge.
