@@ -19,7 +19,7 @@ module Arena
     # A header field where a status line belongs ("content-length: 13\r\n").
     HEADER_FIRST = /\A[A-Za-z][A-Za-z0-9-]*: [^\r\n]*\r\n/
 
-    module_function
+    extend self
 
     # The bytes of the unparsable response, from where it began, decoded
     # from the engine's escaping (\xNN); nil for a line of another shape.
