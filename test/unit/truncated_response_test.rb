@@ -33,6 +33,11 @@ class TruncatedResponseTest < Minitest::Test
     long = ("x" * 100) + CUT
     assert_equal CUT.b, Arena::TruncatedResponse.response_bytes(line(long, 100)), "bytes from at - 80"
     assert_equal "a\\b".b, Arena::TruncatedResponse.response_bytes(line("a\\b", 0))
+    assert_equal "content-type: x\xFF\r\n".b, Arena::TruncatedResponse.response_bytes(line("content-type: x\xFF\r\n".b, 0)),
+      "a byte above 0x7f, decoded as a byte"
+    cut_short = line(CUT, 0).sub("at byte 0 ", "at byte 500 ").sub("bytes from 0:", "bytes from 300:")
+    assert_equal "".b, Arena::TruncatedResponse.response_bytes(cut_short), "the line shows fewer bytes than the error's offset"
+    assert_nil Arena::TruncatedResponse.verdict(server: "puma", parse_errors: 1, line: cut_short)
     assert_nil Arena::TruncatedResponse.response_bytes("arena-load: something else")
     assert_nil Arena::TruncatedResponse.response_bytes(nil)
   end

@@ -24,7 +24,7 @@ module Arena
     # The bytes of the unparsable response, from where it began, decoded
     # from the engine's escaping (\xNN); nil for a line of another shape.
     def response_bytes(line)
-      m = LINE.match(line.to_s) or return nil
+      m = LINE.match(line) or return nil
       bytes = m[:bytes].gsub(/\\x(\h\h)/) { Regexp.last_match(1).hex.chr }.b
       bytes.byteslice(m[:at].to_i - m[:from].to_i..) || "".b
     end
