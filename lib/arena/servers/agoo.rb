@@ -88,6 +88,15 @@ module Arena
           end
         end
         Agoo::Server.singleton_class.prepend(ArenaAgooInit)
+        # With threads, Agoo::Server.start returns at once (the pool serves)
+        # and bin/agoo then ends: the process exited 0 right after "listening".
+        module ArenaAgooStart
+          def start(*)
+            super
+            sleep if ENV["ARENA_AGOO_THREADS"].to_i.positive?
+          end
+        end
+        Agoo::Server.singleton_class.prepend(ArenaAgooStart)
       RUBY
 
       # Agoo serves static files from its root (default: the working dir,
