@@ -164,7 +164,13 @@ class StatsPairedExactTest < Minitest::Test
     assert_equal [3, false, false], [negative.n, negative.significant?, negative.equivalent?]
     assert_nil negative.estimate_pct
     assert_equal "paired t on log ratios", negative.method
-    assert_raises(ArgumentError) { Arena::Stats.paired([1, 2, 3, 4], [1, 2, 3]) }
+    error = assert_raises(ArgumentError) { Arena::Stats.paired([1, 2, 3, 4], [1, 2, 3]) }
+    assert_equal "a paired test needs both sides from the same rounds (4 and 3 figures)", error.message
+    short = Arena::Stats.paired([1, 2], [1, 2], level: 0.01)
+    assert_equal [0.01, 2], [short.level, short.n]
+    zero_b = Arena::Stats.paired([1000, 1000, 1000], [1000, 0, 1000], level: 0.01)
+    assert_equal "not distinguishable here: a round served nothing (a figure <= 0 has no logarithm)", zero_b.reason
+    assert_equal [0.01, 3], [zero_b.level, zero_b.n]
   end
 end
 
