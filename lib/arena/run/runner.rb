@@ -32,6 +32,9 @@ module Arena
   #   timed(key, round, words)      a unit shortened or not started: --max-time would have passed
   #   finished(document, interrupted:)  the Results::Document
   class Runner
+    include KeptUpRounds
+    include RestartedRounds
+
     attr_reader :failures
 
     # One config's place in the run: its session (nil before it starts), the
@@ -81,35 +84,6 @@ module Arena
 
     def seed = @plan.round_seed || 0
 
-    def rounds_kept_up(slots)
-      slots.each do |slot|
-        start(slot)
-        break if @root_not_found
-      end
-      # Every unit warms up to a steady state once, before round 1 (in a
-      # shuffled order of its own); the servers stay warm. No round's
-      # measurement follows its own warm-up, so every round is measured the
-      # same way (before, only round 1's did; it read 11% above rounds 2-3 in
-      # two quiet arenas, and still reads high without it: see README).
-      @warmups = warm_all(Rounds.order(units_of(slots), round: 0, seed: seed))
-      @warmed = @warmups.keys.freeze
-      @sizes = round_sizes(@warmups)
-      warm = @plan.load.with(warmup_max: 0.0)
-      rounds.times do |i|
-        round = i + 1
-        units = Rounds.order(units_of(slots, round: round), round: round, seed: seed)
-        @store.add_round(round: round, order: units.map(&:key))
-        run_round(units, round, warm)
-      end
-      precision_rounds(slots) do |wide, round|
-        units = Rounds.order(wide, round: round, seed: seed)
-        @store.add_round(round: round, order: units.map(&:key))
-        run_round(units, round, warm)
-      end
-    ensure
-      slots.each { |slot| slot.session&.stop }
-    end
-
     # --precision PCT: more rounds of the units whose interval is still wider
     # than PCT (half-width against the median), until all are within it,
     # --max-time is spent, or MAX_ROUNDS; the store records which reached it.
@@ -148,37 +122,6 @@ module Arena
       Stats.interval((clean.empty? ? all : clean).map(&:good_rps)).half_width_pct&.round(2)
     end
 
-    def rounds_restarted(slots)
-      shared_records = StoreOnce.new(@store)
-      (1..rounds).each do |round|
-        restarted_round(slots, round, store: (round == 1) ? @store : shared_records)
-        break if @root_not_found
-      end
-      return if @root_not_found
-      precision_rounds(slots) { |wide, round| restarted_round(slots, round, store: shared_records, only: wide.map(&:key)) }
-    end
-
-    # One round with a fresh start of each server (in a shuffled order), its
-    # units in a shuffled order; `only`: the keys to run (a precision round),
-    # and a server with none of them is not started.
-    def restarted_round(slots, round, store:, only: nil)
-      order = []
-      Rounds.order(slots.reject(&:failed), round: round, seed: seed).each do |slot|
-        units = only && units_of([slot]).select { |u| only.include?(u.key) }
-        next if units && units.empty?
-        begin
-          start(slot, store: store)
-          break if @root_not_found
-          units = Rounds.order(units || units_of([slot], round: round), round: round, seed: seed)
-          order.concat(units.map(&:key))
-          run_round(units, round, @plan.load)
-        ensure
-          slot.session&.stop
-        end
-      end
-      @store.add_round(round: round, order: order)
-    end
-
     def start(slot, store: @store)
       slot.session = ServerSession.new(plan: @plan, adapter: slot.adapter, index: slot.index, starter: starter_for,
         engine: @engine, store: store, installation: slot.installation, verifier: @verifier)
@@ -213,43 +156,6 @@ module Arena
       noisy = units.select { |unit| run_unit(unit, round, load_for(unit, round, load)).any?(&:noisy?) }
       return if rounds < 2
       noisy.each { |unit| run_unit(unit, round, load_for(unit, round, load), rerun: true) }
-    end
-
-    # A unit whose scenario has no warm-up of its own to do before round 1
-    # (Scenarios::Base#warm_up gave nothing: sustained's closed maximum warms
-    # inside its measurement) keeps the plan's warm-up bound in round 1.
-    def load_for(unit, round, load)
-      return load unless @warmed && round == 1 && !@warmed.include?(unit.key)
-      @plan.load
-    end
-
-    # {unit key => {variant => Results::WarmupRecord}}: each unit's warm-up,
-    # recorded with its first measurement.
-    def warm_all(units)
-      units.each_with_object({}) do |unit, all|
-        next if unit.slot.failed
-        warmed = unit.slot.session.warm_up(@scenarios.fetch(unit.scenario).new, unit.workload)
-        all[unit.key] = warmed.transform_values { |result| Results::WarmupRecord.of(result) } unless warmed.empty?
-      rescue ServerRun::Failed => e
-        fail_server(unit.slot, e.message, log_tail: e.log_tail)
-      rescue Error => e
-        fail_server(unit.slot, e.message)
-      end
-    end
-
-    # Each warmed unit's round length (RoundSize: --round-requests at the
-    # rate its warm-up reached), where that is longer than -d.
-    def round_sizes(warmups)
-      warmups.filter_map do |key, records|
-        seconds = RoundSize.duration(duration: @plan.load.duration, requests: @plan.load.round_requests,
-          rates: records.values.map(&:slices))
-        [key, seconds] if seconds > @plan.load.duration
-      end.to_h.freeze
-    end
-
-    def sized(unit, load)
-      seconds = @sizes&.[](unit.key)
-      (seconds && seconds > load.duration) ? load.with(duration: seconds.round(2)) : load
     end
 
     def run_unit(unit, round, load, rerun: false)
@@ -334,17 +240,6 @@ module Arena
       slot.session.stop
       @reporter.server_failed(record.label, message, record.log_tail)
       nil
-    end
-
-    # The store as a restarted round's session sees it: the server was
-    # recorded when it first started; a later start adds no second record
-    # (a failure still is).
-    class StoreOnce
-      def initialize(store) = @store = store
-
-      def add_server(record) = (record["status"] == "failed") ? @store.add_server(record) : nil
-
-      def add_measurement(measurement) = @store.add_measurement(measurement)
     end
   end
 end
