@@ -40,26 +40,22 @@ module Arena
       # One line per stalled row (server, workload, scenario), with the reason
       # of its first stalled run: the delay, the likely cause and the run that
       # tells it apart differ by row; rounds and repeats would say it again.
-      def stall_lines(document)
-        groups = document.measured.group_by { |m| [m.server, m.workload, m.label] }
-        groups.filter_map do |(server, workload, label), runs|
-          stalled = runs.select { |m| m.summary&.stall }
-          next if stalled.empty?
-          count = (runs.size > 1) ? " (#{stalled.size} of #{runs.size} runs)" : ""
-          "#{server} #{workload} #{label}: stalled#{count}: #{stalled.first.summary.stall}"
-        end
-      end
+      def stall_lines(document) = flagged_row_lines(document, "stalled", &:stall)
 
       # One line per row that ran far fewer requests at once than its
       # settings declare (lib/arena/verdicts/concurrency.rb), with the first
       # such run's figures.
-      def concurrency_lines(document)
+      def concurrency_lines(document) = flagged_row_lines(document, "under-concurrent", &:concurrency)
+
+      # Rows (server, workload, scenario) with a summary flag `said` reads:
+      # the word, how many of the row's runs had it, and the first one's reason.
+      def flagged_row_lines(document, word, &said)
         groups = document.measured.group_by { |m| [m.server, m.workload, m.label] }
         groups.filter_map do |(server, workload, label), runs|
-          under = runs.select { |m| m.summary&.concurrency }
-          next if under.empty?
-          count = (runs.size > 1) ? " (#{under.size} of #{runs.size} runs)" : ""
-          "#{server} #{workload} #{label}: under-concurrent#{count}: #{under.first.summary.concurrency}"
+          flagged = runs.select { |m| m.summary && said.call(m.summary) }
+          next if flagged.empty?
+          count = (runs.size > 1) ? " (#{flagged.size} of #{runs.size} runs)" : ""
+          "#{server} #{workload} #{label}: #{word}#{count}: #{said.call(flagged.first.summary)}"
         end
       end
 
