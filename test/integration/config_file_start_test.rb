@@ -46,7 +46,10 @@ class ConfigFileStartTest < Minitest::Test
       adapter = klass.new(settings: CHANGES.slice(*klass.settings.keys))
       arena = shape_of_arena_run(adapter)
       from_file = shape_from_file(adapter, arena[:workers])
-      "#{klass.key}: Arena ran #{arena}, its file ran #{from_file}" unless arena == from_file
+      # A worker starts its threads as it warms (Iodine's and Itsi's from-file
+      # starts once read [1, 5, 5] against [5, 5, 5]): the busiest worker's
+      # threads and the worker count are what the file must reproduce.
+      "#{klass.key}: Arena ran #{arena}, its file ran #{from_file}" unless settled(arena) == settled(from_file)
     rescue NotServed => e
       e.message
     rescue Arena::ServerRun::Failed => e # Arena's own start: said, and the others still compared
@@ -67,6 +70,8 @@ class ConfigFileStartTest < Minitest::Test
   end
 
   private
+
+  def settled(shape) = {workers: shape[:workers], threads: shape[:threads].max}
 
   # {workers: N, threads: [per worker]}, of Arena's own start.
   def shape_of_arena_run(adapter)
