@@ -40,6 +40,16 @@ class ReportProgressTest < Minitest::Test
       "\r\e[K", @io.string
   end
 
+  # A unit run again in its round (the machine was busy) is not planned: it
+  # adds to the total and is said, and the round stays the run's round.
+  def test_a_rerun_adds_to_the_total_and_is_said
+    p = progress(tty: true, total: 2, rounds: 1)
+    p.step(server: "puma", round: 1)
+    p.step(server: "puma", round: 1, rerun: true)
+    p.step(server: "falcon", round: 1)
+    assert_equal "arena: round 1/1 · falcon · 3/3 measured · 1 re-run (the machine was busy)", @io.string.split("\r\e[K").last
+  end
+
   # Wider than the terminal, a line would wrap and \r rewrite only its tail.
   def test_a_line_wider_than_the_terminal_is_cut_to_fit
     p = progress(tty: true, width: 30)

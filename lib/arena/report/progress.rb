@@ -22,15 +22,23 @@ module Arena
         @clock = clock
         @width = width
         @done = 0
+        @reruns = 0
         @drawn = nil
       end
 
       # One measurement is done: of `server` (a label), in `round` (nil when
-      # the run has no rounds).
-      def step(server:, round:)
+      # the run has no rounds). A rerun (the noise probe found the machine
+      # busy, and the unit ran again in its round) adds to the total: it was
+      # not planned, and counting it against the plan read "132 planned, then
+      # rounds for --precision" in a run with no --precision.
+      def step(server:, round:, rerun: false)
         now = @clock.call
         @first ||= now
         @done += 1
+        if rerun
+          @total += 1
+          @reruns += 1
+        end
         new_round = round != @round
         @round = round
         @server = server
@@ -61,6 +69,7 @@ module Arena
         parts << "round #{@round}#{"/#{@rounds}" if @rounds && @round <= @rounds}" if @round
         parts << @server
         parts << ((@done > @total) ? "#{@done} measured (#{@total} planned, then rounds for --precision)" : "#{@done}/#{@total} measured")
+        parts << "#{@reruns} re-run (the machine was busy)" if @reruns.positive?
         left = seconds_left(now)
         parts << "about #{Progress.duration(left)} left" if left
         "arena: #{parts.join(" · ")}"

@@ -150,7 +150,7 @@ module Arena
       def measured(m)
         return live_finding(m) unless m.measured?
         say(measurement_line(m)) if @verbose
-        @progress&.step(server: @labels.call(m.server), round: m.repeat)
+        @progress&.step(server: @labels.call(m.server), round: m.repeat, rerun: m.rerun ? true : false)
       end
 
       def finished(document, interrupted:)
