@@ -2,6 +2,7 @@
 
 require_relative "arena_case"
 require "arena"
+require_relative "../fixtures/apps/capacity/configs"
 
 module Arena
   # Every installed server on the app of known capacity
@@ -11,22 +12,8 @@ module Arena
     APP = File.join(ROOT, "test/fixtures/apps/capacity")
     CONNECTIONS = 32
 
-    # spec => [slots (nil: no fixed ceiling, the connections are), Ruby
-    # processes serving (each runs Ruby on one core at a time: the GVL)].
-    CONFIGS = {
-      "puma:workers=2,threads=4" => [8, 2],
-      "itsi:workers=2,threads=4" => [8, 2],
-      "iodine:workers=2,threads=4" => [8, 2],
-      "agoo:workers=2,threads=4" => [8, 2],
-      "thin" => [1, 1],
-      "thin:threaded=true" => [20, 1],
-      "unicorn:workers=3" => [3, 3],
-      "pitchfork:workers=3" => [3, 3],
-      "passenger:pool=3" => [3, 3],
-      "uwsgi:processes=3" => [3, 3],
-      "falcon:count=1" => [nil, 1],
-      "webrick" => [nil, 1]
-    }.freeze
+    # spec => [slots, Ruby processes serving]: test/fixtures/apps/capacity/configs.rb.
+    CONFIGS = CapacityConfigs::ALL
 
     # The configs whose server is installed here (Puma on JRuby is not run:
     # an app's own gems do not boot there).
