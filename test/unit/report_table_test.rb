@@ -165,6 +165,22 @@ class ReportTableTest < Minitest::Test
     assert_match(/21,000 ±\d+% \(1 noisy out\)/, Arena::Report::Table.new(Arena::Results::Document.from_h({"measurements" => [noisy, *rounds]})).render)
   end
 
+  # On a busy machine one round was clean and five were noisy, each with a
+  # noisy re-run: the row keeps one figure a round (the clean one, else the
+  # re-run), not the one clean round alone (a row of n=1 read 10,773 req/s,
+  # became its group's reference, and every ratio against it went unpaired).
+  def test_a_row_keeps_one_figure_a_round_when_most_rounds_were_noisy
+    figures = [[1, nil, 10_000, []], [2, nil, 4_000, ["noisy"]], [2, true, 5_000, ["noisy"]],
+      [3, nil, 3_000, ["noisy"]], [3, true, 6_000, ["noisy"]]]
+    ms = figures.map do |round, rerun, rps, flags|
+      measurement("thin", rps, 2_000).merge("repeat" => round, "rerun" => rerun, "summary" => {"good_rps" => rps, "flags" => flags})
+    end
+    row = Arena::Report::Rows.from(Arena::Results::Document.from_h({"measurements" => ms})).first
+    assert_equal [10_000, 5_000, 6_000], row.rps_runs
+    assert_equal [1, 2, 3], row.round_runs
+    assert_equal 2, row.noisy_out
+  end
+
   # A dead server behind a proxy answers fast 502s: they are errors, not
   # throughput, and a row with more than 1% of them is marked.
   def test_errors_are_not_throughput_and_mark_the_row

@@ -60,12 +60,11 @@ module Arena
       end
 
       # Per server x workload x scenario x variant: the rounds' good req/s as a
-      # median with its 95% interval (Stats.interval), from the rounds not
-      # flagged noisy when there are any (noisy_out: how many were left out).
+      # median with its 95% interval (Stats.interval), one figure a round: its
+      # clean one, or its re-run (Rows.one_per_round; noisy_out: how many were left out).
       def self.intervals(measured)
         measured.group_by { |m| [m.server, m.workload, m.scenario, m.variant] }.map do |(server, workload, scenario, variant), all|
-          clean = all.reject(&:noisy?)
-          used = clean.empty? ? all : clean
+          used = Report::Rows.one_per_round(all)
           iv = Stats.interval(used.map(&:good_rps))
           {"server" => server, "workload" => workload, "scenario" => scenario, "variant" => variant, "rounds" => used.size,
            "noisy_out" => all.size - used.size, "median" => iv.median, "low" => iv.low, "high" => iv.high,
