@@ -100,8 +100,19 @@ class ConcurrencyTest < Minitest::Test
     m = ->(round, s) { Arena::Results::Measurement.new(server: "agoo", workload: "io", scenario: "steady", variant: "keep-alive", repeat: round, load: :measured, summary: s).freeze }
     ok = Arena::Results::Summary.new(flags: [].freeze).freeze
     document = Arena::Results::Document.new(measurements: [m.call(1, summary), m.call(2, ok), m.call(3, summary)].freeze)
-    assert_equal ["agoo io steady keep-alive: under-concurrent (2 of 3 runs): 0.99 of 8 slots busy"], Arena::Report::Findings.concurrency_lines(document)
+    why = " (why: #{Arena::Servers::Agoo.concurrency_note})"
+    assert_equal ["agoo io steady keep-alive: under-concurrent (2 of 3 runs): 0.99 of 8 slots busy#{why}"], Arena::Report::Findings.concurrency_lines(document)
     single = Arena::Results::Document.new(measurements: [m.call(1, summary)].freeze)
-    assert_equal ["agoo io steady keep-alive: under-concurrent: 0.99 of 8 slots busy"], Arena::Report::Findings.concurrency_lines(single)
+    assert_equal ["agoo io steady keep-alive: under-concurrent: 0.99 of 8 slots busy#{why}"], Arena::Report::Findings.concurrency_lines(single)
+  end
+
+  # Issue 34 asked why Agoo served one request at a time: its Rack handler
+  # drops the threads (read from its source), and the finding says so; a
+  # server with no known reason gets the figures alone.
+  def test_a_known_reason_from_the_servers_source_is_said_with_the_finding
+    summary = Arena::Results::Summary.new(flags: ["under-concurrent"].freeze, concurrency: "1 of 8 slots busy").freeze
+    of = ->(server) { Arena::Results::Document.new(measurements: [Arena::Results::Measurement.new(server: server, workload: "io", scenario: "steady", variant: "keep-alive", repeat: 1, load: :measured, summary: summary).freeze].freeze) }
+    assert_match(/1 of 8 slots busy \(why: Agoo's Rack handler sets thread_count 0 .*one request at a time/, Arena::Report::Findings.concurrency_lines(of.call("agoo:workers=2,threads=4")).first)
+    assert_equal ["puma:workers=2 io steady keep-alive: under-concurrent: 1 of 8 slots busy"], Arena::Report::Findings.concurrency_lines(of.call("puma:workers=2"))
   end
 end

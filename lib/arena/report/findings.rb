@@ -45,7 +45,13 @@ module Arena
       # One line per row that ran far fewer requests at once than its
       # settings declare (lib/arena/verdicts/concurrency.rb), with the first
       # such run's figures.
-      def concurrency_lines(document) = flagged_row_lines(document, "under-concurrent", &:concurrency)
+      # A server whose reason is known from its source says it too (Agoo).
+      def concurrency_lines(document)
+        flagged_row_lines(document, "under-concurrent", &:concurrency).map do |line|
+          note = Servers.registry[line[/\A[^: ]+/]]&.concurrency_note
+          note ? "#{line} (why: #{note})" : line
+        end
+      end
 
       # Rows (server, workload, scenario) with a summary flag `said` reads:
       # the word, how many of the row's runs had it, and the first one's reason.

@@ -25,6 +25,9 @@ module Arena
     # Agoo::Server.init.
     class Agoo < Base
       server "agoo", "evented C core, Ruby threads, forked copies without respawn"
+
+      def self.concurrency_note = "Agoo's Rack handler sets thread_count 0 whatever -t says (lib/rack/handler/agoo.rb " \
+        "in agoo 2.15), so each worker runs the app on its main thread, one request at a time: its slots are its workers"
       tunable "workers", min: 1, max: ->(m) { 2 * m.server_cores }
       tunable "threads", min: 1, max: 16
       tune_start("a worker per core, 4 threads (a guess: its docs give no rule)") { |cores| {"workers" => cores, "threads" => 4} }

@@ -57,6 +57,11 @@ module Arena
 
         # The Ruby the server runs on; --runtime yjit needs "mri".
         def ruby_engine = "mri"
+
+        # Why this server, as Arena starts it, is known to run fewer requests
+        # at once than its settings declare (read from its source), added to
+        # an under-concurrent finding; nil when nothing is known.
+        def concurrency_note = nil
       end
 
       attr_reader :settings, :machine, :runtime, :envelope
