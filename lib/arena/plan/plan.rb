@@ -10,6 +10,10 @@ module Arena
     # The old name of rounds (the flag was --repeat before rounds).
     def repeat = rounds
 
+    # Whether the servers stay up between rounds (--between-rounds keep, the
+    # default; plans built elsewhere have none): Runner.rounds_for.
+    def keep_up? = between_rounds != "restart"
+
     # Plain HTTP/1.1 unless --transport said otherwise (plans built elsewhere have none).
     def transport_or_plain = transport || Transport.plain
     # database: --database's kind ("postgres", "sqlite") as planned; the live

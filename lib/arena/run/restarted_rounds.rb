@@ -4,20 +4,34 @@ module Arena
   class Runner
     # The rounds with a fresh start of every server each round
     # (--between-rounds restart): servers in a shuffled order, one at a time,
-    # a noisy measurement run again before its server stops. Runner runs
-    # these or KeptUpRounds, as the plan says (Runner#keep_up?).
-    module RestartedRounds
+    # a noisy measurement run again before its server stops. The Runner's
+    # other round strategy (Runner.rounds_for; its interface: KeptUpRounds).
+    class RestartedRounds
+      def initialize(runner:, plan:, store:, scenarios: nil)
+        @runner = runner
+        @plan = plan
+        @store = store
+      end
+
+      def call(slots)
+        shared_records = StoreOnce.new(@store)
+        (1..(@plan.rounds || 1)).each do |round|
+          restarted_round(slots, round, store: (round == 1) ? @store : shared_records)
+          break if @runner.stopped?
+        end
+        return if @runner.stopped?
+        @runner.precision_rounds(slots) { |wide, round| restarted_round(slots, round, store: shared_records, only: wide.map(&:key)) }
+      end
+
+      # Every round runs with the plan's load: each start warms up afresh.
+      def load_for(_unit, _round) = @plan.load
+
+      # No warm-up is recorded apart from its measurement.
+      def warmup(_key, _variant) = nil
+
       private
 
-      def rounds_restarted(slots)
-        shared_records = StoreOnce.new(@store)
-        (1..rounds).each do |round|
-          restarted_round(slots, round, store: (round == 1) ? @store : shared_records)
-          break if @root_not_found
-        end
-        return if @root_not_found
-        precision_rounds(slots) { |wide, round| restarted_round(slots, round, store: shared_records, only: wide.map(&:key)) }
-      end
+      def seed = @plan.round_seed || 0
 
       # One round with a fresh start of each server (in a shuffled order), its
       # units in a shuffled order; `only`: the keys to run (a precision round),
@@ -25,14 +39,14 @@ module Arena
       def restarted_round(slots, round, store:, only: nil)
         order = []
         Rounds.order(slots.reject(&:failed), round: round, seed: seed).each do |slot|
-          units = only && units_of([slot]).select { |u| only.include?(u.key) }
+          units = only && @runner.units_of([slot]).select { |u| only.include?(u.key) }
           next if units && units.empty?
           begin
-            start(slot, store: store)
-            break if @root_not_found
-            units = Rounds.order(units || units_of([slot], round: round), round: round, seed: seed)
+            @runner.start(slot, store: store)
+            break if @runner.stopped?
+            units = Rounds.order(units || @runner.units_of([slot], round: round), round: round, seed: seed)
             order.concat(units.map(&:key))
-            run_round(units, round, @plan.load)
+            @runner.run_round(units, round)
           ensure
             slot.session&.stop
           end

@@ -13,9 +13,10 @@ module Arena
   # across all of them, and they stop at the end. `restart` starts each
   # config afresh every round (servers in a shuffled order, one at a time);
   # there a noisy measurement is run again at the end of its server's turn in
-  # the round, before that server stops. The plan chooses, for a local run
-  # and a remote one alike (each config gets a starter of its own from
-  # new_starter). Why keep is the default, with the measurements behind it:
+  # the round, before that server stops. The plan chooses (Runner.rounds_for:
+  # KeptUpRounds or RestartedRounds, two objects with one interface), for a
+  # local run and a remote one alike (each config gets a starter of its own
+  # from new_starter). Why keep is the default, with the measurements behind it:
   # README, "Rounds".
   #
   # One server's failure never ends the run: a failed boot or verification, a
@@ -32,9 +33,6 @@ module Arena
   #   timed(key, round, words)      a unit shortened or not started: --max-time would have passed
   #   finished(document, interrupted:)  the Results::Document
   class Runner
-    include KeptUpRounds
-    include RestartedRounds
-
     attr_reader :failures
 
     # One config's place in the run: its session (nil before it starts), the
@@ -43,6 +41,11 @@ module Arena
     Unit = Struct.new(:slot, :workload, :scenario, keyword_init: true) do
       def key = "#{slot.adapter.label} #{workload.name} #{scenario}"
     end
+
+    # The round strategy the plan chose (Plan#keep_up?, from --between-rounds):
+    # a class taking (runner:, plan:, store:, scenarios:), whose objects answer
+    # call(slots), load_for(unit, round) and warmup(key, variant).
+    def self.rounds_for(plan) = plan.keep_up? ? KeptUpRounds : RestartedRounds
 
     # verifier: (server bind, entry bind) -> Verify; scenarios: what names resolve to;
     # new_starter: -> a starter (StarterContract) for each server start: ServerStarter
@@ -58,6 +61,7 @@ module Arena
       @starters = []
       @figures = {}
       @new_starter = new_starter || -> { ServerStarter.new(plan: plan) }
+      @rounds = self.class.rounds_for(plan).new(runner: self, plan: plan, store: store, scenarios: scenarios)
     end
 
     def call
@@ -66,7 +70,7 @@ module Arena
       slots = @plan.servers.each_with_index.map do |adapter, i|
         Slot.new(adapter: adapter, index: i + 1, installation: adapter.class.install(@plan.app))
       end
-      keep_up? ? rounds_kept_up(slots) : rounds_restarted(slots)
+      @rounds.call(slots)
       finish(interrupted: false)
       self
     rescue Interrupt
@@ -76,13 +80,47 @@ module Arena
       @starters.uniq.each(&:cleanup)
     end
 
-    def keep_up? = @plan.between_rounds != "restart"
+    def keep_up? = @rounds.is_a?(KeptUpRounds)
 
-    private
+    # The steps a round strategy takes (start, stopped?, units_of, run_round,
+    # precision_rounds, guarded); the runner keeps the run's record for both
+    # (failures, the figures --precision reads, the --max-time clock).
 
-    def rounds = @plan.rounds || 1
+    # A user's app answered / with 404: no further server is started.
+    def stopped? = @root_not_found || false
 
-    def seed = @plan.round_seed || 0
+    # A start (a fresh one each round when restarted) and its verification.
+    def start(slot, store: @store)
+      slot.session = ServerSession.new(plan: @plan, adapter: slot.adapter, index: slot.index, starter: starter_for,
+        engine: @engine, store: store, installation: slot.installation, verifier: @verifier)
+      return fail_server(slot, "#{slot.adapter.label}: not installed (#{slot.installation.why})") unless slot.installation.found
+      guarded(slot) do
+        first = slot.workloads.nil?
+        slot.workloads = slot.session.start(@plan.workloads)
+        @reporter.server_started(slot.session.record) if first
+      rescue ServerSession::Unverified => e
+        @root_not_found = root_not_found?(e.outcomes)
+        fail_server(slot, @root_not_found ? root_hint(slot.adapter, slot.index - 1) : e.message)
+      end
+    end
+
+    # round: only the units that run in it (a run fitted to its time may
+    # give long scenarios fewer rounds: Plan#rounds_for).
+    def units_of(slots, round: nil)
+      names = @plan.scenarios.select { |name| round.nil? || @plan.rounds_for(@scenarios.fetch(name).long?) >= round }
+      slots.reject(&:failed).flat_map do |slot|
+        Array(slot.workloads).product(names).map { |wl, name| Unit.new(slot: slot, workload: wl, scenario: name) }
+      end
+    end
+
+    # Each unit once; then once more those whose load was disturbed (a noisy
+    # measurement is kept, flagged, and left out of the interval). A run of
+    # one round makes no interval: it reports what it measured, flagged.
+    def run_round(units, round)
+      noisy = units.select { |unit| run_unit(unit, round).any?(&:noisy?) }
+      return if rounds < 2
+      noisy.each { |unit| run_unit(unit, round, rerun: true) }
+    end
 
     # --precision PCT: more rounds of the units whose interval is still wider
     # than PCT (half-width against the median), until all are within it,
@@ -107,6 +145,22 @@ module Arena
         reached: all.reject { |u| wide?(u) }.map(&:key), missed: all.select { |u| wide?(u) }.to_h { |u| [u.key, half_width(u)] })
     end
 
+    # The block's answer; nil when it raised a server's failure (a failed
+    # start, warm-up, engine or proxy), recorded as the slot's (fail_server).
+    def guarded(slot)
+      yield
+    rescue ServerRun::Failed => e
+      fail_server(slot, e.message, log_tail: e.log_tail)
+    rescue Error => e
+      fail_server(slot, e.message)
+    end
+
+    private
+
+    def rounds = @plan.rounds || 1
+
+    def starter_for = @new_starter.call.tap { |s| @starters << s }
+
     # The whole run's --max-time is spent (no further round can start).
     def spent? = @plan.budget&.given && Clock.now - @started >= @plan.budget.budget_s
 
@@ -122,61 +176,24 @@ module Arena
       Stats.interval((clean.empty? ? all : clean).map(&:good_rps)).half_width_pct&.round(2)
     end
 
-    def start(slot, store: @store)
-      slot.session = ServerSession.new(plan: @plan, adapter: slot.adapter, index: slot.index, starter: starter_for,
-        engine: @engine, store: store, installation: slot.installation, verifier: @verifier)
-      return fail_server(slot, "#{slot.adapter.label}: not installed (#{slot.installation.why})") unless slot.installation.found
-      first = slot.workloads.nil?
-      slot.workloads = slot.session.start(@plan.workloads)
-      @reporter.server_started(slot.session.record) if first
-    rescue ServerSession::Unverified => e
-      @root_not_found = root_not_found?(e.outcomes)
-      fail_server(slot, @root_not_found ? root_hint(slot.adapter, slot.index - 1) : e.message)
-    rescue ServerRun::Failed => e
-      fail_server(slot, e.message, log_tail: e.log_tail)
-    rescue Error => e
-      fail_server(slot, e.message)
-    end
-
-    def starter_for = @new_starter.call.tap { |s| @starters << s }
-
-    # round: only the units that run in it (a run fitted to its time may
-    # give long scenarios fewer rounds: Plan#rounds_for).
-    def units_of(slots, round: nil)
-      names = @plan.scenarios.select { |name| round.nil? || @plan.rounds_for(@scenarios.fetch(name).long?) >= round }
-      slots.reject(&:failed).flat_map do |slot|
-        Array(slot.workloads).product(names).map { |wl, name| Unit.new(slot: slot, workload: wl, scenario: name) }
-      end
-    end
-
-    # Each unit once; then once more those whose load was disturbed (a noisy
-    # measurement is kept, flagged, and left out of the interval). A run of
-    # one round makes no interval: it reports what it measured, flagged.
-    def run_round(units, round, load)
-      noisy = units.select { |unit| run_unit(unit, round, load_for(unit, round, load)).any?(&:noisy?) }
-      return if rounds < 2
-      noisy.each { |unit| run_unit(unit, round, load_for(unit, round, load), rerun: true) }
-    end
-
-    def run_unit(unit, round, load, rerun: false)
+    # The unit's measurements ([] when it did not run, or its server failed).
+    def run_unit(unit, round, rerun: false)
       return [] if unit.slot.failed
-      load = in_time(unit, round, @plan.load_for(unit.scenario, sized(unit, load))) or return []
+      guarded(unit.slot) { measure(unit, round, rerun) } || []
+    end
+
+    def measure(unit, round, rerun)
+      load = in_time(unit, round, @plan.load_for(unit.scenario, @rounds.load_for(unit, round))) or return []
       scenario = @scenarios.fetch(unit.scenario).new
       unit.slot.session.run(scenario, unit.workload, load: load).map do |measurement|
         measurement = measurement.with(repeat: round, rerun: rerun || nil)
-        warmed = @warmups&.dig(unit.key)&.delete(measurement.variant)
+        warmed = @rounds.warmup(unit.key, measurement.variant)
         measurement = measurement.with(warmup: warmed) if warmed
         (@figures[unit.key] ||= []) << measurement if measurement.measured? && scenario.class.throughput_basis?
         @store.add_measurement(measurement)
         @reporter.measured(measurement)
         measurement
       end
-    rescue ServerRun::Failed => e
-      fail_server(unit.slot, e.message, log_tail: e.log_tail)
-      []
-    rescue Error => e
-      fail_server(unit.slot, e.message)
-      []
     end
 
     # --max-time bounds the whole run: a unit whose estimated seconds

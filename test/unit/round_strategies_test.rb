@@ -1,0 +1,122 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "arena"
+
+module Arena
+  # The Runner's two round strategies are objects of their own (issue 36),
+  # chosen from the plan by Runner.rounds_for, each driving the runner's
+  # steps (start, units_of, run_round, precision_rounds) through one
+  # interface: call(slots), load_for(unit, round), warmup(key, variant).
+  class RoundStrategiesTest < Minitest::Test
+    cover "Arena::Runner*"
+
+    # The runner's steps, recorded: what a strategy asked for, in order.
+    class Steps
+      attr_reader :calls
+
+      def initialize(units_per_slot:, stop_after: nil)
+        @units_per_slot = units_per_slot
+        @stop_after = stop_after
+        @calls = []
+      end
+
+      def start(slot, store: nil)
+        @calls << [:start, slot.adapter]
+        slot.session = Session.new(slot.adapter, @calls)
+      end
+
+      def stopped? = @calls.count { |c| c.first == :start } == @stop_after
+
+      def units_of(slots, round: nil)
+        slots.flat_map { |slot| (1..@units_per_slot).map { |i| Runner::Unit.new(slot: slot, workload: Workload.new(name: "w#{i}"), scenario: "s") } }
+      end
+
+      def run_round(units, round) = @calls << [:round, round, units.map(&:key)]
+
+      def precision_rounds(_slots) = @calls << [:precision]
+
+      def guarded(_slot) = yield
+    end
+
+    Workload = Struct.new(:name, keyword_init: true)
+    Adapter = Struct.new(:label)
+
+    # A started server: warms at 10 req/s, and says when it stops.
+    Session = Struct.new(:adapter, :calls) do
+      def warm_up(_scenario, workload)
+        return {} if workload.name == "w2"
+        {nil => Warmup::Result.new(warmup_s: 1.5, slices: [10.0, 10.0].freeze, steady: true).freeze}
+      end
+
+      def stop = calls << [:stop, adapter]
+    end
+
+    class Store
+      attr_reader :rounds
+
+      def initialize = @rounds = []
+
+      def add_round(round:, order:) = @rounds << [round, order]
+    end
+
+    def plan(*flags) = TestHelp.plan("--servers", "puma", "-d", "0.5", "--round-requests", "20", *flags)
+
+    def slots(*labels) = labels.map { |l| Runner::Slot.new(adapter: Adapter.new(l), index: 1) }
+
+    def test_the_plan_chooses_the_strategy
+      assert_equal Runner::KeptUpRounds, Runner.rounds_for(plan)
+      assert_equal Runner::KeptUpRounds, Runner.rounds_for(plan("--between-rounds", "keep"))
+      assert_equal Runner::RestartedRounds, Runner.rounds_for(plan("--between-rounds", "restart"))
+      assert_equal Runner::KeptUpRounds, Runner.rounds_for(plan.with(between_rounds: nil)), "a plan built elsewhere keeps its servers up"
+    end
+
+    def test_kept_up_starts_each_server_once_and_stops_them_after_every_round
+      steps = Steps.new(units_per_slot: 1)
+      store = Store.new
+      kept = Runner::KeptUpRounds.new(runner: steps, plan: plan("--rounds", "2", "--seed", "1"), store: store, scenarios: {"s" => Object})
+      kept.call(slots("a", "b"))
+      names = steps.calls.map(&:first)
+      assert_equal %i[start start round round precision stop stop], names
+      assert_equal [1, 2], store.rounds.map(&:first)
+      assert_equal store.rounds.map(&:last), steps.calls.select { |c| c.first == :round }.map(&:last), "run in the recorded order"
+    end
+
+    def test_kept_up_load_has_no_warm_up_bound_but_round_one_of_an_unwarmed_unit_and_is_sized_to_its_rate
+      steps = Steps.new(units_per_slot: 2)
+      p = plan("--seed", "1")
+      kept = Runner::KeptUpRounds.new(runner: steps, plan: p, store: Store.new, scenarios: {"s" => Object})
+      slot = slots("a")
+      kept.call(slot)
+      warmed, unwarmed = steps.units_of(slot)
+      assert_equal [2.0, 0.0], kept.load_for(warmed, 1).to_h.values_at(:duration, :warmup_max), "20 requests at 10 req/s"
+      assert_equal [2.0, 0.0], kept.load_for(warmed, 2).to_h.values_at(:duration, :warmup_max)
+      assert_equal p.load, kept.load_for(unwarmed, 1)
+      assert_equal [0.5, 0.0], kept.load_for(unwarmed, 2).to_h.values_at(:duration, :warmup_max)
+      assert_equal 1.5, kept.warmup(warmed.key, nil).seconds
+      assert_nil kept.warmup(warmed.key, nil), "handed out once, with the first measurement"
+      assert_nil kept.warmup(unwarmed.key, nil)
+    end
+
+    def test_restarted_starts_each_server_every_round_and_stops_it_after_its_units
+      steps = Steps.new(units_per_slot: 1)
+      store = Store.new
+      p = plan("--rounds", "2", "--seed", "1", "--between-rounds", "restart")
+      restarted = Runner::RestartedRounds.new(runner: steps, plan: p, store: store)
+      restarted.call(slots("a"))
+      assert_equal [[:start, Adapter.new("a")], [:round, 1, ["a w1 s"]], [:stop, Adapter.new("a")],
+        [:start, Adapter.new("a")], [:round, 2, ["a w1 s"]], [:stop, Adapter.new("a")], [:precision]], steps.calls
+      assert_equal [[1, ["a w1 s"]], [2, ["a w1 s"]]], store.rounds
+      assert_equal p.load, restarted.load_for(nil, 1)
+      assert_nil restarted.warmup("a w1 s", nil)
+    end
+
+    def test_restarted_stops_starting_servers_when_the_runner_says_so
+      steps = Steps.new(units_per_slot: 1, stop_after: 1)
+      store = Store.new
+      Runner::RestartedRounds.new(runner: steps, plan: plan("--rounds", "3", "--between-rounds", "restart"), store: store).call(slots("a", "b"))
+      assert_equal %i[start stop], steps.calls.map(&:first), "no round, no precision round after the root's 404"
+      assert_equal [[1, []]], store.rounds
+    end
+  end
+end
