@@ -17,6 +17,9 @@ class QueueTimeTest < Minitest::Test
     assert_in_delta 100, split.queue_p50_us, 4
     assert_in_delta 40_000, split.queue_p99_us, 40_000 * 0.04
     assert_in_delta 50_000, split.work_p50_us, 50_000 * 0.04
+    # Means, which add up (the stall rule sums them): 98 x 100 us + 2 x 40 ms.
+    assert_in_delta (98 * 100 + 2 * 40_000) / 100.0, split.queue_mean_us, 900 * 0.04
+    assert_in_delta 50_000, split.work_mean_us, 50_000 * 0.04
     assert_nil Arena::QueueTime::Split.of(before, before), "nothing served: no split"
   end
 

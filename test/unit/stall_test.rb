@@ -39,6 +39,23 @@ class StallTest < Minitest::Test
     assert_match(/ \+ 0\.0 ms unexplained: queueing/, verdict(p50_us: 190_000, waiting_p50_us: 152_000, working_p50_us: 50_500).reason)
   end
 
+  # Puma workers=2 threads=4 on the known-capacity app, re-run in session 7:
+  # 158 req/s, p50 202.7 ms, and a 1-in-16 sample whose waiting p50 fell on
+  # 103.3 ms (requests wait 100 or 150 ms in turn) though its mean was 150:
+  # p50s said 50 ms unexplained, a stall, in 2 of 3 rounds. Means add up.
+  def test_the_split_is_summed_on_means_where_it_has_them
+    puma = {p50_us: 202_700, mean_us: 201_000, good_rps: 158.0, waiting_p50_us: 103_300, working_p50_us: 49_500, slots: 8}
+    assert_equal "stalled", verdict(**puma).word, "on p50s (a document without means)"
+    v = verdict(**puma, waiting_mean_us: 150_600, working_mean_us: 49_800)
+    assert_equal "not stalled", v.word
+    assert_equal "mean 201.0 ms = waiting 150.6 ms + working 49.8 ms + 0.6 ms unexplained: queueing, not a stall", v.reason
+    webrick = verdict(mean_us: 93_500, waiting_mean_us: 900, working_mean_us: 49_800)
+    assert_equal "stalled", webrick.word
+    assert_match(/\Amean 93\.5 ms = waiting 0\.9 ms \+ working 49\.8 ms \+ 42\.8 ms unexplained .*likely Linux's 40 ms delayed ACK.*it cost about 289 of 631 req\/s\z/, webrick.reason)
+    # Half a pair of means is none: the p50s are used.
+    assert_match(/\Ap50 /, verdict(waiting_mean_us: 900).reason)
+  end
+
   # At least max(20 ms, 20% of p50) unexplained.
   def test_the_threshold_is_20_ms_or_a_fifth_of_p50
     assert_equal "stalled", verdict(p50_us: 70_300).word, "20.0 ms of 70.3"

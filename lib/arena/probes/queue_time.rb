@@ -86,11 +86,12 @@ module Arena
         n = work.values.sum
         return nil if n.zero?
         Results::QueueSplit.new(n: n, queue_n: queue.values.sum, queue_p50_us: at(queue, 50), queue_p99_us: at(queue, 99),
-          work_p50_us: at(work, 50), work_p99_us: at(work, 99), work_mean_us: mean(work)).freeze
+          work_p50_us: at(work, 50), work_p99_us: at(work, 99), work_mean_us: mean(work),
+          queue_mean_us: (mean(queue) unless queue.empty?)).freeze
       end
 
       # The mean of the buckets' middles: what Little's law needs (busy
-      # slots = throughput x mean time working).
+      # slots = throughput x mean time working; the stall rule's sum).
       def mean(hist) = hist.sum { |bucket, n| middle(bucket) * n }.fdiv(hist.values.sum).round
 
       def diff(a, b) = b.to_h { |k, v| [k, v - a.fetch(k, 0)] }.select { |_, v| v.positive? }

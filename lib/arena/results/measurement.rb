@@ -161,7 +161,8 @@ module Arena
       def stall_figures(server_cpu_pct:, server_cores:, queue: nil, slots: nil, service_us: nil)
         Stall::Figures.new(p50_us: latency.p50, mean_us: latency.mean, good_rps: good_rps, connections: connections_requested,
           open_model: open?, keep_alive: keep_alive?, server_cpu_pct: server_cpu_pct, server_cores: server_cores,
-          waiting_p50_us: queue&.queue_p50_us, working_p50_us: queue&.work_p50_us, slots: slots, service_us: service_us).freeze
+          waiting_p50_us: queue&.queue_p50_us, working_p50_us: queue&.work_p50_us, slots: slots, service_us: service_us,
+          waiting_mean_us: queue&.queue_mean_us, working_mean_us: (queue&.work_mean_us if queue&.queue_mean_us)).freeze
       end
 
       # What the effective-concurrency rule (lib/arena/verdicts/concurrency.rb) reads.
@@ -333,13 +334,15 @@ module Arena
     # and p99 of their waiting (send to the app's start) and working (inside
     # the app), in microseconds.
     # work_mean_us: the mean time working (older files lack it: nil).
-    QueueSplit = Struct.new(:n, :queue_n, :queue_p50_us, :queue_p99_us, :work_p50_us, :work_p99_us, :work_mean_us, keyword_init: true)
+    QueueSplit = Struct.new(:n, :queue_n, :queue_p50_us, :queue_p99_us, :work_p50_us, :work_p99_us, :work_mean_us, :queue_mean_us,
+      keyword_init: true)
 
     class QueueSplit
       def self.from_h(h)
         return nil unless h.is_a?(Hash)
         new(n: h["n"].to_i, queue_n: h["queue_n"].to_i, queue_p50_us: h["queue_p50_us"], queue_p99_us: h["queue_p99_us"],
-          work_p50_us: h["work_p50_us"], work_p99_us: h["work_p99_us"], work_mean_us: h["work_mean_us"]).freeze
+          work_p50_us: h["work_p50_us"], work_p99_us: h["work_p99_us"], work_mean_us: h["work_mean_us"],
+          queue_mean_us: h["queue_mean_us"]).freeze
       end
 
       def to_record = to_h.compact.transform_keys(&:to_s)
