@@ -44,7 +44,8 @@ class StallTest < Minitest::Test
   # 103.3 ms (requests wait 100 or 150 ms in turn) though its mean was 150:
   # p50s said 50 ms unexplained, a stall, in 2 of 3 rounds. Means add up.
   def test_the_split_is_summed_on_means_where_it_has_them
-    puma = {p50_us: 202_700, mean_us: 201_000, good_rps: 158.0, waiting_p50_us: 103_300, working_p50_us: 49_500, slots: 8}
+    # slots: nil here keeps the busy-slots guard (next test) out of it.
+    puma = {p50_us: 202_700, mean_us: 201_000, good_rps: 158.0, waiting_p50_us: 103_300, working_p50_us: 49_500, slots: nil}
     assert_equal "stalled", verdict(**puma).word, "on p50s (a document without means)"
     v = verdict(**puma, waiting_mean_us: 150_600, working_mean_us: 49_800)
     assert_equal "not stalled", v.word
@@ -54,6 +55,34 @@ class StallTest < Minitest::Test
     assert_match(/\Amean 93\.5 ms = waiting 0\.9 ms \+ working 49\.8 ms \+ 42\.8 ms unexplained .*likely Linux's 40 ms delayed ACK.*it cost about 289 of 631 req\/s\z/, webrick.reason)
     # Half a pair of means is none: the p50s are used.
     assert_match(/\Ap50 /, verdict(waiting_mean_us: 900).reason)
+  end
+
+  # Iodine workers=2 threads=4 (8 slots), 32 connections on 50 ms: 158 req/s,
+  # mean 202 ms, yet 1 ms waiting before the app. Little's law: 7.9 of 8
+  # slots busy, so the other 24 requests queued where the app's clock does
+  # not see. Full slots are a queue, not a stall; and a stall's cost never
+  # passes what the slots serve (it read "958 of 160 req/s").
+  def test_slots_kept_busy_are_a_queue_whatever_the_split_says
+    iodine = {p50_us: 210_000, mean_us: 202_000, good_rps: 158.6, waiting_mean_us: 1_000, working_mean_us: 49_600, slots: 8}
+    v = verdict(**iodine)
+    assert_equal "not stalled", v.word
+    assert_equal "mean 202.0 ms = waiting 1.0 ms + working 49.6 ms + 151.4 ms unexplained, but 98% of 8 slots were busy " \
+      "(159 req/s x 49.6 ms working): a queue the app's clock does not see, not a stall", v.reason
+    half = verdict(**iodine, good_rps: 79.3, mean_us: 403_000)
+    assert_equal "stalled", half.word, "4 of 8 slots busy: the unexplained time is not the slots' queue"
+    assert_match(/it cost about 82 of 161 req\/s\z/, half.reason, "capped at 8 slots / 49.6 ms")
+    assert_equal "not stalled", verdict(**iodine, good_rps: 129.1, mean_us: 248_000).word, "80% busy"
+    assert_equal "stalled", verdict(**iodine, good_rps: 128.9, mean_us: 248_000).word, "79.9% busy"
+  end
+
+  # A split of a few timed requests says little: the slots' occupancy decides.
+  def test_a_split_of_few_samples_is_not_read
+    thin = {p50_us: 1_634_800, mean_us: 1_636_700, good_rps: 17.33, waiting_mean_us: 413_000, working_mean_us: 50_500,
+            slots: 1, service_us: 50_500}
+    assert_equal "stalled", verdict(**thin, slots: nil, split_n: 20).word, "20 samples: the split is read"
+    v = verdict(**thin, split_n: 19)
+    assert_equal "not stalled", v.word
+    assert_match(/\Aslots 88% busy .*: queueing, not a stall\z/, v.reason)
   end
 
   # At least max(20 ms, 20% of p50) unexplained.

@@ -74,8 +74,14 @@ module Arena
     # there is no split (nil when unknown).
     # waiting_mean_us, working_mean_us: the split's means (nil in documents
     # written before they were kept: the p50s are used then).
+    # split_n: the requests the split timed (a sample of one in 16; nil: not known).
     Figures = Struct.new(:p50_us, :mean_us, :good_rps, :connections, :open_model, :keep_alive, :server_cpu_pct,
-      :server_cores, :waiting_p50_us, :working_p50_us, :slots, :service_us, :waiting_mean_us, :working_mean_us, keyword_init: true)
+      :server_cores, :waiting_p50_us, :working_p50_us, :slots, :service_us, :waiting_mean_us, :working_mean_us, :split_n,
+      keyword_init: true)
+
+    # A split of fewer timed requests says little (Thin's one slot at 17 req/s
+    # for 3 s gave 3 samples of one in 16): the slots' occupancy is used instead.
+    SPLIT_LEAST = 20
 
     module_function
 
@@ -85,7 +91,9 @@ module Arena
     def verdict(f)
       return Verdict.cannot_judge("no latency measured") if f.p50_us.nil? || f.mean_us.nil? || f.good_rps.to_f <= 0
       return Verdict.cannot_judge("open model: its connections are not all busy by design") if f.open_model
-      if f.waiting_mean_us && f.working_mean_us
+      if f.split_n && f.split_n < SPLIT_LEAST
+        occupancy(f)
+      elsif f.waiting_mean_us && f.working_mean_us
         split(f, "mean", f.mean_us, f.waiting_mean_us, f.working_mean_us)
       elsif f.waiting_p50_us && f.working_p50_us
         split(f, "p50", f.p50_us, f.waiting_p50_us, f.working_p50_us)
@@ -109,7 +117,28 @@ module Arena
         what = (waiting > working) ? "queueing" : "work"
         return Verdict.of("not stalled", "#{parts}: #{what}, not a stall")
       end
-      stalled(f, parts, unexplained, f.good_rps * latency / [explained, 1].max)
+      # Slots kept busy are a queue, wherever it waits: Iodine's 8 slots were
+      # 98% busy (Little's law: 158 req/s x 49.6 ms) while its requests showed
+      # 1 ms waiting before the app; the other 24 of 32 waited where the
+      # app's clock does not see.
+      slots = fill(f)
+      busy = slots && f.good_rps * working / 1e6 / slots
+      if busy && busy >= OCCUPIED
+        return Verdict.of("not stalled", "#{parts}, but #{percent(busy)} of #{slots} slots were busy (#{num(f.good_rps)} req/s x " \
+          "#{ms(working)} working): a queue the app's clock does not see, not a stall")
+      end
+      # What the same connections would pass without the unexplained time,
+      # never more than the slots serve.
+      would = f.good_rps * latency / [explained, 1].max
+      would = [would, slots * 1e6 / working].min if slots && working.positive?
+      stalled(f, parts, unexplained, would)
+    end
+
+    # The slots a closed model fills: min(declared, connections); nil without connections.
+    def fill(f)
+      connections = f.connections.to_i
+      return nil unless connections.positive?
+      [f.slots || connections, connections].min
     end
 
     # No split: Little's law on the slots and the unloaded service time.
