@@ -50,6 +50,20 @@ module Arena
         "a p99 objective under 12.0 ms would pick falcon (p99 8.0 ms at its sustained rate)"
     end
 
+    # A server Arena's overlay added beside the app's bundle cannot be
+    # deployed from the config file alone: the answer says to add its gem
+    # (the Rails fixture's answer was Iodine, which its Gemfile lacks).
+    def test_a_server_the_overlay_added_names_the_gem_to_add
+      drift = [1.0, 0.8, 1.2, 0.9, 1.1]
+      entries = [entry("falcon", drift.map { |d| 100 * d }, pss_mib: 200, p99_ms: 8.0), entry("puma", drift.map { |d| 110 * d }, pss_mib: 400, p99_ms: 12.0)]
+      a = decide(entries, gems: {"puma" => ["puma", "6.4.2"], "falcon" => ["falcon", "0.51.1"]})
+      assert_includes a.lines, "  Gemfile: add gem \"puma\", \"6.4.2\" (Arena ran it from its overlay beside your bundle; your Gemfile is unchanged)"
+      assert_equal({"name" => "puma", "version" => "6.4.2"}, a.to_record["gem"])
+      plain = decide(entries, gems: {"falcon" => ["falcon", "0.51.1"]})
+      assert_empty plain.lines.grep(/Gemfile/), "puma in the app's bundle"
+      assert_nil plain.to_record["gem"]
+    end
+
     # The same figures but for noise: equivalent within ±3%, and the one with
     # less memory is the answer though its median is a shade lower.
     def test_equivalent_configs_go_to_less_memory

@@ -105,8 +105,12 @@ module Arena
         end
         path = output.write(interrupted: interrupted)
         Report::Files.new(dir: plan.out_dir, err: @err).write(store.view, answer: output.answer&.lines || [])
-        output.lines.each { |line| @out.puts line }
+        # Where it was written first, then the answer, last: stderr is not
+        # buffered and stdout is into a file or pipe, so the path line came out
+        # inside the answer block of a captured log.
         @err.puts "tune: #{path} (#{(Clock.now - started).round} s)"
+        output.lines.each { |line| @out.puts line }
+        @out.flush
         raise Interrupt if interrupted
         0
       end
@@ -196,7 +200,13 @@ module Arena
         end
         out = output.unanswered
         Arena::Tune::Answer.decide(entries: entries, files: output.files, versions: finalists.to_h { |a, _, i, _| [a.key, i.version] },
-          slos: output.slos, memory_mib: constraints.memory_mib, not_done: not_done, out: out)
+          slos: output.slos, memory_mib: constraints.memory_mib, not_done: not_done, out: out, gems: overlay_gems(plan))
+      end
+
+      # {server key => [gem, version]} for the servers Arena's overlay added.
+      def overlay_gems(plan)
+        entries = plan.app.respond_to?(:overlay) ? plan.app.overlay&.added.to_a : []
+        entries.to_h { |e| [e.server, [e.gems.first, e.version]] }
       end
 
       # What the envelope costs: the winner once more, the same config

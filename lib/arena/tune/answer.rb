@@ -18,7 +18,7 @@ module Arena
     #   objective under the answer's p99 would.
     Answer = Struct.new(:server, :settings, :runtime, :version, :command, :config_file, :runner_up, :runner_up_settings,
       :ratio, :interval, :difference, :verdict, :rounds, :slo_ms, :memory_mib, :pss_mib, :p99_ms, :sustained_rps,
-      :changes, :not_done, :out, :band_pct, keyword_init: true)
+      :changes, :not_done, :out, :band_pct, :gem, keyword_init: true)
 
     class Answer
       # entries: HeadToHead::Entry; files: {server key => {path:, command:}};
@@ -26,7 +26,9 @@ module Arena
       # objective its search held (relative to its own unloaded p99 unless
       # --slo was given)}; not_done: what there was no time for;
       # out: {server key => why it is not in the answer} (failed, crashed, nothing qualified).
-      def self.decide(entries:, files: {}, versions: {}, slos: {}, memory_mib: nil, band_pct: 3.0, not_done: [], out: {})
+      # gems: {server key => [gem, version]} for a server Arena's overlay
+      # added beside the app's bundle: the user must add it to deploy it.
+      def self.decide(entries:, files: {}, versions: {}, slos: {}, memory_mib: nil, band_pct: 3.0, not_done: [], out: {}, gems: {})
         alive = entries.select(&:alive?)
         out = out.merge(entries.reject(&:alive?).to_h { |e| [e.key, e.failed] })
         ranked = alive.sort_by { |e| [-(Stats.median(e.rates) || e.candidate.score), e.candidate.pss_kb.to_i] }
@@ -49,7 +51,7 @@ module Arena
           interval: d&.measured? ? [(1 + d.low_pct / 100.0).round(4), (1 + d.high_pct / 100.0).round(4)] : nil,
           difference: d, verdict: verdict, rounds: best.rates.size, slo_ms: slos[best.key], memory_mib: memory_mib, pss_mib: c.pss_mib,
           p99_ms: c.p99_ms, sustained_rps: c.sustained_rps, changes: changes(best, ranked - [best]), not_done: not_done, out: out,
-          band_pct: band_pct).freeze
+          band_pct: band_pct, gem: gems[best.key]).freeze
       end
 
       # b (the answer) against a, on the rounds both ran.
@@ -106,6 +108,7 @@ module Arena
         out = [head, "  #{rate}"]
         out << "  start: #{command.join(" ")}" if command
         out << "  config file: #{config_file}" if config_file
+        out << "  Gemfile: add gem \"#{gem[0]}\", \"#{gem[1]}\" (Arena ran it from its overlay beside your bundle; your Gemfile is unchanged)" if gem
         out << "  margin: #{margin_words}"
         out << "  held to: p99 <= #{slo_ms || "?"} ms, < 1% errors, PSS <= #{memory_mib} MiB (the memory budget)"
         out << "  would change it: #{changes.join("; ")}" unless changes.empty?
@@ -115,7 +118,7 @@ module Arena
       def to_record
         return {"server" => nil, "not_done" => not_done, "out" => out} unless found?
         {"server" => server, "settings" => settings, "runtime" => runtime, "version" => version, "command" => command,
-         "config_file" => config_file, "runner_up" => runner_up && {"server" => runner_up, "settings" => runner_up_settings},
+         "config_file" => config_file, "gem" => gem && {"name" => gem[0], "version" => gem[1]}, "runner_up" => runner_up && {"server" => runner_up, "settings" => runner_up_settings},
          "ratio" => ratio, "interval" => interval, "verdict" => verdict, "rounds" => rounds, "significance" => difference&.reason,
          "slo_ms" => slo_ms, "memory_mib" => memory_mib, "changes" => changes, "not_done" => not_done, "out" => out}.compact
       end
