@@ -134,6 +134,15 @@ module Arena
       refute rule.call(samples: nil)
     end
 
+    # A 1 s endpoint at 0.995 req/s for 44 s: 43 answered, one in flight at
+    # the end (rate x p50): kept up (issue 35's "none" came from this).
+    def test_the_request_in_flight_at_a_levels_end_is_not_a_shortfall
+      slow = {target_rps: 0.995, good_rps: 0.98, duration_s: 44.0, p99_us: 1_013_278, samples: 100}
+      refute Scenarios::Rate.sustained?(level(1, **slow), 3_000_000), "without its p50 the level read short"
+      assert Scenarios::Rate.sustained?(level(1, **slow, p50_us: 1_002_240), 3_000_000)
+      refute Scenarios::Rate.sustained?(level(1, **slow, good_rps: 0.95, p50_us: 1_002_240), 3_000_000), "two short is short"
+    end
+
     Level = Scenarios::Breakpoint::Level
 
     def bp(*levels, planned:) = Scenarios::Breakpoint.judge(levels, planned: planned).to_s
