@@ -129,7 +129,9 @@ class RunnerTest < Minitest::Test
     "interrupted" => scenario("interrupted") { |_| raise Interrupt },
     "figures" => Class.new(scenario("figures") { |ctx| [RunnerTest.figure_measurement(ctx)] }) { def self.throughput_basis? = true },
     "long" => Class.new(scenario("long") { |ctx| BOUNDS << [ctx.adapter.label, ctx.load.max_time] && [RunnerTest.measurement(ctx, "long")] }) { def self.long? = true },
-    "noisy-once" => scenario("noisy-once") { |ctx| [RunnerTest.measurement(ctx, "noisy-once", noisy: (NOISY_ONCE[ctx.adapter.label] += 1) == 1)] }
+    "noisy-once" => scenario("noisy-once") { |ctx| [RunnerTest.measurement(ctx, "noisy-once", noisy: (NOISY_ONCE[ctx.adapter.label] += 1) == 1)] },
+    "long-noisy" => scenario("long-noisy") { |ctx| [RunnerTest.measurement(ctx, "long-noisy", noisy: (NOISY_ONCE[ctx.adapter.label] += 1) == 1)] }
+      .tap { |klass| klass.define_singleton_method(:long?) { true } }
   }.freeze
 
   class Recorder
@@ -293,6 +295,16 @@ class RunnerTest < Minitest::Test
     assert_equal [false, false], got.select { |r, *| r == 2 }.map { |m| m[2] }
     starts = @kept_starters.map { |st| st.events.count { |e| e.first == :start } }
     assert_equal [1, 1], starts, "kept up: each server started once for both rounds"
+  end
+
+  # A long scenario (a sweep, a soak) is not run again for a noisy level:
+  # its levels repeat the measurement within, and a second sweep doubled
+  # issue 35's `-d 4 --max-time 120` run past its estimate (121 s of 120).
+  def test_a_long_unit_is_not_run_again_when_noisy
+    NOISY_ONCE.clear
+    run_with(%w[a], scenarios: ["long-noisy"], rounds: 2, seed: 1, kept: true)
+    got = @store.view.measurements.map { |m| [m.repeat, m.noisy?, m.rerun] }
+    assert_equal [[1, true, nil], [2, false, nil]], got
   end
 
   # 1000, 1300, 800 is ±35% at 3 rounds; rounds of 1000 are added until the

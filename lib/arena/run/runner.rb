@@ -115,9 +115,11 @@ module Arena
 
     # Each unit once; then once more those whose load was disturbed (a noisy
     # measurement is kept, flagged, and left out of the interval). A run of
-    # one round makes no interval: it reports what it measured, flagged.
+    # one round makes no interval: it reports what it measured, flagged. A
+    # long scenario is not run again: its levels or timeline repeat the
+    # measurement within, and a second sweep would double its time.
     def run_round(units, round)
-      noisy = units.select { |unit| run_unit(unit, round).any?(&:noisy?) }
+      noisy = units.select { |unit| run_unit(unit, round).any?(&:noisy?) && !@scenarios.fetch(unit.scenario).long? }
       return if rounds < 2
       noisy.each { |unit| run_unit(unit, round, rerun: true) }
     end
