@@ -212,7 +212,9 @@ void push_request(loop_t *L, conn_t *c, uint64_t origin)
     s->t = origin;
     s->sent = L->now;
     s->req = request_pick(L->rs, &L->rng);
-    if (L->rs->reqs[s->req].ts_off) {
+    /* HTTP/2 frames carry their own placeholder (h2.c): always stamped. */
+    s->bare = L->rs->reqs[s->req].ts_off && !c->h2 && (L->stamp_seq++ % L->o->request_start_every) != 0;
+    if (L->rs->reqs[s->req].ts_off && !s->bare) {
         if (!L->realtime_offset_us) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
@@ -256,8 +258,16 @@ void conn_fill(loop_t *L, conn_t *c)
     if (c->written < c->count || c->h2) conn_flush(L, c);
 }
 
+/* "X-Request-Start: t=" before the digits, "\r\n" after: the line a bare
+ * request (--request-start-every) leaves out. */
+#define TS_PREFIX_LEN 19
+#define TS_LINE_LEN (TS_PREFIX_LEN + REQUEST_TS_DIGITS + 2)
+
+/* How many bytes request r takes on the wire in slot s. */
+static size_t request_len(const request_t *r, const slot_t *s) { return s->bare ? r->len - TS_LINE_LEN : r->len; }
+
 /* The bytes of request r from off on, as iovecs (up to 3: its timestamp
- * digits come from the slot); returns how many. */
+ * digits come from the slot; a bare one skips the header's line); returns how many. */
 static int request_iov(const request_t *r, slot_t *s, size_t off, struct iovec *iov)
 {
     if (!r->ts_off) {
@@ -265,8 +275,15 @@ static int request_iov(const request_t *r, slot_t *s, size_t off, struct iovec *
         iov[0].iov_len = r->len - off;
         return 1;
     }
+    size_t line = r->ts_off - TS_PREFIX_LEN;
     struct iovec seg[3] = {{r->bytes, r->ts_off}, {s->ts, REQUEST_TS_DIGITS},
                            {r->bytes + r->ts_off + REQUEST_TS_DIGITS, r->len - r->ts_off - REQUEST_TS_DIGITS}};
+    if (s->bare) {
+        seg[0].iov_len = line;
+        seg[1].iov_base = r->bytes + line + TS_LINE_LEN;
+        seg[1].iov_len = r->len - line - TS_LINE_LEN;
+        seg[2].iov_len = 0;
+    }
     int n = 0;
     for (int i = 0; i < 3; i++) {
         if (off >= seg[i].iov_len) {
@@ -310,7 +327,7 @@ void conn_flush(loop_t *L, conn_t *c)
         size_t left = (size_t)w;
         while (left > 0 && c->written < c->count) {
             const request_t *r = &L->rs->reqs[slot_at(L, c, c->written)->req];
-            size_t rest = r->len - c->wr_off;
+            size_t rest = request_len(r, slot_at(L, c, c->written)) - c->wr_off;
             if (left >= rest) {
                 left -= rest;
                 c->written++;

@@ -44,6 +44,7 @@ typedef struct {
     uint32_t req;
     int32_t stream;  /* HTTP/2: its stream id once submitted */
     char ts[16];     /* --request-start: its X-Request-Start digits (REQUEST_TS_DIGITS) */
+    uint8_t bare;    /* --request-start-every: this one is sent without the header */
 } slot_t;
 
 typedef struct conn_s {
@@ -102,6 +103,7 @@ typedef struct loop_s {
     int reps_done;      /* connections that sent all their -r */
     /* open model */
     int64_t realtime_offset_us; /* wall clock minus the monotonic clock (X-Request-Start) */
+    uint64_t stamp_seq;         /* --request-start-every: requests pushed so far */
     double interval;
     const profile_t *profile; /* --profile: the schedule follows its stages (NULL: a constant rate) */
     double phase, share;      /* this thread's offset in the count, and its share of the rate */

@@ -39,6 +39,7 @@ typedef struct {
     uint64_t timeline_ms;    /* --timeline-ms: length of a timeline interval */
     int allow_remote;
     int request_start;       /* --request-start: X-Request-Start: t=<us> on every request */
+    uint64_t request_start_every; /* --request-start-every N: the header on one request in N (default 1) */
     int histograms;          /* --histograms: encoded histograms in the JSON (hcodec.h) */
     int wait_go;             /* --wait-go: start on a 'go' line on stdin */
     int expect_status;

@@ -17,13 +17,16 @@
 # fastest servers up to a quarter of their throughput here. So Arena says,
 # in ARENA_TIMING_DIR/mode, how many requests to time: "0" none (a
 # throughput round: the middleware only counts), "1" every one, "N" one in
-# N. Each process's writer thread reads it every period, so Arena can switch
+# N, "h" each request that carries X-Request-Start (the default: the engine
+# sends the header on one request in 16, since the header alone cost Falcon
+# and Iodine 12-13%). Each process's writer thread reads it every period, so Arena can switch
 # a running server between rounds (bench/probe_cost measures each mode's
 # cost on the same running server). No mode file: every request.
 module ArenaTiming
   DIR = ENV["ARENA_TIMING_DIR"]
   PER_OCTAVE = 16 # about 4% wide buckets
   PERIOD_S = 0.05 # Arena waits at most a few of these after a measurement (QueueTime::Files#since)
+  HEADER_ONLY = -1 # mode "h": time the requests that carry X-Request-Start
 
   @queue = Hash.new(0)
   @work = Hash.new(0)
@@ -39,18 +42,22 @@ module ArenaTiming
 
     def bucket(us) = (us <= 1) ? 0 : (Math.log2(us) * PER_OCTAVE).floor
 
-    # Whether to time this request: one in `every` (none at 0). The count is
-    # per process and unlocked: a lost increment under threads only shifts
-    # which request is timed. Starts this process's writer (it reads the mode).
-    def time?
+    # Whether to time this request: one in `every` (none at 0), or with
+    # HEADER_ONLY each request that carries X-Request-Start (the engine sends
+    # it on one in 16: the header itself cost Falcon and Iodine 12-13%). The
+    # count is per process and unlocked: a lost increment under threads only
+    # shifts which request is timed. Starts this process's writer (it reads the mode).
+    def time?(env)
       start_writer unless @writer&.alive?
+      return env.key?("HTTP_X_REQUEST_START") if @every == HEADER_ONLY
       return false if @every.zero?
       (@seen += 1) % @every == 0
     end
 
-    # "0", "1" or "N" in DIR/mode; anything else (or no file) leaves it.
+    # "0", "1", "N" or "h" (HEADER_ONLY) in DIR/mode; anything else (or no file) leaves it.
     def read_mode
       text = File.read(File.join(DIR, "mode")).strip
+      @every = HEADER_ONLY if text == "h"
       @every = Integer(text, 10) if text.match?(/\A\d{1,6}\z/)
     rescue SystemCallError
       nil
@@ -111,7 +118,7 @@ module ArenaTiming
     end
 
     def call(env)
-      return @app.call(env) unless ArenaTiming.time?
+      return @app.call(env) unless ArenaTiming.time?(env)
       timed(env)
     end
 

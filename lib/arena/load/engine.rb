@@ -48,7 +48,9 @@ module Arena
         (s.headers || []).each { |h| args += ["-H", h] }
         args << "--no-keep-alive" unless s.keep_alive
         args += s.transport if s.transport # TLS and HTTP/2 flags (Transport#engine_flags)
-        args << "--request-start" if s.request_start
+        # request_start: one request in N carries X-Request-Start (true: every one).
+        every = (s.request_start == true) ? 1 : s.request_start
+        args += (every.to_i > 1) ? ["--request-start-every", every.to_s] : ["--request-start"] if every
         # Histograms in the JSON, so the rounds' latency merges exactly
         # (Report::Rows) instead of a median of percentiles.
         args << "--histograms"

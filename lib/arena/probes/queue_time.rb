@@ -13,11 +13,23 @@ module Arena
     # the fastest servers up to a quarter of their throughput (Iodine -25%,
     # Unicorn -23%, Falcon -22%, Puma -9%), and the throughput rounds must
     # not carry the observer; bench/probe_cost gives each mode's paired cost.
+    #
+    # Then the header itself: bench/probe_cost (paired, 6 rounds, session 7)
+    # read X-Request-Start alone costing Falcon 13.0% (10.1-15.8%) and Iodine
+    # 12.6%, as much as timing one in 16; parsing one more header is the
+    # server's work on every request that carries it. So "on" has the engine
+    # send the header on one request in EVERY (--request-start-every) and the
+    # wrapper time exactly those ("h").
     EVERY = 16
-    MODES = {"on" => EVERY, "all" => 1, "off" => nil}.freeze
+    MODES = {"on" => "h", "all" => 1, "off" => nil}.freeze
+    # One request in how many carries X-Request-Start (nil: none).
+    HEADER_EVERY = {"on" => EVERY, "all" => 1, "off" => nil}.freeze
 
-    # How many requests the wrapper times (one in N), nil: no wrapper.
+    # The wrapper's mode: 1 every request, "h" those with the header; nil: no wrapper.
     def self.every(mode) = MODES.fetch(mode)
+
+    # One request in N carries the header, nil: none.
+    def self.header_every(mode) = HEADER_EVERY.fetch(mode)
 
     # Tells the wrapper in every process of the server how many to time
     # (app/arena_timing.rb reads DIR/mode each period).

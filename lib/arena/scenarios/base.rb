@@ -46,7 +46,7 @@ module Arena
           body_file: body_file, expect_status: workload.expect_status, expect_body: workload.expect_body,
           headers: headers.merge(workload.headers || {}).map { |k, v| "#{k}: #{v}" }, mix_file: workload.mix_file(dir),
           transport: transport_flags,
-          request_start: (load.queue_time != "off") || nil, pipeline: workload.pipeline
+          request_start: QueueTime.header_every(load.queue_time), pipeline: workload.pipeline
         ).with(**changes)
       end
 

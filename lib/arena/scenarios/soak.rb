@@ -48,6 +48,22 @@ module Arena
           "memory (USS) #{format("%+.1f", x["last_third_growth_pct"].to_f)}%: #{x["verdict"]}#{reason(x)}#{short(x)}#{procs(x)}#{drift}"
       end
 
+      # A soak repeated over rounds is one answer (issue 35: "each ends with
+      # one verdict"): the word all rounds agree on, else "unsettled", with
+      # each word's count and the slopes' range.
+      def self.round_key(m) = (m.variant == "soak" && m.extra["slope_mib_per_min"]) ? [m.server, m.workload] : nil
+
+      def self.rounds_finding(ms)
+        return finding(ms.first) if ms.size == 1
+        xs = ms.map(&:extra)
+        words = xs.map { |x| x["verdict"] }
+        word = (words.uniq.size == 1) ? words.first : "unsettled"
+        counts = words.tally.map { |w, n| "#{w} in #{n}" }.join(", ")
+        slopes = xs.map { |x| x["slope_mib_per_min"].to_f }.minmax.map { |v| format("%+.2f", v) }
+        "#{ms.first.server} #{ms.first.workload} soak over #{ms.size} rounds: #{word} (#{counts} of #{ms.size}), PSS " \
+          "#{slopes.uniq.join(" to ")} MiB/min#{short(xs.last)}"
+      end
+
       # A fresh Ruby process's heap grows for its first minutes under load
       # (Puma on /server here: USS +26 MiB/min in a soak's first 3 s, still
       # +1.7 MiB/min 40-60 s in), so growth in a short soak may be warm-up.
