@@ -42,6 +42,27 @@ module Arena
       end
     end
 
+    # --request-start-every 16: one request in 16 carries its send time, the
+    # others go without the header's line, whole (bodies pipelined behind
+    # them), so a server parses the header on one request in 16 (issue 32).
+    def test_one_request_in_n_carries_the_header_and_the_rest_are_whole_without_it
+      Stamps.open do |server|
+        Dir.mktmpdir("arena-engine") do |dir|
+          body = File.join(dir, "body")
+          File.write(body, "y" * 3000)
+          run_ok(server.target, "-c", 2, "-p", 4, "-n", 640, "--request-start-every", 16, "--body", body, deadline: 10)
+        end
+        stamps = server.stamps
+        assert_equal 640, stamps.size
+        stamped = stamps.count { |h, _, _| h }
+        assert_equal 40, stamped, "one in 16"
+        stamps.each do |header, _, got_body|
+          assert_match(/\At=\d{16}\z/, header) if header
+          assert_equal "y" * 3000, got_body, "every body follows its headers whole"
+        end
+      end
+    end
+
     def test_without_the_flag_no_header_is_sent
       Stamps.open do |server|
         run_ok(server.target, "-c", 1, "-n", 5)
