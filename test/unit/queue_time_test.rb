@@ -29,7 +29,9 @@ class QueueTimeTest < Minitest::Test
   # --queue-time on times a sample, all every request, off loads no wrapper;
   # the mode reaches the wrapper through a file it reads each period.
   def test_the_modes_and_the_file_that_carries_them
-    assert_equal 16, Arena::QueueTime.every("on")
+    assert_equal "h", Arena::QueueTime.every("on"), "the requests that carry the header"
+    assert_equal 16, Arena::QueueTime.header_every("on")
+    assert_equal [1, nil], [Arena::QueueTime.header_every("all"), Arena::QueueTime.header_every("off")]
     assert_equal 1, Arena::QueueTime.every("all")
     assert_nil Arena::QueueTime.every("off")
     Dir.mktmpdir("arena-mode") do |dir|
