@@ -12,7 +12,10 @@ module Arena
       TWIN = Servers::Base::TWIN
 
       # One twin pair of rows and the test between them.
-      Pair = Struct.new(:original, :twin, :difference, keyword_init: true) do
+      Pair = Struct.new(:original, :twin, :difference, keyword_init: true)
+
+      # A class body, not Struct.new's block: mutant skips methods defined in a closure.
+      class Pair
         def different? = difference.significant? && !difference.equivalent?
 
         def line

@@ -12,7 +12,8 @@ module Arena
     # What the app logged, read once per measurement at the boundary.
     Evidence = Struct.new(:timeouts, :pool_size, :wait_s, keyword_init: true)
 
-    module_function
+    # extend self, not module_function: mutant mutates the methods the module then calls
+    extend self
 
     # The log text of one measurement -> Evidence (counts and, when Rails
     # said them, the pool's size and wait: "could not obtain a connection

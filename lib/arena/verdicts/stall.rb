@@ -83,7 +83,8 @@ module Arena
     # for 3 s gave 3 samples of one in 16): the slots' occupancy is used instead.
     SPLIT_LEAST = 20
 
-    module_function
+    # extend self, not module_function: mutant mutates the methods the module then calls
+    extend self
 
     # -> Verdict "stalled" (reason: the time nothing explains, its likely
     # cause, the telling run, the throughput it cost), "not stalled" (why),
