@@ -172,6 +172,28 @@ class StatsPairedExactTest < Minitest::Test
     assert_equal "not distinguishable here: a round served nothing (a figure <= 0 has no logarithm)", zero_b.reason
     assert_equal [0.01, 3], [zero_b.level, zero_b.n]
   end
+
+  # Every round the same ratio, to the last bit (powers of two): no spread,
+  # so no t. The interval is the point itself; p is 0 for a ratio other than
+  # 1 and 1 for none.
+  def test_a_ratio_without_spread
+    double = Arena::Stats.paired([1000, 2000, 4000], [2000, 4000, 8000], names: %w[puma falcon])
+    assert_equal [100.0, 100.0, 100.0, 0.0, true, false], [double.estimate_pct, double.low_pct, double.high_pct, double.p_value,
+      double.significant?, double.equivalent?]
+    assert_equal "falcon is +100.0% against puma (95% interval +100.0% to +100.0%; paired t on log ratios, 3 rounds, p=0 < 0.05)", double.reason
+    same = Arena::Stats.paired([1000, 2000, 4000], [1000, 2000, 4000])
+    assert_equal [0.0, 0.0, 0.0, 1.0, false, true], [same.estimate_pct, same.low_pct, same.high_pct, same.p_value, same.significant?, same.equivalent?]
+  end
+
+  # A round without a figure (nil) is a round that served nothing, on either side: not a crash.
+  def test_a_round_without_a_figure
+    [[[1000, nil, 1000], [1000, 1000, 1000]], [[1000, 1000, 1000], [1000, nil, 1000]]].each do |a, b|
+      d = Arena::Stats.paired(a, b)
+      refute d.measured?
+      assert_equal "not distinguishable here: a round served nothing (a figure <= 0 has no logarithm)", d.reason
+      assert d.frozen?
+    end
+  end
 end
 
 class StatsByRoundsTest < Minitest::Test
@@ -199,5 +221,37 @@ class StatsByRoundsTest < Minitest::Test
     assert_equal "Welch's t on log figures", Stats.by_rounds([1, 2, 3], [1, 2, 3]).method, "no rounds given"
     assert_equal "Welch's t on log figures", Stats.by_rounds([1, 2, 3], [1, 2, 3], rounds_a: [1, 2], rounds_b: [1, 2, 3]).method,
       "rounds that do not match the figures pair nothing"
+  end
+
+  # The names, the level and the band reach the test by either path.
+  def test_names_level_and_band_reach_either_test
+    a = [1000, 1100, 900, 1050]
+    b = [1030, 1150, 920, 1060]
+    rounds = [1, 2, 3, 4]
+    paired = Stats.by_rounds(a, b, rounds_a: rounds, rounds_b: rounds, names: %w[puma falcon], band_pct: 5.1)
+    assert_equal "equivalent within ±5.1%: falcon is +2.7% against puma (95% interval +0.3% to +5.1%; paired t on log ratios, 4 rounds, p=0.0366)", paired.reason
+    unpaired = Stats.by_rounds([1000, 1010, 990], [1010, 1020, 1000], rounds_a: [1, 2, 3], rounds_b: [4, 5, 6], names: %w[puma falcon], band_pct: 5.0)
+    assert unpaired.equivalent?, unpaired.reason
+    assert_match(/\Aequivalent within ±5%: falcon is \+1\.0% against puma \(95% interval .*; Welch's t on log figures, .*\) \(unpaired: not measured in the same rounds\)\z/, unpaired.reason)
+    refute Stats.by_rounds([1000, 1010, 990], [1010, 1020, 1000], rounds_a: [1, 2, 3], rounds_b: [4, 5, 6], band_pct: 0.5).equivalent?
+  end
+
+  # Too few figures for Welch either: its own words, without the unpaired note (nothing was tested).
+  def test_too_few_for_either_test
+    d = Stats.by_rounds([1000, 1010], [1200, 1212], rounds_a: [1, 2], rounds_b: [3, 4], names: %w[puma falcon])
+    refute d.measured?
+    assert_equal Stats.difference([1000, 1010], [1200, 1212], names: %w[puma falcon], band_pct: 3.0).reason, d.reason
+    refute d.reason.include?("unpaired"), d.reason
+  end
+
+  # Rounds that are missing or do not match their figures, on either side, pair nothing.
+  def test_rounds_that_cannot_pair
+    a = [1000, 1100, 900, 1050]
+    b = [1030, 1150, 920, 1060]
+    [[[1, 2, 3, 4], nil], [nil, [1, 2, 3, 4]], [[1, 2, 3], [1, 2, 3, 4]], [[1, 2, 3, 4], [1, 2, 3]],
+      [[1, 2, 3, 4, 5], [1, 2, 3, 4]], [[1, 2, 3, 4], [1, 2, 3, 4, 5]]].each do |rounds_a, rounds_b|
+      d = Stats.by_rounds(a, b, rounds_a: rounds_a, rounds_b: rounds_b)
+      assert_equal "Welch's t on log figures", d.method, "#{rounds_a.inspect} and #{rounds_b.inspect}"
+    end
   end
 end

@@ -52,14 +52,15 @@ module Arena
         Difference.new(**welch.to_h, reason: welch.reason + UNPAIRED).freeze
       end
 
-      # The figures of the rounds both sides have, in round order. A round
-      # with two figures on one side (a noisy figure and its re-run) gives its
-      # later one: the re-run is the one measured clean.
+      # The figures of the rounds both sides have, round by round (their
+      # order does not matter to the test: a sum of ratios). A round with two
+      # figures on one side (a noisy figure and its re-run) gives its later
+      # one: the re-run is the one measured clean.
       def matched(a, rounds_a, b, rounds_b)
         return [[], []] unless rounds_a && rounds_b && rounds_a.size == a.size && rounds_b.size == b.size
         by_a = rounds_a.zip(a).to_h
         by_b = rounds_b.zip(b).to_h
-        common = (by_a.keys & by_b.keys).sort
+        common = by_a.keys & by_b.keys
         [common.map { |r| by_a[r] }, common.map { |r| by_b[r] }]
       end
 
