@@ -46,6 +46,40 @@ class ReportAATest < Minitest::Test
     refute_includes api.because, "~aa"
   end
 
+  def m_in(variant, server, rps, round) = m(server, rps, round).merge("variant" => variant)
+
+  # A twin pairs with its original in its own workload, scenario and variant,
+  # not the first row of the same server.
+  def test_a_twin_pairs_with_its_own_variant
+    rows = DRIFT.each_with_index.flat_map do |d, i|
+      [m_in("close", "puma", 500 * d, i + 1), m_in("keep-alive", "puma", 1000 * d, i + 1), m_in("keep-alive", "puma~aa", 1000 * d * (1 + 0.004 * (-1)**i), i + 1)]
+    end
+    pairs = Arena::Report::AA.pairs(Arena::Report::Rows.from(doc(rows)))
+    assert_equal 1, pairs.size
+    pair = pairs.first
+    assert pair.frozen?
+    assert_equal [["puma", "keep-alive"], ["puma~aa", "keep-alive"]], [[pair.original.server, pair.original.variant], [pair.twin.server, pair.twin.variant]]
+    assert_match(/\AA\/A: puma server steady keep-alive and its twin read alike \(equivalent within ±3%: puma~aa is -0\.0% against puma \(95% interval -0\.5% to \+0\.5%/, pair.line)
+  end
+
+  # Different means significant and beyond the band: a real but tiny
+  # difference (inside ±3%) and a noisy pair (not distinguishable) read alike,
+  # the latter without the "not distinguishable here" lead-in.
+  def test_only_a_difference_beyond_the_band_is_a_warning
+    tiny = DRIFT.each_with_index.flat_map { |d, i| [m("puma", 1000 * d, i + 1), m("puma~aa", 1010 * d * (1 + 0.001 * (-1)**i), i + 1)] }
+    pair = Arena::Report::AA.pairs(Arena::Report::Rows.from(doc(tiny))).first
+    assert pair.difference.significant?, pair.difference.reason
+    refute pair.different?
+    assert_match(/\AA\/A: puma server steady keep-alive and its twin read alike \(equivalent within ±3%: puma~aa is \+1\.0%/, pair.line)
+    noise = [1.0, 1.3, 0.8, 1.2, 0.75, 1.1]
+    noisy = DRIFT.each_with_index.flat_map { |d, i| [m("puma", 1000 * d, i + 1), m("puma~aa", 1000 * d * noise[i], i + 1)] }
+    pair = Arena::Report::AA.pairs(Arena::Report::Rows.from(doc(noisy))).first
+    refute pair.difference.significant?, pair.difference.reason
+    refute pair.difference.equivalent?, pair.difference.reason
+    refute pair.different?
+    assert_match(/\AA\/A: puma server steady keep-alive and its twin read alike \(puma~aa is \+\d+\.\d% against puma \(95% interval /, pair.line)
+  end
+
   def test_aa_plans_the_first_config_twice
     plan = Arena::TestHelp.plan("--servers", "puma:workers=1 webrick", "--aa", machine: Arena::Machine.new(cores: 2).freeze)
     assert_equal %w[puma:workers=1,threads=5,preload=false webrick puma:workers=1,threads=5,preload=false~aa], plan.servers.map(&:label)

@@ -32,7 +32,7 @@ module Arena
 
       extend self
 
-      def twin?(label) = label.to_s.end_with?(TWIN)
+      def twin?(label) = label.end_with?(TWIN)
 
       # Rows of twins and their originals, paired on the rounds both ran in.
       def pairs(rows)
