@@ -45,7 +45,8 @@ module Arena
       end
     end
 
-    module_function
+    # extend self, not module_function: mutant mutates the methods the module then calls
+    extend self
 
     # plan: an unfitted Plan; given_s: --max-time when it was given (the
     # whole run's bound), else nil. estimate: plan -> RunEstimate::Whole.

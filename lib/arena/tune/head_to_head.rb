@@ -12,7 +12,10 @@ module Arena
     class HeadToHead
       # One finalist: its server key, adapter (the winning settings), the
       # search's best candidate, its figures by round, and why it is out.
-      Entry = Struct.new(:key, :adapter, :candidate, :rates, :failed, keyword_init: true) do
+      Entry = Struct.new(:key, :adapter, :candidate, :rates, :failed, keyword_init: true)
+
+      # A class body, not Struct.new's block: mutant skips methods defined in a closure.
+      class Entry
         def alive? = failed.nil?
       end
 

@@ -12,7 +12,8 @@ module Arena
       # A server whose start served less than this share of the best start's is not searched.
       WITHIN = 0.5
 
-      module_function
+      # extend self, not module_function: mutant mutates the methods the module then calls
+      extend self
 
       # looks: {server key => its start's Candidate (nil: not looked at)} ->
       # the keys to search: the best qualifying starts within WITHIN of the
