@@ -11,9 +11,10 @@ module Arena
   class TuneAnswerTest < Minitest::Test
     cover "Arena::Tune::Answer*"
 
-    def entry(key, rates, pss_mib:, p99_ms:, settings: {}, failed: nil)
+    def entry(key, rates, pss_mib:, p99_ms:, settings: {}, failed: nil, score: nil)
       adapter = Servers.fetch(key).new(settings: settings, machine: Machine.new(cores: 2))
-      candidate = Tune::Candidate.new(settings: settings, sustained_rps: rates.sum / rates.size, pss_kb: pss_mib * 1024, p99_ms: p99_ms, status: "ok", rates: [1.0])
+      candidate = Tune::Candidate.new(settings: settings, sustained_rps: score || rates.sum / rates.size, pss_kb: pss_mib && pss_mib * 1024,
+        p99_ms: p99_ms, status: "ok", rates: [1.0])
       Tune::HeadToHead::Entry.new(key: key, adapter: adapter, candidate: candidate, rates: rates, failed: failed)
     end
 
@@ -91,11 +92,92 @@ module Arena
       assert_nil a.ratio
     end
 
+    # Two rounds each: too few for the paired test. The leader is still the
+    # answer; the margin says why it was not compared, and no ratio is made up.
+    def test_too_few_rounds_to_compare
+      a = Tune::Answer.decide(entries: [entry("puma", [100.0, 101], pss_mib: 400, p99_ms: 12.0), entry("falcon", [99.0, 100], pss_mib: 200, p99_ms: 8.0)])
+      assert_equal ["puma", "not distinguishable", "falcon", nil, nil], [a.server, a.verdict, a.runner_up, a.ratio, a.interval]
+      assert_equal "not compared head to head with falcon: not distinguishable here: 2 paired round(s) of falcon and puma; the test needs 3", a.margin_words
+      assert_equal ["THE ANSWER: puma with workers=2 threads=5 preload=false, runtime default", "  sustains 101 req/s at p99 12.0 ms, PSS 400.0 MiB",
+        "  margin: not compared head to head with falcon: not distinguishable here: 2 paired round(s) of falcon and puma; the test needs 3",
+        "  held to: p99 <= ? ms, < 1% errors, PSS <=  MiB (the memory budget)",
+        "  would change it: a memory budget under 400.0 MiB would pick falcon (PSS 200.0 MiB); a p99 objective under 12.0 ms would pick falcon (p99 8.0 ms at its sustained rate)"],
+        a.lines
+      assert_equal({"server" => "puma", "settings" => {"workers" => 2, "threads" => 5, "preload" => false}, "runtime" => "default",
+                     "runner_up" => {"server" => "falcon", "settings" => {"count" => 2, "model" => "forked"}}, "verdict" => "not distinguishable",
+                     "rounds" => 2, "significance" => "not distinguishable here: 2 paired round(s) of falcon and puma; the test needs 3",
+                     "changes" => a.changes, "not_done" => [], "out" => {}}, a.to_record)
+    end
+
+    # The paired test runs on the rounds both ran: a finalist cut short
+    # after three rounds is compared on those three.
+    def test_the_rounds_both_ran
+      drift = [1.0, 0.8, 1.2, 0.9]
+      a = decide([entry("puma", drift.map { |d| 110 * d }, pss_mib: 400, p99_ms: 12.0),
+        entry("falcon", drift.first(3).each_with_index.map { |d, i| 100 * d * (1 + 0.01 * (-1)**i) }, pss_mib: 200, p99_ms: 8.0)])
+      assert_equal ["puma", "ahead", 3, 4], [a.server, a.verdict, a.difference.n, a.rounds]
+      assert_match(/, 3 paired rounds\)\z/, a.margin_words)
+    end
+
+    # Ranked by the median of the head-to-head rounds; a finalist without
+    # rounds by its search's score; at the same figure, less memory first.
+    def test_how_finalists_rank
+      no_rounds = decide([entry("puma", [], pss_mib: 200, p99_ms: 12.0, score: 90.0), entry("falcon", [], pss_mib: 400, p99_ms: 8.0, score: 95.0)])
+      assert_equal ["falcon", "puma"], [no_rounds.server, no_rounds.runner_up]
+      median = decide([entry("puma", [100.0, 300, 101], pss_mib: 400, p99_ms: 12.0), entry("falcon", [150.0, 150, 150], pss_mib: 200, p99_ms: 8.0)])
+      assert_equal "falcon", median.server, "the median, not the mean"
+      same = [100.0, 120, 90, 110]
+      tie = decide([entry("puma", same, pss_mib: 400, p99_ms: 12.0), entry("falcon", same, pss_mib: 200, p99_ms: 8.0),
+        entry("iodine", same.map { |r| r * 0.5 }, pss_mib: 100, p99_ms: 5.0)])
+      assert_equal ["falcon", "equivalent", "puma"], [tie.server, tie.verdict, tie.runner_up]
+      assert_equal "a memory budget under 200.0 MiB would pick iodine (PSS 100.0 MiB)", tie.changes.first
+      drift = [1.0, 0.8, 1.2, 0.9, 1.1]
+      runners = [entry("falcon", drift.map { |d| 100 * d }, pss_mib: 300, p99_ms: 8.0), entry("iodine", drift.map { |d| 100 * d }, pss_mib: 200, p99_ms: 8.0)]
+      [runners, runners.reverse].each do |pair|
+        lead = decide([entry("puma", drift.map { |d| 110 * d }, pss_mib: 400, p99_ms: 12.0), *pair])
+        assert_equal ["puma", "iodine"], [lead.server, lead.runner_up], "of two runners-up at the same figure, the lighter"
+      end
+      lighter_second = decide([entry("puma", same, pss_mib: 200, p99_ms: 12.0), entry("falcon", same.map { |r| r * 0.999 }, pss_mib: 400, p99_ms: 8.0)])
+      assert_equal ["puma", "equivalent", "falcon"], [lighter_second.server, lighter_second.verdict, lighter_second.runner_up]
+      assert_match(/\Aequivalent to falcon count=2 model=forked within ±3% \(\+0\.1%, interval .*, 4 paired rounds\): puma uses less memory\z/,
+        lighter_second.margin_words)
+    end
+
+    # What would change it: the best-ranked lighter or faster finalist, none
+    # where the figures are missing, and a lone answer has no line.
+    def test_what_would_change_it
+      drift = [1.0, 0.8, 1.2, 0.9, 1.1]
+      three = decide([entry("puma", drift.map { |d| 110 * d }, pss_mib: 400, p99_ms: 12.0),
+        entry("falcon", drift.map { |d| 100 * d }, pss_mib: 300, p99_ms: 11.0), entry("iodine", drift.map { |d| 90 * d }, pss_mib: 100, p99_ms: 5.0)])
+      assert_equal ["a memory budget under 400.0 MiB would pick falcon (PSS 300.0 MiB)",
+        "a p99 objective under 12.0 ms would pick falcon (p99 11.0 ms at its sustained rate)"], three.changes
+      unknown = decide([entry("puma", drift.map { |d| 110 * d }, pss_mib: nil, p99_ms: nil), entry("falcon", drift.map { |d| 100 * d }, pss_mib: 300, p99_ms: 11.0)])
+      assert_equal [], unknown.changes, "no PSS of its own: nothing said of memory"
+      other_unknown = decide([entry("puma", drift.map { |d| 110 * d }, pss_mib: 400, p99_ms: 12.0), entry("falcon", drift.map { |d| 100 * d }, pss_mib: nil, p99_ms: nil)])
+      assert_equal ["no smaller memory budget: puma uses the least memory of the finalists (PSS 400.0 MiB)"], other_unknown.changes
+      alone = decide([entry("puma", drift, pss_mib: 400, p99_ms: 12.0)])
+      assert_equal [], alone.changes
+      refute alone.lines.any? { |l| l.include?("would change it") }
+      assert_equal "the only server that ran head to head", alone.margin_words
+      assert_equal({"server" => "puma", "settings" => {"workers" => 2, "threads" => 5, "preload" => false}, "runtime" => "default", "version" => "6.4.2",
+                     "command" => %w[bundle exec puma -C puma.rb config.ru], "config_file" => "/r/tune/puma/puma.rb", "verdict" => "only", "rounds" => 5,
+                     "slo_ms" => 120.0, "memory_mib" => 1500.0, "changes" => [], "not_done" => [], "out" => {}}, alone.to_record)
+    end
+
+    def test_settings_in_words
+      a = decide([entry("puma", [100.0], pss_mib: 400, p99_ms: 12.0)])
+      assert_equal "its defaults", a.setting_words({})
+      assert_equal "its defaults", a.setting_words(nil)
+      assert_equal "workers=2 threads=4", a.setting_words({"workers" => 2, "threads" => 4})
+    end
+
     def test_no_answer
       a = decide([], out: {"agoo" => "no config qualified"})
       refute a.found?
       assert_equal ["THE ANSWER: none: no server held a rate within the SLO and the memory budget", "  not in the answer: agoo: no config qualified"], a.lines
-      assert_nil a.to_record["server"]
+      assert_equal({"server" => nil, "not_done" => [], "out" => {"agoo" => "no config qualified"}}, a.to_record)
+      assert a.frozen?
+      assert_equal [1500.0, [], 3.0], [a.memory_mib, a.changes, a.band_pct]
     end
   end
 end

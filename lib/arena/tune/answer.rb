@@ -69,7 +69,7 @@ module Arena
         lighter = others.find { |e| e.candidate.pss_kb && c.pss_kb && e.candidate.pss_kb < c.pss_kb }
         lines << if lighter
           "a memory budget under #{c.pss_mib} MiB would pick #{lighter.key} (PSS #{lighter.candidate.pss_mib} MiB)"
-        elsif others.any?
+        elsif others.any? && c.pss_kb
           "no smaller memory budget: #{best.key} uses the least memory of the finalists (PSS #{c.pss_mib} MiB)"
         end
         faster = others.find { |e| e.candidate.p99_ms && c.p99_ms && e.candidate.p99_ms < c.p99_ms }
