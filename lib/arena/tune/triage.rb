@@ -20,7 +20,7 @@ module Arena
       # leader's, at most SEARCHED, best first.
       def searched(looks)
         ok = looks.select { |_, c| c&.qualifies? }
-        lead = ok.values.map(&:score).max.to_f
+        lead = ok.values.map(&:score).max
         ok.select { |_, c| c.score >= WITHIN * lead }.max_by(SEARCHED) { |_, c| c.score }.map(&:first)
       end
 
