@@ -16,4 +16,22 @@ class ResultsStoreTest < Minitest::Test
       assert_match(/\A16 connections; 1.0 s after a 0.3 s warm-up; keep-alive on; 3 rounds, interleaved/, line)
     end
   end
+
+  # A server's record is handed over as a value (issue 36: no string-keyed
+  # hash between the session and the store); the store writes its record.
+  # A restarted round's store adds a server's failure, not its fresh starts.
+  def test_a_server_is_added_as_a_value_and_a_restarted_round_adds_only_failures
+    Dir.mktmpdir do |dir|
+      store = Arena::Results::Store.new(path: File.join(dir, "results.json"), environment: {}, plan: {})
+      ok = Arena::Results::ServerRecord.new(label: "puma", name: "puma", settings: {}, status: "ok", log_tail: [], verify: []).freeze
+      failed = ok.failing("boom", log_tail: ["x"], after_start: true)
+      once = Arena::Runner::RestartedRounds::StoreOnce.new(store)
+      once.add_server(ok)
+      once.add_server(failed)
+      assert_equal [failed.to_record], store.document["servers"]
+      assert_equal ["failed: boom"], store.view.servers.map(&:state)
+      store.add_server(ok)
+      assert_equal %w[failed ok], JSON.parse(File.read(store.path))["servers"].map { |s| s["status"] }
+    end
+  end
 end

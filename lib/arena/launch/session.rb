@@ -64,7 +64,7 @@ module Arena
       @record = @record.with(verify: outcomes.map { |o| Results::VerifyRecord.new(workload: o.workload, ok: o.ok, problems: o.problems).freeze })
       good = workloads.select { |wl| outcomes.find { |o| o.workload == wl.name }&.ok }
       raise Unverified.new("#{@adapter.label}: failed verification (#{outcomes.flat_map(&:problems).first})", outcomes: outcomes) if good.empty?
-      @store.add_server(@record.to_record)
+      @store.add_server(@record)
       @recorded = true
       good
     end
@@ -90,7 +90,7 @@ module Arena
       base = @record || Results::ServerRecord.new(label: @adapter.label, name: @adapter.key, settings: @adapter.settings,
         version: @installation&.version, source: @installation&.source, status: "failed", log_tail: [], verify: [],
         envelope: envelope)
-      base.failing(message, log_tail: log_tail, after_start: @recorded).tap { |failed| @store.add_server(failed.to_record) }
+      base.failing(message, log_tail: log_tail, after_start: @recorded).tap { |failed| @store.add_server(failed) }
     end
 
     def stop = @starter.stop

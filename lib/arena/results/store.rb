@@ -25,7 +25,8 @@ module Arena
         flush
       end
 
-      def add_server(record) = append("servers", record)
+      # A server config's start or failure (a Results::ServerRecord).
+      def add_server(server) = append("servers", server.to_record)
 
       def add_measurement(measurement) = append("measurements", measurement.to_record)
 

@@ -60,7 +60,7 @@ module Arena
       class StoreOnce
         def initialize(store) = @store = store
 
-        def add_server(record) = (record["status"] == "failed") ? @store.add_server(record) : nil
+        def add_server(server) = server.failed? ? @store.add_server(server) : nil
 
         def add_measurement(measurement) = @store.add_measurement(measurement)
       end
