@@ -88,7 +88,7 @@ class PresetsTest < Minitest::Test
     assert_equal File.join(Arena::ROOT, "presets/tfb-rack/config.ru"), plan.app.rackup
     assert_equal %w[json plaintext db queries fortunes updates], plan.workloads.map(&:name)
     assert_equal ["/queries?queries=20", "/updates?queries=20"], plan.workloads.map(&:path).grep(/queries=/)
-    assert_equal ["postgres", ["steady"], 256, 3.0, 1], [plan.database, plan.scenarios, plan.load.connections, plan.load.duration, plan.repeat]
+    assert_equal ["postgres", ["steady"], 256, 3.0, 1], [plan.database.kind, plan.scenarios, plan.load.connections, plan.load.duration, plan.repeat]
     assert_equal installed(%w[puma unicorn falcon iodine pitchfork passenger], plan), plan.servers.map(&:key)
     # Without JRuby here it is "not installed"; with it, outside the app's bundle.
     assert_match(/\Apuma-jruby:threads=\d+: skipped, (not installed|it runs outside the app's bundle, where pg is not installed)/,

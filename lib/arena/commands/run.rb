@@ -69,8 +69,8 @@ module Arena
       end
 
       def announce(preset)
-        @err.puts "preset #{preset["name"]} at scale #{preset["scale"]} (seed #{preset["seed"]})"
-        preset["skipped"].each { |note| @err.puts "  #{note}" }
+        @err.puts "preset #{preset.name} at scale #{preset.scale} (seed #{preset.seed})"
+        preset.skipped.each { |note| @err.puts "  #{note}" }
       end
     end
   end

@@ -14,12 +14,28 @@ module Arena
   # arena-db.sql beside its config.ru, which Arena loads with psql.
   #
   #   Database.open(plan, err:) { |plan| ... }  the plan with DATABASE_URL in its env and the live
-  #                                            database in plan.database; stopped and removed after
+  #                                            database in plan.live_database; stopped and removed after
   module Database
     KINDS = %w[postgres sqlite].freeze
     SQL_FILE = "arena-db.sql"
     # The gem each kind needs in the app's bundle, and the kind to offer instead.
     ADAPTERS = {"postgres" => ["pg", "sqlite"], "sqlite" => ["sqlite3", "postgres"]}.freeze
+
+    # The database a plan asks for (Plan#database): a value before and after
+    # the run. Database.open makes its live handle (Postgres, Sqlite), which
+    # the plan carries apart, in live_database.
+    Spec = Struct.new(:kind, keyword_init: true) do
+      # The gem the app's bundle needs for this kind (pg, sqlite3).
+      def adapter_gem = ADAPTERS.fetch(kind).first
+
+      def to_h = {"kind" => kind}
+
+      # The live database of this kind, not yet started, in run_dir.
+      def open(run_dir:) = ((kind == "postgres") ? Postgres : Sqlite).new(run_dir: run_dir)
+    end
+
+    def self.spec(kind) = kind && Spec.new(kind: kind).freeze
+
     # A log line naming an exception (`PG::ConnectionBad: ...`) or a
     # server's error (`FATAL:  role ...`), before any line that merely says error.
     EXCEPTION_LINE = /\A\s*(?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception|NotFound|Bad|NotEstablished|Invalid)\b[^:]*:|\A\s*(?:FATAL|ERROR|PANIC):/
@@ -61,8 +77,8 @@ module Arena
     end
 
     def open(plan, err:)
-      return yield(plan) unless plan.database.is_a?(String)
-      live = ((plan.database == "postgres") ? Postgres : Sqlite).new(run_dir: File.join(plan.out_dir, "database"))
+      return yield(plan) unless plan.database
+      live = plan.database.open(run_dir: File.join(plan.out_dir, "database"))
       begin
         live.start
         if plan.app.rails?
@@ -72,7 +88,7 @@ module Arena
           err.puts "database: #{live.describe}; loading #{sql_file(plan.app)}"
           live.load_sql(sql_file(plan.app))
         end
-        yield plan.with(env: (plan.env || {}).merge(live.env).freeze, database: live)
+        yield plan.with(env: (plan.env || {}).merge(live.env).freeze, live_database: live)
       ensure
         live.stop
       end
@@ -88,8 +104,8 @@ module Arena
     # Whether the servers of this app get PGAPPNAME (connections counted per config).
     def counted?(app) = app.rails? || !sql_file(app).nil?
 
-    # The per-measurement watch of a live database (nil: none, or one with
-    # nothing to count), for the server config labelled `label`.
+    # The per-measurement watch of a live database (Plan#live_database; nil:
+    # none, or one with nothing to count), for the server config labelled `label`.
     def watch(database, label) = database.respond_to?(:watch) ? database.watch(label) : nil
 
     # libpq names each connection after the server config that opened it

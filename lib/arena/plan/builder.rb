@@ -98,9 +98,9 @@ module Arena
         bind: o[:bind], out_dir: out_dir(o[:out] || default_out), json_path: o[:json], rounds: o[:rounds],
         round_seed: o[:round_seed] || Rounds.new_seed, between_rounds: o[:between_rounds], precision: o[:precision], baseline: baseline(o[:baseline], list),
         port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front(o, transport),
-        preset: @preset&.to_h(preset_scale)&.merge("skipped" => @notes),
+        preset: @preset && Presets::Chosen.new(preset: @preset, scale: preset_scale, skipped: @notes.dup.freeze).freeze,
         headers: (o[:headers] || {}).dup.freeze, env: (o[:env] || {}).dup.freeze, transport: transport,
-        database: o[:database]
+        database: Database.spec(o[:database])
       ).freeze
     end
 

@@ -6,7 +6,7 @@ module Arena
   # lists. Bad input fails here, before any process is spawned.
   Plan = Struct.new(:app, :servers, :workloads, :scenarios, :load, :bind, :out_dir, :json_path,
     :rounds, :port, :ready_timeout, :machine, :front, :preset, :headers, :env, :round_seed, :between_rounds, :precision,
-    :transport, :database, :budget, :baseline, keyword_init: true) do
+    :transport, :database, :budget, :baseline, :live_database, keyword_init: true) do
     # The old name of rounds (the flag was --repeat before rounds).
     def repeat = rounds
 
@@ -16,8 +16,9 @@ module Arena
 
     # Plain HTTP/1.1 unless --transport said otherwise (plans built elsewhere have none).
     def transport_or_plain = transport || Transport.plain
-    # database: --database's kind ("postgres", "sqlite") as planned; the live
-    # database (lib/arena/launch/database.rb) once Database.open started it.
+    # database: --database's Database::Spec (its kind); live_database: the
+    # live one (Postgres, Sqlite) once Database.open started it, nil before.
+    # preset: the Presets::Chosen the run re-runs (nil: none).
     def to_h_members = members.to_h { |m| [m, self[m]] }
 
     # budget: the RunBudget::Fit the run was fitted to its time with (nil:
@@ -44,9 +45,9 @@ module Arena
         scenarios: scenarios, load: load.to_h, bind: bind, rounds: rounds, machine: machine.to_h,
         front: front, headers: headers, env: env, round_seed: round_seed, between_rounds: between_rounds,
         precision_pct: precision, transport: transport&.to_h,
-        database: database.is_a?(String) ? {"kind" => database} : database&.to_h, budget: budget&.to_h,
+        database: (live_database || database)&.to_h, budget: budget&.to_h,
         baseline: baseline
-      }.compact.merge(preset ? {preset: preset} : {})
+      }.compact.merge(preset ? {preset: preset.to_h} : {})
     end
   end
 

@@ -35,6 +35,16 @@ module Arena
       end
     end
 
+    # A preset as a plan re-runs it (Plan#preset): at its scale, with a note
+    # for each of its servers skipped here. to_h is what results.json records.
+    Chosen = Struct.new(:preset, :scale, :skipped, keyword_init: true) do
+      def name = preset.name
+
+      def seed = preset.seed
+
+      def to_h = preset.to_h(scale).merge("skipped" => skipped)
+    end
+
     extend Registry
 
     def self.kind = "preset"

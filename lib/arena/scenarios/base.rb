@@ -239,7 +239,7 @@ module Arena
         # The envelope's cgroup, when the server runs in one: throttling, peak, OOM kills.
         probes.sample(:cgroup, ctx.server.cgroup&.then { |cgroup| Envelope::Watch.new(cgroup, interval: interval) })
         # The run's throwaway database, when there is one: connections, transactions.
-        probes.read(:database, Database.watch(ctx.session.plan.database, ctx.adapter.label))
+        probes.read(:database, Database.watch(ctx.session.plan.live_database, ctx.adapter.label))
         probes
       rescue Exception # rubocop:disable Lint/RescueException -- Ctrl-C too: nothing left sampling
         probes&.abort
