@@ -31,6 +31,24 @@ module Arena
       assert_equal "h2", plan("--front", "nginx", "--config", path, "--transport", "h2").transport.name, "a flag over the file"
     end
 
+    # The engine's TLS and HTTP/2 flags come from one place (issue 36): the
+    # load's rows give the Transport value every engine run carries, and
+    # Load::Engine#argv alone turns it into flags, the transport check's too.
+    def test_the_engine_flags_are_made_once_from_the_rows
+      load = LoadOptions.new(**Load.defaults.merge(transport: "h2", h2_streams: 4, tls_resume: true)).freeze
+      assert_equal Transport.parse("h2", h2_streams: 4, tls_resume: true), load.engine_settings[:transport]
+      engine = Load::Engine.new(dir: @dir, path: "/bin/true", machine: Machine.new(cores: 1, shared: true))
+      argv = engine.argv("https://127.0.0.1:1/", Load::Settings.build(**load.engine_settings, cacert: "/ca.pem"))
+      assert_equal %w[--http2 --h2-streams 4 --tls-resume --cacert /ca.pem], argv[argv.index("--http2"), 6]
+      plain = engine.argv("http://127.0.0.1:1/", Load::Settings.build(**LoadOptions.new(**Load.defaults).engine_settings, cacert: "/ca.pem"))
+      assert_empty plain & %w[--http2 --h2-streams --tls-resume --cacert]
+      bind = Bind.tcp(port: 1).with_tls(:self_signed)
+      check = TransportCheck.new(transport: Transport.parse("h2"), engine_path: "/bin/true").argv(bind, "/x")
+      assert_equal ["/bin/true", "--json"], check.first(2)
+      assert_equal ["--http2", "--h2-streams", "1", "--histograms", "https://127.0.0.1:1/x"], check.last(5)
+      assert_equal [%w[-c 1], %w[-d 2], %w[--timeout 5], %w[-n 4], %w[--expect-status any]], [%w[-c], %w[-d], %w[--timeout], %w[-n], %w[--expect-status]].map { |(flag)| check[check.index(flag), 2] }
+    end
+
     def test_bad_transport_settings_are_one_line_each
       {%w[--transport h3] => "--transport must be one of http1, tls, h2, h2c",
        %w[--h2-streams 0] => "--h2-streams must be between 1 and 10000",

@@ -47,7 +47,7 @@ module Arena
         flags.each { |flag, value| args += [flag, number(value)] unless value.nil? }
         (s.headers || []).each { |h| args += ["-H", h] }
         args << "--no-keep-alive" unless s.keep_alive
-        args += s.transport if s.transport # TLS and HTTP/2 flags (Transport#engine_flags)
+        args += s.transport.engine_flags(ca: s.cacert) if s.transport # TLS and HTTP/2: the one place they become flags
         # request_start: one request in N carries X-Request-Start (true: every one).
         every = (s.request_start == true) ? 1 : s.request_start
         args += (every.to_i > 1) ? ["--request-start-every", every.to_s] : ["--request-start"] if every

@@ -111,11 +111,13 @@ module Arena
     # Per run, one row each: the engine flag of a valued setting a scenario or a
     # workload sets (Engine#argv passes it as it is), then those Engine#argv
     # turns into flags of their own (keep-alive off, -H per header, the
-    # transport's flags, --request-start).
+    # transport's flags, --request-start). transport is the Transport value
+    # (LoadOptions#client_transport), cacert the CA the entry's certificate is
+    # verified against; Engine#argv is the one place they become flags.
     RUN_FLAGS = {requests: "-n", reps: "-r", rate: "-R", method: "-m", body_file: "--body", mix_file: "--mix",
                  expect_status: "--expect-status", expect_body: "--expect-body", timeline_ms: "--timeline-ms",
                  profile: "--profile", pipeline: "-p"}.freeze
-    RUN_ONLY = [*RUN_FLAGS.keys, :keep_alive, :headers, :transport, :request_start].freeze
+    RUN_ONLY = [*RUN_FLAGS.keys, :keep_alive, :headers, :transport, :cacert, :request_start].freeze
     Settings = Struct.new(*TABLE.select(&:engine).map(&:name), *RUN_ONLY, keyword_init: true)
 
     class Settings
@@ -140,7 +142,12 @@ module Arena
     # now that there are more rounds), a cold Rails app at -d 5 up to 10 s.
     def warmup_limit = warmup_max || (2 * duration).clamp(2.0, 10.0)
 
-    def engine_settings = Load::TABLE.select(&:engine).to_h { |s| [s.name, self[s.name]] }
+    # How clients reach the server: the Transport of the three transport rows
+    # (the plan's, built once by PlanBuilder, and every engine run's).
+    def client_transport = Transport.of(self)
+
+    # The table's engine rows, and the transport they are spoken over.
+    def engine_settings = Load::TABLE.select(&:engine).to_h { |s| [s.name, self[s.name]] }.merge(transport: client_transport)
 
     # The same settings with these changed (a round's -d, a lowered bound).
     def with(**changes) = self.class.new(**to_h, **changes).freeze

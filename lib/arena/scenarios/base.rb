@@ -45,15 +45,9 @@ module Arena
           **load.engine_settings, method: (workload.method == "GET" || workload.mix?) ? nil : workload.method,
           body_file: body_file, expect_status: workload.expect_status, expect_body: workload.expect_body,
           headers: headers.merge(workload.headers || {}).map { |k, v| "#{k}: #{v}" }, mix_file: workload.mix_file(dir),
-          transport: transport_flags,
+          cacert: entry.ca,
           request_start: QueueTime.header_every(load.queue_time), pipeline: workload.pipeline
         ).with(**changes)
-      end
-
-      # How the engine speaks to the entry (--transport); nil for plain HTTP/1.1.
-      def transport_flags
-        t = session.plan.transport_or_plain
-        t.plain? ? nil : t.engine_flags(ca: entry.ca).freeze
       end
 
       def body_file = workload.body_file(dir)

@@ -2,6 +2,7 @@
 
 require "json"
 require "open3"
+require "tmpdir"
 
 module Arena
   # Verification of the transport: a few requests through the engine itself
@@ -21,14 +22,20 @@ module Arena
 
     def call(entry, path: "/")
       return Outcome.new(protocol: "http/1.1").freeze if @transport.plain?
-      argv = [@engine_path, "--json", "-n", "4", "-d", "2", "-c", "1", "--timeout", "5", "--expect-status", "any",
-        *@transport.engine_flags(ca: entry.ca), entry.target(path)]
-      out, err, status = Open3.capture3(*argv)
+      out, err, status = Open3.capture3(*argv(entry, path))
       return Outcome.new(problem: "the engine could not run over #{@transport.name}: #{err.lines.last&.strip}").freeze unless status.success?
       doc = JSON.parse(out)
       judge(doc.fetch("transport", {}), doc.fetch("errors", {}))
     rescue JSON::ParserError => e
       Outcome.new(problem: "the engine's output was not JSON (#{e.message})").freeze
+    end
+
+    # A few requests on one connection, built as every engine run's argv is
+    # (Load::Engine#argv: the transport's flags come from there alone).
+    def argv(entry, path)
+      settings = Load::Settings.build(requests: 4, duration: 2.0, connections: 1, timeout: 5.0, expect_status: "any",
+        transport: @transport, cacert: entry.ca)
+      Load::Engine.new(dir: Dir.tmpdir, path: @engine_path, machine: Machine.new(cores: 1, shared: true)).argv(entry.target(path), settings)
     end
 
     private
