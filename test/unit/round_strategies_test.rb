@@ -58,6 +58,34 @@ module Arena
       def initialize = @rounds = []
 
       def add_round(round:, order:) = @rounds << [round, order]
+
+      def add_precision(**figures) = @precision = figures
+
+      attr_reader :precision
+    end
+
+    Figure = Struct.new(:good_rps, :noisy?)
+
+    # --precision holds the figures apart from the runner: it yields the
+    # units still wide, a round at a time, and records which reached it.
+    def test_precision_rounds_go_on_while_a_unit_is_wide
+      store = Store.new
+      precision = Runner::Precision.new(plan: plan("--rounds", "3", "--precision", "5"), store: store)
+      unit = Runner::Unit.new(slot: slots("a").first, workload: Workload.new(name: "w"), scenario: "s")
+      [1000, 1300, 800].each { |rps| precision.add(unit.key, Figure.new(rps, false)) }
+      precision.add(unit.key, Figure.new(100_000, true))
+      yielded = []
+      precision.rounds(units: -> { [unit] }, spent: -> { false }) do |wide, round|
+        yielded << [wide.map(&:key), round]
+        precision.add(unit.key, Figure.new(1000, false)) # narrower with every round
+      end
+      assert_equal 7, yielded.size, "the noisy figure left out of the interval"
+      assert_equal [["a w s"], 4], yielded.first
+      assert_equal({target_pct: 5.0, rounds: 3 + yielded.size, reached: ["a w s"], missed: {}}, store.precision)
+      assert_equal 20, Runner::MAX_ROUNDS
+      none = Store.new
+      Runner::Precision.new(plan: plan, store: none).rounds(units: -> { [unit] }, spent: -> { false }) { flunk }
+      assert_nil none.precision, "no --precision: nothing added, nothing recorded"
     end
 
     def plan(*flags) = TestHelp.plan("--servers", "puma", "-d", "0.5", "--round-requests", "20", *flags)

@@ -35,6 +35,8 @@ module Arena
   class Runner
     attr_reader :failures
 
+    MAX_ROUNDS = Precision::MAX_ROUNDS
+
     # One config's place in the run: its session (nil before it starts), the
     # workloads that verified, and whether it failed.
     Slot = Struct.new(:adapter, :index, :installation, :session, :workloads, :failed, keyword_init: true)
@@ -59,7 +61,7 @@ module Arena
       @scenarios = scenarios
       @failures = []
       @starters = []
-      @figures = {}
+      @precision = Precision.new(plan: plan, store: store)
       @new_starter = new_starter || -> { ServerStarter.new(plan: plan) }
       @rounds = self.class.rounds_for(plan).new(runner: self, plan: plan, store: store, scenarios: scenarios)
     end
@@ -84,7 +86,7 @@ module Arena
 
     # The steps a round strategy takes (start, stopped?, units_of, run_round,
     # precision_rounds, guarded); the runner keeps the run's record for both
-    # (failures, the figures --precision reads, the --max-time clock).
+    # (failures, the --precision figures, the --max-time clock).
 
     # A user's app answered / with 404: no further server is started.
     def stopped? = @root_not_found || false
@@ -124,28 +126,8 @@ module Arena
       noisy.each { |unit| run_unit(unit, round, rerun: true) }
     end
 
-    # --precision PCT: more rounds of the units whose interval is still wider
-    # than PCT (half-width against the median), until all are within it,
-    # --max-time is spent, or MAX_ROUNDS; the store records which reached it.
-    # Yields the wide units and the round's number; the caller runs them
-    # (servers kept up: in one shuffled order; restarted: a fresh start of
-    # each server that has a wide unit, and only its wide units).
-    MAX_ROUNDS = 20
-
-    def precision_rounds(slots)
-      return unless @plan.precision
-      started = Clock.now
-      round = rounds
-      loop do
-        wide = units_of(slots).select { |u| wide?(u) }
-        break if wide.empty? || round >= MAX_ROUNDS || Clock.now - started > @plan.load.max_time || spent?
-        round += 1
-        yield wide, round
-      end
-      all = units_of(slots).select { |u| @figures.key?(u.key) }
-      @store.add_precision(target_pct: @plan.precision, rounds: round,
-        reached: all.reject { |u| wide?(u) }.map(&:key), missed: all.select { |u| wide?(u) }.to_h { |u| [u.key, half_width(u)] })
-    end
+    # --precision's rounds (Precision#rounds), over the servers still in the run.
+    def precision_rounds(slots, &block) = @precision.rounds(units: -> { units_of(slots) }, spent: -> { spent? }, &block)
 
     # The block's answer; nil when it raised a server's failure (a failed
     # start, warm-up, engine or proxy), recorded as the slot's (fail_server).
@@ -166,18 +148,6 @@ module Arena
     # The whole run's --max-time is spent (no further round can start).
     def spent? = @plan.budget&.given && Clock.now - @started >= @plan.budget.budget_s
 
-    def wide?(unit)
-      return false unless @figures.key?(unit.key)
-      width = half_width(unit)
-      width.nil? || width > @plan.precision
-    end
-
-    def half_width(unit)
-      all = @figures[unit.key]
-      clean = all.reject(&:noisy?)
-      Stats.interval((clean.empty? ? all : clean).map(&:good_rps)).half_width_pct&.round(2)
-    end
-
     # The unit's measurements ([] when it did not run, or its server failed).
     def run_unit(unit, round, rerun: false)
       return [] if unit.slot.failed
@@ -191,7 +161,7 @@ module Arena
         measurement = measurement.with(repeat: round, rerun: rerun || nil)
         warmed = @rounds.warmup(unit.key, measurement.variant)
         measurement = measurement.with(warmup: warmed) if warmed
-        (@figures[unit.key] ||= []) << measurement if measurement.measured? && scenario.class.throughput_basis?
+        @precision.add(unit.key, measurement) if measurement.measured? && scenario.class.throughput_basis?
         @store.add_measurement(measurement)
         @reporter.measured(measurement)
         measurement
