@@ -36,6 +36,7 @@ module Arena
       assert_equal "b", r.pick&.name, r.verdict.to_s
       assert_equal "a", r.runner_up.name
       assert_match(/\Apick: goodput equivalent within ±3%: .*; memory lower beyond ±3%: /, r.verdict.to_s)
+      assert r.frozen?
       r = Pick.call([c("b", b, p99: p99, pss: [150_000] * 6), c("a", a, p99: p99, pss: [200_000] * 6)])
       assert_equal "b", r.pick&.name, "whatever the order"
     end

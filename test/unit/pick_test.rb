@@ -29,6 +29,9 @@ module Arena
     def test_one_server_and_none
       r = pick(c("a", [5], flags: ["loader-bound"]))
       assert_equal "pick: the only server measured (a is loader-bound: it may serve more still)", r.verdict.to_s
+      both = pick(c("a", [5], flags: %w[loader-bound errors did-not-settle]))
+      assert_equal "pick: the only server measured (a is loader-bound and did-not-settle: it may serve more still)", both.verdict.to_s
+      assert_equal "pick: the only server measured", pick(c("a", [5], flags: ["errors"])).verdict.to_s
       assert_equal "a", r.pick.name
       assert_nil r.runner_up
       assert r.frozen?

@@ -65,9 +65,9 @@ module Arena
 
       def judge(best, second, level:, band_pct:)
         goodput = versus(second, best, :rps, level, band_pct)
-        latency = compare(second, best, :p99, level, band_pct)
+        latency = versus(second, best, :p99, level, band_pct)
         if goodput.significant? && !goodput.equivalent?
-          if latency&.significant? && latency.estimate_pct.positive?
+          if latency.significant? && latency.estimate_pct.positive?
             return Result.new(verdict: Verdict.of("trade-off", "#{best.name} serves more (#{goodput.reason}); #{second.name} " \
               "answers faster (p99: #{latency.reason})"), runner_up: second).freeze
           end
@@ -75,7 +75,7 @@ module Arena
         end
         if goodput.equivalent?
           %i[pss p99].each do |metric|
-            diff = compare(second, best, metric, level / 2.0, band_pct)
+            diff = versus(second, best, metric, level / 2.0, band_pct)
             next unless beyond?(diff, band_pct)
             # The lower memory or p99 picks.
             low, high = diff.estimate_pct.negative? ? [best, second] : [second, best]
@@ -89,21 +89,19 @@ module Arena
         Result.new(verdict: Verdict.of(word, "#{best.name} and #{second.name} here: #{reason}"), runner_up: second).freeze
       end
 
-      # b against a on one figure (nil where either side has none).
-      def compare(a, b, metric, level, band_pct)
-        return nil if Array(a[metric]).empty? || Array(b[metric]).empty?
-        versus(a, b, metric, level, band_pct)
-      end
-
+      # b against a on one figure. A side without figures (no p99, no PSS
+      # sampled) gives a difference not measured: never significant, no
+      # interval, so it neither trades off nor picks.
       def versus(a, b, metric, level, band_pct)
         Stats.by_rounds(Array(a[metric]), Array(b[metric]), rounds_a: a.rounds, rounds_b: b.rounds, level: level,
           names: [a.name, b.name], band_pct: band_pct)
       end
 
       # A difference shown larger than the band: its whole interval outside ±band.
-      def beyond?(diff, band_pct) = !diff&.low_pct.nil? && (diff.low_pct > band_pct || diff.high_pct < -band_pct)
+      def beyond?(diff, band_pct) = !diff.low_pct.nil? && (diff.low_pct > band_pct || diff.high_pct < -band_pct)
 
-      def caveat(c) = c.held_down.any? ? " (#{c.name} is #{c.held_down.join(" and ")}: it may serve more still)" : ""
+      # Only interpolated: nil reads as nothing.
+      def caveat(c) = (" (#{c.name} is #{c.held_down.join(" and ")}: it may serve more still)" if c.held_down.any?)
     end
   end
 end
