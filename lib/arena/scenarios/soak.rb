@@ -37,8 +37,8 @@ module Arena
       end
 
       def self.finding(m)
+        return nil unless judged?(m)
         x = m.extra
-        return nil unless m.variant == "soak" && x["slope_mib_per_min"]
         f = Report::Format
         drift = x["latency_drift"] ? ", p99 #{f.duration_us(x["latency_drift"]["first_p99_us"])} in the first " \
           "#{x["slice_s"]} s, #{f.duration_us(x["latency_drift"]["last_p99_us"])} in the last" : ""
@@ -51,7 +51,10 @@ module Arena
       # A soak repeated over rounds is one answer (issue 35: "each ends with
       # one verdict"): the word all rounds agree on, else "unsettled", with
       # each word's count and the slopes' range.
-      def self.round_key(m) = (m.variant == "soak" && m.extra["slope_mib_per_min"]) ? [m.server, m.workload] : nil
+      def self.round_key(m) = judged?(m) ? [m.server, m.workload] : nil
+
+      # A soak measurement with its analysis (a slope fitted).
+      def self.judged?(m) = m.variant == "soak" && !m.extra["slope_mib_per_min"].nil?
 
       def self.rounds_finding(ms)
         return finding(ms.first) if ms.size == 1

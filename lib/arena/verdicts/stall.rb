@@ -123,6 +123,7 @@ module Arena
       # 1 ms waiting before the app; the other 24 of 32 waited where the
       # app's clock does not see.
       slots = fill(f)
+      slots = nil unless slots&.positive?
       busy = slots && f.good_rps * working / 1e6 / slots
       if busy && busy >= OCCUPIED
         return Verdict.of("not stalled", "#{parts}, but #{percent(busy)} of #{slots} slots were busy (#{num(f.good_rps)} req/s x " \
@@ -146,10 +147,9 @@ module Arena
     def occupancy(f)
       service = f.service_us
       return Verdict.cannot_judge("no waiting/working split (--queue-time on) and no unloaded latency to compare with") unless service&.positive?
-      connections = f.connections.to_i
-      slots = [f.slots || connections, connections].min
-      return Verdict.cannot_judge("no connections") unless slots.positive?
-      predicted = service * connections / slots.to_f
+      slots = fill(f)
+      return Verdict.cannot_judge("no connections") unless slots&.positive?
+      predicted = service * f.connections.to_i / slots.to_f
       busy = f.good_rps * service / 1e6 / slots
       excess = f.mean_us - predicted
       parts = "slots #{percent(busy)} busy (#{num(f.good_rps)} req/s x #{ms(service)} unloaded over #{slots} slots); " \
