@@ -47,21 +47,20 @@ module Arena
       # such run's figures.
       # A server whose reason is known from its source says it too (Agoo).
       def concurrency_lines(document)
-        flagged_row_lines(document, "under-concurrent", &:concurrency).map do |line|
-          note = Servers.registry[line[/\A[^: ]+/]]&.concurrency_note
-          note ? "#{line} (why: #{note})" : line
-        end
+        why = ->(server) { Servers.registry[server.to_s.split(":", 2).first]&.concurrency_note&.then { |n| " (why: #{n})" } }
+        flagged_row_lines(document, "under-concurrent", tail: why, &:concurrency)
       end
 
       # Rows (server, workload, scenario) with a summary flag `said` reads:
       # the word, how many of the row's runs had it, and the first one's reason.
-      def flagged_row_lines(document, word, &said)
+      # tail: server label -> words added to its line (nil: none).
+      def flagged_row_lines(document, word, tail: ->(_) {}, &said)
         groups = document.measured.group_by { |m| [m.server, m.workload, m.label] }
         groups.filter_map do |(server, workload, label), runs|
           flagged = runs.select { |m| m.summary && said.call(m.summary) }
           next if flagged.empty?
           count = (runs.size > 1) ? " (#{flagged.size} of #{runs.size} runs)" : ""
-          "#{server} #{workload} #{label}: #{word}#{count}: #{said.call(flagged.first.summary)}"
+          "#{server} #{workload} #{label}: #{word}#{count}: #{said.call(flagged.first.summary)}#{tail.call(server)}"
         end
       end
 
