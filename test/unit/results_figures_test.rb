@@ -114,6 +114,12 @@ class ResultsFiguresTest < Minitest::Test
     refute load(completed: 100, connections: {"opened" => 100}, keep_alive: false).server_closed?, "closing was asked"
     assert load(completed: 100, connections: {"opened" => 100}, keep_alive: nil).server_closed?, "older documents: kept alive"
     refute load(completed: 0, connections: {"opened" => 5}).server_closed?
+    # Thin with one slot on a 50 ms request, 32 connections, a 3 s round: 32
+    # opened once and kept, 53 responses. The first 32 opens are the run's own,
+    # not the server's closing (it read "thin (no keep-alive)").
+    refute load(completed: 53, connections: {"requested" => 32, "opened" => 32}).server_closed?, "only the connections asked for"
+    refute load(completed: 53, connections: {"requested" => 32, "opened" => 58}).server_closed?, "26 reopened for 53 responses"
+    assert load(completed: 53, connections: {"requested" => 32, "opened" => 59}).server_closed?, "27 reopened: one every two responses"
   end
 
   def test_stall_figures_are_the_loads_own

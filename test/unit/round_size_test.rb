@@ -12,8 +12,21 @@ class RoundSizeTest < Minitest::Test
   def test_a_fast_app_keeps_its_duration_and_a_slow_one_gets_enough_requests
     assert_equal 0.3, size([[9000, 10_000, 10_000, 10_000]])
     assert_in_delta 2.0, size([[200, 900, 1000, 1000, 1000]]), 1e-9, "the settled slices, not the cold first one"
+    assert_in_delta 2.222, size([[900, 900, 900]]), 1e-3, "whole-number rates divide as rates"
     assert_equal 5.0, size([[50, 50, 50]]), "at most 5 s"
     assert_equal 8.0, size([[50, 50, 50]], duration: 8.0), "never shorter than -d"
+  end
+
+  def warm(rates, warmup: 0.2, connections: 32) = Arena::RoundSize.warmup(warmup: warmup, connections: connections, rates: rates)
+
+  def test_the_warm_up_covers_one_turn_of_the_closed_loop
+    assert_in_delta 1.6, warm([[5, 20, 20, 20]]), 1e-9, "32 connections at 20 req/s: 1.6 s in the system"
+    assert_equal 0.2, warm([[5000, 5000, 5000]]), "a fast server keeps -w"
+    assert_equal 5.0, warm([[2, 2, 2]]), "at most 5 s"
+    assert_equal 6.0, warm([[2, 2, 2]], warmup: 6.0), "never shorter than -w"
+    assert_in_delta 3.2, warm([[20, 20, 20], [10, 10, 10]]), 1e-9, "the slowest variant"
+    assert_equal 0.2, warm([[0, 0]]), "nothing served"
+    assert_equal 0.2, warm([[20, 20, 20]], connections: 0), "no connections: an open model"
   end
 
   def test_the_slowest_variant_sizes_the_round_and_nothing_measured_leaves_it

@@ -88,7 +88,7 @@ module Arena
       assert_nil none.precision, "no --precision: nothing added, nothing recorded"
     end
 
-    def plan(*flags) = TestHelp.plan("--servers", "puma", "-d", "0.5", "--round-requests", "20", *flags)
+    def plan(*flags) = TestHelp.plan("--servers", "puma", "-d", "0.5", "--round-requests", "20", "-c", "8", *flags)
 
     def slots(*labels) = labels.map { |l| Runner::Slot.new(adapter: Adapter.new(l), index: 1) }
 
@@ -117,10 +117,10 @@ module Arena
       slot = slots("a")
       kept.call(slot)
       warmed, unwarmed = steps.units_of(slot)
-      assert_equal [2.0, 0.0], kept.load_for(warmed, 1).to_h.values_at(:duration, :warmup_max), "20 requests at 10 req/s"
-      assert_equal [2.0, 0.0], kept.load_for(warmed, 2).to_h.values_at(:duration, :warmup_max)
+      assert_equal [2.0, 0.0, 0.8], kept.load_for(warmed, 1).to_h.values_at(:duration, :warmup_max, :warmup), "20 requests at 10 req/s; 8 connections at 10 req/s: 0.8 s in the loop"
+      assert_equal [2.0, 0.0, 0.8], kept.load_for(warmed, 2).to_h.values_at(:duration, :warmup_max, :warmup)
       assert_equal p.load, kept.load_for(unwarmed, 1)
-      assert_equal [0.5, 0.0], kept.load_for(unwarmed, 2).to_h.values_at(:duration, :warmup_max)
+      assert_equal [0.5, 0.0, 0.2], kept.load_for(unwarmed, 2).to_h.values_at(:duration, :warmup_max, :warmup)
       assert_equal 1.5, kept.warmup(warmed.key, nil).seconds
       assert_nil kept.warmup(warmed.key, nil), "handed out once, with the first measurement"
       assert_nil kept.warmup(unwarmed.key, nil)

@@ -152,8 +152,13 @@ module Arena
       def keep_alive? = raw.fetch("keep_alive", true) != false
 
       # Keep-alive was asked, but the server closed the connections (Unicorn,
-      # Pitchfork): at least one new connection for every two responses.
-      def server_closed? = keep_alive? && completed.to_i.positive? && raw.dig("connections", "opened").to_i * 2 >= completed.to_i
+      # Pitchfork): at least one new connection for every two responses,
+      # beyond the connections the run opened itself (a slow server answers
+      # fewer than two per connection in a round while keeping every one).
+      def server_closed?
+        reopened = raw.dig("connections", "opened").to_i - connections_requested
+        keep_alive? && completed.to_i.positive? && reopened * 2 >= completed.to_i
+      end
 
       # What the stall rule (lib/arena/verdicts/stall.rb) reads of this load,
       # with the app's split (a QueueSplit or nil), the config's declared

@@ -41,10 +41,12 @@ module Arena
       # its own to do before round 1 (Scenarios::Base#warm_up gave nothing:
       # sustained's closed maximum warms inside its measurement) keeps the
       # plan's bound in round 1; -d lengthened to the unit's round size.
+      # -w lengthened to one turn of its closed loop (RoundSize.warmup).
       def load_for(unit, round)
         load = (round == 1 && !@warmups.key?(unit.key)) ? @plan.load : @plan.load.with(warmup_max: 0.0)
-        seconds = @sizes[unit.key]
-        (seconds && seconds > load.duration) ? load.with(duration: seconds.round(2)) : load
+        seconds, warmup = @sizes[unit.key]
+        load = load.with(duration: seconds.round(2)) if seconds && seconds > load.duration
+        (warmup && warmup > load.warmup.to_f) ? load.with(warmup: warmup.round(2)) : load
       end
 
       # A unit's warm-up record for this variant, handed out once: it goes
@@ -72,12 +74,16 @@ module Arena
       end
 
       # Each warmed unit's round length (RoundSize: --round-requests at the
-      # rate its warm-up reached), where that is longer than -d.
+      # rate its warm-up reached) and the engine's warm-up before each round
+      # (one turn of the closed loop at that rate), where either is longer
+      # than -d or -w.
       def round_sizes(warmups)
+        load = @plan.load
         warmups.filter_map do |key, records|
-          seconds = RoundSize.duration(duration: @plan.load.duration, requests: @plan.load.round_requests,
-            rates: records.values.map(&:slices))
-          [key, seconds] if seconds > @plan.load.duration
+          rates = records.values.map(&:slices)
+          seconds = RoundSize.duration(duration: load.duration, requests: load.round_requests, rates: rates)
+          warmup = RoundSize.warmup(warmup: load.warmup.to_f, connections: load.connections, rates: rates)
+          [key, [seconds, warmup].freeze] if seconds > load.duration || warmup > load.warmup.to_f
         end.to_h.freeze
       end
     end
