@@ -29,6 +29,23 @@ class RoundSizeTest < Minitest::Test
     assert_equal 0.2, warm([[20, 20, 20]], connections: 0), "no connections: an open model"
   end
 
+  def test_a_turn_known_before_the_load_counts_where_the_warm_up_read_no_rate
+    assert_in_delta 1.6, Arena::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[0, 0, 0]], turn_s: 1.6), 1e-9
+    assert_in_delta 1.6, Arena::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[40, 40, 40]], turn_s: 1.6), 1e-9, "the longer of the two"
+    assert_in_delta 0.8, Arena::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[40, 40, 40]], turn_s: 0.1), 1e-9
+    assert_equal 5.0, Arena::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [], turn_s: 9.0)
+  end
+
+  def test_a_turn_is_each_slots_share_of_the_connections_at_the_service_time
+    turn = ->(c, us, slots) { Arena::RoundSize.turn(connections: c, service_us: us, slots: slots) }
+    assert_in_delta 1.6, turn.call(32, 50_000, 1), 1e-9, "thin: one slot, 32 connections, 50 ms"
+    assert_in_delta 0.2, turn.call(32, 50_000, 8), 1e-9
+    assert_in_delta 0.05, turn.call(4, 50_000, 8), 1e-9, "more slots than connections: one service time"
+    assert_equal 0.0, turn.call(32, 50_000, nil), "slots not declared (fibers)"
+    assert_equal 0.0, turn.call(32, nil, 4), "no baseline"
+    assert_equal 0.0, turn.call(0, 50_000, 4)
+  end
+
   def test_the_slowest_variant_sizes_the_round_and_nothing_measured_leaves_it
     assert_in_delta 1.0, size([[4000, 4000, 4000], [2000, 2000, 2000]]), 1e-9
     assert_equal 0.3, size([]), "no warm-up"

@@ -42,11 +42,13 @@ module Arena
     Workload = Struct.new(:name, keyword_init: true)
     Adapter = Struct.new(:label)
 
-    # A started server: warms at 10 req/s, and says when it stops.
+    # A started server: warms at 10 req/s (server "t": its slots' turn is
+    # 1.2 s), and says when it stops.
     Session = Struct.new(:adapter, :calls) do
       def warm_up(_scenario, workload)
         return {} if workload.name == "w2"
-        {nil => Warmup::Result.new(warmup_s: 1.5, slices: [10.0, 10.0].freeze, steady: true).freeze}
+        turn = (adapter.label == "t") ? 1.2 : nil
+        {nil => Warmup::Result.new(warmup_s: 1.5, slices: [10.0, 10.0].freeze, steady: true, turn_s: turn).freeze}
       end
 
       def stop = calls << [:stop, adapter]
@@ -124,6 +126,10 @@ module Arena
       assert_equal 1.5, kept.warmup(warmed.key, nil).seconds
       assert_nil kept.warmup(warmed.key, nil), "handed out once, with the first measurement"
       assert_nil kept.warmup(unwarmed.key, nil)
+      turned = Runner::KeptUpRounds.new(runner: steps, plan: p, store: Store.new, scenarios: {"s" => Object})
+      t = slots("t")
+      turned.call(t)
+      assert_equal 1.2, turned.load_for(steps.units_of(t).first, 2).warmup, "the slots' turn, longer than the rate's 0.8 s"
     end
 
     def test_restarted_starts_each_server_every_round_and_stops_it_after_its_units

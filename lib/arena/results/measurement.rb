@@ -319,19 +319,19 @@ module Arena
 
     # How a measurement warmed up: seconds to a steady state (or to
     # --warmup-max), whether it got there, and the slices' good req/s.
-    WarmupRecord = Struct.new(:seconds, :steady, :slices, keyword_init: true)
+    WarmupRecord = Struct.new(:seconds, :steady, :slices, :turn_s, keyword_init: true)
 
     class WarmupRecord
       def self.from_h(seconds, h)
         return nil if seconds.nil?
         h = h.is_a?(Hash) ? h : {}
-        new(seconds: seconds.to_f, steady: h["steady"], slices: Array(h["slices_rps"]).freeze).freeze
+        new(seconds: seconds.to_f, steady: h["steady"], slices: Array(h["slices_rps"]).freeze, turn_s: h["turn_s"]).freeze
       end
 
       # From a Warmup::Result.
-      def self.of(result) = new(seconds: result.warmup_s, steady: result.steady, slices: result.slices).freeze
+      def self.of(result) = new(seconds: result.warmup_s, steady: result.steady, slices: result.slices, turn_s: result.turn_s).freeze
 
-      def to_record = {"steady" => steady, "slices_rps" => slices}
+      def to_record = {"steady" => steady, "slices_rps" => slices, "turn_s" => turn_s}.compact
     end
 
     # Queue time apart from service time, measured inside the app by Arena's

@@ -82,7 +82,8 @@ module Arena
         warmups.filter_map do |key, records|
           rates = records.values.map(&:slices)
           seconds = RoundSize.duration(duration: load.duration, requests: load.round_requests, rates: rates)
-          warmup = RoundSize.warmup(warmup: load.warmup.to_f, connections: load.connections, rates: rates)
+          warmup = RoundSize.warmup(warmup: load.warmup.to_f, connections: load.connections, rates: rates,
+            turn_s: records.values.filter_map(&:turn_s).max)
           [key, [seconds, warmup].freeze] if seconds > load.duration || warmup > load.warmup.to_f
         end.to_h.freeze
       end

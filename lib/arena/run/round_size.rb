@@ -29,10 +29,21 @@ module Arena
     # 50 ms request holds 32 connections for 1.6 s, writes its answers in
     # batches, and after -w 0.2 read 14-18 of its 20 req/s in 3 s rounds
     # (20.7, the limit, after 1.7 s).
-    def warmup(warmup:, connections:, rates:)
+    # turn_s: the turn known before any load (RoundSize.turn), for a warm-up
+    # whose slices read no rate.
+    def warmup(warmup:, connections:, rates:, turn_s: nil)
       rate = settled(rates)
-      return warmup if rate.nil? || connections.to_i <= 0
-      (connections.to_f / rate).clamp(warmup, [MAX_S, warmup].max)
+      measured = (rate && connections.to_i.positive?) ? connections.to_f / rate : 0.0
+      [measured, turn_s.to_f].max.clamp(warmup, [MAX_S, warmup].max)
+    end
+
+    # One turn of the closed loop before any load: each slot serves its
+    # share of the connections one after another, at the unloaded service
+    # time (the baseline's p50). 0 where the slots are not declared (fibers)
+    # or nothing is known.
+    def turn(connections:, service_us:, slots:)
+      return 0.0 unless connections.to_i.positive? && slots.to_i.positive? && service_us.to_f.positive?
+      connections * service_us.to_f / 1e6 / [slots, connections].min
     end
 
     # The slowest variant's settled rate (nil: nothing served).

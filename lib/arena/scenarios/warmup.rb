@@ -14,7 +14,8 @@ module Arena
   # process start (a few ms) and fresh connections, which a warm-up can
   # afford and a measurement does not see.
   class Warmup
-    Result = Struct.new(:warmup_s, :slices, :steady, keyword_init: true) do
+    # turn_s: one turn of the closed loop as known before the load (RoundSize.turn).
+    Result = Struct.new(:warmup_s, :slices, :steady, :turn_s, keyword_init: true) do
       def self.skipped = new(warmup_s: 0.0, slices: [].freeze, steady: nil).freeze
     end
 
@@ -22,7 +23,8 @@ module Arena
     WINDOW = 4
     BAND_PCT = 10.0
 
-    def initialize(engine:, target:, settings:, max_s:, slice_s: SLICE_S, window: WINDOW, band_pct: BAND_PCT)
+    def initialize(engine:, target:, settings:, max_s:, slice_s: SLICE_S, window: WINDOW, band_pct: BAND_PCT, turn_s: nil)
+      @turn_s = turn_s
       @engine = engine
       @target = target
       @settings = settings.with(duration: slice_s, warmup: 0.0)
@@ -56,7 +58,8 @@ module Arena
         end
         break if steady || Clock.now - started >= @max_s
       end
-      Result.new(warmup_s: (Clock.now - started).round(2), slices: slices.map { |r| r.round(1) }.freeze, steady: !steady.nil?).freeze
+      Result.new(warmup_s: (Clock.now - started).round(2), slices: slices.map { |r| r.round(1) }.freeze, steady: !steady.nil?,
+        turn_s: @turn_s).freeze
     end
   end
 end
