@@ -88,7 +88,7 @@ class NoiseTest < Minitest::Test
 
   class Engine
     Run = Struct.new(:rps) do
-      def wait = Struct.new(:good_rps).new(rps)
+      def wait = Struct.new(:good_rps, :completed).new(rps, 1_000_000)
     end
 
     def initialize(series) = @series = series.dup
