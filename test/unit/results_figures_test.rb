@@ -187,6 +187,24 @@ class ResultsFiguresTest < Minitest::Test
     assert_equal %w[few-samples server-closed], few.flags
   end
 
+  # Thin with one slot, a 3 s round: its answers held 734 ms after the app.
+  def test_answers_held_in_batches_are_flagged_with_littles_rate
+    thin = load(completed: 52, rps: 17.3, duration_s: 3.0, connections: {"requested" => 32, "opened" => 32},
+      latency: {"count" => 52, "p50" => 1_620_000, "p99" => 3_100_000, "mean" => 1_624_000})
+    split = R::QueueSplit.new(n: 16, queue_p50_us: 826_000, work_p50_us: 49_500, work_mean_us: 49_800, queue_mean_us: 840_000)
+    s = R::Summary.of(thin, queue: split, slots: 1)
+    assert_equal %w[few-samples batched], s.flags
+    assert_equal 19.7, s.loop_rps
+    assert_match(/\Aanswers reached the client 734\.2 ms after the app returned .* reads 19\.7 req\/s\z/, s.batched)
+    assert_equal [s.batched, 19.7], s.to_record.values_at("batched", "loop_rps")
+    plain = R::Summary.of(thin)
+    assert_nil plain.batched, "no split: nothing to judge"
+    assert_equal 19.7, plain.loop_rps, "Little's law needs no split"
+    refute plain.to_record.key?("batched")
+    assert_nil R::Summary.of(load(model: "open")).loop_rps
+    refute R::Summary.of(load(model: "open")).to_record.key?("loop_rps")
+  end
+
   # A hung server: the engine ended no request in the whole run (Falcon on a
   # Rails app sharing one connection across fibers was read "0 good, 0 errors").
   def test_a_measurement_with_no_response_and_no_error_is_unanswered

@@ -177,6 +177,12 @@ module Arena
           server_cpu_pct: server_cpu_pct, server_cores: server_cores).freeze
       end
 
+      # What the batching rule (lib/arena/verdicts/batching.rb) reads of this load.
+      def batching_figures(queue:)
+        Batching::Figures.new(good_rps: good_rps, latency_mean_us: latency.mean, waiting_mean_us: queue&.queue_mean_us,
+          working_mean_us: queue&.work_mean_us, connections: connections_requested, duration_s: duration_s, open_model: open?).freeze
+      end
+
       # Connections asked of the engine (older documents lack the argv).
       def connections_requested = raw.dig("connections", "requested").to_i
 
@@ -247,7 +253,7 @@ module Arena
     # `fault` is a known server fault's reason when one explains the errors
     # (lib/arena/verdicts/truncated_response.rb): the server's, not Arena's.
     Summary = Struct.new(:good_rps, :error_pct, :p50_us, :p99_us, :samples, :settled_s, :loader_cpu_pct, :flags, :stall, :pool,
-      :busy_slots, :declared_slots, :concurrency, :fault, keyword_init: true)
+      :busy_slots, :declared_slots, :concurrency, :fault, :batched, :loop_rps, keyword_init: true)
 
     class Summary
       # queue: the app's split (QueueSplit) or nil; slots: the config's
@@ -273,11 +279,14 @@ module Arena
         concurrency = Concurrency.call(load.concurrency_figures(**cpu, queue: queue, slots: slots))
         under = concurrency.verdict.word == "under-concurrent"
         flags << "under-concurrent" if under
+        batching = load.batching_figures(queue: queue)
+        batched = Batching.call(batching, stalled: stall.word == "stalled")
+        flags << "batched" if batched.word == "batched"
         new(good_rps: load.good_rps.round(2), error_pct: load.error_pct, p50_us: load.latency.p50, p99_us: load.latency.p99,
           samples: load.latency.n, settled_s: settled_s, loader_cpu_pct: loader_cpu_pct, flags: flags.freeze,
           stall: (stall.reason if stall.word == "stalled"), pool: (pool.reason if pool&.word == "pool-exhausted"),
           busy_slots: concurrency.busy_slots, declared_slots: slots, concurrency: (concurrency.verdict.reason if under),
-          fault: fault&.reason).freeze
+          fault: fault&.reason, batched: (batched.reason if batched.word == "batched"), loop_rps: Batching.loop_rps(batching)).freeze
       end
 
       def self.from_h(h)
@@ -288,7 +297,7 @@ module Arena
       # busy ones (declared_slots nil beside busy_slots: no fixed ceiling).
       def to_record
         to_h.transform_keys(&:to_s).tap do |h|
-          %w[stall concurrency fault].each { |k| h.delete(k) unless h[k] }
+          %w[stall concurrency fault batched loop_rps].each { |k| h.delete(k) unless h[k] }
           %w[busy_slots declared_slots].each { |k| h.delete(k) } unless busy_slots
         end
       end

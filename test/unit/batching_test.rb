@@ -1,0 +1,72 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+
+# Answers held in batches, on the figures of the capacity app's rounds.
+class BatchingTest < Minitest::Test
+  cover "Arena::Batching*"
+
+  B = Arena::Batching
+
+  # Thin, one slot, /io?ms=50 at 32 connections, a 3 s round (session 8):
+  # 17.3 counted, mean latency 1,624 ms, waiting 840 ms, working 49.8 ms.
+  def thin(**over) = B::Figures.new(good_rps: 17.3, latency_mean_us: 1_624_000, waiting_mean_us: 840_000, working_mean_us: 49_800,
+    connections: 32, duration_s: 3.0, open_model: false, **over)
+
+  def test_answers_held_while_the_slots_stay_busy_are_batched_with_littles_rate
+    v = B.call(thin)
+    assert_equal "batched", v.word
+    assert_equal "answers reached the client 734.2 ms after the app returned (mean of 1624.0 ms), while the slots stayed busy: " \
+      "the server writes them in batches, so a 3.0 s round counts up to ±24% (about 13 answers held at either end); " \
+      "Little's law on the loop, 32 connections ÷ 1624.0 ms, reads 19.7 req/s", v.reason
+    assert_equal 19.7, B.loop_rps(thin)
+  end
+
+  def test_a_stall_is_not_batching_and_small_holds_are_not
+    assert_equal "ok", B.call(thin, stalled: true).word, "a stall idles the slots: its own word"
+    puma = thin(good_rps: 157.0, latency_mean_us: 203_500, waiting_mean_us: 152_900, working_mean_us: 50_100)
+    assert_equal "ok", B.call(puma).word
+    assert_match(/0\.5 ms after the app/, B.call(puma).reason)
+    assert_equal "ok", B.call(thin(duration_s: 15.0)).word, "734 ms of a 15 s round: 4.9%, its count holds"
+  end
+
+  def test_the_thresholds_at_their_edges
+    # held = 1,624,000 - waiting - 49,800: pick waiting for an exact hold.
+    at = ->(held, **o) { B.call(thin(waiting_mean_us: 1_624_000 - 49_800 - held, **o)).word }
+    assert_equal "batched", at.call(324_800), "20% of the mean latency"
+    assert_equal "ok", at.call(324_799)
+    small = {latency_mean_us: 60_000, working_mean_us: 10_000}
+    assert_equal "batched", B.call(thin(waiting_mean_us: 30_000, duration_s: 0.3, **small)).word, "20 ms, the floor, 6.7% of 0.3 s"
+    assert_equal "ok", B.call(thin(waiting_mean_us: 30_001, duration_s: 0.3, **small)).word
+    assert_equal "batched", at.call(600_000, duration_s: 12.0), "5% of the round"
+    assert_equal "ok", at.call(600_000, duration_s: 12.01)
+  end
+
+  def test_what_it_cannot_judge
+    assert_equal "cannot judge", B.call(thin(waiting_mean_us: nil)).word
+    assert_equal "cannot judge", B.call(thin(working_mean_us: nil)).word
+    assert_equal "cannot judge", B.call(thin(good_rps: 0.0)).word
+    assert_equal "cannot judge", B.call(thin(latency_mean_us: 0)).word
+    assert_nil B.loop_rps(thin(open_model: true)), "an open model is not a loop"
+    assert_nil B.loop_rps(thin(connections: 0))
+    assert_nil B.loop_rps(thin(latency_mean_us: nil))
+    refute_match(/Little/, B.call(thin(connections: 0)).reason)
+  end
+end
+
+# The batched row in Findings: one line per row, with the first run's words.
+class BatchingReportTest < Minitest::Test
+  def test_a_batched_row_is_explained_once_in_findings
+    document = Arena::Report::Source.open(File.expand_path("../fixtures/results/steady", __dir__)).view
+    puma = "puma:workers=2,threads=2,preload=false"
+    marked = document.measurements.map do |m|
+      next m unless m.server == puma && m.measured?
+      m.with(summary: Arena::Results::Summary.new(**m.summary.to_h, flags: [*m.summary.flags, "batched"].freeze,
+        batched: "answers reached the client 734.2 ms after the app returned", loop_rps: 19.7).freeze)
+    end
+    lines = Arena::Report::Findings.lines(document.with(measurements: marked.freeze)).grep(/batched/)
+    assert_includes lines, "#{puma} server steady keep-alive: batched (2 of 2 runs): answers reached the client 734.2 ms after the app returned"
+    assert_equal 2, lines.size, "one line per row"
+  end
+end
