@@ -25,12 +25,13 @@ module Arena
     end
 
     # One arena run of every config on `workload`: one round, short loads
-    # (-d as given; --round-requests 100 lets only a round under 100 answers
-    # grow, Thin's one slot at 20 req/s to 5 s, not to 2,000 requests).
+    # (-d as given: with no warm-up to a steady state, --warmup-max 0, no
+    # rate sizes the round; a sleeping app has nothing to warm, and each
+    # round's -w still covers a turn of its closed loop, RoundSize.turn).
     def measure(workload, duration:)
       specs = configs.keys
       out = arena("run", "--app", APP, "--servers", specs.join(" "), "--workload", workload, "-c", CONNECTIONS.to_s,
-        "-d", duration.to_s, "-w", "0.3", "--rounds", "1", "--round-requests", "100", timeout: 180)
+        "-d", duration.to_s, "-w", "0.3", "--warmup-max", "0", "--rounds", "1", timeout: 180)
       assert out.status.success?, out.describe
       labels = specs.to_h { |spec| [label(spec), spec] }
       [out, out.measurements.select { |m| m["load"] }.to_h { |m| [labels.fetch(m["server"]), m] }]

@@ -56,6 +56,14 @@ class WarmupTest < Minitest::Test
     assert_equal 1.0, result.warmup_s
   end
 
+  def test_no_warm_up_still_carries_the_turn
+    engine = Engine.new(rate: 20, first_s: 0.5)
+    settings = Arena::Load::Settings.build(connections: 32, duration: 0.3)
+    skipped = Arena::Warmup.new(engine: engine, target: "t", settings: settings, max_s: 0, turn_s: 1.6).call
+    assert_equal [0.0, [], nil, 1.6], skipped.to_a
+    assert_empty engine.durations
+  end
+
   def test_the_bound_holds_while_slices_grow
     hung = Engine.new(rate: 0, first_s: 0)
     result = warm(hung, connections: 32, max_s: 3.0)

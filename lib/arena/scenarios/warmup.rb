@@ -16,7 +16,7 @@ module Arena
   class Warmup
     # turn_s: one turn of the closed loop as known before the load (RoundSize.turn).
     Result = Struct.new(:warmup_s, :slices, :steady, :turn_s, keyword_init: true) do
-      def self.skipped = new(warmup_s: 0.0, slices: [].freeze, steady: nil).freeze
+      def self.skipped(turn_s: nil) = new(warmup_s: 0.0, slices: [].freeze, steady: nil, turn_s: turn_s).freeze
     end
 
     SLICE_S = 0.25
@@ -40,7 +40,8 @@ module Arena
     # bound. The next slice is twice as long, and only slices of the last
     # length are judged for a steady state.
     def call
-      return Result.skipped if @max_s <= 0
+      # No warm-up asked: the turn still sizes the rounds' -w.
+      return Result.skipped(turn_s: @turn_s) if @max_s <= 0
       started = Clock.now
       settings = @settings
       slices = []
