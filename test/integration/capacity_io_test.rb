@@ -61,17 +61,17 @@ class CapacityIoTest < Arena::CapacityCase
     # Answers held in batches (Thin with one slot writes them when its event
     # loop turns): a round's count moves by up to the hold over its length,
     # so the rate is read by Little's law on the loop, which the finding gives.
-    # Its one loop also spends its own time per request in series with the
-    # app (1.6 ms alone, 3.4-4 ms with eleven other servers up on its core:
-    # 18.5-18.7 of 20): the finding must say how much, and the rate must
-    # agree with it within 10%.
+    # Its one loop also spends time per request in series with the app,
+    # which Little's rate shows and the finding must state: 1.6 ms alone on
+    # its core, 3.4-9 ms with eleven other servers up beside it (16.8-18.7 of
+    # 20 by Little in this test, 19.6-19.9 in bench/capacity's 3 s rounds).
+    # The limit, with that time added to the sleep, must agree within 5%.
     if flags.include?("batched")
       words = s["batched"].to_s
       return "#{spec}: batched without Little's rate in its words: #{words}" unless words.include?("reads #{s["loop_rps"]} req/s")
-      own = words[/([\d.]+) ms a request is the server's own/, 1]&.to_f
-      own_limit = own ? fill(slots) / (SERVICE_S + own / 1000) : limit
-      return "#{spec}: Little's law reads #{s["loop_rps"]} req/s, limit #{limit.round}: #{words}" unless within?(s["loop_rps"], limit, 0.1)
-      return "#{spec}: Little's #{s["loop_rps"]} req/s disagrees with its own time: #{words}" unless within?(s["loop_rps"], own_limit, 0.05)
+      outside = words[/([\d.]+) ms a request is spent outside the app/, 1].to_f
+      own_limit = fill(slots) / (SERVICE_S + outside / 1000)
+      return "#{spec}: Little's #{s["loop_rps"]} req/s, limit #{own_limit.round(1)} with its own time: #{words}" unless within?(s["loop_rps"], own_limit, 0.05)
       return nil
     end
     # A stall must account for what the server did not serve: the throughput

@@ -56,14 +56,14 @@ module Arena
 
     # Where every slot was busy, each turns once per slots ÷ rate: what that
     # turn holds beyond the app's work is the server's own time per request,
-    # in series with the app (Thin's one event loop: 3.4-4 ms a request with
-    # eleven other servers up on its core, 1.6 ms alone).
+    # in series with the app (Thin's one event loop: 1.6 ms a request alone
+    # on its core, 3.4-9 ms with eleven other servers up beside it).
     def own(f, loop)
       return "" unless loop && f.slots.to_i.positive? && f.slots.to_i <= f.connections.to_i
       turn_us = f.slots * 1e6 / loop
       return "" unless turn_us > f.working_mean_us
       "; each slot turns every #{ms(turn_us)} for #{ms(f.working_mean_us)} of the app's work: " \
-        "#{ms(turn_us - f.working_mean_us)} a request is the server's own"
+        "#{ms(turn_us - f.working_mean_us)} a request is spent outside the app, by the server itself"
     end
 
     def ms(us) = "#{format("%.1f", us / 1000.0)} ms"
