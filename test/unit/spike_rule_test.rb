@@ -95,4 +95,40 @@ class SpikeRuleTest < Minitest::Test
     assert_equal "shed", Rule.verdict(figures(before_n: 6, good: 10, errors: 65)).word, "shed is known without latency"
     refute Rule.verdict(figures(asked: 0.0)).judged?
   end
+
+  # The edges of what it reads: a count that was not recorded is none, a
+  # fraction of a request asked rounds, and the p90 needs 10 responses on
+  # each side (either side short says which).
+  def test_the_edges_of_the_figures_it_reads
+    assert_equal "cannot judge: spike 150/s 0.5s asked for no request", Rule.verdict(figures(asked: 0.0)).to_s
+    refute Rule.verdict(figures(asked: 0.4)).judged?, "0.4 of a request rounds to none"
+    assert_equal "asked 1/s for 0.5 s, served at most 1/s; its requests' p90 25.0ms against 24.0ms before (x1.0); none of 1 shed",
+      Rule.verdict(figures(asked_rps: 1.0, asked: 0.5, good: 1, peak_good_rps: 1.0)).reason
+    unrecorded = Rule.verdict(figures(good: nil, errors: nil, dropped: nil))
+    assert_equal "queued", unrecorded.word
+    assert_equal "asked 150/s for 0.5 s, served at most 150/s; its requests' p90 25.0ms against 24.0ms before (x1.0); none of 75 shed; " \
+      "75 of 75 cut off by the run's end (0 never sent for want of a free connection, 75 in flight): waiting, not shed; " \
+      "the queue drained (p99 back to its level before) 0.1 s after the spike", unrecorded.reason
+    assert_equal "shed", Rule.verdict(figures(good: nil, errors: 75)).word
+    # More answered than asked (a request of the stage before answered in it): nothing cut off.
+    assert_equal "absorbed", Rule.verdict(figures(good: 80)).word
+    refute_match(/cut off/, Rule.verdict(figures(good: 80)).reason)
+    # More never sent than the cut (counted by another clock): none in flight, not a negative count.
+    assert_match(/; 5 of 75 cut off by the run's end \(9 never sent for want of a free connection, 0 in flight\)/,
+      Rule.verdict(figures(good: 70, dropped: 9)).reason)
+    assert Rule.verdict(figures(before_n: 10, spike_n: 10)).judged?
+    assert_equal "the spike has 9 good responses, a p90 needs 10", Rule.verdict(figures(spike_n: 9)).reason
+    assert_equal "the stage before the spike has 0 good responses, a p90 needs 10", Rule.verdict(figures(before_n: nil)).reason
+    assert_equal "the spike has 0 good responses, a p90 needs 10", Rule.verdict(figures(spike_n: nil)).reason
+    refute Rule.verdict(figures(before_p90_us: nil)).judged?
+    refute Rule.verdict(figures(spike_p90_us: nil)).judged?
+  end
+
+  # Queued: the p90 beyond twice the one before and beyond it plus 1 ms, both.
+  def test_queued_is_beyond_both_edges
+    assert_equal "absorbed", Rule.verdict(figures(before_p90_us: 24_000, spike_p90_us: 48_000)).word
+    assert_equal "queued", Rule.verdict(figures(before_p90_us: 24_000, spike_p90_us: 48_001)).word
+    assert_equal "absorbed", Rule.verdict(figures(before_p90_us: 500, spike_p90_us: 1_500)).word
+    assert_equal "queued", Rule.verdict(figures(before_p90_us: 500, spike_p90_us: 1_501)).word
+  end
 end

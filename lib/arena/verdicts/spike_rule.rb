@@ -51,7 +51,9 @@ module Arena
         cap = cap(f)
         return Verdict.cannot_judge(capped(f, cap)) if cap && f.asked_rps > cap && f.peak_good_rps.to_f >= AT_CAP * cap
         errors = f.errors.to_i
-        cut = [asked - f.good.to_i - errors, 0].max
+        # More answered than asked (a request of the stage before answered in
+        # it) makes this negative: not over the limit, not said.
+        cut = asked - f.good.to_i - errors
         shed = over?(errors, asked)
         queued = over?(cut, asked) || queued?(f)
         return Verdict.of("shed", reason(f, asked, cut, nil)) if shed && queued.nil?
