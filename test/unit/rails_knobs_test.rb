@@ -87,6 +87,25 @@ class RailsKnobsTest < Minitest::Test
     assert_equal "ok", Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence("Started GET /\n"), errors: 5, threads: 6, pool: 2).word
   end
 
+  # The whole reason, and the cause said only when both figures are known and
+  # the threads outnumber the pool; a log without the wait (or none) reads as nothing.
+  def test_pool_exhaustion_reason_and_evidence_whole
+    evidence = Arena::PoolExhaustion.evidence(LOG)
+    assert_equal "2 log lines with ActiveRecord::ConnectionTimeoutError (2 failed requests): 6 threads per process share a pool " \
+      "of 2 connections; give the pool as many connections as threads (RAILS_MAX_THREADS, database.yml's pool) or run fewer threads",
+      Arena::PoolExhaustion.verdict(evidence: evidence, errors: 2, threads: 6, pool: 2).reason
+    assert_match(/\): more requests waited/, Arena::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: 6, pool: nil).reason)
+    assert_match(/\): more requests waited/, Arena::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: nil, pool: 2).reason)
+    ok = Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence(nil), errors: 3, threads: 6, pool: 2)
+    assert_equal ["ok", nil], [ok.word, ok.reason]
+    assert ok.frozen?
+    bare = Arena::PoolExhaustion.evidence("ActiveRecord::ConnectionTimeoutError\nStarted GET /\n")
+    assert_equal({timeouts: 1, wait_s: nil}, bare.to_h)
+    assert bare.frozen?
+    assert_equal({timeouts: 0, wait_s: nil}, Arena::PoolExhaustion.evidence(nil).to_h)
+    assert_equal({timeouts: 2, wait_s: 0.3}, evidence.to_h)
+  end
+
   def test_pool_exhaustion_flags_the_summary
     load = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "requests" => {"completed" => 10}, "errors" => {"total" => 2}})
     verdict = Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence(LOG), errors: 2, threads: 6, pool: 2)
