@@ -73,6 +73,38 @@ class HeadOfLineUnitTest < Minitest::Test
     assert_equal "every config failed over 1% of its requests beside the slow request (a x1.2 with 30.0% failed, b x2.5 with 5.0% failed)", both.reason
   end
 
+  # Two rounds a config: each ranked by the median of its rounds (the mean
+  # of the middle two), errors too; a round without a ratio is left out, and
+  # a config stalled in any round is skipped with that round's reason.
+  def test_even_rounds_take_the_middle_two_and_a_stall_in_any_round_skips
+    e = ->(server, x, round, error_pct: nil, stalled: nil) {
+      Rule::Entry.new(server: server, fast: [{"tail_x" => x}], round: round, error_pct: error_pct, stalled: stalled).freeze
+    }
+    verdict = Rule.best([e.call("puma", 1.2, 1, error_pct: 0.0), e.call("puma", 1.6, 2, error_pct: 4.0),
+      e.call("falcon", 2.0, 1), e.call("falcon", 3.0, 2), e.call("unicorn", 3.0, 1), e.call("unicorn", nil, 2),
+      e.call("webrick", 0.9, 1), e.call("webrick", 1.1, 2, stalled: "p50 at 40 ms")])
+    assert_equal "falcon protects fast requests best", verdict.word
+    assert_equal "their p90 beside the slow request was x2.5 their median alone, against x3.0 on unicorn " \
+      "(falcon x2.5, unicorn x3.0, puma x1.4 with 2.0% failed; median of 2 rounds); skipped webrick (x1.0): stalled, p50 at 40 ms", verdict.reason
+    # The runner-up failed: said with its ratio on the rest, and what was skipped.
+    failed = Rule.best([e.call("puma", 1.2, 1, error_pct: 0.0), e.call("puma", 1.6, 2, error_pct: 4.0), e.call("falcon", 2.0, 1),
+      e.call("webrick", 0.9, 1, stalled: "p50 at 40 ms")])
+    assert_equal "their p90 beside the slow request was x2.0 their median alone, against puma, which failed 2.0% of its requests " \
+      "beside it (x1.4 on the rest) (falcon x2.0, puma x1.4 with 2.0% failed; median of 2 rounds); skipped webrick (x0.9): stalled, " \
+      "p50 at 40 ms", failed.reason
+    assert_equal "every config failed over 1% of its requests beside the slow request (puma x1.4 with 2.0% failed, falcon x2.0 " \
+      "with 1.5% failed; median of 2 rounds); skipped webrick (x0.9): stalled, p50 at 40 ms",
+      Rule.best([e.call("puma", 1.2, 1, error_pct: 0.0), e.call("puma", 1.6, 2, error_pct: 4.0),
+        e.call("falcon", 2.0, 1, error_pct: 1.5), e.call("webrick", 0.9, 1, stalled: "p50 at 40 ms")]).reason
+    alone = Rule.best([e.call("puma", 1.0, 1), e.call("webrick", 0.9, 1, stalled: "p50 at 40 ms"), e.call("unicorn", nil, 1)])
+    assert_equal "cannot judge: needs two server configs with the fast requests' p90 beside the slow request (10 responses), " \
+      "not stalled; skipped webrick (x0.9): stalled, p50 at 40 ms", alone.to_s
+    assert_equal "cannot judge: needs two server configs with the fast requests' p90 beside the slow request (10 responses), " \
+      "not stalled", Rule.best([]).to_s
+    # A point without fast requests has no ratio.
+    refute Rule.best([Rule::Entry.new(server: "puma", fast: []).freeze, entry("falcon", 1.2)]).judged?
+  end
+
   def test_a_config_stalled_in_any_measurement_of_the_workload_enters_as_stalled
     m = ->(server, workload, scenario, kind: nil, flags: [], stall: nil, extra: {}) {
       Arena::Results::Measurement.new(server: server, workload: workload, scenario: scenario, kind: kind, extra: extra,

@@ -184,10 +184,10 @@ module Arena
         end
         stalled, judged = per_config.partition { |c| c[2] }
         skipped = stalled.map { |server, x, why| "skipped #{server} (x#{format("%.1f", x)}): stalled, #{why}" }
-        rounds = entries.group_by(&:server).values.map(&:size).max.to_i
         if judged.size < 2
           return Verdict.cannot_judge(["needs two server configs with the fast requests' p90 beside the slow request (10 responses), not stalled", *skipped].join("; "))
         end
+        rounds = entries.group_by(&:server).values.map(&:size).max
         ranked = judged.sort_by { |_, x, _, errors| [failed?(errors) ? 1 : 0, x] }
         (winner, x, _, lost), (second, y, _, errors) = ranked
         figures = ranked.map { |server, r, _, e| "#{server} x#{format("%.1f", r)}#{" with #{pct(e)} failed" if failed?(e)}" }.join(", ")
@@ -224,10 +224,11 @@ module Arena
           names: [winner, second])
       end
 
-      # The worst fast request's ratio, or nil when any lacks one.
+      # The worst fast request's ratio, or nil when any lacks one (or there
+      # is none: [].max is nil).
       def worst(entry)
         xs = entry.fast.map { |f| f["tail_x"] }
-        (xs.empty? || xs.any?(&:nil?)) ? nil : xs.max
+        xs.any?(&:nil?) ? nil : xs.max
       end
 
       def median(values)
