@@ -75,6 +75,28 @@ class StallTest < Minitest::Test
     assert_equal "stalled", verdict(**iodine, good_rps: 128.9, mean_us: 248_000).word, "79.9% busy"
   end
 
+  # The busy-slots edge on exact figures (128 req/s x 50 ms over 8 slots is
+  # 0.8 to the bit), no slots to fill without connections or with a declared
+  # 0, and the cap on the cost only where there are slots.
+  def test_the_busy_slots_at_their_edge_and_without_slots
+    split = {p50_us: 250_000, mean_us: 250_000, waiting_mean_us: 1_000, working_mean_us: 50_000, slots: 8}
+    v = verdict(**split, good_rps: 128.0)
+    assert_equal "not stalled", v.word
+    assert_match(/, but 80% of 8 slots were busy \(128 req\/s x 50\.0 ms working\)/, v.reason)
+    assert_equal "stalled", verdict(**split, good_rps: 127.9).word
+    # Without connections there are no slots to fill: no busy share, no cap.
+    free = verdict(**split, good_rps: 128.0, connections: nil)
+    assert_equal "stalled", free.word
+    assert_match(/; it cost about 499 of 627 req\/s\z/, free.reason, "128 x 250 / 51, not capped at 8 / 50 ms (160)")
+    assert_match(/; it cost about 499 of 627 req\/s\z/, verdict(**split, good_rps: 128.0, slots: 0).reason, "a declared 0")
+    # 12 connections fill 12 of 16 slots: 42% busy, capped at 12 / 50 ms.
+    assert_match(/; it cost about 140 of 240 req\/s\z/, verdict(**split, good_rps: 100.0, slots: 16, connections: 12).reason)
+    # A split of zeros explains nothing: the cost stays a number (explained floored at 1 us).
+    zeros = verdict(mean_us: 92_000, waiting_mean_us: 0, working_mean_us: 0)
+    assert_equal "stalled", zeros.word
+    assert_match(/; it cost about 31463658 of 31464000 req\/s\z/, zeros.reason)
+  end
+
   # A split of a few timed requests says little: the slots' occupancy decides.
   def test_a_split_of_few_samples_is_not_read
     thin = {p50_us: 1_634_800, mean_us: 1_636_700, good_rps: 17.33, waiting_mean_us: 413_000, working_mean_us: 50_500,
@@ -117,6 +139,26 @@ class StallTest < Minitest::Test
     v = verdict(keep_alive: false)
     assert_equal "stalled", v.word
     assert_match(/; likely a 40 ms timer in the server \(keep-alive was off, so not delayed ACK on a kept-alive connection\); it cost/, v.reason)
+  end
+
+  # Keep-alive off rules out delayed ACK on a kept-alive connection only at
+  # 40 ms: a 100 or 200 ms delay keeps its own cause.
+  def test_keep_alive_off_changes_only_the_40_ms_cause
+    poll = verdict(keep_alive: false, p50_us: 101_200, waiting_p50_us: 400, working_p50_us: 300)
+    assert_match(/; likely a 100 ms poll interval or timer in the server \(a missed wake-up waits out the poll timeout\); lowering/, poll.reason)
+    long = verdict(keep_alive: false, p50_us: 251_000)
+    assert_match(/; likely delayed ACK at its longest \(200 ms\) or a 200 ms timer; the same run with --keep-alive off or a smaller /, long.reason)
+    assert_match(/likely Linux's 40 ms delayed ACK/, verdict(keep_alive: nil).reason, "keep-alive not recorded: not said off")
+  end
+
+  # Figures not recorded: no server cores is one core, a half split in
+  # either half is none, and any rate above nothing is judged.
+  def test_figures_not_recorded
+    assert_equal "not stalled", verdict(server_cpu_pct: 60.0, server_cores: nil).word, "60% of one core"
+    assert_match(/\Ap50 /, verdict(working_mean_us: 49_800).reason, "half a pair of means")
+    assert_match(/\Aslots /, verdict(waiting_p50_us: nil).reason, "half a pair of p50s")
+    assert_equal "cannot judge: no connections", verdict(waiting_p50_us: nil, working_p50_us: nil, connections: nil).to_s
+    assert verdict(good_rps: 0.5).judged?
   end
 
   # Low CPU only supports a stall: unknown CPU still judges, a busy CPU explains

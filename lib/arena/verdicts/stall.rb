@@ -123,23 +123,22 @@ module Arena
       # 1 ms waiting before the app; the other 24 of 32 waited where the
       # app's clock does not see.
       slots = fill(f)
-      slots = nil unless slots&.positive?
+      slots = nil unless slots.positive?
       busy = slots && f.good_rps * working / 1e6 / slots
       if busy && busy >= OCCUPIED
         return Verdict.of("not stalled", "#{parts}, but #{percent(busy)} of #{slots} slots were busy (#{num(f.good_rps)} req/s x " \
           "#{ms(working)} working): a queue the app's clock does not see, not a stall")
       end
       # What the same connections would pass without the unexplained time,
-      # never more than the slots serve.
+      # never more than the slots serve (no working time: Infinity, no cap).
       would = f.good_rps * latency / [explained, 1].max
-      would = [would, slots * 1e6 / working].min if slots && working.positive?
+      would = [would, slots * 1e6 / working].min if slots
       stalled(f, parts, unexplained, would)
     end
 
-    # The slots a closed model fills: min(declared, connections); nil without connections.
+    # The slots a closed model fills: min(declared, connections); 0 without connections.
     def fill(f)
       connections = f.connections.to_i
-      return nil unless connections.positive?
       [f.slots || connections, connections].min
     end
 
@@ -148,8 +147,8 @@ module Arena
       service = f.service_us
       return Verdict.cannot_judge("no waiting/working split (--queue-time on) and no unloaded latency to compare with") unless service&.positive?
       slots = fill(f)
-      return Verdict.cannot_judge("no connections") unless slots&.positive?
-      predicted = service * f.connections.to_i / slots.to_f
+      return Verdict.cannot_judge("no connections") unless slots.positive?
+      predicted = service * f.connections / slots.to_f
       busy = f.good_rps * service / 1e6 / slots
       excess = f.mean_us - predicted
       parts = "slots #{percent(busy)} busy (#{num(f.good_rps)} req/s x #{ms(service)} unloaded over #{slots} slots); " \
@@ -168,7 +167,7 @@ module Arena
         return Verdict.of("not stalled", "#{parts}, but the server used #{percent(share)} of its cores: time waiting " \
           "for a core or the GVL outside the app, not a stall")
       end
-      idle = share ? " while the server used #{percent(share)} of its cores" : ""
+      idle = (" while the server used #{percent(share)} of its cores" if share)
       cost = "it cost about #{num(would - f.good_rps)} of #{num(would)} req/s"
       named = delay(unexplained)
       return Verdict.of("stalled", "#{parts}#{idle}; no known fixed delay; #{cost}") unless named
@@ -190,7 +189,7 @@ module Arena
 
     def ms(us) = "#{format("%.1f", us / 1000.0)} ms"
 
-    def num(x) = x.round.to_s
+    def num(x) = x.round
 
     def percent(share) = "#{(share * 100).round}%"
   end
