@@ -86,6 +86,33 @@ module Arena
       refute short.verdict.judged?
     end
 
+    # What each outcome of the two thirds hands back, on lines worked out
+    # exactly: the cycle keeps the window's figures with its own words; the
+    # longer span's growth is the longer span's figures, its words naming the
+    # window's own; a window that slowed to under half the longer slope is
+    # itself, as is a window that grows to a new high.
+    def test_the_two_thirds_hand_back_the_span_decided_on
+      line = (0..35).map { |t| [t.to_f, 1000.0 + 1024.0 * t] }
+      before, window = line.first(24).last(12), line.last(12)
+      alone = Rule.judge(window)
+      higher = before.map { |t, _| [t, 1000.0 + 1024.0 * 40] }
+      cycle = Rule.call(window, before: higher)
+      assert_equal alone.with(verdict: Verdict.of("plateaued", "+60.00 MiB/min in the last third, but it climbed no higher than " \
+        "the 41.0 MiB the third before it held: a cycle longer than the window (GC's sawtooth), not growth")), cycle
+      assert_equal alone, Rule.call(window, before: before)
+      # A rising line in the third before, a window of the same line under +-600 kB of alternating scatter.
+      rising = (0..11).map { |t| [t.to_f, 1000.0 + 100.0 * t] }
+      noisy = ->(a) { (12..23).map { |t| [t.to_f, 1000.0 + 100.0 * t + (t.even? ? a : -a)] } }
+      longer = Rule.judge(rising + noisy.call(600))
+      found = Rule.call(noisy.call(600), before: rising)
+      assert_equal longer.with(verdict: Verdict.of("growing", "+5.68 MiB/min over the last two thirds, above the 1.78 MiB/min their " \
+        "scatter could make alone (the last third alone: no growth above 12.67 MiB/min detected (this soak's floor))")), found
+      assert found.frozen?
+      # +-1500 kB: the window's slope (2.17) is under half the longer one's (5.40): the window alone.
+      assert_equal Rule.judge(noisy.call(1500)), Rule.call(noisy.call(1500), before: rising)
+      assert_equal "growing", Rule.judge(rising + noisy.call(1500)).verdict.word
+    end
+
     def normal(rng) = Math.sqrt(-2 * Math.log(1 - rng.rand)) * Math.cos(2 * Math::PI * rng.rand)
 
     def growing?(points) = Rule.call(points).verdict.word == "growing"
