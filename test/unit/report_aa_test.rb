@@ -62,6 +62,17 @@ class ReportAATest < Minitest::Test
     assert_match(/\AA\/A: puma server steady keep-alive and its twin read alike \(equivalent within ±3%: puma~aa is -0\.0% against puma \(95% interval -0\.5% to \+0\.5%/, pair.line)
   end
 
+  # A twin that missed a round (its run failed) pairs on the rounds both
+  # have, each side by its own rounds.
+  def test_a_twin_that_missed_a_round_pairs_on_the_rounds_both_have
+    rows = DRIFT.each_with_index.flat_map do |d, i|
+      [m("puma", 1000 * d, i + 1), *((i == 2) ? [] : [m("puma~aa", 1000 * d * (1 + 0.004 * (-1)**i), i + 1)])]
+    end
+    pair = Arena::Report::AA.pairs(Arena::Report::Rows.from(doc(rows))).first
+    assert_match(/paired t on log ratios, 5 rounds/, pair.difference.reason)
+    assert_equal 5, pair.difference.n
+  end
+
   # Different means significant and beyond the band: a real but tiny
   # difference (inside ±3%) and a noisy pair (not distinguishable) read alike,
   # the latter without the "not distinguishable here" lead-in.
