@@ -23,6 +23,7 @@ require "time"
 # settings come before the plan, whose flags and defaults are made of them.
 require_relative "arena/version"
 require_relative "arena/support/clock"
+require_relative "arena/support/affinity"
 require_relative "arena/support/signals"
 require_relative "arena/support/quote"
 require_relative "arena/support/plain_yaml"

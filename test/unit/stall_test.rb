@@ -27,6 +27,21 @@ class StallTest < Minitest::Test
       "response under 4 KB (written whole) does not wait if this is the cause; it cost about 284 of 626 req/s", v.reason
   end
 
+  # WEBrick on the built-in app's /json in a default run (session 7): 355
+  # req/s at 14% of its core, 44 ms p50, the app working 0.0 ms. Without the
+  # app's time the connections "would" pass 25,565 req/s, and it said "it
+  # cost about 25210 of 25565". Its cores serve at most its CPU per request
+  # allows: 355 / 0.14, about 2,536.
+  def test_what_a_stall_cost_is_capped_by_the_cpu_per_request
+    v = verdict(p50_us: 44_000, mean_us: 44_200, good_rps: 355.0, server_cpu_pct: 14.0, waiting_p50_us: 600, working_p50_us: 30,
+      waiting_mean_us: 600, working_mean_us: 30, slots: nil, service_us: 300)
+    assert_equal "stalled", v.word
+    assert v.reason.end_with?("it cost about 2181 of 2536 req/s (what its cores serve at 14% of them for 355 req/s)"), v.reason
+    assert_match(/it cost about 284 of 626 req\/s\z/, verdict.reason, "a cap above the app's limit is not said")
+    assert_match(/it cost about 24551 of 24906 req\/s\z/, verdict(p50_us: 44_000, mean_us: 44_200, good_rps: 355.0, server_cpu_pct: nil,
+      waiting_p50_us: 600, working_p50_us: 30, waiting_mean_us: 600, working_mean_us: 30).reason, "no CPU figure: no CPU cap")
+  end
+
   # Puma workers=2 threads=4 (8 slots), 32 connections: four waves of 50 ms.
   # Its p50 sits at 200 ms, which the old rule called a delayed ACK.
   def test_queueing_at_a_round_delay_is_not_a_stall

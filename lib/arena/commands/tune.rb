@@ -49,6 +49,7 @@ module Arena
       private
 
       def run(plan, memory)
+        Affinity.pin_self(plan.machine.engine_cpus)
         FileUtils.mkdir_p(plan.out_dir)
         plan = budgeted(plan)
         started = Clock.now

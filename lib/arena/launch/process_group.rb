@@ -35,6 +35,7 @@ module Arena
       unless argv.is_a?(Array) && !argv.empty? && argv.all?(String)
         raise ArgumentError, "a program's argv is a non-empty array of strings, not #{argv.class}"
       end
+      cpus = Affinity.for_child(cpus)
       @argv = cpus ? ["taskset", "-c", cpus.to_s, *argv] : argv
       @argv = cgroup.wrap(@argv) if cgroup
       @cgroup = cgroup

@@ -13,7 +13,8 @@ module Arena
   # its finding (workers against none) gets them, and the loader competes
   # with it; the engine's CPU share is measured with every result.
   Machine = Struct.new(:cores, :shared, keyword_init: true) do
-    def self.current = new(cores: Etc.nprocessors, shared: false).freeze
+    # The cores Arena started with (Etc.nprocessors reads 1 once it pinned itself).
+    def self.current = new(cores: Affinity::CORES, shared: false).freeze
 
     # The same machine with the cores handed out as MODE says.
     def with_cpus(mode)
