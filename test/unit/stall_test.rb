@@ -100,10 +100,11 @@ class StallTest < Minitest::Test
     assert_match(/, but 80% of 8 slots were busy \(128 req\/s x 50\.0 ms working\)/, v.reason)
     assert_equal "stalled", verdict(**split, good_rps: 127.9).word
     # Without connections there are no slots to fill: no busy share, no cap.
-    free = verdict(**split, good_rps: 128.0, connections: nil)
+    # (The server at 10% of its core: its CPU allows 1,280 req/s, no cap either.)
+    free = verdict(**split, good_rps: 128.0, connections: nil, server_cpu_pct: 10.0)
     assert_equal "stalled", free.word
     assert_match(/; it cost about 499 of 627 req\/s\z/, free.reason, "128 x 250 / 51, not capped at 8 / 50 ms (160)")
-    assert_match(/; it cost about 499 of 627 req\/s\z/, verdict(**split, good_rps: 128.0, slots: 0).reason, "a declared 0")
+    assert_match(/; it cost about 499 of 627 req\/s\z/, verdict(**split, good_rps: 128.0, slots: 0, server_cpu_pct: 10.0).reason, "a declared 0")
     # 12 connections fill 12 of 16 slots: 42% busy, capped at 12 / 50 ms.
     assert_match(/; it cost about 140 of 240 req\/s\z/, verdict(**split, good_rps: 100.0, slots: 16, connections: 12).reason)
     # A split of zeros explains nothing: the cost stays a number (explained floored at 1 us).
