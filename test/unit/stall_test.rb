@@ -110,7 +110,9 @@ class StallTest < Minitest::Test
     # A split of zeros explains nothing: the cost stays a number (explained floored at 1 us).
     zeros = verdict(mean_us: 92_000, waiting_mean_us: 0, working_mean_us: 0)
     assert_equal "stalled", zeros.word
-    assert_match(/; it cost about 31463658 of 31464000 req\/s\z/, zeros.reason)
+    assert_match(/; it cost about 1287 of 1629 req\/s \(what its cores serve at 21% of them for 342 req\/s\)\z/, zeros.reason)
+    no_cpu = verdict(mean_us: 92_000, waiting_mean_us: 0, working_mean_us: 0, server_cpu_pct: nil)
+    assert_match(/; it cost about 31463658 of 31464000 req\/s\z/, no_cpu.reason, "no CPU figure: only the 1 us floor")
   end
 
   # A split of a few timed requests says little: the slots' occupancy decides.
