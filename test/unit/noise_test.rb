@@ -3,8 +3,7 @@
 require_relative "../test_helper"
 require "arena"
 
-# The noise figures from two snapshots of /proc, and the verdict on them; the
-# warm-up's stopping rule with an engine whose slices the test chooses.
+# The noise figures from two snapshots of /proc, and the verdict on them.
 class NoiseTest < Minitest::Test
   Noise = Arena::Probes::Noise
   TCK = Arena::Procfs::CLK_TCK
@@ -85,6 +84,12 @@ class NoiseTest < Minitest::Test
     Process.wait(Process.spawn(RbConfig.ruby, "-e", "t = Process.clock_gettime(Process::CLOCK_MONOTONIC); nil while Process.clock_gettime(Process::CLOCK_MONOTONIC) - t < 0.1"))
     assert_operator Noise.snapshot.reaped, :>, s.reaped, "a reaped child's CPU is in our children's ticks"
   end
+end
+
+# The warm-up's stopping rule with an engine whose slices the test chooses,
+# on the real clock.
+class WarmupSteadyTest < Minitest::Test
+  cover "Arena::Warmup*"
 
   class Engine
     Run = Struct.new(:rps) do

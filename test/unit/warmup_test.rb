@@ -61,6 +61,9 @@ class WarmupTest < Minitest::Test
     settings = Arena::Load::Settings.build(connections: 32, duration: 0.3)
     skipped = Arena::Warmup.new(engine: engine, target: "t", settings: settings, max_s: 0, turn_s: 1.6).call
     assert_equal [0.0, [], nil, 1.6], skipped.to_a
+    assert skipped.frozen?
+    assert skipped.slices.frozen?
+    assert_nil Arena::Warmup::Result.skipped.turn_s, "no turn known"
     assert_empty engine.durations
   end
 
@@ -69,5 +72,65 @@ class WarmupTest < Minitest::Test
     result = warm(hung, connections: 32, max_s: 3.0)
     assert_equal [0.25, 0.5, 1.0, 2.0], hung.durations
     refute result.steady
+  end
+
+  # A server whose slices read the given figures in turn; the clock moves
+  # by `step` a slice (not the slice's length: times that do not round).
+  class Script
+    attr_reader :settings, :now
+
+    def initialize(loads, step:)
+      @loads = loads.dup
+      @step = step
+      @settings = []
+      @now = 0.0
+    end
+
+    def start(_target, settings)
+      @settings << settings
+      @now += @step
+      Struct.new(:wait).new(@loads.shift || Load.new(0, 0.0))
+    end
+  end
+
+  def script(loads, step:, connections: 1, max_s: 10.0, **kw)
+    engine = Script.new(loads.map { |c, rps| Load.new(c, rps) }, step: step)
+    settings = Arena::Load::Settings.build(connections: connections, duration: 0.3, warmup: 0.2)
+    result = Arena::Clock.stub(:now, -> { engine.now }) do
+      Arena::Warmup.new(engine: engine, target: "t", settings: settings, max_s: max_s, **kw).call
+    end
+    [result, engine]
+  end
+
+  def test_slices_run_without_the_engines_own_warm_up_and_the_result_keeps_the_turn
+    result, engine = script([[100, 1000.0]] * 4, step: 0.25, turn_s: 1.6)
+    assert_equal [[0.25, 0.0, 1]] * 4, engine.settings.map { |s| [s.duration, s.warmup, s.connections] }
+    assert_equal 1.6, result.turn_s
+    assert result.frozen?
+    assert result.slices.frozen?
+  end
+
+  def test_slices_and_time_in_the_result_are_rounded
+    result, = script([[100, 333.333]] * 4, step: 0.123456)
+    assert_equal [333.3] * 4, result.slices
+    assert_equal 0.49, result.warmup_s
+  end
+
+  def test_a_doubled_slice_is_rounded_to_the_millisecond
+    _, engine = script([[0, 0.0], [0, 0.0], [9, 9.0]], step: 0.25, connections: 2, slice_s: 0.1234)
+    assert_equal [0.1234, 0.247, 0.494], engine.settings.first(3).map(&:duration)
+  end
+
+  def test_the_window_and_band_judge_the_steady_state
+    _, engine = script([[100, 1000.0]] * 9, step: 0.25, window: 2)
+    assert_equal 2, engine.settings.size, "two steady slices are a window of 2"
+    wide = [[100, 1000.0], [100, 1400.0]] * 6
+    assert script(wide, step: 0.25, band_pct: 20.0).first.steady, "within ±20% of their median"
+    refute script(wide, step: 0.25).first.steady, "not within ±10%"
+  end
+
+  def test_the_bound_stops_at_its_exact_time
+    _, engine = script([[0, 0.0]] * 9, step: 0.25, connections: 32, max_s: 0.75)
+    assert_equal 3, engine.settings.size, "0.75 s spent of 0.75"
   end
 end

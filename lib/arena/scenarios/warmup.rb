@@ -15,7 +15,9 @@ module Arena
   # afford and a measurement does not see.
   class Warmup
     # turn_s: one turn of the closed loop as known before the load (RoundSize.turn).
-    Result = Struct.new(:warmup_s, :slices, :steady, :turn_s, keyword_init: true) do
+    Result = Struct.new(:warmup_s, :slices, :steady, :turn_s, keyword_init: true)
+    # Out of the Struct.new block: mutant skips methods defined in a closure.
+    class Result
       def self.skipped(turn_s: nil) = new(warmup_s: 0.0, slices: [].freeze, steady: nil, turn_s: turn_s).freeze
     end
 
