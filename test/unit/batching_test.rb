@@ -64,6 +64,20 @@ class BatchingTest < Minitest::Test
     assert_nil B.loop_rps(thin(latency_mean_us: nil))
     refute_match(/Little/, B.call(thin(connections: 0)).reason)
   end
+
+  def test_what_it_cannot_judge_says_why
+    assert_equal "no waiting/working means (--queue-time on)", B.call(thin(waiting_mean_us: nil)).reason
+    assert_equal "no answers", B.call(thin(latency_mean_us: nil)).reason, "no latency at all"
+    assert_equal "no answers", B.call(thin(good_rps: nil)).reason
+    assert_nil B.loop_rps(thin(connections: nil)), "connections not known"
+  end
+
+  def test_without_littles_rate_there_is_no_turn_of_a_slot
+    open = B.call(thin(open_model: true, slots: 1))
+    assert_equal "batched", open.word, "an open model's answers are held all the same"
+    refute_match(/Little|by the server itself/, open.reason, "no loop: no rate to turn a slot by")
+    refute_match(/by the server itself/, B.call(thin(connections: 0, slots: 1)).reason)
+  end
 end
 
 # The batched row in Findings: one line per row, with the first run's words.
