@@ -51,5 +51,17 @@ class RoundSizeTest < Minitest::Test
     assert_equal 0.3, size([]), "no warm-up"
     assert_equal 0.3, size([[], [0, 0, 0]]), "nothing served"
     assert_equal 0.3, size([[100, 100, 100]], requests: 0), "0: -d as given"
+    assert_equal 0.3, size([[100, 100, 100]], requests: nil), "none asked"
+    assert_in_delta 2.0, size([[0.5, 0.5, 0.5]], requests: 1), 1e-9, "one request at half a request a second"
+  end
+
+  def test_settled_is_the_median_of_the_last_three_slices
+    assert_in_delta 2.0, size([[100, 1000, 400, 2000]]), 1e-9, "median of 1000, 400, 2000"
+    assert_in_delta 0.8, warm([[20, 40, 10, 40]]), 1e-9, "32 connections at the median of 40, 10, 40 (not of the last four or two)"
+  end
+
+  def test_connections_not_known
+    assert_equal 0.2, warm([[20, 20, 20]], connections: nil)
+    assert_equal 0.0, Arena::RoundSize.turn(connections: nil, service_us: 50_000, slots: 4)
   end
 end
