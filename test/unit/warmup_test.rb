@@ -129,6 +129,13 @@ class WarmupTest < Minitest::Test
     refute script(wide, step: 0.25).first.steady, "not within ±10%"
   end
 
+  def test_a_slice_that_answered_as_many_as_its_connections_held_a_turn
+    result, engine = script([[2, 8.0]] * 4, step: 0.25, connections: 2)
+    assert_equal [0.25] * 4, engine.settings.map(&:duration)
+    assert_equal true, result.steady, "true, not the index of the steady window"
+    assert_equal false, script([[1, 4.0]] * 9, step: 0.25, connections: 2, max_s: 1.0).first.steady
+  end
+
   def test_the_bound_stops_at_its_exact_time
     _, engine = script([[0, 0.0]] * 9, step: 0.25, connections: 32, max_s: 0.75)
     assert_equal 3, engine.settings.size, "0.75 s spent of 0.75"
