@@ -32,6 +32,9 @@ class BatchingTest < Minitest::Test
     refute_match(/by the server itself/, B.call(thin(slots: 0)).reason)
     refute_match(/by the server itself/, B.call(thin(slots: 1, working_mean_us: 50_800)).reason, "no time beyond the app's")
     assert_match(/by the server itself\z/, B.call(thin(slots: 1, working_mean_us: 50_700)).reason)
+    at_20 = {latency_mean_us: 1_600_000, waiting_mean_us: 800_000} # 32 ÷ 1.6 s: 20.0 req/s, a turn of 50.0 ms
+    refute_match(/by the server itself/, B.call(thin(slots: 1, working_mean_us: 50_000, **at_20)).reason, "a turn of exactly the work")
+    assert_match(/by the server itself\z/, B.call(thin(slots: 1, working_mean_us: 49_999, **at_20)).reason)
   end
 
   def test_a_stall_is_not_batching_and_small_holds_are_not
