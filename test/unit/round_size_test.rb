@@ -48,6 +48,7 @@ class RoundSizeTest < Minitest::Test
 
   def test_the_slowest_variant_sizes_the_round_and_nothing_measured_leaves_it
     assert_in_delta 1.0, size([[4000, 4000, 4000], [2000, 2000, 2000]]), 1e-9
+    assert_in_delta 1.0, size([[2000, 2000, 2000], [4000, 4000, 4000], [3000, 3000, 3000]]), 1e-9, "the slowest, wherever it is"
     assert_equal 0.3, size([]), "no warm-up"
     assert_equal 0.3, size([[], [0, 0, 0]]), "nothing served"
     assert_equal 0.3, size([[100, 100, 100]], requests: 0), "0: -d as given"
