@@ -77,16 +77,18 @@ class WarmupTest < Minitest::Test
   # A server whose slices read the given figures in turn; the clock moves
   # by `step` a slice (not the slice's length: times that do not round).
   class Script
-    attr_reader :settings, :now
+    attr_reader :settings, :targets, :now
 
     def initialize(loads, step:)
       @loads = loads.dup
       @step = step
       @settings = []
+      @targets = []
       @now = 0.0
     end
 
-    def start(_target, settings)
+    def start(target, settings)
+      @targets << target
       @settings << settings
       @now += @step
       Struct.new(:wait).new(@loads.shift || Load.new(0, 0.0))
@@ -105,6 +107,7 @@ class WarmupTest < Minitest::Test
   def test_slices_run_without_the_engines_own_warm_up_and_the_result_keeps_the_turn
     result, engine = script([[100, 1000.0]] * 4, step: 0.25, turn_s: 1.6)
     assert_equal [[0.25, 0.0, 1]] * 4, engine.settings.map { |s| [s.duration, s.warmup, s.connections] }
+    assert_equal ["t"] * 4, engine.targets
     assert_equal 1.6, result.turn_s
     assert result.frozen?
     assert result.slices.frozen?
