@@ -10,6 +10,7 @@ class WarmupTest < Minitest::Test
   cover "Arena::Warmup*"
 
   Load = Struct.new(:completed, :good_rps)
+  RUNAWAY = 100
 
   # A server that answers `rate` a second, the first answer `first_s` after a
   # slice opens its connections. The clock advances by each slice's length.
@@ -23,7 +24,9 @@ class WarmupTest < Minitest::Test
       @now = 0.0
     end
 
+    # A warm-up that never stops fails here, not at mutant's timeout.
     def start(_target, settings)
+      raise "a runaway warm-up" if @durations.size >= RUNAWAY
       d = settings.duration
       @durations << d
       @now += d
@@ -88,6 +91,7 @@ class WarmupTest < Minitest::Test
     end
 
     def start(target, settings)
+      raise "a runaway warm-up" if @settings.size >= RUNAWAY
       @targets << target
       @settings << settings
       @now += @step
