@@ -24,17 +24,18 @@ module Arena
       end
     end
 
-    # One arena run of every config on `workload`: one round, short loads
+    # One arena run of every config on each of `workloads`: one round, short loads
     # (-d as given: with no warm-up to a steady state, --warmup-max 0, no
     # rate sizes the round; a sleeping app has nothing to warm, and each
     # round's -w still covers a turn of its closed loop, RoundSize.turn).
-    def measure(workload, duration:)
+    # Returns the outcome and {[spec, workload] => measurement}.
+    def measure(workloads, duration:)
       specs = configs.keys
-      out = arena("run", "--app", APP, "--servers", specs.join(" "), "--workload", workload, "-c", CONNECTIONS.to_s,
+      out = arena("run", "--app", APP, "--servers", specs.join(" "), "--workload", workloads.join(","), "-c", CONNECTIONS.to_s,
         "-d", duration.to_s, "-w", "0.3", "--warmup-max", "0", "--rounds", "1", timeout: 180)
       assert out.status.success?, out.describe
       labels = specs.to_h { |spec| [label(spec), spec] }
-      [out, out.measurements.select { |m| m["load"] }.to_h { |m| [labels.fetch(m["server"]), m] }]
+      [out, out.measurements.select { |m| m["load"] }.to_h { |m| [[labels.fetch(m["server"]), m["workload"]], m] }]
     end
 
     # The label Arena gives a spec on this machine (its defaults filled in).
