@@ -37,6 +37,19 @@ class BatchingTest < Minitest::Test
     assert_match(/by the server itself\z/, B.call(thin(slots: 1, working_mean_us: 49_999, **at_20)).reason)
   end
 
+  # Puma workers=2 threads=4 on /cpu?ms=10, one core (session 8): its
+  # threads waited for the core to write their answers, 129 ms after the app.
+  def test_a_busy_core_is_waiting_not_batching
+    puma = thin(good_rps: 76.0, latency_mean_us: 416_300, waiting_mean_us: 265_000, working_mean_us: 21_900, duration_s: 1.5)
+    assert_equal "batched", B.call(puma).word, "no CPU figure: the hold alone"
+    busy = B.call(puma.dup.tap { |f| f.server_cpu_pct = 92.0 }.then { |f| f.tap { f.server_cores = 1 } })
+    assert_equal "ok", busy.word
+    assert_equal "answers left 129.4 ms after the app while the server used 92% of its cores: waiting for a core, not held", busy.reason
+    assert_equal "batched", B.call(thin(server_cpu_pct: 49.0, server_cores: 1)).word, "under half a core: held"
+    assert_equal "ok", B.call(thin(server_cpu_pct: 100.0, server_cores: 2)).word, "half of two cores"
+    assert_equal "batched", B.call(thin(server_cpu_pct: 99.0, server_cores: 2)).word
+  end
+
   def test_a_stall_is_not_batching_and_small_holds_are_not
     assert_equal "ok", B.call(thin, stalled: true).word, "a stall idles the slots: its own word"
     puma = thin(good_rps: 157.0, latency_mean_us: 203_500, waiting_mean_us: 152_900, working_mean_us: 50_100)

@@ -178,8 +178,9 @@ module Arena
       end
 
       # What the batching rule (lib/arena/verdicts/batching.rb) reads of this load.
-      def batching_figures(queue:, slots: nil)
+      def batching_figures(queue:, slots: nil, server_cpu_pct: nil, server_cores: nil)
         Batching::Figures.new(good_rps: good_rps, latency_mean_us: latency.mean, waiting_mean_us: queue&.queue_mean_us, slots: slots,
+          server_cpu_pct: server_cpu_pct, server_cores: server_cores,
           working_mean_us: queue&.work_mean_us, connections: connections_requested, duration_s: duration_s, open_model: open?).freeze
       end
 
@@ -279,7 +280,7 @@ module Arena
         concurrency = Concurrency.call(load.concurrency_figures(**cpu, queue: queue, slots: slots))
         under = concurrency.verdict.word == "under-concurrent"
         flags << "under-concurrent" if under
-        batching = load.batching_figures(queue: queue, slots: slots)
+        batching = load.batching_figures(queue: queue, slots: slots, **cpu)
         batched = Batching.call(batching, stalled: stall.word == "stalled")
         flags << "batched" if batched.word == "batched"
         new(good_rps: load.good_rps.round(2), error_pct: load.error_pct, p50_us: load.latency.p50, p99_us: load.latency.p99,

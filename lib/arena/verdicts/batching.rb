@@ -15,9 +15,10 @@ module Arena
   module Batching
     # latency_mean_us: the good answers' mean latency; waiting_mean_us and
     # working_mean_us: the app's split; duration_s: the round's counted time.
-    # slots: the config's declared slots (nil: none).
+    # slots: the config's declared slots (nil: none); server_cpu_pct and
+    # server_cores: how busy its cores were.
     Figures = Struct.new(:good_rps, :latency_mean_us, :waiting_mean_us, :working_mean_us, :connections, :duration_s,
-      :open_model, :slots, keyword_init: true)
+      :open_model, :slots, :server_cpu_pct, :server_cores, keyword_init: true)
 
     # Unexplained time this large a share of the mean latency, and at least
     # FLOOR_US (the stall rule's thresholds)...
@@ -45,6 +46,13 @@ module Arena
       edge = held / (f.duration_s.to_f * 1e6)
       unless !stalled && held >= [FLOOR_US, SHARE * f.latency_mean_us].max && edge >= EDGE
         return Verdict.of("ok", "answers left #{ms(held)} after the app (mean)")
+      end
+      # A busy core is the wait: eight threads on one core spinning 10 ms
+      # each wait for it to write their answers (Puma held them 129 ms).
+      share = f.server_cpu_pct && f.server_cpu_pct / (100.0 * [f.server_cores.to_i, 1].max)
+      if share && share >= Stall::BUSY_CPU
+        return Verdict.of("ok", "answers left #{ms(held)} after the app while the server used #{(share * 100).round}% of its " \
+          "cores: waiting for a core, not held")
       end
       loop = loop_rps(f)
       Verdict.of("batched", "answers reached the client #{ms(held)} after the app returned (mean of #{ms(f.latency_mean_us)}), " \
