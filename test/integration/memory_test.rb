@@ -8,9 +8,9 @@ require "arena"
 require "timeout"
 
 # Memory against known truths: /leak?kb=64 retains 64 KB per request, so a
-# soak must see it grow at 64 KB x goodput, and /server must plateau; the
-# per-worker cost of a preloaded Puma is less than one worker's RSS (shared
-# pages counted once); the runtime settings reach the server's process.
+# soak must see it grow at 64 KB x goodput, and /server must plateau. The
+# memory tests that judge no rate or slope run beside other files
+# (memory_layout_test.rb): a serial file adds its whole time to the lane.
 class MemoryTest < Arena::ArenaCase
   def test_soak_sees_a_known_leak_grow_at_its_rate
     # A fixed rate keeps the leak to about 250 MiB after the closed maximum's
@@ -47,82 +47,5 @@ class MemoryTest < Arena::ArenaCase
     assert_match(/a fresh heap also grows this early/, outcome.stdout) if x["verdict"] == "growing"
     assert_equal (closed.dig("summary", "good_rps") * 0.7).round, x["target_rps"]
     refute_empty x["latency_slices"]
-  end
-
-  def test_worker_cost_of_preloaded_puma_counts_shared_pages_once
-    outcome = arena("run", "--servers", "puma:workers=2,preload=true", "--workload", "server", "--scenario", "worker-cost",
-      "--max-workers", "4", "-d", "1", "-w", "0.3", timeout: 180)
-    assert outcome.status.success?, outcome.describe
-    fit = outcome.measurements.find { |m| m["scenario"] == "worker-cost" && m["kind"] == "summary" }
-    x = fit.fetch("extra")
-    assert_equal [1, 2, 4], x["points"].map { |p| p["workers"] }
-    assert_equal "puma:workers=2,threads=5,preload=true", fit["server"]
-    assert x["points"].all? { |p| p["pss_kb"].positive? && p["sharing_start"].between?(0, 1) && p["sharing_end"].between?(0, 1) }, x.inspect
-    assert_operator x["per_worker_kb"], :>, 0
-    assert_operator x["per_worker_kb"], :<, x["worker_rss_kb"], "per-worker cost below one worker's RSS"
-    labels = outcome.measurements.select { |m| m["scenario"] == "worker-cost" && m["kind"] != "summary" }.map { |m| m["server"] }
-    assert_equal %w[1 2 4].map { |n| "puma:workers=#{n},threads=5,preload=true" }, labels
-    assert_match(/worker-cost: PSS ≈ .* \+ n × /, outcome.stdout)
-  end
-
-  def test_jemalloc_is_mapped_and_yjit_is_on_in_the_server
-    skip "libjemalloc2 not installed" unless Arena::Runtime.jemalloc_path
-    runtime = Arena::Runtime.parse("yjit,malloc=jemalloc,malloc_arena_max=2")
-    adapter = Arena::Servers::Puma.new(settings: {"workers" => 1}, runtime: runtime)
-    run = Arena::ServerRun.new(adapter: adapter, app: Arena::AppSource.builtin, bind: Arena::Bind.tcp, dir: File.join(@tmp, "server"))
-    run.start
-    pids = run.pids
-    assert_operator pids.size, :>=, 2, "master and worker"
-    pids.each do |pid|
-      assert_match(/libjemalloc\.so\.2/, File.read("/proc/#{pid}/maps"), "jemalloc mapped in #{pid}")
-      assert_includes File.read("/proc/#{pid}/environ").split("\0"), "MALLOC_ARENA_MAX=2"
-    end
-    body = Arena::HttpProbe.new(run.bind, timeout: 5).get("/server").body
-    assert_includes body, "yjit: on"
-    assert_includes body, "+yjit+malloc=jemalloc+malloc_arena_max=2"
-  ensure
-    run&.stop
-  end
-
-  # The runtime reaches every server the same way, its environment: also
-  # uWSGI's embedded Ruby and Passenger's app processes (passed as --envvar).
-  def test_every_installed_server_runs_with_yjit_and_jemalloc
-    skip "libjemalloc2 not installed" unless Arena::Runtime.jemalloc_path
-    runtime = Arena::Runtime.parse("yjit,malloc=jemalloc")
-    app = Arena::AppSource.builtin
-    keys = Arena::Servers.all.reject { |k| k.ruby_engine != "mri" || !k.install(app).found }.map(&:key)
-    refute_empty keys
-    keys.each do |key|
-      klass = Arena::Servers.fetch(key)
-      workers = klass.worker_setting ? {klass.worker_setting => 1} : {}
-      run = Arena::ServerRun.new(adapter: klass.new(settings: workers, runtime: runtime), app: app, bind: Arena::Bind.tcp,
-        dir: File.join(@tmp, key))
-      begin
-        run.start
-        assert_includes Arena::HttpProbe.new(run.bind, timeout: 5).get("/server").body, "yjit: on", key
-        # A process that exited meanwhile (a zombie) has empty maps.
-        maps = run.pids.filter_map { |pid|
-          begin
-            File.read("/proc/#{pid}/maps")
-          rescue
-            nil
-          end
-        }.reject(&:empty?)
-        refute_empty maps, key
-        maps.each { |text| assert_match(/libjemalloc\.so\.2/, text, key) }
-      ensure
-        run.stop
-      end
-    end
-  end
-
-  def test_without_a_runtime_there_is_no_jemalloc_and_no_yjit
-    adapter = Arena::Servers::Puma.new(settings: {"workers" => 0})
-    run = Arena::ServerRun.new(adapter: adapter, app: Arena::AppSource.builtin, bind: Arena::Bind.tcp, dir: File.join(@tmp, "server"))
-    run.start
-    run.pids.each { |pid| refute_match(/libjemalloc/, File.read("/proc/#{pid}/maps")) }
-    assert_includes Arena::HttpProbe.new(run.bind, timeout: 5).get("/server").body, "yjit: off"
-  ensure
-    run&.stop
   end
 end
