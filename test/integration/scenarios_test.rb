@@ -29,14 +29,6 @@ class ScenariosTest < Arena::ArenaCase
     assert_match(/crash: worker \d+ killed at .*replaced/, outcome.stdout)
   end
 
-  def test_killing_webricks_only_process_is_reported_as_no_recovery
-    outcome = run_ok("--servers", "webrick", "--scenario", "crash", "--workload", "server", "-c", "2", "-d", "3", "-w", "0.3")
-    crash = find(outcome, "crash")["extra"]
-    assert_equal "died", crash["outcome"], crash.inspect
-    refute crash["recovered"]
-    assert_operator find(outcome, "crash").dig("load", "errors", "connect_refused"), :>, 0
-  end
-
   # One Unicorn worker, two slow clients holding it: directly it starves;
   # behind nginx, which buffers whole requests, it keeps its throughput.
   def test_unicorn_starves_behind_slow_clients_directly_and_recovers_behind_nginx
@@ -96,17 +88,6 @@ class ScenariosTest < Arena::ArenaCase
     assert_includes outcome.stdout, "rate: #{x["verdict"]}: #{x["verdict_reason"]}"
   end
 
-  def test_restart_reports_failed_requests_per_mechanism_and_unsupported
-    outcome = run_ok("--servers", "puma:workers=2,threads=2 webrick", "--scenario", "restart", "--workload", "json", "-c", "4", "-d", "3", "-w", "0.3")
-    %w[phased hot].each do |mechanism|
-      m = find(outcome, "restart", mechanism)
-      assert_equal m.dig("load", "errors", "total"), m.dig("extra", "failed_requests")
-      assert m.dig("extra", "serving_after"), "#{mechanism}: serving after the restart"
-      assert_match(/restart #{mechanism}: #{m.dig("extra", "failed_requests")} failed requests/, outcome.stdout)
-    end
-    assert_match(/webrick has no zero-downtime restart/, find(outcome, "restart", "none").dig("extra", "unsupported"))
-  end
-
   def test_breakpoint_stops_at_the_first_level_with_errors_or_slo_breach
     outcome = run_ok("--servers", "puma:workers=0,threads=1", "--scenario", "breakpoint", "--workload", "sleep", "--step", "2", "--max-connections", "8", "--slo", "1500", "-d", "4", "-w", "0.2", "--timeout", "10")
     summary = find(outcome, "breakpoint", "summary")["extra"]
@@ -115,14 +96,5 @@ class ScenariosTest < Arena::ArenaCase
     # run must outlast that wait).
     assert_equal 2, summary["broke_at_connections"], summary.inspect
     assert_equal 1, summary["last_clean_connections"]
-  end
-
-  def test_scenario_bad_input
-    out = arena("run", "--servers", "puma", "--scenario", "chaos")
-    assert_equal 2, out.status.exitstatus
-    assert_match(/unknown scenario "chaos"/, out.stderr)
-    out = arena("run", "--servers", "puma", "--slo", "0")
-    assert_equal 2, out.status.exitstatus
-    assert_match(/--slo must be between/, out.stderr)
   end
 end
