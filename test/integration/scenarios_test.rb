@@ -41,22 +41,6 @@ class ScenariosTest < Arena::ArenaCase
     assert_operator proxied.dig("front_probes", "procs_max"), :>=, 2, "nginx measured apart"
   end
 
-  # A 1 s endpoint served by 2 workers (about 2 req/s): the sweep plans its
-  # levels and samples to its budget, and fractional rates keep every level
-  # its own rate (a whole-number rate made 10% and 25% both 1 req/s).
-  # --max-time bounds the whole run (boot, baseline and stop included), so
-  # the sweep gets what is left of 60 s: about 45 s here.
-  def test_a_1s_endpoint_sweep_finishes_inside_max_time_with_a_different_rate_per_level
-    outcome = run_ok("--servers", "unicorn:workers=2", "--workload", "sleep", "--scenario", "rate", "-c", "2", "-d", "1", "-w", "0.2", "--max-time", "60")
-    curve = find(outcome, "rate", "curve")["extra"]
-    assert_operator curve["sweep_s"], :<=, 50
-    assert_equal curve["planned_levels"], curve["measured_levels"], "the planned sweep fits its budget"
-    rates = outcome.measurements.filter_map { |m| m.dig("extra", "target_rps") if m["scenario"] == "rate" && m["variant"] != "curve" }
-    assert_operator rates.size, :>=, 3
-    assert_equal rates.uniq, rates
-    assert rates.any? { |r| r != r.round }, "fractional rates: #{rates}"
-  end
-
   # A server that freezes 300 ms once a second: the open model, which times
   # requests from their intended start, must see the freeze in its p99; the
   # closed model at the knee of a few connections hides most of it.
