@@ -45,6 +45,12 @@ module Arena
       args += ["--out", out] if args.first == "run"
       # One round, as ArenaCase#arena: these tests are about the apps, not the rounds.
       args += ["--rounds", "1"] if args.first == "run" && (args & %w[--rounds --repeat --precision]).empty?
+      # And -d as given, after -w alone: no warm-up to a steady state (up to
+      # 2 s a server at -d 1) and no round lengthened to hold 2,000 requests
+      # (up to 5 s where an app is slow, as Rails is), for a dozen servers a
+      # run. These tests judge no figure: they assert errors, requests and words.
+      args += ["--warmup-max", "0"] if args.first == "run" && !args.include?("--warmup-max")
+      args += ["--round-requests", "0"] if args.first == "run" && !args.include?("--round-requests")
       stdout, stderr, status = Timeout.timeout(timeout) do
         Open3.capture3({"XDG_CACHE_HOME" => cache}.merge(env), EXE, *args, chdir: chdir)
       end
