@@ -28,6 +28,8 @@ class SpikeRuleTest < Minitest::Test
     assert_equal "queued", v.word
     assert_equal "asked 150/s for 0.5 s, served at most 46/s; its requests' p90 1.25s against 24.0ms before (x52.1); none of 75 shed; " \
       "the queue drained (p99 back to its level before) 2.4 s after the spike", v.reason
+    # Figures said to one decimal; a rate not measured is none.
+    assert_match(/, served at most 0\/s; .* 2\.5 s after the spike\z/, Rule.verdict(figures(spike_p90_us: 1_249_280, peak_good_rps: nil, drained_s: 2.46)).reason)
     stuck = Rule.verdict(figures(spike_p90_us: 1_249_280, peak_good_rps: 46.0, drained_s: nil))
     assert_match(/; the queue had not drained \(p99 not back to its level before\) within the 3 s measured after\z/, stuck.reason)
   end
