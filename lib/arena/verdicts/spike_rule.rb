@@ -98,7 +98,8 @@ module Arena
         parts << if errors.zero?
           "none of #{asked} shed"
         else
-          kinds = Array(f.error_kinds).empty? ? "" : ": #{f.error_kinds.join(", ")}"
+          # Only interpolated: nil reads as nothing.
+          kinds = (": #{f.error_kinds.join(", ")}" unless Array(f.error_kinds).empty?)
           "#{errors} of #{asked} shed (errors#{kinds})"
         end
         if cut.positive?
