@@ -21,6 +21,7 @@ class BatchingTest < Minitest::Test
       "the server writes them in batches, so a 3.0 s round counts up to ±24% (about 13 answers held at either end); " \
       "Little's law on the loop, 32 connections ÷ 1624.0 ms, reads 19.7 req/s", v.reason
     assert_equal 19.7, B.loop_rps(thin)
+    assert_equal 19.6, B.loop_rps(thin(latency_mean_us: 1_630_000)), "32 ÷ 1.63 s is 19.63: one decimal"
     assert B.call(thin(slots: 1)).reason.end_with?("reads 19.7 req/s; each slot turns every 50.8 ms for 49.8 ms of the app's work: 1.0 ms a request is spent outside the app, by the server itself"),
       B.call(thin(slots: 1)).reason
   end
@@ -34,6 +35,8 @@ class BatchingTest < Minitest::Test
     assert_match(/by the server itself\z/, B.call(thin(slots: 1, working_mean_us: 50_700)).reason)
     at_20 = {latency_mean_us: 1_600_000, waiting_mean_us: 800_000} # 32 ÷ 1.6 s: 20.0 req/s, a turn of 50.0 ms
     refute_match(/by the server itself/, B.call(thin(slots: 1, working_mean_us: 50_000, **at_20)).reason, "a turn of exactly the work")
+    assert_match(/reads 20\.0 req\/s; each slot turns every 100\.0 ms for 49\.8 ms of the app's work: 50\.2 ms a request/,
+      B.call(thin(slots: 2, **at_20)).reason, "two slots at 20 req/s: each turns every 2 ÷ 20 s")
     assert_match(/by the server itself\z/, B.call(thin(slots: 1, working_mean_us: 49_999, **at_20)).reason)
   end
 
