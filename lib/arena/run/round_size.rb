@@ -17,7 +17,8 @@ module Arena
     # duration: -d; rates: the warm-up's slices (req/s) of each variant.
     def duration(duration:, requests:, rates:)
       rate = settled(rates)
-      return duration if rate.nil? || requests.to_i <= 0
+      return duration if rate.nil?
+      # No requests asked (0 or nil) read as none: the clamp keeps -d.
       (requests.to_f / rate).clamp(duration, [MAX_S, duration].max)
     end
 
@@ -33,7 +34,8 @@ module Arena
     # whose slices read no rate.
     def warmup(warmup:, connections:, rates:, turn_s: nil)
       rate = settled(rates)
-      measured = (rate && connections.to_i.positive?) ? connections.to_f / rate : 0.0
+      # No connections (an open model: nil or 0) make no turn.
+      measured = rate ? connections.to_f / rate : 0.0
       [measured, turn_s.to_f].max.clamp(warmup, [MAX_S, warmup].max)
     end
 
@@ -42,7 +44,8 @@ module Arena
     # time (the baseline's p50). 0 where the slots are not declared (fibers)
     # or nothing is known.
     def turn(connections:, service_us:, slots:)
-      return 0.0 unless connections.to_i.positive? && slots.to_i.positive? && service_us.to_f.positive?
+      # No baseline (nil) reads as a service time of 0: no turn.
+      return 0.0 unless connections.to_i.positive? && slots.to_i.positive?
       connections * service_us.to_f / 1e6 / [slots, connections].min
     end
 
