@@ -105,6 +105,21 @@ class HeadOfLineUnitTest < Minitest::Test
     refute Rule.best([Rule::Entry.new(server: "puma", fast: []).freeze, entry("falcon", 1.2)]).judged?
   end
 
+  # A config's worst fast request decides, wherever it is in the list; any
+  # fast request without a ratio (or an older record without the key)
+  # leaves the measurement without one; the median of five rounds is the third.
+  def test_the_worst_ratio_of_a_measurement_and_the_median_of_its_rounds
+    assert_equal 1.4, Rule.worst(entry("puma", 1.4, 1.0))
+    assert_nil Rule.worst(entry("puma", 2.0, nil))
+    assert_nil Rule.worst(entry("puma", nil, 2.0))
+    assert_nil Rule.worst(Rule::Entry.new(server: "puma", fast: [{"tail_x" => 1.0}, {"p99_x" => 3.0}]).freeze)
+    assert_nil Rule.worst(Rule::Entry.new(server: "puma", fast: []).freeze)
+    assert_equal 3.0, Rule.median([5.0, 1.0, 3.0, 2.0, 4.0])
+    assert_equal 2.5, Rule.median([4.0, 1.0, 3.0, 2.0])
+    verdict = Rule.best([entry("puma", 1.2, nil), entry("falcon", 1.5), entry("unicorn", 2.0)])
+    assert_equal "falcon protects fast requests best", verdict.word, "puma's one measurement has a fast request without a ratio"
+  end
+
   def test_a_config_stalled_in_any_measurement_of_the_workload_enters_as_stalled
     m = ->(server, workload, scenario, kind: nil, flags: [], stall: nil, extra: {}) {
       Arena::Results::Measurement.new(server: server, workload: workload, scenario: scenario, kind: kind, extra: extra,
