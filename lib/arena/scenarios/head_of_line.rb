@@ -228,7 +228,7 @@ module Arena
       # is none: [].max is nil).
       def worst(entry)
         xs = entry.fast.map { |f| f["tail_x"] }
-        xs.any?(&:nil?) ? nil : xs.max
+        xs.max unless xs.any?(&:nil?)
       end
 
       def median(values)
