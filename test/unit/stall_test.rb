@@ -125,6 +125,27 @@ class StallTest < Minitest::Test
     assert_match(/\Aslots 88% busy .*: queueing, not a stall\z/, v.reason)
   end
 
+  # Iodine workers=2 threads=4 in the lane (session 8's fresh-check): every
+  # connection in one worker, 79 req/s, 10 timed requests. The occupancy
+  # (51% of 8) left 199 ms over the 8-slot prediction, near 200 ms: it said
+  # "stalled, delayed ACK at its longest". Its few timed requests waited
+  # 362.8 ms before the app and worked 51.6 ms: queueing on 4 slots.
+  def test_few_timed_requests_that_only_waited_and_worked_are_queueing
+    iodine = {p50_us: 400_000, mean_us: 406_000, good_rps: 79.0, slots: 8, service_us: 51_800, server_cpu_pct: 3.0,
+              waiting_mean_us: 362_800, working_mean_us: 51_600, waiting_p50_us: 360_000, working_p50_us: 51_600}
+    v = verdict(**iodine, split_n: 10)
+    assert_equal "not stalled", v.word
+    assert v.reason.end_with?("; 10 timed requests waited 362.8 ms before the app and worked 51.6 ms (means), 0.0 ms " \
+      "unexplained: queueing on fewer slots, not a stall"), v.reason
+    assert_equal "stalled", verdict(**iodine, split_n: 4).word, "under 5 timed requests: the occupancy alone"
+    assert_equal "not stalled", verdict(**iodine, split_n: 5).word
+    assert_equal "stalled", verdict(**iodine, split_n: 10, waiting_mean_us: 250_000).word, "104.4 ms unexplained, over 20% of 406"
+    assert_equal "not stalled", verdict(**iodine, split_n: 10, waiting_mean_us: 273_300).word, "81.1 ms: under 20% of 406"
+    assert_equal "stalled", verdict(**iodine, split_n: 10, waiting_mean_us: 40_000, working_mean_us: 360_000).word,
+      "waiting under working: not a queue"
+    assert_equal "stalled", verdict(**iodine, split_n: 10, waiting_mean_us: nil).word
+  end
+
   # At least max(20 ms, 20% of p50) unexplained.
   def test_the_threshold_is_20_ms_or_a_fifth_of_p50
     assert_equal "stalled", verdict(p50_us: 70_300).word, "20.0 ms of 70.3"
