@@ -42,6 +42,10 @@ class RoundsTest < Arena::ArenaCase
     skip "the machine itself is busy: no quiet round to compare with (#{doc["measurements"].map { |m| m.dig("noise", "other_cpu_pct") }})" if clean.empty?
     interval = doc["intervals"].first
     assert_operator interval["noisy_out"], :>=, 1, interval.inspect
-    assert_equal clean.size, interval["rounds"]
+    # Each round keeps one figure: its clean one, else its re-run (noisy too
+    # when the lane runs a file beside this one: the fresh-check saw 3 rounds
+    # on 2 clean figures).
+    assert_equal doc["measurements"].map { |m| m["repeat"] }.uniq.size, interval["rounds"]
+    assert_operator clean.size, :<=, interval["rounds"]
   end
 end
