@@ -10,17 +10,6 @@ require "timeout"
 # trust_test.rb (whose rate and latency tests these came from), this file
 # runs beside others: a serial file adds its whole time to the lane.
 class ScenarioOutcomesTest < Arena::ArenaCase
-  def run_ok(*args)
-    outcome = arena("run", *args)
-    assert outcome.status.success?, outcome.describe
-    outcome
-  end
-
-  def find(outcome, scenario, variant = nil)
-    outcome.measurements.find { |m| m["scenario"] == scenario && (variant.nil? || m["variant"] == variant) } ||
-      flunk("no #{scenario} #{variant} in #{outcome.measurements.map { |m| [m["scenario"], m["variant"]] }}")
-  end
-
   def test_killing_webricks_only_process_is_reported_as_no_recovery
     outcome = run_ok("--servers", "webrick", "--scenario", "crash", "--workload", "server", "-c", "2", "-d", "3", "-w", "0.3")
     crash = find(outcome, "crash")["extra"]

@@ -9,17 +9,6 @@ require "timeout"
 # Each scenario against real servers, with short loads, asserting the
 # behaviour the scenario exists to show.
 class ScenariosTest < Arena::ArenaCase
-  def run_ok(*args)
-    outcome = arena("run", *args)
-    assert outcome.status.success?, outcome.describe
-    outcome
-  end
-
-  def find(outcome, scenario, variant = nil)
-    outcome.measurements.find { |m| m["scenario"] == scenario && (variant.nil? || m["variant"] == variant) } ||
-      flunk("no #{scenario} #{variant} in #{outcome.measurements.map { |m| [m["scenario"], m["variant"]] }}")
-  end
-
   def test_killing_a_puma_cluster_worker_yields_a_respawn_and_a_recovery_time
     outcome = run_ok("--servers", "puma:workers=2,threads=2", "--scenario", "crash", "--workload", "json", "-c", "4", "-d", "4", "-w", "0.3")
     crash = find(outcome, "crash")["extra"]

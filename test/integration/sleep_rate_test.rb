@@ -12,11 +12,6 @@ require "timeout"
 # the lane (these two were a minute and a half of scenarios_test and
 # trust_test).
 class SleepRateTest < Arena::ArenaCase
-  def find(outcome, scenario, variant = nil)
-    outcome.measurements.find { |m| m["scenario"] == scenario && (variant.nil? || m["variant"] == variant) } ||
-      flunk("no #{scenario} #{variant} in #{outcome.measurements.map { |m| [m["scenario"], m["variant"]] }}")
-  end
-
   # A 1 s endpoint served by 2 workers (about 2 req/s): the sweep plans its
   # levels and samples to its budget, and fractional rates keep every level
   # its own rate (a whole-number rate made 10% and 25% both 1 req/s).

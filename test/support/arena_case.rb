@@ -43,6 +43,19 @@ module Arena
       Outcome.new(status: status, stdout: stdout, stderr: stderr, dir: out)
     end
 
+    # `arena run ARGS`, which must succeed.
+    def run_ok(*args)
+      outcome = arena("run", *args)
+      assert outcome.status.success?, outcome.describe
+      outcome
+    end
+
+    # The run's first measurement of `scenario` (and `variant`), or a failure naming what it has.
+    def find(outcome, scenario, variant = nil)
+      outcome.measurements.find { |m| m["scenario"] == scenario && (variant.nil? || m["variant"] == variant) } ||
+        flunk("no #{scenario} #{variant} in #{outcome.measurements.map { |m| [m["scenario"], m["variant"]] }}")
+    end
+
     # Arena's errors in a measurement (a record of results.json): the
     # engine's, less those a known, named server fault explains (Puma's
     # truncated response: lib/arena/verdicts/truncated_response.rb, flagged
