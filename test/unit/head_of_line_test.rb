@@ -120,6 +120,20 @@ class HeadOfLineUnitTest < Minitest::Test
     assert_equal "falcon protects fast requests best", verdict.word, "puma's one measurement has a fast request without a ratio"
   end
 
+  # The lead is tested on the rounds with a ratio, paired only when every
+  # one of them knows its round, and not at all under 3 rounds a side.
+  def test_the_lead_is_tested_on_the_rounds_that_have_a_ratio
+    rows = [[1, 1.2, 1.5], [2, 3.0, 3.75], [3, 1.4, 1.75]].flat_map { |r, p, f| [entry("puma", p, round: r), entry("falcon", f, round: r)] }
+    with_gap = Rule.best([*rows, entry("puma", nil, round: 4), entry("falcon", 1.6, round: 4)])
+    assert_match(/paired t on log ratios, 3 rounds/, with_gap.reason, "puma's round 4 has no ratio")
+    unknown = Rule.best(rows.map { |e| (e.server == "falcon" && e.round == 2) ? e.dup.tap { |x| x.round = nil } : e })
+    assert_match(/Welch's t on log figures.*unpaired/, unknown.reason, "one of falcon's rounds unknown")
+    short = Rule.best(rows.reject { |e| e.server == "falcon" && e.round == 3 })
+    assert_equal "puma protects fast requests best", short.word
+    assert_equal "their p90 beside the slow request was x1.4 their median alone, against x2.6 on falcon (puma x1.4, falcon x2.6; " \
+      "median of 3 rounds)", short.reason, "two rounds of falcon: no test"
+  end
+
   def test_a_config_stalled_in_any_measurement_of_the_workload_enters_as_stalled
     m = ->(server, workload, scenario, kind: nil, flags: [], stall: nil, extra: {}) {
       Arena::Results::Measurement.new(server: server, workload: workload, scenario: scenario, kind: kind, extra: extra,

@@ -219,7 +219,7 @@ module Arena
         sides = [winner, second].map { |name| entries.select { |e| e.server == name && worst(e) } }
         return nil if sides.any? { |side| side.size < Stats::PairedMethod::MINIMUM }
         a, b = sides
-        rounds = ->(side) { side.map(&:round).then { |r| r.all? ? r : nil } }
+        rounds = ->(side) { side.map(&:round).then { |r| r if r.all? } }
         Stats.by_rounds(a.map { |e| worst(e) }, b.map { |e| worst(e) }, rounds_a: rounds.call(a), rounds_b: rounds.call(b),
           names: [winner, second])
       end
