@@ -78,6 +78,8 @@ class BatchingTest < Minitest::Test
     assert_equal "cannot judge", B.call(thin(working_mean_us: nil)).word
     assert_equal "cannot judge", B.call(thin(good_rps: 0.0)).word
     assert_equal "cannot judge", B.call(thin(latency_mean_us: 0)).word
+    assert_equal "cannot judge", B.call(thin(duration_s: 0.0)).word, "a round of no time: no edge to divide by"
+    assert_equal "cannot judge", B.call(thin(duration_s: nil)).word
     assert_nil B.loop_rps(thin(open_model: true)), "an open model is not a loop"
     assert_nil B.loop_rps(thin(connections: 0))
     assert_nil B.loop_rps(thin(latency_mean_us: nil))

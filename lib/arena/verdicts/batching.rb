@@ -42,6 +42,7 @@ module Arena
     def call(f, stalled: false)
       return Verdict.cannot_judge("no waiting/working means (--queue-time on)") unless f.waiting_mean_us && f.working_mean_us
       return Verdict.cannot_judge("no answers") unless f.latency_mean_us.to_f.positive? && f.good_rps.to_f.positive?
+      return Verdict.cannot_judge("no counted time") unless f.duration_s.to_f.positive?
       held = f.latency_mean_us - f.waiting_mean_us - f.working_mean_us
       edge = held / (f.duration_s.to_f * 1e6)
       unless !stalled && held >= [FLOOR_US, SHARE * f.latency_mean_us].max && edge >= EDGE
