@@ -74,6 +74,9 @@ class WarmupTest < Minitest::Test
     hung = Engine.new(rate: 0, first_s: 0)
     result = warm(hung, connections: 32, max_s: 3.0)
     assert_equal [0.25, 0.5, 1.0, 2.0], hung.durations
+    short = Engine.new(rate: 0, first_s: 0)
+    warm(short, connections: 32, max_s: 0.4)
+    assert_equal [0.25, 0.4], short.durations, "a doubled slice never longer than the bound"
     refute result.steady
   end
 

@@ -54,7 +54,8 @@ module Arena
         slices << load.good_rps
         judged << load.good_rps
         if load.completed.to_i < settings.connections.to_i
-          settings = settings.with(duration: (settings.duration * 2).round(3))
+          # Never longer than the whole bound: the last slice may pass it by its own length.
+          settings = settings.with(duration: [settings.duration * 2, @max_s].min.round(3))
           judged = []
         else
           steady = Stats.steady_state(judged, band_pct: @band_pct, window: @window)
