@@ -382,6 +382,9 @@ module Arena
       :front_probes, :loader, :summary, :extra, :warmup, :noise, :rerun, :envelope, :queue, :database, keyword_init: true)
 
     class Measurement
+      # A soak's fitted memory slope (MiB a minute) from its extra, or nil.
+      def soak_slope = extra && extra["slope_mib_per_min"]
+
       def self.from_h(h)
         load = h["load"].is_a?(Hash) ? LoadFigures.from_h(h["load"]) : nil
         # Older summary records kept their figures at the top level.

@@ -54,7 +54,7 @@ module Arena
       def self.round_key(m) = judged?(m) ? [m.server, m.workload] : nil
 
       # A soak measurement with its analysis (a slope fitted).
-      def self.judged?(m) = m.variant == "soak" && !m.extra["slope_mib_per_min"].nil?
+      def self.judged?(m) = m.variant == "soak" && !m.soak_slope.nil?
 
       def self.rounds_finding(ms)
         return finding(ms.first) if ms.size == 1
@@ -219,7 +219,7 @@ module Arena
           series << {name: "PSS pid #{pid}", color: palette[i % palette.size], points: points.map { |t, kb| [t, mib.call(kb)] }}
         end
         fit_end = samples.last.t
-        slope = m.extra["slope_mib_per_min"]
+        slope = m.soak_slope
         title = "#{m.server} #{m.workload}: memory over the soak"
         {title: "Memory over time (#{m.extra["verdict"]}#{", #{format("%+.2f", slope)} MiB/min" if slope})",
          svg: Report::Svg::Lines.new(title: title, series: series, vlines: events(samples, per), x_range: [0, fit_end],
