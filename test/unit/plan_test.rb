@@ -23,7 +23,7 @@ class PlanTest < Minitest::Test
     plan = build("--servers", "puma")
     assert_equal 2, plan.servers.first.settings["workers"]
     assert_equal 5, plan.servers.first.settings["threads"]
-    assert_equal %w[server json], plan.workloads.map(&:name)
+    assert_equal %w[server], plan.workloads.map(&:name)
     assert_equal ["steady"], plan.scenarios
     assert_equal "1", MACHINE.engine_cpus
     assert_equal "0", MACHINE.server_cpus
