@@ -137,7 +137,7 @@ module Arena
         ready_timeout: f.number("ready_timeout", 0.1..3600, default: nil), env: launch.env)
       @servers[name] = server
       server.start
-      {handle: name, argv: server.argv, boot_s: server.boot_s, pid: server.group.pid}
+      {handle: name, argv: server.argv, boot_s: server.boot_s, boot_retry: server.boot_retry, pid: server.group.pid}
     end
 
     # LaunchSpec's wire form, each part checked; the rackup must lie inside

@@ -23,6 +23,8 @@ class ProcessGroupTest < Minitest::Test
 
     def crash_patterns = Arena::CrashLine::GENERIC
 
+    def transient_boot_patterns = []
+
     def envelope = Arena::Envelope::NONE
 
     def stop_signal = "TERM"

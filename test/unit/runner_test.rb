@@ -22,7 +22,7 @@ class RunnerTest < Minitest::Test
   end
 
   # A started server: only what the Runner and Context read.
-  FakeServer = Struct.new(:adapter, :bind, :dir, :argv, :boot_s, :group, keyword_init: true) do
+  FakeServer = Struct.new(:adapter, :bind, :dir, :argv, :boot_s, :boot_retry, :group, keyword_init: true) do
     def pids = []
 
     def log_tail(_lines = 20) = []
@@ -30,7 +30,11 @@ class RunnerTest < Minitest::Test
     def stop = nil
   end
 
-  # Starts servers from a script: :ok, :boot_fails, or :restart_fails.
+  # What a first start said when ServerRun made a second (ServerRun#boot_retry).
+  RETRIED = "Daemon 'PassengerAgent watchdog' failed to start in time. (PhusionPassenger::DaemonController::StartTimeout)"
+
+  # Starts servers from a script: :ok, :boot_fails, :boot_retried (up at its
+  # second start) or :restart_fails.
   class FakeStarter
     attr_reader :server, :front, :events
 
@@ -42,7 +46,8 @@ class RunnerTest < Minitest::Test
     def start(adapter, dir)
       @events << [:start, adapter.label]
       raise Arena::ServerRun::Failed.new("#{adapter.label} exited during boot (exit status 1)", log_tail: ["boom"]) if @script[adapter.label] == :boot_fails
-      @server = FakeServer.new(adapter: adapter, bind: Arena::Bind.tcp(port: 1), dir: dir, argv: ["fake"], boot_s: 0.1)
+      @server = FakeServer.new(adapter: adapter, bind: Arena::Bind.tcp(port: 1), dir: dir, argv: ["fake"], boot_s: 0.1,
+        boot_retry: (RETRIED if @script[adapter.label] == :boot_retried))
     end
 
     def restart(old)
@@ -180,6 +185,22 @@ class RunnerTest < Minitest::Test
     assert servers["a"].failed?
     assert_equal ["b"], @store.view.measurements.map(&:server)
     assert_equal [:finished, false], @reporter.events.last.values_at(0, 2)
+  end
+
+  # A server up at its second start is measured, and its record and the
+  # line that says it is ready say why the first start failed.
+  def test_a_second_start_is_recorded_and_said
+    run_with(%w[a b], scenarios: ["measures"], script: {"a" => :boot_retried})
+    assert_equal RETRIED, servers["a"].boot_retry
+    assert_nil servers["b"].boot_retry
+    assert_equal RETRIED, Arena::Results::ServerRecord.from_h(JSON.parse(JSON.generate(servers["a"].to_record))).boot_retry
+    refute servers["b"].to_record.key?("boot_retry")
+    assert_equal %w[a b], @store.view.measurements.map(&:server)
+    err = StringIO.new
+    started = @reporter.events.select { |e| e.first == :server_started }.map(&:last)
+    started.each { |record| Arena::Report::Terminal.new(out: StringIO.new, err: err).server_started(record) }
+    assert_match(/\Aa 1.0 ready in 0.1s at its second start \(the first exited: #{Regexp.escape(RETRIED)}\); verified /o, err.string.lines[0])
+    assert_match(/\Ab 1.0 ready in 0.1s; verified /, err.string.lines[1])
   end
 
   def test_a_verification_failure_is_one_line_and_nothing_is_loaded

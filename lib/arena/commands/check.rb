@@ -31,7 +31,7 @@ module Arena
         outcomes = Verify.new(bind: bind, headers: plan.headers || {}).call(plan.workloads)
         failed = outcomes.reject(&:ok)
         detail = failed.empty? ? "#{outcomes.size} workloads verified" : failed.map { |o| "#{o.workload}: #{o.problems.join("; ")}" }.join(" | ")
-        report("#{adapter.label} #{installation.version}", failed.empty?, "ready in #{server.boot_s}s, #{detail}")
+        report("#{adapter.label} #{installation.version}", failed.empty?, "ready in #{server.boot_s}s#{ServerRun.retried(server.boot_retry)}, #{detail}")
       rescue ServerRun::Failed => e
         report(adapter.label, false, e.message, e.log_tail)
       ensure

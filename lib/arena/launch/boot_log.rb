@@ -4,16 +4,18 @@ module Arena
   # A server's log read as it grows during boot, from where this start
   # began (a restarted server appends to the log of the one before it: a
   # worker Arena killed on purpose must not read as a crash of the next),
-  # for the line CrashLine says ends the wait.
+  # for the line CrashLine says ends the wait, and the line the adapter
+  # names as its own start timing out (transient: Servers::Base#transient_boot_patterns).
   class BootLog
     CHUNK = 256 * 1024
 
-    def initialize(path, patterns: CrashLine::GENERIC)
+    def initialize(path, patterns: CrashLine::GENERIC, transient: [])
       @path = path
       @patterns = patterns
+      @transient_patterns = transient
       @offset = File.size?(path).to_i
       @partial = +""
-      @crash = @last_words = nil
+      @crash = @last_words = @transient = nil
     end
 
     # The crash line once one has been written, else nil. Reads only what
@@ -26,9 +28,15 @@ module Arena
         lines = new_lines(final)
         @crash = CrashLine.find(lines, patterns: @patterns)
         @last_words ||= CrashLine.find(lines, patterns: CrashLine::LAST_WORDS)
+        @transient ||= CrashLine.find(lines, patterns: @transient_patterns)
       end
       @crash || (@last_words if final)
     end
+
+    # The line (of those crash has read) that says the server's own start
+    # timed out; nil when none did, or when a crash line was read: a crash
+    # is never a reason to start again.
+    def transient = @crash ? nil : @transient
 
     private
 

@@ -10,6 +10,8 @@ module Arena
   #   adapter               the adapter it was started from (label, settings, upstreams)
   #   launch                -> LaunchSpec: server, settings, runtime, env, rackup (all that started it)
   #   bind, dir, argv, boot_s
+  #   boot_retry            -> what its first start said as it exited, when a second start was made
+  #                            (the adapter's transient_boot_patterns); nil after one start
   #   pids                  -> every pid of its process tree, on its own host
   #   worker_pids           -> the pids of its workers, read on its own host ([] for one process)
   #   local_pids            -> pids this host may read in /proc ([] when it runs elsewhere:
@@ -28,7 +30,7 @@ module Arena
   #                            loaded (always nil on a server host: its files are not read here)
   #   start, stop
   module RunningServer
-    METHODS = %i[adapter launch bind dir argv boot_s pids worker_pids local_pids sampler memory kill_worker restart
+    METHODS = %i[adapter launch bind dir argv boot_s boot_retry pids worker_pids local_pids sampler memory kill_worker restart
       log_tail log_size log_since cgroup timing start stop].freeze
 
     # Each process's memory, as Probes::Sampler keeps it per process.

@@ -10,16 +10,21 @@ module Arena
   class ServerRun
     # crash: the line that says the server cannot run (CrashLine), or how
     # it exited during boot; nil when it merely did not answer in time.
+    # transient: the boot exited on a line its adapter names as its own start
+    # timing out (transient_boot_patterns): worth one more start.
     class Failed < LoggedError
-      attr_reader :crash
+      attr_reader :crash, :transient
 
-      def initialize(message, log_tail: [], crash: nil)
+      def initialize(message, log_tail: [], crash: nil, transient: false)
         super(message, log_tail: log_tail)
         @crash = crash
+        @transient = transient
       end
     end
 
-    attr_reader :adapter, :bind, :dir, :group, :argv, :boot_s, :env
+    # boot_retry: why the first start of this run failed when a second one
+    # was made (what it said as it exited), nil when one start was enough.
+    attr_reader :adapter, :bind, :dir, :group, :argv, :boot_s, :env, :boot_retry
 
     # env: the user's --env, over the adapter's own environment.
     # cgroups: where an envelope's cgroup is made (default: this machine's).
@@ -39,34 +44,21 @@ module Arena
       @probe_path = probe_path
     end
 
-    # Whatever ends a start early (a failed boot, Ctrl-C, TERM, a bug) stops
-    # what it spawned: the group is held from before the spawn.
+    # A boot that exited on its adapter's transient line (Passenger's
+    # watchdog not up in its own 7 s on a loaded machine) is made once more,
+    # with a readiness deadline of its own; any other failure, and the
+    # second, is raised.
     def start
-      started_ok = false
-      FileUtils.mkdir_p(@dir)
-      deadline = Clock.now + PORT_WAIT
-      @adapter.upstreams(@bind).select(&:tcp?).each { |b| wait_port_free(b, deadline) }
-      @argv = @adapter.command(app: @app, bind: @bind, dir: @dir)
-      env = @adapter.env(app: @app).merge(@env)
-      if @queue_time
-        FileUtils.mkdir_p(timing_dir)
-        QueueTime.write_mode(timing_dir, (@queue_time == true) ? 1 : @queue_time)
-        env = env.merge(QueueTime.env(timing_dir, env))
-      end
-      log_path = File.join(@dir, "server.log")
-      @group = ProcessGroup.new(@argv, env: env, chdir: @app.dir,
-        log_path: log_path, cpus: @machine.server_cpus, cgroup: new_cgroup,
-        log_cap: LogCap.new)
-      @boot_log = BootLog.new(log_path, patterns: @adapter.crash_patterns)
-      started = Clock.now
-      @group.start
-      wait_ready
-      @boot_s = (Clock.now - started).round(3)
-      started_ok = true
-      self
-    ensure
-      stop unless started_ok
+      @boot_retry = nil
+      boot
+    rescue Failed => e
+      raise unless e.transient
+      @boot_retry = e.crash
+      boot
     end
+
+    # Said after "ready in N s" when a second start was made.
+    def self.retried(why) = why ? " at its second start (the first exited: #{why})" : ""
 
     def stop
       @group&.stop(signal: @adapter.stop_signal)
@@ -125,10 +117,40 @@ module Arena
     end
 
     def to_h
-      {label: @adapter.label, argv: @argv, bind: @bind.to_h, boot_s: @boot_s, cpus: @machine.server_cpus}
+      h = {label: @adapter.label, argv: @argv, bind: @bind.to_h, boot_s: @boot_s, cpus: @machine.server_cpus}
+      @boot_retry ? h.merge(boot_retry: @boot_retry) : h
     end
 
     private
+
+    # One start. Whatever ends it early (a failed boot, Ctrl-C, TERM, a bug)
+    # stops what it spawned: the group is held from before the spawn.
+    def boot
+      started_ok = false
+      FileUtils.mkdir_p(@dir)
+      deadline = Clock.now + PORT_WAIT
+      @adapter.upstreams(@bind).select(&:tcp?).each { |b| wait_port_free(b, deadline) }
+      @argv = @adapter.command(app: @app, bind: @bind, dir: @dir)
+      env = @adapter.env(app: @app).merge(@env)
+      if @queue_time
+        FileUtils.mkdir_p(timing_dir)
+        QueueTime.write_mode(timing_dir, (@queue_time == true) ? 1 : @queue_time)
+        env = env.merge(QueueTime.env(timing_dir, env))
+      end
+      log_path = File.join(@dir, "server.log")
+      @group = ProcessGroup.new(@argv, env: env, chdir: @app.dir,
+        log_path: log_path, cpus: @machine.server_cpus, cgroup: new_cgroup,
+        log_cap: LogCap.new)
+      @boot_log = BootLog.new(log_path, patterns: @adapter.crash_patterns, transient: @adapter.transient_boot_patterns)
+      started = Clock.now
+      @group.start
+      wait_ready
+      @boot_s = (Clock.now - started).round(3)
+      started_ok = true
+      self
+    ensure
+      stop unless started_ok
+    end
 
     def new_cgroup
       return nil unless @adapter.envelope.bounded?
@@ -165,8 +187,8 @@ module Arena
       return unless failure
       if exited
         line = @boot_log.crash(final: true)
-        raise Failed.new("#{@adapter.label} exited during boot (#{describe(exited)})#{": #{line}" if line}",
-          log_tail: @group.log_tail, crash: line || describe(exited))
+        raise Failed.new("#{@adapter.label} exited during boot#{" again" if @boot_retry} (#{describe(exited)})#{": #{line}" if line}",
+          log_tail: @group.log_tail, crash: line || describe(exited), transient: !@boot_log.transient.nil?)
       end
       raise Failed.new("#{@adapter.label} crashed during boot: #{crash}", log_tail: @group.log_tail, crash: crash) if crash
       hint = @adapter.slow_boot_hint(@app) if @adapter.respond_to?(:slow_boot_hint)

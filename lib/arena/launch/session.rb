@@ -117,7 +117,7 @@ module Arena
     def started_record(server)
       Results::ServerRecord.new(label: @adapter.label, name: @adapter.key, settings: @adapter.settings,
         version: @installation&.version, source: @installation&.source, command: shown_command(server), bind: server.bind.to_h,
-        boot_s: server.boot_s, cpus: machine.server_cpus, workers: @adapter.workers, status: "ok", log_tail: [],
+        boot_s: server.boot_s, boot_retry: server.boot_retry, cpus: machine.server_cpus, workers: @adapter.workers, status: "ok", log_tail: [],
         verify: [], front: front&.to_h, envelope: envelope).freeze
     end
 

@@ -30,7 +30,7 @@ module Arena
     class Server
       include Handled
 
-      attr_reader :adapter, :bind, :dir, :argv, :boot_s, :remote_pid, :handle, :launch
+      attr_reader :adapter, :bind, :dir, :argv, :boot_s, :boot_retry, :remote_pid, :handle, :launch
 
       # No envelope on a server host: the plan refuses --envelope with --server-host.
       def cgroup = nil
@@ -53,6 +53,7 @@ module Arena
         @handle = reply["handle"]
         @argv = reply["argv"]
         @boot_s = reply["boot_s"]
+        @boot_retry = reply["boot_retry"]
         @remote_pid = reply["pid"]
         self
       rescue Channel::Refused => e

@@ -13,15 +13,17 @@ module Arena
 
     # A server config's record: how it was started and whether it served.
     # ServerSession makes it (to_record writes it); reports read it (from_h).
+    # boot_retry: what the first start said as it exited when a second was
+    # made (ServerRun#boot_retry), nil after one start.
     ServerRecord = Struct.new(:label, :name, :settings, :version, :source, :command, :boot_s, :workers, :status,
-      :error, :log_tail, :verify, :front, :unloaded_us, :bind, :cpus, :failed_after_start, :envelope, keyword_init: true) do
+      :error, :log_tail, :verify, :front, :unloaded_us, :bind, :cpus, :failed_after_start, :envelope, :boot_retry, keyword_init: true) do
       def self.from_h(h)
         new(label: h["label"].to_s, name: h["name"] || h["label"].to_s.split(":").first, settings: h["settings"] || {},
           version: h["version"], source: h["source"], command: h["command"], boot_s: h["boot_s"], workers: h["workers"],
           status: h["status"] || "ok", error: h["error"], log_tail: Array(h["log_tail"]),
           verify: Array(h["verify"]).select { |v| v.is_a?(Hash) }.map { |v| VerifyRecord.from_h(v) },
           front: h.dig("topology", "front"), unloaded_us: h["unloaded_us"], bind: h["bind"], cpus: h["cpus"],
-          failed_after_start: h["failed_after_start"], envelope: h["envelope"]).freeze
+          failed_after_start: h["failed_after_start"], envelope: h["envelope"], boot_retry: h["boot_retry"]).freeze
       end
 
       def failed? = status == "failed"
@@ -38,7 +40,7 @@ module Arena
       def to_record
         started = !command.nil?
         {"label" => label, "name" => name, "settings" => settings, "version" => version, "source" => source,
-         "command" => command, "bind" => bind, "boot_s" => boot_s, "cpus" => cpus, "workers" => workers,
+         "command" => command, "bind" => bind, "boot_s" => boot_s, "boot_retry" => boot_retry, "cpus" => cpus, "workers" => workers,
          "status" => status, "error" => error, "log_tail" => (log_tail if failed?),
          "verify" => (Array(verify).map(&:to_record) if started), "topology" => ({"front" => front} if started),
          "failed_after_start" => failed_after_start, "envelope" => envelope}.compact

@@ -23,6 +23,8 @@ module Arena
     #   stop_signal             -> what stops it cleanly ("TERM"; WEBrick through rackup: "INT")
     #   crash_patterns          -> the log lines that say it cannot run (CrashLine), read while
     #                              ServerRun waits for it to answer
+    #   transient_boot_patterns -> the log lines that say its own start timed out, not the app:
+    #                              a boot that exits with one is started once more ([] for most)
     # A setting's allowed text: a regular expression, and the words for it
     # in an error message. Answers include? like an Array or a Range.
     Pattern = Struct.new(:regexp, :words) do
@@ -162,6 +164,12 @@ module Arena
       # The log lines that say this server cannot run (CrashLine): read
       # while waiting for it to answer. An adapter adds its own words.
       def crash_patterns = CrashLine::GENERIC
+
+      # The log lines that say the server's own start gave up on a busy
+      # machine (a timeout of its own that no option lengthens), not that the
+      # app cannot run: ServerRun starts a boot that exits with one once more,
+      # and records why. Never an app's error: that would only fail twice.
+      def transient_boot_patterns = []
 
       # What is known to keep this server from being ready in time on `app`
       # (said after "not ready after N s"); nil when nothing is.
