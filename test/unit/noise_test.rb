@@ -96,9 +96,20 @@ class WarmupSteadyTest < Minitest::Test
       def wait = Struct.new(:good_rps, :completed).new(rps, 1_000_000)
     end
 
-    def initialize(series) = @series = series.dup
+    # A warm-up that never stops fails here, not at mutant's timeout: the
+    # climbing series runs about 110 slices in its 0.05 s on this machine
+    # (each judgement reads every window so far), and 500 take about 1 s.
+    RUNAWAY = 500
 
-    def start(_target, _settings) = Run.new(@series.shift || 1000.0)
+    def initialize(series)
+      @series = series.dup
+      @slices = 0
+    end
+
+    def start(_target, _settings)
+      raise "a runaway warm-up" if (@slices += 1) > RUNAWAY
+      Run.new(@series.shift || 1000.0)
+    end
   end
 
   def warm(series, max_s:) = Arena::Warmup.new(engine: Engine.new(series), target: nil, settings: Arena::Load::Settings.build(duration: 5.0), max_s: max_s, slice_s: 0.0).call

@@ -70,6 +70,25 @@ class WarmupTest < Minitest::Test
     assert_empty engine.durations
   end
 
+  # --warmup-max is read as a Float: 0.0 asks for none, as does any bound
+  # not above zero.
+  def test_no_warm_up_for_any_bound_not_above_zero
+    [0.0, -1.0].each do |max_s|
+      engine = Engine.new(rate: 5000, first_s: 0.001)
+      skipped = warm(engine, connections: 32, max_s: max_s)
+      assert_empty engine.durations, "max_s #{max_s}"
+      assert_nil skipped.steady
+    end
+  end
+
+  # A slice shorter than a turn is never judged, even when its rate matches
+  # the longer ones': the steady window is four slices of the last length.
+  def test_slices_shorter_than_a_turn_are_never_judged
+    result, engine = script([[0, 1000.0]] * 3 + [[100, 1000.0]] * 4, step: 0.25)
+    assert_equal [0.25, 0.5, 1.0, 2.0, 2.0, 2.0, 2.0], engine.settings.map(&:duration)
+    assert result.steady
+  end
+
   def test_the_bound_holds_while_slices_grow
     hung = Engine.new(rate: 0, first_s: 0)
     result = warm(hung, connections: 32, max_s: 3.0)
