@@ -15,7 +15,7 @@ class YourAppRailsTest < Arena::YourAppCase
     before = fingerprint(app)
     list = servers(except: ["agoo"])
     outcome = run_app("run", "--app", app, "--servers", list.join(" "), "--header", FORWARDED,
-      "--workload", "/items/7", "-d", "1", "-w", "0.5", timeout: 600)
+      "--workload", "/items/7", "-d", "0.5", "-w", "0.2", timeout: 600)
     assert outcome.status.success?, outcome.describe
     assert_measured_without_errors(outcome, list)
     assert_equal before, fingerprint(app), "the app's Gemfile and Gemfile.lock changed"
@@ -31,7 +31,7 @@ class YourAppRailsTest < Arena::YourAppCase
   def test_a_requests_file_mix_runs_as_one_workload_with_its_bodies_checked
     app = File.join(FIXTURES, "rails")
     outcome = run_app("run", "--app", app, "--servers", "puma", "--header", FORWARDED,
-      "--requests", File.join(app, "requests.yml"), "-d", "1", "-w", "0.3")
+      "--requests", File.join(app, "requests.yml"), "-d", "0.5", "-w", "0.2")
     assert outcome.status.success?, outcome.describe
     assert_equal ["production"], outcome.measurements.map { |m| m["workload"] }.uniq
     m = outcome.measurements.first
