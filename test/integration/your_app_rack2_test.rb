@@ -10,7 +10,7 @@ class YourAppRack2Test < Arena::YourAppCase
   def test_a_server_that_conflicts_with_the_apps_lock_is_reported_and_skipped
     list = servers
     outcome = run_app("run", "--app", File.join(FIXTURES, "rack2"), "--servers", list.join(" "), "--workload", "/json=200:rack",
-      "-d", "1", "-w", "0.2")
+      "-d", "0.5", "-w", "0.2")
     assert outcome.status.success?, outcome.describe
     assert_includes outcome.stderr.lines.map(&:chomp),
       "itsi: cannot be added beside this app: itsi-server 0.2.27 needs json ~> 2, the app locks json 3.1.0"
@@ -27,7 +27,7 @@ class YourAppRack2Test < Arena::YourAppCase
   def test_with_no_registry_reachable_the_installed_servers_still_run
     Dir.mktmpdir("arena-cache") do |cache|
       outcome = run_app("run", "--app", File.join(FIXTURES, "rack2"), "--servers", "puma thin itsi", "--workload", "/json",
-        "-d", "1", "-w", "0.2", cache: cache, env: {"BUNDLE_MIRROR__ALL" => "http://127.0.0.1:9"})
+        "-d", "0.5", "-w", "0.2", cache: cache, env: {"BUNDLE_MIRROR__ALL" => "http://127.0.0.1:9"})
       assert outcome.status.success?, outcome.describe
       assert_includes outcome.stderr.lines.map(&:chomp), "not fetched (no registry reachable): itsi-server; skipped: itsi"
       assert_measured_without_errors(outcome, %w[puma thin])
