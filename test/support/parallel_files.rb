@@ -7,7 +7,10 @@
 # test/support/durations.json (one whole run's, committed), and a file
 # timed in neither is guessed from its number of tests. Files whose first lines say
 # `# test: serial` (timing thresholds that contention would distort) run
-# after the others, one at a time. Each file's output is printed whole when it
+# after the others, one at a time; files whose first lines say
+# `# test: light` (they wait on sleeps: a tenth of a core) run beside those,
+# one at a time, on the core the serial files leave idle (beside the others
+# when there is no serial file). Each file's output is printed whole when it
 # ends (a failure in full, a pass as its summary line), so two files never
 # interleave. Exit status 1 if any file failed. Ctrl-C stops every child's
 # process group.
@@ -31,7 +34,6 @@ module ParallelFiles
 
   def call(files, jobs: Integer(ENV.fetch("ARENA_TEST_JOBS", Etc.nprocessors)), out: $stdout)
     known = durations
-    serial, parallel = files.partition { |f| serial?(f) }
     order = ->(list) { list.sort_by { |f| -known.fetch(f) { guess(f) } } }
     started = clock
     running = {}
@@ -39,15 +41,18 @@ module ParallelFiles
     stop = ->(*) { running.each_key { |pid| kill(pid) } && exit(130) }
     trap("INT", &stop)
     trap("TERM", &stop)
-    [[order.call(parallel), jobs], [order.call(serial), 1]].each do |queue, width|
-      until queue.empty? && running.empty?
-        while running.size < width && (file = queue.shift)
-          log = Tempfile.new("test-out")
-          pid = Process.spawn(RbConfig.ruby, "-Ilib", "-Itest", file, chdir: ROOT, out: log, err: log, pgroup: true)
-          running[pid] = [file, log, clock]
+    phases(files, jobs).each do |lanes|
+      lanes = lanes.map { |list, width| [order.call(list), width] }
+      until lanes.all? { |queue, _| queue.empty? } && running.empty?
+        lanes.each_with_index do |(queue, width), lane|
+          while running.count { |_, r| r.last == lane } < width && (file = queue.shift)
+            log = Tempfile.new("test-out")
+            pid = Process.spawn(RbConfig.ruby, "-Ilib", "-Itest", file, chdir: ROOT, out: log, err: log, pgroup: true)
+            running[pid] = [file, log, clock, lane]
+          end
         end
         pid, status = Process.wait2
-        file, log, t0 = running.delete(pid)
+        file, log, t0, = running.delete(pid)
         result = Result.new(file: file, ok: status.success?, seconds: (clock - t0).round(1), output: File.read(log.path))
         log.close!
         report(result, out)
@@ -91,7 +96,19 @@ module ParallelFiles
     "integration: #{passed} passed, #{failed} failed, #{skipped} skipped"
   end
 
-  def serial?(file) = File.foreach(file).first(5).any? { |l| l.start_with?("# test: serial") }
+  # The files in phases, each phase lanes of [files, how many at once] run
+  # side by side: the parallel files `jobs` at once, then the serial ones
+  # alone with the light ones beside them. A serial phase leaves a core
+  # idle, and a light file (a tenth of a core) on it does not disturb a
+  # serial file's timing the way a file that computes would.
+  def phases(files, jobs)
+    serial, rest = files.partition { |f| marked?(f, "serial") }
+    light, parallel = rest.partition { |f| marked?(f, "light") }
+    return [[[parallel + light, jobs]]] if serial.empty?
+    [[[parallel, jobs]], [[serial, 1], [light, 1]]]
+  end
+
+  def marked?(file, word) = File.foreach(file).first(5).any? { |l| l.start_with?("# test: #{word}") }
 
   def guess(file)
     per = GUESS_S.fetch(file.split("/")[1], 1.0)
