@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# test: light (its servers sleep 1 s a request: 11 s of CPU in 85 s, so it runs beside the serial files)
+
 require_relative "../test_helper"
 require_relative "../support/arena_case"
 require "timeout"
@@ -50,5 +52,17 @@ class SleepRateTest < Arena::ArenaCase
     refute_nil curve, "the curve summary"
     slo = curve.dig("extra", "slo_ms")
     assert_operator slo, :>=, 3000, "relative SLO: 3 x unloaded p99 of a 1 s sleep, not 100 ms (#{slo})"
+  end
+
+  # A breakpoint search on 1 s sleeps (from scenarios_test.rb: it judges
+  # only multiples of a 1 s sleep, so it need not run alone).
+  def test_breakpoint_stops_at_the_first_level_with_errors_or_slo_breach
+    outcome = run_ok("--servers", "puma:workers=0,threads=1", "--scenario", "breakpoint", "--workload", "sleep", "--step", "2", "--max-connections", "8", "--slo", "1500", "-d", "4", "-w", "0.2", "--timeout", "10")
+    summary = find(outcome, "breakpoint", "summary")["extra"]
+    # One thread serving 1 s sleeps: one connection is clean (p99 about 1 s);
+    # with two each request waits for the other's, so p99 is about 2 s (the
+    # run must outlast that wait).
+    assert_equal 2, summary["broke_at_connections"], summary.inspect
+    assert_equal 1, summary["last_clean_connections"]
   end
 end
