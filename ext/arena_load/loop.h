@@ -55,6 +55,7 @@ typedef struct conn_s {
     uint8_t want_out;   /* EPOLLOUT registered */
     int16_t level;      /* open model: in the list of connections with this many in flight, -1 none */
     uint8_t parser_set; /* parser prepared for the head request */
+    uint8_t turned;     /* its first request of the run was pushed (--request-start-warmup) */
     uint32_t head, count, written;
     size_t wr_off;
     uint64_t reps;      /* counted requests sent (-r) */

@@ -40,6 +40,7 @@ typedef struct {
     int allow_remote;
     int request_start;       /* --request-start: X-Request-Start: t=<us> on every request */
     uint64_t request_start_every; /* --request-start-every N: the header on one request in N (default 1) */
+    int request_start_warmup; /* --request-start-warmup: the header only on the warm-up's requests, not a connection's first */
     int histograms;          /* --histograms: encoded histograms in the JSON (hcodec.h) */
     int wait_go;             /* --wait-go: start on a 'go' line on stdin */
     int expect_status;

@@ -190,7 +190,8 @@ module Arena
 
     def op_probe_start(f)
       s = server(f)
-      interval = f.number("interval", 0.01..60, default: 0.2)
+      # null: at start and stop only (a throughput round's).
+      interval = f.number("interval", 0.01..60, default: nil)
       per_process = f.boolean("per_process", default: false)
       @samplers[f.handle]&.stop
       @samplers[f.handle] = s.sampler(interval: interval, per_process: per_process).start

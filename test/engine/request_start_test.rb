@@ -63,6 +63,23 @@ module Arena
       end
     end
 
+    # --request-start-warmup: the header rides the warm-up only, after the
+    # loop's first turn (one request per connection); the counted phase goes
+    # without it, so the observer stays out of the figure (issue 32).
+    def test_the_warmup_alone_carries_the_header_after_its_first_turn
+      Stamps.open do |server|
+        run_ok(server.target, "-c", 2, "-w", 0.4, "-d", 0.4, "--request-start-warmup", deadline: 10)
+        marks = server.stamps.map { |h, _, _| h ? "s" : "-" }.join
+        warmup = marks[0..marks.rindex("s")]
+        assert_equal 2, warmup.count("-"), "each connection's first request bare: #{marks[0, 80]}"
+        assert_operator warmup.count("s"), :>, 10
+        stamps = server.stamps.select(&:first)
+        assert stamps.all? { |h, _, _| h.match?(/\At=\d{16}\z/) }
+        counted = marks.size - warmup.size
+        assert_operator counted, :>, 10, "the counted phase answered, bare"
+      end
+    end
+
     def test_without_the_flag_no_header_is_sent
       Stamps.open do |server|
         run_ok(server.target, "-c", 1, "-n", 5)

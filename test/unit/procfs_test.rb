@@ -38,4 +38,19 @@ class ProcfsTest < Minitest::Test
     assert_equal 3 * 40_000, summary.rss_peak_kb
     assert_equal 3, summary.procs_max
   end
+
+  # A throughput round's sampler (interval nil) reads the tree at its start
+  # and stop only: no thread wakes during the load.
+  def test_a_sampler_without_an_interval_reads_at_start_and_stop_only
+    reads = 0
+    sampler = Arena::Probes::Sampler.new(pids: -> { reads += 1; Arena::Procfs.tree(100, root: ROOT) }, interval: nil, root: ROOT)
+    threads = Thread.list.size
+    sampler.start
+    assert_equal threads, Thread.list.size, "no sampling thread"
+    sleep 0.05
+    summary = sampler.stop
+    assert_equal 2, reads
+    assert_equal 2, summary.samples.size
+    assert_equal (100 + 101 + 102) * 100, summary.pss_peak_kb
+  end
 end

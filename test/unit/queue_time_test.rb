@@ -30,7 +30,7 @@ class QueueTimeTest < Minitest::Test
   # the mode reaches the wrapper through a file it reads each period.
   def test_the_modes_and_the_file_that_carries_them
     assert_equal "h", Arena::QueueTime.every("on"), "the requests that carry the header"
-    assert_equal 16, Arena::QueueTime.header_every("on")
+    assert_equal :warmup, Arena::QueueTime.header_every("on"), "the warm-up's requests"
     assert_equal [1, nil], [Arena::QueueTime.header_every("all"), Arena::QueueTime.header_every("off")]
     assert_equal 1, Arena::QueueTime.every("all")
     assert_nil Arena::QueueTime.every("off")

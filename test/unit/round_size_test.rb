@@ -19,20 +19,20 @@ class RoundSizeTest < Minitest::Test
 
   def warm(rates, warmup: 0.2, connections: 32) = Arena::RoundSize.warmup(warmup: warmup, connections: connections, rates: rates)
 
-  def test_the_warm_up_covers_one_turn_of_the_closed_loop
-    assert_in_delta 1.6, warm([[5, 20, 20, 20]]), 1e-9, "32 connections at 20 req/s: 1.6 s in the system"
+  def test_the_warm_up_covers_two_turns_of_the_closed_loop
+    assert_in_delta 3.2, warm([[5, 20, 20, 20]]), 1e-9, "32 connections at 20 req/s: 1.6 s in the system, twice"
     assert_equal 0.2, warm([[5000, 5000, 5000]]), "a fast server keeps -w"
     assert_equal 5.0, warm([[2, 2, 2]]), "at most 5 s"
     assert_equal 6.0, warm([[2, 2, 2]], warmup: 6.0), "never shorter than -w"
-    assert_in_delta 3.2, warm([[20, 20, 20], [10, 10, 10]]), 1e-9, "the slowest variant"
+    assert_in_delta 3.2, warm([[40, 40, 40], [20, 20, 20]]), 1e-9, "the slowest variant"
     assert_equal 0.2, warm([[0, 0]]), "nothing served"
     assert_equal 0.2, warm([[20, 20, 20]], connections: 0), "no connections: an open model"
   end
 
   def test_a_turn_known_before_the_load_counts_where_the_warm_up_read_no_rate
-    assert_in_delta 1.6, Arena::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[0, 0, 0]], turn_s: 1.6), 1e-9
-    assert_in_delta 1.6, Arena::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[40, 40, 40]], turn_s: 1.6), 1e-9, "the longer of the two"
-    assert_in_delta 0.8, Arena::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[40, 40, 40]], turn_s: 0.1), 1e-9
+    assert_in_delta 3.2, Arena::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[0, 0, 0]], turn_s: 1.6), 1e-9
+    assert_in_delta 3.2, Arena::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[40, 40, 40]], turn_s: 1.6), 1e-9, "the longer of the two"
+    assert_in_delta 1.6, Arena::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[40, 40, 40]], turn_s: 0.1), 1e-9
     assert_equal 5.0, Arena::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [], turn_s: 9.0)
   end
 
@@ -58,7 +58,7 @@ class RoundSizeTest < Minitest::Test
 
   def test_settled_is_the_median_of_the_last_three_slices
     assert_in_delta 2.0, size([[100, 1000, 400, 2000]]), 1e-9, "median of 1000, 400, 2000"
-    assert_in_delta 0.8, warm([[20, 40, 10, 40]]), 1e-9, "32 connections at the median of 40, 10, 40 (not of the last four or two)"
+    assert_in_delta 1.6, warm([[20, 40, 10, 40]]), 1e-9, "two turns of 32 connections at the median of 40, 10, 40 (not of the last four or two)"
   end
 
   def test_connections_not_known

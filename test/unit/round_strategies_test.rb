@@ -119,8 +119,8 @@ module Arena
       slot = slots("a")
       kept.call(slot)
       warmed, unwarmed = steps.units_of(slot)
-      assert_equal [2.0, 0.0, 0.8], kept.load_for(warmed, 1).to_h.values_at(:duration, :warmup_max, :warmup), "20 requests at 10 req/s; 8 connections at 10 req/s: 0.8 s in the loop"
-      assert_equal [2.0, 0.0, 0.8], kept.load_for(warmed, 2).to_h.values_at(:duration, :warmup_max, :warmup)
+      assert_equal [2.0, 0.0, 1.6], kept.load_for(warmed, 1).to_h.values_at(:duration, :warmup_max, :warmup), "20 requests at 10 req/s; 8 connections at 10 req/s: 0.8 s in the loop, twice"
+      assert_equal [2.0, 0.0, 1.6], kept.load_for(warmed, 2).to_h.values_at(:duration, :warmup_max, :warmup)
       assert_equal p.load, kept.load_for(unwarmed, 1)
       assert_equal [0.5, 0.0, 0.2], kept.load_for(unwarmed, 2).to_h.values_at(:duration, :warmup_max, :warmup)
       assert_equal 1.5, kept.warmup(warmed.key, nil).seconds
@@ -129,7 +129,7 @@ module Arena
       turned = Runner::KeptUpRounds.new(runner: steps, plan: p, store: Store.new, scenarios: {"s" => Object})
       t = slots("t")
       turned.call(t)
-      assert_equal 1.2, turned.load_for(steps.units_of(t).first, 2).warmup, "the slots' turn, longer than the rate's 0.8 s"
+      assert_equal 2.4, turned.load_for(steps.units_of(t).first, 2).warmup, "two of the slots' turns, longer than the rate's 0.8 s"
     end
 
     def test_restarted_starts_each_server_every_round_and_stops_it_after_its_units

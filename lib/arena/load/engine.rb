@@ -48,9 +48,13 @@ module Arena
         (s.headers || []).each { |h| args += ["-H", h] }
         args << "--no-keep-alive" unless s.keep_alive
         args += s.transport.engine_flags(ca: s.cacert) if s.transport # TLS and HTTP/2: the one place they become flags
-        # request_start: one request in N carries X-Request-Start (true: every one).
+        # request_start: :warmup the warm-up's requests carry X-Request-Start
+        # (not a connection's first), N one request in N (true: every one).
         every = (s.request_start == true) ? 1 : s.request_start
-        args += (every.to_i > 1) ? ["--request-start-every", every.to_s] : ["--request-start"] if every
+        if every == :warmup then args << "--request-start-warmup"
+        elsif every.to_i > 1 then args += ["--request-start-every", every.to_s]
+        elsif every then args << "--request-start"
+        end
         # Histograms in the JSON, so the rounds' latency merges exactly
         # (Report::Rows) instead of a median of percentiles.
         args << "--histograms"

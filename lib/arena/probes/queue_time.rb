@@ -9,7 +9,7 @@ module Arena
   module QueueTime
     WRAPPER = File.expand_path("../app/arena_timing.rb", __dir__)
     PER_OCTAVE = 16
-    # --queue-time on times one request in EVERY: timing every request cost
+    # --queue-time on timed one request in 16: timing every request cost
     # the fastest servers up to a quarter of their throughput (Iodine -25%,
     # Unicorn -23%, Falcon -22%, Puma -9%), and the throughput rounds must
     # not carry the observer; bench/probe_cost gives each mode's paired cost.
@@ -18,17 +18,24 @@ module Arena
     # read X-Request-Start alone costing Falcon 13.0% (10.1-15.8%) and Iodine
     # 12.6%, as much as timing one in 16; parsing one more header is the
     # server's work on every request that carries it. So "on" has the engine
-    # send the header on one request in EVERY (--request-start-every) and the
+    # send the header on one request in 16 (--request-start-every) and the
     # wrapper time exactly those ("h").
-    EVERY = 16
+    #
+    # Then one in 16 still cost Puma 6-8% and Iodine 1-9% (paired, 10
+    # rounds, bench/probe_cost, session 9). So "on" now stamps the round's
+    # warm-up alone (--request-start-warmup): each of its requests after its
+    # connection's first, the loop already full, under the same connections
+    # as the counted phase, which goes without the header. The split is the
+    # warm-up's (RoundSize.warmup gives it a turn to time); "all" times the
+    # counted phase itself, at its cost.
     MODES = {"on" => "h", "all" => 1, "off" => nil}.freeze
-    # One request in how many carries X-Request-Start (nil: none).
-    HEADER_EVERY = {"on" => EVERY, "all" => 1, "off" => nil}.freeze
+    # Which requests carry X-Request-Start: :warmup the warm-up's, 1 every one, nil none.
+    HEADER_EVERY = {"on" => :warmup, "all" => 1, "off" => nil}.freeze
 
     # The wrapper's mode: 1 every request, "h" those with the header; nil: no wrapper.
     def self.every(mode) = MODES.fetch(mode)
 
-    # One request in N carries the header, nil: none.
+    # :warmup (the warm-up's requests), 1 (every one) or nil (none).
     def self.header_every(mode) = HEADER_EVERY.fetch(mode)
 
     # Tells the wrapper in every process of the server how many to time

@@ -11,6 +11,11 @@ module Arena
 
       # per_process: also keep each process's figures in every sample (soak,
       # worker-cost), as {"pid", "pss_kb", "rss_kb", "uss_kb"}.
+      # interval: seconds between samples; nil samples at start and stop only.
+      # A throughput round takes nil: its sampling thread, waking every 0.2 s
+      # on the engine's core, preempted the engine, and with the header on one
+      # request in 16 it cost Iodine 14.4% (3.0-24.4%) and Puma 10.5% (1.7-18.5%)
+      # of their good req/s (bench/probe_cost, paired, 10 rounds, 2026-11-25).
       def initialize(pids:, interval: 0.2, root: "/proc", per_process: false)
         @pids = pids
         @per_process = per_process
@@ -24,6 +29,7 @@ module Arena
         @started = Clock.now
         @last = @started
         take(first: true)
+        return self unless @interval
         @thread = Thread.new do
           loop do
             sleep @interval

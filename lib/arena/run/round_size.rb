@@ -9,6 +9,8 @@ module Arena
   # and no pick was possible. Pure: figures in, seconds out.
   module RoundSize
     MAX_S = 5.0
+    # Turns of the closed loop in a round's warm-up: one fills it, one is timed.
+    TURNS = 2
     # The warm-up's last slices, where it had settled.
     LAST = 3
 
@@ -22,10 +24,12 @@ module Arena
       (requests.to_f / rate).clamp(duration, [MAX_S, duration].max)
     end
 
-    # The engine's warm-up before each round's counted phase: at least one
-    # turn of the closed loop, connections / rate (Little's law: the time a
-    # request spends in the system), so that every connection has had its
-    # answer before counting starts; never shorter than -w, at most MAX_S.
+    # The engine's warm-up before each round's counted phase: TURNS turns of
+    # the closed loop, a turn being connections / rate (Little's law: the
+    # time a request spends in the system), so that every connection has had
+    # its answer before counting starts, and the warm-up has a full turn for
+    # --queue-time on to time (it stamps each connection's requests after its
+    # first: QueueTime); never shorter than -w, at most MAX_S.
     # Each measurement opens its connections afresh: Thin with one slot on a
     # 50 ms request holds 32 connections for 1.6 s, writes its answers in
     # batches, and after -w 0.2 read 14-18 of its 20 req/s in 3 s rounds
@@ -36,7 +40,7 @@ module Arena
       rate = settled(rates)
       # No connections (an open model: nil or 0) make no turn.
       measured = rate ? connections.to_f / rate : 0.0
-      [measured, turn_s.to_f].max.clamp(warmup, [MAX_S, warmup].max)
+      (TURNS * [measured, turn_s.to_f].max).clamp(warmup, [MAX_S, warmup].max)
     end
 
     # One turn of the closed loop before any load: each slot serves its

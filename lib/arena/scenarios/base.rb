@@ -172,16 +172,23 @@ module Arena
       def warm_up(_ctx) = {}
 
       # warm: warm up to a steady state first (Warmup, bounded by --warmup-max).
+      # interval: the samplers' period; nil samples at start and stop only.
       def measure(ctx, settings, variant: nil, interval: 0.2, per_process: false, warm: false)
         settled = ctx.settle.call(ctx.baseline)
         warmed = warm(ctx, settings) if warm
         probes = start_probes(ctx, interval: interval, per_process: per_process)
-        # Arena's timing wrapper in the server (--queue-time on): its counts before.
-        # Read when the warm-up ends, so the split is of the counted phase.
+        # Arena's timing wrapper in the server: its counts before. With
+        # --queue-time on only the warm-up's requests carry the header (the
+        # counted phase goes without the observer): read before the load. With
+        # all, read when the warm-up ends, so the split is of the counted phase.
         timing = ctx.server.timing
-        before = timing && Thread.new do
-          sleep(settings.warmup.to_f)
-          timing.snapshot
+        before = if timing.nil? then nil
+        elsif settings.request_start == :warmup then timing.snapshot
+        else
+          Thread.new do
+            sleep(settings.warmup.to_f)
+            timing.snapshot
+          end
         end
         log_from = ctx.server.log_size
         run = ctx.engine.start(ctx.target, settings)
@@ -195,7 +202,7 @@ module Arena
         loader_cpu = probes.stop(:loader)
         noise = probes.stop(:noise)
         envelope = probes.stop(:cgroup)
-        queue = timing&.since(before.value, ended_at: ended_at)
+        queue = timing&.since((before.is_a?(Thread) ? before.value : before), ended_at: ended_at)
         pool = pool_verdict(ctx, ctx.server.log_since(log_from), load)
         # Requests sent (those in flight at the end reached the server too), plus the warm-up's.
         database = probes.stop(:database, requests: load.sent + (load.rps * load.warmup_s).round)
@@ -231,7 +238,7 @@ module Arena
         probes.sample(:server, ctx.server.sampler(interval: interval, per_process: per_process))
         probes.sample(:front, ctx.front&.sampler(interval: interval))
         # The envelope's cgroup, when the server runs in one: throttling, peak, OOM kills.
-        probes.sample(:cgroup, ctx.server.cgroup&.then { |cgroup| Envelope::Watch.new(cgroup, interval: interval) })
+        probes.sample(:cgroup, ctx.server.cgroup&.then { |cgroup| Envelope::Watch.new(cgroup, interval: interval || 0.2) })
         # The run's throwaway database, when there is one: connections, transactions.
         probes.read(:database, Database.watch(ctx.session.plan.live_database, ctx.adapter.label))
         probes
