@@ -43,7 +43,11 @@ class ProcfsTest < Minitest::Test
   # and stop only: no thread wakes during the load.
   def test_a_sampler_without_an_interval_reads_at_start_and_stop_only
     reads = 0
-    sampler = Arena::Probes::Sampler.new(pids: -> { reads += 1; Arena::Procfs.tree(100, root: ROOT) }, interval: nil, root: ROOT)
+    tree = lambda do
+      reads += 1
+      Arena::Procfs.tree(100, root: ROOT)
+    end
+    sampler = Arena::Probes::Sampler.new(pids: tree, interval: nil, root: ROOT)
     threads = Thread.list.size
     sampler.start
     assert_equal threads, Thread.list.size, "no sampling thread"
