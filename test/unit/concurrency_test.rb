@@ -80,6 +80,19 @@ class ConcurrencyTest < Minitest::Test
     assert_equal "under-concurrent", call(rps: 100.0, working_mean_us: 1000, working_p50_us: 1000).verdict.word
   end
 
+  # The busy-CPU reason whole; no core count recorded is one core.
+  def test_a_busy_cpu_is_said_with_the_slots_and_unknown_cores_are_one
+    assert_equal "0.99 of 8 slots busy (19.7 req/s x 50.3 ms working; 8 declared, 32 connections): the server used 60% of " \
+      "its cores, the CPU is the limit", call(server_cpu_pct: 60.0, server_cores: nil).verdict.reason
+    assert_equal "under-concurrent", call(server_cpu_pct: 49.0, server_cores: nil).verdict.word
+  end
+
+  # The rate is said to one decimal, whatever it was measured to.
+  def test_the_rate_is_said_to_one_decimal
+    assert_match(/ \(19\.7 req\/s x 50\.3 ms working;/, call(rps: 19.74).verdict.reason)
+    assert_match(/ \(19\.8 req\/s x /, call(rps: 19.75).verdict.reason)
+  end
+
   def test_the_mean_working_time_first_then_the_median
     assert_equal 0.99, call(working_mean_us: nil, working_p50_us: 50_100).busy_slots
     assert_equal 1.97, call(working_mean_us: 100_000).busy_slots
@@ -88,6 +101,7 @@ class ConcurrencyTest < Minitest::Test
   def test_what_it_cannot_judge
     none = call(working_mean_us: nil, working_p50_us: nil)
     assert_nil none.busy_slots
+    assert none.frozen?
     assert_equal "cannot judge: no waiting/working split (--queue-time on)", none.verdict.to_s
     refute call(rps: nil).verdict.judged?
     no_conns = call(connections: 0)
