@@ -53,6 +53,14 @@ class BatchingTest < Minitest::Test
     assert_equal "batched", B.call(thin(server_cpu_pct: 99.0, server_cores: 2)).word
   end
 
+  # No core count recorded is one core, and so is a count of 0 (the stall
+  # rule reads them alike).
+  def test_unknown_or_zero_cores_are_one_core
+    assert_equal "answers left 734.2 ms after the app while the server used 60% of its cores: waiting for a core, not held",
+      B.call(thin(server_cpu_pct: 60.0, server_cores: nil)).reason
+    assert_equal "batched", B.call(thin(server_cpu_pct: 49.0, server_cores: 0)).word
+  end
+
   def test_a_stall_is_not_batching_and_small_holds_are_not
     assert_equal "ok", B.call(thin, stalled: true).word, "a stall idles the slots: its own word"
     puma = thin(good_rps: 157.0, latency_mean_us: 203_500, waiting_mean_us: 152_900, working_mean_us: 50_100)
