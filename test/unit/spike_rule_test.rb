@@ -75,6 +75,7 @@ class SpikeRuleTest < Minitest::Test
     # A server that served well under the cap made the queue itself.
     assert_equal "queued", Rule.verdict(capped.dup.tap { |f| f.peak_good_rps = 0.9 * 375 - 1 }).word
     refute Rule.verdict(capped.dup.tap { |f| f.peak_good_rps = 0.9 * 375 }).judged?
+    assert_equal "queued", Rule.verdict(capped.dup.tap { |f| f.peak_good_rps = nil }).word, "a peak not measured is none served"
     # Asked no more than the cap: the loader was not the limit.
     assert_equal "queued", Rule.verdict(capped.dup.tap { |f| f.asked_rps = 375.0 }).word
     refute Rule.verdict(capped.dup.tap { |f| f.asked_rps = 375.1 }).judged?
@@ -95,6 +96,8 @@ class SpikeRuleTest < Minitest::Test
     refute v.judged?
     assert_equal "the stage before the spike has 6 good responses, a p90 needs 10", v.reason
     assert_equal "shed", Rule.verdict(figures(before_n: 6, good: 10, errors: 65)).word, "shed is known without latency"
+    assert_equal "asked 150/s for 0.5 s, served at most 150/s; 65 of 75 shed (errors)",
+      Rule.verdict(figures(before_n: 6, good: 10, errors: 65)).reason, "said without a p90"
     refute Rule.verdict(figures(asked: 0.0)).judged?
   end
 
