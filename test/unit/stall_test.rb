@@ -144,6 +144,11 @@ class StallTest < Minitest::Test
     assert_equal "stalled", verdict(**iodine, split_n: 10, waiting_mean_us: 40_000, working_mean_us: 360_000).word,
       "waiting under working: not a queue"
     assert_equal "stalled", verdict(**iodine, split_n: 10, waiting_mean_us: nil).word
+    assert_equal "stalled", verdict(**iodine, split_n: 10, working_mean_us: nil).word, "half a pair of means is none"
+    # The edges: 81.2 ms unexplained is 20% of 406 ms (a stall's share), and
+    # waiting only as long as working is not a queue.
+    assert_equal "stalled", verdict(**iodine, split_n: 10, waiting_mean_us: 273_200).word, "81.2 ms: 20% of 406"
+    assert_equal "stalled", verdict(**iodine, split_n: 10, waiting_mean_us: 177_200, working_mean_us: 177_200).word
   end
 
   # At least max(20 ms, 20% of p50) unexplained.
