@@ -101,6 +101,10 @@ class HeadOfLineUnitTest < Minitest::Test
       "not stalled; skipped webrick (x0.9): stalled, p50 at 40 ms", alone.to_s
     assert_equal "cannot judge: needs two server configs with the fast requests' p90 beside the slow request (10 responses), " \
       "not stalled", Rule.best([]).to_s
+    # Stalled in two rounds: the first one's reason is said.
+    twice = Rule.best([e.call("webrick", 0.9, 1, stalled: "p50 at 40 ms"), e.call("webrick", 1.1, 2, stalled: "p50 at 200 ms"),
+      e.call("puma", 1.2, 1), e.call("falcon", 2.0, 1)])
+    assert_match(/; skipped webrick \(x1\.0\): stalled, p50 at 40 ms\z/, twice.reason)
     # A point without fast requests has no ratio.
     refute Rule.best([Rule::Entry.new(server: "puma", fast: []).freeze, entry("falcon", 1.2)]).judged?
   end
