@@ -53,6 +53,12 @@ class HeadOfLineUnitTest < Minitest::Test
     assert_match(/; falcon is \+25\.0% against puma .*paired t on log ratios, 3 rounds/, paired.reason)
     same = Rule.best([[1, 1.2], [2, 3.0], [3, 1.4]].flat_map { |r, p| [entry("puma", p, round: r), entry("falcon", p * 1.001, round: r)] })
     assert_equal "equivalent", same.word
+    # A tie still says which configs were skipped as stalled; the rounds
+    # said are the most any config ran (webrick's one comes first here).
+    tie = Rule.best([entry("webrick", 0.9, stalled: "p50 at 40 ms", round: 1),
+      *[[1, 1.2], [2, 3.0], [3, 1.4]].flat_map { |r, p| [entry("puma", p, round: r), entry("falcon", p * 1.001, round: r)] }])
+    assert_equal "equivalent", tie.word
+    assert_match(/\(puma x1\.4, falcon x1\.4; median of 3 rounds\); .*; skipped webrick \(x0\.9\): stalled, p50 at 40 ms\z/, tie.reason)
   end
 
   # Issue 33's audit: A fails 30% of its fast requests and slows the rest

@@ -50,6 +50,8 @@ class StallTest < Minitest::Test
     assert_equal "p50 204.0 ms = waiting 152.0 ms + working 50.5 ms + 1.5 ms unexplained: queueing, not a stall", v.reason
     work = verdict(p50_us: 51_000, waiting_p50_us: 300, working_p50_us: 50_500)
     assert_equal "p50 51.0 ms = waiting 0.3 ms + working 50.5 ms + 0.2 ms unexplained: work, not a stall", work.reason
+    assert_match(/: work, not a stall\z/, verdict(p50_us: 51_000, waiting_p50_us: 25_000, working_p50_us: 25_000).reason,
+      "waiting only as long as working is not queueing")
     # The p50 of a sum is not the sum of p50s: a little under shows as none.
     assert_match(/ \+ 0\.0 ms unexplained: queueing/, verdict(p50_us: 190_000, waiting_p50_us: 152_000, working_p50_us: 50_500).reason)
   end
