@@ -21,6 +21,7 @@ class BatchingTest < Minitest::Test
       "the server writes them in batches, so a 3.0 s round counts up to ±24% (about 13 answers held at either end); " \
       "Little's law on the loop, 32 connections ÷ 1624.0 ms, reads 19.7 req/s", v.reason
     assert_equal 19.7, B.loop_rps(thin)
+    assert_match(/, so a 3\.0 s round counts up to ±24%/, B.call(thin(duration_s: 3.04)).reason, "the round's length to one decimal")
     assert_equal 19.6, B.loop_rps(thin(latency_mean_us: 1_630_000)), "32 ÷ 1.63 s is 19.63: one decimal"
     assert B.call(thin(slots: 1)).reason.end_with?("reads 19.7 req/s; each slot turns every 50.8 ms for 49.8 ms of the app's work: 1.0 ms a request is spent outside the app, by the server itself"),
       B.call(thin(slots: 1)).reason
