@@ -88,6 +88,17 @@ class BootRetryTest < Minitest::Test
     assert_equal "ok", Arena::HttpProbe.new(run.bind).get("/").body
   end
 
+  # The same run started again (stopped first) says only what its own start did.
+  def test_a_later_start_of_the_same_run_forgets_the_retry_before_it
+    run = run_with(TIMEOUT)
+    run.start
+    assert_equal 2, starts
+    run.stop
+    run.start
+    assert_equal 3, starts
+    assert_nil run.boot_retry
+  end
+
   def test_a_start_that_needs_no_retry_says_none
     run = run_with
     run.start
