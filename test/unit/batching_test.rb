@@ -99,6 +99,7 @@ class BatchingTest < Minitest::Test
     assert_equal "no waiting/working means (--queue-time on)", B.call(thin(waiting_mean_us: nil)).reason
     assert_equal "no answers", B.call(thin(latency_mean_us: nil)).reason, "no latency at all"
     assert_equal "no answers", B.call(thin(good_rps: nil)).reason
+    assert_equal "no counted time", B.call(thin(duration_s: 0.0)).reason
     assert_nil B.loop_rps(thin(connections: nil)), "connections not known"
   end
 
