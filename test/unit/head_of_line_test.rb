@@ -51,6 +51,8 @@ class HeadOfLineUnitTest < Minitest::Test
     paired = Rule.best([[1, 1.2, 1.5], [2, 3.0, 3.75], [3, 1.4, 1.75]].flat_map { |r, p, f| [entry("puma", p, round: r), entry("falcon", f, round: r)] })
     assert_equal "puma protects fast requests best", paired.word
     assert_match(/; falcon is \+25\.0% against puma .*paired t on log ratios, 3 rounds/, paired.reason)
+    # The winner's reason whole: its figures, then the paired test's own words.
+    assert_match(/\Atheir p90 beside the slow request was x1\.4 their median alone, against x1\.8 on falcon \(puma x1\.4, falcon x1\.8; median of 3 rounds\); falcon is \+25\.0% against puma \(95% interval \+25\.0% to \+25\.0%; paired t on log ratios, 3 rounds, p=[\d.e-]+ < 0\.05\)\z/, paired.reason)
     same = Rule.best([[1, 1.2], [2, 3.0], [3, 1.4]].flat_map { |r, p| [entry("puma", p, round: r), entry("falcon", p * 1.001, round: r)] })
     assert_equal "equivalent", same.word
     # A tie still says which configs were skipped as stalled; the rounds
