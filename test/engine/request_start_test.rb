@@ -67,16 +67,24 @@ module Arena
     # loop's first turn (one request per connection); the counted phase goes
     # without it, so the observer stays out of the figure (issue 32).
     def test_the_warmup_alone_carries_the_header_after_its_first_turn
+      # One connection: the server reads its requests in the order sent.
       Stamps.open do |server|
-        run_ok(server.target, "-c", 2, "-w", 0.4, "-d", 0.4, "--request-start-warmup", deadline: 10)
+        run_ok(server.target, "-c", 1, "-w", 0.4, "-d", 0.4, "--request-start-warmup", deadline: 10)
+        marks = server.stamps.map { |h, _, _| h ? "s" : "-" }.join
+        assert_match(/\A-s{10,}-{10,}\z/, marks, "the first bare, the warm-up stamped, the counted phase bare")
+        assert server.stamps.select(&:first).all? { |h, _, _| h.match?(/\At=\d{16}\z/) }
+      end
+      # Three: each one's first request goes bare. Around the warm-up's end
+      # the server reads the connections' last stamped and first counted
+      # requests in any order (a slow answer holds one back while the others
+      # go on), so only the firsts and the counted tail are certain.
+      Stamps.open do |server|
+        run_ok(server.target, "-c", 3, "-w", 0.4, "-d", 0.4, "--request-start-warmup", deadline: 10)
         marks = server.stamps.map { |h, _, _| h ? "s" : "-" }.join
         warmup = marks[0..marks.rindex("s")]
-        assert_equal 2, warmup.count("-"), "each connection's first request bare: #{marks[0, 80]}"
+        assert_operator warmup.count("-"), :>=, 3, "each connection's first request bare: #{marks[0, 80]}"
         assert_operator warmup.count("s"), :>, 10
-        stamps = server.stamps.select(&:first)
-        assert stamps.all? { |h, _, _| h.match?(/\At=\d{16}\z/) }
-        counted = marks.size - warmup.size
-        assert_operator counted, :>, 10, "the counted phase answered, bare"
+        assert_operator marks.size - warmup.size, :>, 10, "the counted phase answered, bare"
       end
     end
 
