@@ -13,9 +13,9 @@ module Arena
       # worker-cost), as {"pid", "pss_kb", "rss_kb", "uss_kb"}.
       # interval: seconds between samples; nil samples at start and stop only.
       # A throughput round takes nil: its sampling thread, waking every 0.2 s
-      # on the engine's core, preempted the engine, and with the header on one
-      # request in 16 it cost Iodine 14.4% (3.0-24.4%) and Puma 10.5% (1.7-18.5%)
-      # of their good req/s (bench/probe_cost, paired, 10 rounds, 2026-11-25).
+      # on the engine's core, preempted the engine: it cost Iodine 10.9%
+      # (5.6-15.9%) and 5.6% (2.3-8.7%) of its good req/s in two runs, read at
+      # the ends -1.9% (-6.3% to +2.8%) (bench/probe_cost, paired, 10 rounds).
       def initialize(pids:, interval: 0.2, root: "/proc", per_process: false)
         @pids = pids
         @per_process = per_process
