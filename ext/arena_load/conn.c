@@ -213,11 +213,10 @@ void push_request(loop_t *L, conn_t *c, uint64_t origin)
     s->sent = L->now;
     s->req = request_pick(L->rs, &L->rng);
     /* HTTP/2 frames carry their own placeholder (h2.c): always stamped. */
-    int first = !c->turned;
-    c->turned = 1;
-    if (L->o->request_start_warmup)
-        s->bare = L->rs->reqs[s->req].ts_off && !c->h2 && (counted(L, origin) || first);
-    else
+    if (L->o->request_start_warmup) {
+        s->bare = L->rs->reqs[s->req].ts_off && !c->h2 && (counted(L, origin) || !c->turned);
+        c->turned = 1;
+    } else
         s->bare = L->rs->reqs[s->req].ts_off && !c->h2 && (L->stamp_seq++ % L->o->request_start_every) != 0;
     if (L->rs->reqs[s->req].ts_off && !s->bare) {
         if (!L->realtime_offset_us) {
