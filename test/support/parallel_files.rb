@@ -28,7 +28,7 @@ module ParallelFiles
   # A guess for a file never timed, per test: integration tests start servers.
   GUESS_S = {"integration" => 12.0, "engine" => 1.5}.freeze
 
-  Result = Struct.new(:file, :ok, :seconds, :output, keyword_init: true)
+  Result = Struct.new(:file, :ok, :seconds, :cpu, :output, keyword_init: true)
 
   module_function
 
@@ -51,9 +51,11 @@ module ParallelFiles
             running[pid] = [file, log, clock, lane]
           end
         end
+        cpu_before = children_cpu
         pid, status = Process.wait2
         file, log, t0, = running.delete(pid)
-        result = Result.new(file: file, ok: status.success?, seconds: (clock - t0).round(1), output: File.read(log.path))
+        result = Result.new(file: file, ok: status.success?, seconds: (clock - t0).round(1),
+          cpu: (children_cpu - cpu_before).round(1), output: File.read(log.path))
         log.close!
         report(result, out)
         results << result
@@ -67,9 +69,9 @@ module ParallelFiles
   def report(result, out)
     if result.ok
       line = result.output.lines.grep(/\d+ runs, \d+ assertions/).last&.strip || "no summary line"
-      out.puts "#{result.file} (#{result.seconds} s): #{line}"
+      out.puts "#{result.file} (#{result.seconds} s, #{result.cpu} s CPU): #{line}"
     else
-      out.puts "#{result.file} (#{result.seconds} s): FAILED\n#{result.output}"
+      out.puts "#{result.file} (#{result.seconds} s, #{result.cpu} s CPU): FAILED\n#{result.output}"
     end
     out.flush
   end
@@ -79,7 +81,17 @@ module ParallelFiles
     slowest = results.max_by(3, &:seconds).map { |r| "#{File.basename(r.file)} #{r.seconds} s" }.join(", ")
     out.puts "#{results.size} files in #{wall.round(1)} s with #{jobs} at once (slowest: #{slowest}); " \
       "#{failed.empty? ? "all passed" : "FAILED: #{failed.map(&:file).join(" ")}"}"
+    out.puts(floor(results, Etc.nprocessors))
     out.puts(counts(results))
+  end
+
+  # The physics of the lane's wall time: CPU seconds cannot run faster than
+  # the cores allow, whatever the schedule. Counted from the processes each
+  # file's process waited for (servers Arena reaped included; a daemon that
+  # left its parent is not), so it is a lower bound.
+  def floor(results, cores)
+    cpu = results.sum(&:cpu)
+    "their processes used at least #{cpu.round} CPU-s: on #{cores} cores no schedule ends before #{(cpu / cores).round} s"
   end
 
   # The tests of every file, as one plain line that CI reads: a file that died
@@ -135,6 +147,10 @@ module ParallelFiles
   end
 
   def clock = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+
+  # User and system seconds of every child reaped so far, and of theirs: the
+  # step across one wait is the CPU of the file's process tree.
+  def children_cpu = Process.times.then { |t| t.cutime + t.cstime }
 end
 
 exit(ParallelFiles.call(ARGV) ? 0 : 1) if $PROGRAM_NAME == __FILE__
