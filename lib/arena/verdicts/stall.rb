@@ -74,13 +74,15 @@ module Arena
     # there is no split (nil when unknown).
     # waiting_mean_us, working_mean_us: the split's means (nil in documents
     # written before they were kept: the p50s are used then).
-    # split_n: the requests the split timed (a sample of one in 16; nil: not known).
+    # split_n: the requests the split timed (under --queue-time on, the warm-up's
+    # requests but each connection's first; nil: not known).
     Figures = Struct.new(:p50_us, :mean_us, :good_rps, :connections, :open_model, :keep_alive, :server_cpu_pct,
       :server_cores, :waiting_p50_us, :working_p50_us, :slots, :service_us, :waiting_mean_us, :working_mean_us, :split_n,
       keyword_init: true)
 
-    # A split of fewer timed requests says little (Thin's one slot at 17 req/s
-    # for 3 s gave 3 samples of one in 16): the slots' occupancy is used instead.
+    # A split of fewer timed requests says little (a one-slot Thin at 17 req/s
+    # once gave 3, when one request in 16 was timed): the slots' occupancy is
+    # used instead.
     SPLIT_LEAST = 20
     # ...but this many still tell queueing from a stall when their means
     # leave no time unexplained.
