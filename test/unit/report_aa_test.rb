@@ -91,6 +91,19 @@ class ReportAATest < Minitest::Test
     assert_match(/\AA\/A: puma server steady keep-alive and its twin read alike \(puma~aa is \+\d+\.\d% against puma \(95% interval /, pair.line)
   end
 
+  # Agoo, first in the default list, is the noisiest config: --aa names another.
+  def test_aa_names_the_config_it_runs_twice
+    cores = Arena::Machine.new(cores: 2).freeze
+    plan = Arena::TestHelp.plan("--servers", "puma:workers=1 webrick", "--aa", "webrick", machine: cores)
+    assert_equal %w[puma:workers=1,threads=5,preload=false webrick webrick~aa], plan.servers.map(&:label)
+    label = "puma:workers=1,threads=5,preload=false"
+    assert_equal "#{label}~aa", Arena::TestHelp.plan("--servers", "puma:workers=1 puma:workers=2", "--aa", label, machine: cores).servers.last.label
+    error = assert_raises(Arena::UsageError) { Arena::TestHelp.plan("--servers", "puma:workers=1 puma:workers=2", "--aa", "puma", machine: cores) }
+    assert_match(/\A--aa puma: more than one of this run's servers \(puma:workers=1,.*\); name one by its label\z/, error.message)
+    error = assert_raises(Arena::UsageError) { Arena::TestHelp.plan("--servers", "puma", "--aa", "unicorn", machine: cores) }
+    assert_match(/\A--aa unicorn: none of this run's servers/, error.message)
+  end
+
   def test_aa_plans_the_first_config_twice
     plan = Arena::TestHelp.plan("--servers", "puma:workers=1 webrick", "--aa", machine: Arena::Machine.new(cores: 2).freeze)
     assert_equal %w[puma:workers=1,threads=5,preload=false webrick puma:workers=1,threads=5,preload=false~aa], plan.servers.map(&:label)

@@ -55,7 +55,7 @@ module Arena
       parser.on("--rounds N", Integer, "rounds: every config x workload x scenario once per round, shuffled per round; figures are the median with a 95% interval (default 6)") { |v| @options[:rounds] = positive(v, "--rounds") }
       parser.on("--repeat N", Integer, "the same as --rounds (its old name)") { |v| @options[:rounds] = positive(v, "--repeat") }
       parser.on("--baseline CONFIG", "the reference of the tables' ratio column: a server config's label or name (default: the fastest row)") { |v| @options[:baseline] = v }
-      parser.on("--aa", "A/A: the first server config runs twice, the second time as NAME~aa; the report says how far apart the two read, and warns when the test calls them different") { @options[:aa] = true }
+      parser.on("--aa [CONFIG]", "A/A: a server config (its label or name; default the first) runs twice, the second time as NAME~aa; the report says how far apart the two read, and warns when the test calls them different") { |v| @options[:aa] = v || true }
       parser.on("--seed N", Integer, "the rounds' order from this seed (default: a new one, recorded in results.json)") { |v| @options[:round_seed] = v }
       parser.on("--precision PCT", "more rounds until every config's 95% interval is within ±PCT of its median (e.g. 5%), or --max-time is spent") { |v| @options[:precision] = precision(v) }
       parser.on("--between-rounds MODE", %w[keep restart], "keep (default): servers stay up between rounds; restart: each round starts them afresh") { |v| @options[:between_rounds] = v }
@@ -112,6 +112,16 @@ module Arena
       found = list.select { |s| s.key == name && !s.twin? } if found.empty?
       return found.first.label if found.size == 1
       raise UsageError, "--baseline #{name}: #{found.empty? ? "none" : "more than one"} of this run's servers " \
+        "(#{list.map(&:label).join(", ")}); name one by its label"
+    end
+
+    # --aa's config: the first, or the one CONFIG names (as --baseline does).
+    def aa(name, list)
+      return list.first if name == true
+      found = list.select { |s| s.label == name }
+      found = list.select { |s| s.key == name } if found.empty?
+      return found.first if found.size == 1
+      raise UsageError, "--aa #{name}: #{found.empty? ? "none" : "more than one"} of this run's servers " \
         "(#{list.map(&:label).join(", ")}); name one by its label"
     end
 
@@ -180,7 +190,7 @@ module Arena
       # A server's own @tail wins over --envelope (and arena.yml's envelope:).
       list = list.map { |s| s.rebuilt(envelope: o[:envelope].merge(s.envelope)) } if o[:envelope]
       envelope_check(list)
-      list += [list.first.twin] if o[:aa]
+      list += [aa(o[:aa], list).twin] if o[:aa]
       list.filter_map { |s| s.app_note(app) }.uniq.each { |note| @say&.call("arena: note: #{note}") }
       unsupported = list.reject { |s| s.supports?(:unix) } if o[:bind] == "unix"
       raise UsageError, "#{unsupported.map(&:key).join(", ")} cannot listen on a unix socket" if unsupported&.any?
