@@ -106,22 +106,18 @@ module Arena
 
     # --baseline: a config's whole label, or a server's name when one config
     # of it runs; the label it names.
-    def baseline(name, list)
-      return nil unless name
-      found = list.select { |s| s.label == name }
-      found = list.select { |s| s.key == name && !s.twin? } if found.empty?
-      return found.first.label if found.size == 1
-      raise UsageError, "--baseline #{name}: #{found.empty? ? "none" : "more than one"} of this run's servers " \
-        "(#{list.map(&:label).join(", ")}); name one by its label"
-    end
+    def baseline(name, list) = name && named("--baseline", name, list).label
 
     # --aa's config: the first, or the one CONFIG names (as --baseline does).
-    def aa(name, list)
-      return list.first if name == true
+    def aa(name, list) = (name == true) ? list.first : named("--aa", name, list)
+
+    # The one server config of `list` an option names: its whole label, or a
+    # server's name when one config of it runs (an A/A twin is never named).
+    def named(option, name, list)
       found = list.select { |s| s.label == name }
-      found = list.select { |s| s.key == name } if found.empty?
+      found = list.select { |s| s.key == name && !s.twin? } if found.empty?
       return found.first if found.size == 1
-      raise UsageError, "--aa #{name}: #{found.empty? ? "none" : "more than one"} of this run's servers " \
+      raise UsageError, "#{option} #{name}: #{found.empty? ? "none" : "more than one"} of this run's servers " \
         "(#{list.map(&:label).join(", ")}); name one by its label"
     end
 
