@@ -2,10 +2,14 @@
 
 # Runs test files, each in a Ruby process of its own, ARENA_TEST_JOBS at a
 # time (default: the machine's cores), the longest first so the last to
-# finish is a short one. How long each file took is kept in
-# tmp/test-durations.json for the next run's order; a fresh clone orders by
-# test/support/durations.json (one whole run's, committed), and a file
-# timed in neither is guessed from its number of tests. Files whose first lines say
+# finish is a short one. Beside those, one more file may run when the CPU
+# the running files used last time, with its own, fits the cores: a file
+# that mostly waits (on boots, sleeps, a database) left a third of this
+# lane's cores idle two at a time. How long each file took, and the CPU
+# seconds of its processes, are kept in tmp/test-durations.json for the next
+# run; a fresh clone reads test/support/durations.json (one whole run's,
+# committed), and a file timed in neither is guessed from its number of
+# tests, and counted as using a whole core. Files whose first lines say
 # `# test: serial` (timing thresholds that contention would distort) run
 # after the others, one at a time; files whose first lines say
 # `# test: light` (they wait on sleeps: a tenth of a core) run beside those,
@@ -27,25 +31,41 @@ module ParallelFiles
   SEED = File.join(ROOT, "test", "support", "durations.json")
   # A guess for a file never timed, per test: integration tests start servers.
   GUESS_S = {"integration" => 12.0, "engine" => 1.5}.freeze
+  # The cores a file is counted at beside others: what its processes used
+  # over its time, and a tenth more for what that count misses (daemons that
+  # left their parent: PostgreSQL, Passenger's agents). In one lane the count
+  # was 1,012 CPU-s and the machine's busy time, sampled, 1,037. A file never
+  # timed is counted at a whole core.
+  CPU_MARGIN = 1.1
 
-  Result = Struct.new(:file, :ok, :seconds, :cpu, :output, keyword_init: true)
+  Result = Struct.new(:file, :ok, :seconds, :cpu, :ended, :output, keyword_init: true)
 
   module_function
 
   def call(files, jobs: Integer(ENV.fetch("ARENA_TEST_JOBS", Etc.nprocessors)), out: $stdout)
     known = durations
-    order = ->(list) { list.sort_by { |f| -known.fetch(f) { guess(f) } } }
+    # Each file's cores from the committed run and the last, the larger: a
+    # file crowded last time used its CPU over a longer wall, and counting
+    # that lower rate would crowd it more the next time.
+    rates = [read(SEED), read(DURATIONS)]
+    order = ->(list) { list.sort_by { |f| -seconds(known, f) } }
     started = clock
     running = {}
     results = []
     stop = ->(*) { running.each_key { |pid| kill(pid) } && exit(130) }
     trap("INT", &stop)
     trap("TERM", &stop)
+    cores = Etc.nprocessors
     phases(files, jobs).each do |lanes|
       lanes = lanes.map { |list, width| [order.call(list), width] }
       until lanes.all? { |queue, _| queue.empty? } && running.empty?
         lanes.each_with_index do |(queue, width), lane|
-          while running.count { |_, r| r.last == lane } < width && (file = queue.shift)
+          mine = -> { running.values.select { |r| r[3] == lane }.map(&:first) }
+          loop do
+            file = if mine.call.size < width then queue.shift
+            elsif width > 1 && mine.call.size == width then beside(queue, mine.call, rates, cores)
+            end
+            break unless file
             log = Tempfile.new("test-out")
             pid = Process.spawn(RbConfig.ruby, "-Ilib", "-Itest", file, chdir: ROOT, out: log, err: log, pgroup: true)
             running[pid] = [file, log, clock, lane]
@@ -55,13 +75,13 @@ module ParallelFiles
         pid, status = Process.wait2
         file, log, t0, = running.delete(pid)
         result = Result.new(file: file, ok: status.success?, seconds: (clock - t0).round(1),
-          cpu: (children_cpu - cpu_before).round(1), output: File.read(log.path))
+          cpu: (children_cpu - cpu_before).round(1), ended: (clock - started).round, output: File.read(log.path))
         log.close!
         report(result, out)
         results << result
       end
     end
-    save(known.merge(results.to_h { |r| [r.file, r.seconds] }))
+    save(known.merge(results.to_h { |r| [r.file, {"s" => r.seconds, "cpu" => r.cpu}] }))
     summary(results, clock - started, jobs, out)
     results.all?(&:ok)
   end
@@ -69,9 +89,9 @@ module ParallelFiles
   def report(result, out)
     if result.ok
       line = result.output.lines.grep(/\d+ runs, \d+ assertions/).last&.strip || "no summary line"
-      out.puts "#{result.file} (#{result.seconds} s, #{result.cpu} s CPU): #{line}"
+      out.puts "#{result.file} (#{result.seconds} s, #{result.cpu} s CPU, ended at #{result.ended} s): #{line}"
     else
-      out.puts "#{result.file} (#{result.seconds} s, #{result.cpu} s CPU): FAILED\n#{result.output}"
+      out.puts "#{result.file} (#{result.seconds} s, #{result.cpu} s CPU, ended at #{result.ended} s): FAILED\n#{result.output}"
     end
     out.flush
   end
@@ -79,7 +99,7 @@ module ParallelFiles
   def summary(results, wall, jobs, out)
     failed = results.reject(&:ok)
     slowest = results.max_by(3, &:seconds).map { |r| "#{File.basename(r.file)} #{r.seconds} s" }.join(", ")
-    out.puts "#{results.size} files in #{wall.round(1)} s with #{jobs} at once (slowest: #{slowest}); " \
+    out.puts "#{results.size} files in #{wall.round(1)} s with #{jobs} at once and one more when its CPU fit (slowest: #{slowest}); " \
       "#{failed.empty? ? "all passed" : "FAILED: #{failed.map(&:file).join(" ")}"}"
     out.puts(floor(results, Etc.nprocessors))
     out.puts(counts(results))
@@ -121,6 +141,31 @@ module ParallelFiles
   end
 
   def marked?(file, word) = File.foreach(file).first(5).any? { |l| l.start_with?("# test: #{word}") }
+
+  # The longest queued file whose CPU fits beside the running ones' on
+  # `cores` (taken out of the queue), or nil.
+  def beside(queue, running, rates, cores)
+    load = running.sum { |f| cores_used(rates, f) }
+    file = queue.find { |f| load + cores_used(rates, f) <= cores }
+    queue.delete(file)
+  end
+
+  # A file's wall seconds last time; its record is {"s", "cpu"} (a bare
+  # number, the older form, is its seconds).
+  def seconds(known, file)
+    entry = known[file]
+    entry.is_a?(Hash) ? entry.fetch("s") : (entry || guess(file))
+  end
+
+  # The cores a file keeps busy: its CPU over its wall time, the largest of
+  # the tables' (each {file => {"s", "cpu"}}), 1 if none has its CPU.
+  def cores_used(tables, file)
+    seen = tables.filter_map do |table|
+      entry = table[file]
+      entry["cpu"] / entry["s"] if entry.is_a?(Hash) && entry["cpu"] && entry["s"].to_f.positive?
+    end
+    seen.empty? ? 1.0 : CPU_MARGIN * seen.max
+  end
 
   def guess(file)
     per = GUESS_S.fetch(file.split("/")[1], 1.0)
