@@ -14,7 +14,9 @@ class TuneTest < Arena::ArenaCase
     out = File.join(@tmp, "tune")
     # A given SLO (2 s) rather than the relative default, and both cores for
     # the server: on this shared, busy machine a server pinned to one core
-    # stalls for seconds at a time when others' tests take it.
+    # stalls for seconds at a time when others' tests take it. 1 s loads in
+    # 50 s: each server gets its start and candidates of its own (45 s at the
+    # 2 s default left Unicorn none); 90 s was the lane's longest file.
     outcome = arena("tune", "--servers", "puma unicorn", "--workload", "pi", "--max-time", "50", "--slo", "2000", "-d", "1", "-w", "0.3",
       "--cpus", "shared", "--out", out, timeout: 170)
     assert outcome.status.success?, outcome.describe
