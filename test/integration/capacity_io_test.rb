@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# test: two at most (a third file beside it moved one-slot Thin from its limit to "stalled": 14.5 of 20 req/s)
+
 require_relative "../test_helper"
 require_relative "../support/capacity_case"
 

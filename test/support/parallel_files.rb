@@ -140,13 +140,20 @@ module ParallelFiles
     [[[parallel, jobs]], [[serial, 1], [light, 1]]]
   end
 
-  def marked?(file, word) = File.foreach(file).first(5).any? { |l| l.start_with?("# test: #{word}") }
+  def marked?(file, word)
+    File.foreach(file).first(5).any? { |l| l.start_with?("# test: #{word}") }
+  rescue Errno::ENOENT
+    false
+  end
 
   # The longest queued file whose CPU fits beside the running ones' on
-  # `cores` (taken out of the queue), or nil.
+  # `cores` (taken out of the queue), or nil. A file whose first lines say
+  # `# test: two at most` (it reads a server's limit against physics, and a
+  # second neighbour's boots move it) is never the third, nor beside one.
   def beside(queue, running, rates, cores)
+    return nil if running.any? { |f| marked?(f, "two at most") }
     load = running.sum { |f| cores_used(rates, f) }
-    file = queue.find { |f| load + cores_used(rates, f) <= cores }
+    file = queue.find { |f| !marked?(f, "two at most") && load + cores_used(rates, f) <= cores }
     queue.delete(file)
   end
 

@@ -32,6 +32,19 @@ class TestLanesTest < Minitest::Test
     assert_equal "heavy", ParallelFiles.beside(queue, %w[rails], [known], 2)
   end
 
+  # A file marked `# test: two at most` (capacity_io_test.rb is) is never
+  # the third file, and no third starts beside it.
+  def test_a_file_marked_two_at_most_is_never_the_third_nor_beside_one
+    capacity = "test/integration/capacity_io_test.rb"
+    known = {capacity => {"s" => 90.0, "cpu" => 9.0}, "light" => {"s" => 90.0, "cpu" => 9.0}, "db" => {"s" => 100.0, "cpu" => 50.0}}
+    Dir.chdir(File.expand_path("../..", __dir__)) do
+      queue = [capacity, "light"]
+      assert_equal "light", ParallelFiles.beside(queue, %w[db db], [known], 2)
+      assert_equal [capacity], queue
+      assert_nil ParallelFiles.beside(["light"], [capacity, "db"], [known], 2)
+    end
+  end
+
   def test_a_file_never_timed_counts_a_whole_core_and_the_older_record_is_its_seconds
     known = {"old" => 42.0, "new" => {"s" => 10.0, "cpu" => 5.0}}
     assert_equal 1.0, ParallelFiles.cores_used([known], "old")
