@@ -5,7 +5,7 @@
 # finish is a short one. Beside those, one more file may run when the CPU
 # the running files used last time, with its own, fits the cores: a file
 # that mostly waits (on boots, sleeps, a database) left a third of this
-# lane's cores idle two at a time. How long each file took, and the CPU
+# lane's cores idle two at a time (1.32 of 2 busy, sampled). How long each file took, and the CPU
 # seconds of its processes, are kept in tmp/test-durations.json for the next
 # run; a fresh clone reads test/support/durations.json (one whole run's,
 # committed), and a file timed in neither is guessed from its number of
@@ -34,8 +34,8 @@ module ParallelFiles
   # The cores a file is counted at beside others: what its processes used
   # over its time, and a tenth more for what that count misses (daemons that
   # left their parent: PostgreSQL, Passenger's agents). In one lane the count
-  # was 1,012 CPU-s and the machine's busy time, sampled, 1,037. A file never
-  # timed is counted at a whole core.
+  # was 1,012 CPU-s and the machine's busy time, sampled, about 1,067. A file
+  # never timed is counted at a whole core.
   CPU_MARGIN = 1.1
 
   Result = Struct.new(:file, :ok, :seconds, :cpu, :ended, :output, keyword_init: true)
