@@ -5,9 +5,10 @@
 # finish is a short one. Beside those, one more file may run when the CPU
 # the running files used last time, with its own, fits the cores: a file
 # that mostly waits (on boots, sleeps, a database) left a third of this
-# lane's cores idle two at a time (1.32 of 2 busy, sampled). How long each file took, and the CPU
-# seconds of its processes, are kept in tmp/test-durations.json for the next
-# run; a fresh clone reads test/support/durations.json (one whole run's,
+# lane's cores idle two at a time (1.32 of 2 busy, sampled). A file that
+# says `# test: two at most` is never that third, nor beside one. How long
+# each file took, and the CPU seconds of its processes, are kept in
+# tmp/test-durations.json for the next run; a fresh clone reads test/support/durations.json (one whole run's,
 # committed), and a file timed in neither is guessed from its number of
 # tests, and counted as using a whole core. Files whose first lines say
 # `# test: serial` (timing thresholds that contention would distort) run
