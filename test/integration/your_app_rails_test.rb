@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# test: two at most (as the third beside it, database_test and preset_test slowed its Rails boots until Passenger completed no request in its 0.5 s)
+
 require_relative "../test_helper"
 require_relative "../support/your_app_case"
 require "yaml"

@@ -21,10 +21,13 @@ class TestLanesTest < Minitest::Test
   end
 
   def test_a_file_starts_beside_the_running_ones_only_when_its_cpu_fits_the_cores
-    known = {"rails" => {"s" => 100.0, "cpu" => 70.0}, "db" => {"s" => 100.0, "cpu" => 70.0},
-             "heavy" => {"s" => 50.0, "cpu" => 40.0}, "sleepy" => {"s" => 90.0, "cpu" => 27.0}}
+    known = {"rails" => {"s" => 100.0, "cpu" => 60.0}, "db" => {"s" => 100.0, "cpu" => 60.0},
+             "heavy" => {"s" => 50.0, "cpu" => 40.0}, "sleepy" => {"s" => 90.0, "cpu" => 27.0},
+             "preset" => {"s" => 100.0, "cpu" => 55.0}}
+    # 0.66 + 0.66 cores running, of 1.8 (nine tenths of 2): preset (0.605) would make 1.925.
+    assert_nil ParallelFiles.beside(%w[preset], %w[rails db], [known], 2)
     queue = %w[heavy sleepy]
-    # 0.77 + 0.77 cores running: heavy (0.88) would make 2.42, sleepy (0.33) makes 1.87.
+    # heavy (0.88) would make 2.2, sleepy (0.33) makes 1.65.
     assert_equal "sleepy", ParallelFiles.beside(queue, %w[rails db], [known], 2)
     assert_equal %w[heavy], queue
     assert_nil ParallelFiles.beside(queue, %w[rails db], [known], 2)
