@@ -88,8 +88,36 @@ class StallTest < Minitest::Test
     half = verdict(**iodine, good_rps: 79.3, mean_us: 403_000)
     assert_equal "stalled", half.word, "4 of 8 slots busy: the unexplained time is not the slots' queue"
     assert_match(/it cost about 82 of 161 req\/s\z/, half.reason, "capped at 8 slots / 49.6 ms")
-    assert_equal "not stalled", verdict(**iodine, good_rps: 129.1, mean_us: 248_000).word, "80% busy"
-    assert_equal "stalled", verdict(**iodine, good_rps: 128.9, mean_us: 248_000).word, "79.9% busy"
+    # At the count's edge (32 / 250 ms is 128 req/s, under the count: the count decides).
+    assert_equal "not stalled", verdict(**iodine, good_rps: 129.1, mean_us: 250_000).word, "80% busy"
+    assert_equal "stalled", verdict(**iodine, good_rps: 128.9, mean_us: 250_000).word, "79.9% busy"
+  end
+
+  # One-slot Thin on /io?ms=50 in a 2 s round beside another test file
+  # (session 11's fresh-check G): 15.0 counted req/s, mean 1600.8 ms =
+  # waiting 912.3 + working 51.6 + 637.0 ms the app did not see (its event
+  # loop writes answers in batches). The count said 77% of the slot busy, a
+  # stall; but a round counts the answers that arrive in it, and answers held
+  # across its edges move that count. Little's law on the closed loop reads
+  # 32 connections / 1600.8 ms = 20.0 req/s: the slot was never idle.
+  def test_slots_kept_busy_by_littles_law_are_a_queue_when_the_count_reads_fewer
+    thin = {p50_us: 1_570_000, mean_us: 1_600_800, good_rps: 15.0, waiting_mean_us: 912_300, working_mean_us: 51_600, slots: 1,
+            server_cpu_pct: 2.0, split_n: 30}
+    v = verdict(**thin)
+    assert_equal "not stalled", v.word
+    assert_equal "mean 1600.8 ms = waiting 912.3 ms + working 51.6 ms + 636.9 ms unexplained, but 103% of 1 slots were busy " \
+      "(20 req/s x 51.6 ms working; the rate is Little's law on the loop, 32 connections / 1600.8 ms, where the round " \
+      "counted 15): a queue the app's clock does not see, not a stall", v.reason
+    # The loop's rate counts only where it reads more than the round did.
+    assert_equal "not stalled", verdict(**thin, good_rps: 20.0).word
+    assert_match(/, but 103% of 1 slots were busy \(20 req\/s x 51\.6 ms working\): a queue/, verdict(**thin, good_rps: 20.0).reason)
+    # An open model has no loop (it cannot be judged at all), and a loop of
+    # fewer connections passes fewer: 24 / 1600.8 ms = 15 req/s, 77% busy.
+    assert_equal "stalled", verdict(**thin, connections: 24).word
+    assert_equal "stalled", verdict(**thin, connections: 24, good_rps: 14.0).word
+    # Little's law is on the mean, not the p50 a document without means sums.
+    assert_equal "stalled", verdict(**thin, waiting_mean_us: nil, waiting_p50_us: 880_000, working_p50_us: 51_600,
+      p50_us: 1_570_000, mean_us: 2_400_000).word
   end
 
   # The busy-slots edge on exact figures (128 req/s x 50 ms over 8 slots is
@@ -97,10 +125,11 @@ class StallTest < Minitest::Test
   # 0, and the cap on the cost only where there are slots.
   def test_the_busy_slots_at_their_edge_and_without_slots
     split = {p50_us: 250_000, mean_us: 250_000, waiting_mean_us: 1_000, working_mean_us: 50_000, slots: 8}
-    v = verdict(**split, good_rps: 128.0)
+    # Little's law on the loop, 32 / 260 ms (123 req/s), reads under the count, which decides.
+    v = verdict(**split, good_rps: 128.0, mean_us: 260_000)
     assert_equal "not stalled", v.word
-    assert_match(/, but 80% of 8 slots were busy \(128 req\/s x 50\.0 ms working\)/, v.reason)
-    assert_equal "stalled", verdict(**split, good_rps: 127.9).word
+    assert_match(/, but 80% of 8 slots were busy \(128 req\/s x 50\.0 ms working\): a queue/, v.reason)
+    assert_equal "stalled", verdict(**split, good_rps: 127.9, mean_us: 260_000).word
     # Without connections there are no slots to fill: no busy share, no cap.
     # (The server at 10% of its core: its CPU allows 1,280 req/s, no cap either.)
     free = verdict(**split, good_rps: 128.0, connections: nil, server_cpu_pct: 10.0)
