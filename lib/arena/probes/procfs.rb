@@ -97,6 +97,25 @@ module Arena
     end
 
     TCP_LISTEN = "0A"
+    TCP_ESTABLISHED = "01"
+
+    # The established TCP connections each of the given processes holds on
+    # its local `port` ({pid => count}, 0 for one that holds none): the
+    # ESTABLISHED rows of /proc/net/tcp and tcp6 whose local port is `port`,
+    # matched by socket inode against each process's open fds. A connection
+    # the kernel has queued but no process has accepted belongs to none.
+    def established(pids, port, root: "/proc")
+      hex = format("%04X", port)
+      inodes = %w[tcp tcp6].flat_map do |table|
+        File.readlines("#{root}/net/#{table}").drop(1).filter_map do |line|
+          local, state, inode = line.split.values_at(1, 3, 9)
+          inode if state == TCP_ESTABLISHED && local.end_with?(":#{hex}")
+        end
+      rescue Errno::ENOENT
+        []
+      end.to_set
+      pids.to_h { |pid| [pid, socket_inodes(pid, root: root).uniq.count { |inode| inodes.include?(inode) }] }
+    end
 
     def socket_inodes(pid, root: "/proc")
       Dir.glob("#{root}/#{pid}/fd/*").filter_map do |fd|
