@@ -131,4 +131,90 @@ class ConcurrencyTest < Minitest::Test
     assert_match(/1 of 8 slots busy \(why: Agoo's Rack handler sets thread_count 0 .*one request at a time/, Arena::Report::Findings.concurrency_lines(of.call("agoo:workers=2,threads=4")).first)
     assert_equal ["puma:workers=2 io steady keep-alive: under-concurrent: 1 of 8 slots busy"], Arena::Report::Findings.concurrency_lines(of.call("puma:workers=2"))
   end
+
+  # Iodine workers=2 threads=4 on /io?ms=50 at 32 connections (a real failed
+  # capacity run): the kernel handed its workers 29 and 3 of the keep-alive
+  # connections (the master holds none), 138.5 req/s x 49.5 ms = 6.86 busy.
+  IODINE = {rps: 138.5, working_mean_us: 49_500, working_p50_us: 49_500, waiting_p50_us: 305_000, declared: 8, connections: 32,
+            server_cpu_pct: 3.0, server_cores: 1, spread: [0, 29, 3], processes: 2}.freeze
+
+  def iodine(**changes) = Arena::Concurrency.call(Arena::Concurrency::Figures.new(**IODINE.merge(changes)).freeze)
+
+  # A worker with 3 connections keeps 3 of its 4 threads busy: 4 + 3 = 7 of
+  # 8 reachable, at most 141 req/s; the 6.86 busy are all of those 7.
+  def test_connections_spread_unevenly_over_workers_reach_fewer_slots
+    r = iodine
+    assert_equal 7, r.reachable_slots
+    assert_equal "uneven", r.uneven.word
+    assert_equal "connections spread unevenly over 2 workers (29 and 3 of 32): 7 of 8 slots reachable, so at most 141.4 req/s " \
+      "at 49.5 ms a request", r.uneven.reason
+    assert_equal "ok", r.verdict.word
+    assert_equal "6.86 of 7 slots busy (138.5 req/s x 49.5 ms working; 8 declared, 7 reachable, 32 connections)", r.verdict.reason
+    even = iodine(spread: [16, 0, 16])
+    assert_equal [8, "ok"], [even.reachable_slots, even.uneven.word]
+    assert_equal "connections spread evenly enough over 2 workers (16 and 16 of 32): 8 of 8 slots reachable", even.uneven.reason
+    assert_equal 7, iodine(spread: [3, 29]).reachable_slots, "the order of the processes is not the spread's"
+  end
+
+  # Every connection in one worker (the case UNDER's note records): 4 of 8
+  # reachable and 4.09 busy. The spread explains it, so it is uneven and not
+  # under-concurrent; what the reachable slots do not explain still is.
+  def test_an_uneven_spread_that_explains_the_shortfall_is_not_under_concurrent
+    one = iodine(rps: 4.09 / 0.0495, spread: [32, 0, 0])
+    assert_equal [4, "uneven", "ok"], [one.reachable_slots, one.uneven.word, one.verdict.word]
+    assert_match(/ over 2 workers \(32 and 0 of 32\): 4 of 8 slots reachable, so at most 80\.8 req\/s /, one.uneven.reason)
+    assert_equal "under-concurrent", iodine(rps: 4.09 / 0.0495, spread: nil).verdict.word, "unread, the declared 8 are the fill"
+    assert_equal "under-concurrent", iodine(rps: 2.39 / 0.0495, spread: [32, 0]).verdict.word, "2.39 of 4 reachable is under 60%"
+    assert_equal "ok", iodine(rps: 2.4 / 0.0495, spread: [32, 0]).verdict.word
+    # Agoo's one request at a time, however its connections fell: both.
+    agoo = call(spread: [29, 3], processes: 2)
+    assert_equal ["uneven", "under-concurrent"], [agoo.uneven.word, agoo.verdict.word]
+    assert_match(/\A0\.99 of 7 slots busy \(19\.7 req\/s x 50\.3 ms working; 8 declared, 7 reachable, 32 connections\), while/, agoo.verdict.reason)
+  end
+
+  # One slot is 5% of 20: 19 of 20 reachable goes unsaid, 18 is uneven. Past
+  # 20 slots one slot costs less than the figures are read within.
+  def test_a_slot_short_within_five_percent_is_even_enough
+    assert_equal [19, "ok"], iodine(declared: 20, spread: [23, 9]).then { |r| [r.reachable_slots, r.uneven.word] }
+    assert_equal [18, "uneven"], iodine(declared: 20, spread: [24, 8]).then { |r| [r.reachable_slots, r.uneven.word] }
+    assert_equal [31, "ok"], iodine(declared: 32, spread: [17, 15]).then { |r| [r.reachable_slots, r.uneven.word] }
+    # More slots a worker than connections: one worker can hold them all.
+    assert_equal [32, "ok"], iodine(declared: 64, spread: [32, 0]).then { |r| [r.reachable_slots, r.uneven.word] }
+    assert_match(/: 32 of 32 slots reachable\z/, iodine(declared: 64, spread: [32, 0]).uneven.reason)
+  end
+
+  # Three workers, one gone: it counts as none held; the master is left out.
+  def test_the_serving_processes_are_as_many_as_the_config_declares
+    r = iodine(declared: 12, processes: 3, spread: [0, 30, 2])
+    assert_equal 6, r.reachable_slots
+    assert_match(/ over 3 workers \(30, 2 and 0 of 32\): 6 of 12 slots reachable/, r.uneven.reason)
+    assert_equal 9, iodine(declared: 12, processes: 3, spread: [1, 25, 5, 1]).reachable_slots, "the three that hold most"
+  end
+
+  def test_what_the_spread_cannot_tell
+    none = "cannot judge: no spread of connections over processes"
+    [{spread: nil}, {processes: nil}, {processes: 1}, {declared: nil}, {declared: 9}, {spread: [29, 2]}, {spread: [0, 0]}].each do |change|
+      r = iodine(**change)
+      assert_nil r.reachable_slots, change.inspect
+      assert_equal none, r.uneven.to_s, change.inspect
+    end
+    assert_equal 7, iodine(spread: [30, 3], connections: 33).reachable_slots, "33 held of 33"
+    assert_equal 8, iodine(spread: [20, 20], connections: 32).reachable_slots, "more held than asked"
+    # Without the app's split the spread still says what it reached, but no rate.
+    bare = iodine(working_mean_us: nil, working_p50_us: nil)
+    assert_equal [nil, 7, "uneven"], [bare.busy_slots, bare.reachable_slots, bare.uneven.word]
+    assert_match(/: 7 of 8 slots reachable\z/, bare.uneven.reason)
+    assert bare.frozen?
+    assert_match(/so at most 140\.0 req\/s at 50\.0 ms/, iodine(working_mean_us: nil, working_p50_us: 50_000).uneven.reason)
+  end
+
+  # The finding: one line per row, the first run's reason.
+  def test_the_uneven_finding_is_said_once_per_row
+    said = "connections spread unevenly over 2 workers (29 and 3 of 32): 7 of 8 slots reachable"
+    summary = Arena::Results::Summary.new(flags: ["uneven"].freeze, uneven: said).freeze
+    m = ->(round, s) { Arena::Results::Measurement.new(server: "iodine:workers=2,threads=4", workload: "io", scenario: "steady", variant: "keep-alive", repeat: round, load: :measured, summary: s).freeze }
+    ok = Arena::Results::Summary.new(flags: [].freeze).freeze
+    document = Arena::Results::Document.new(measurements: [m.call(1, ok), m.call(2, summary)].freeze)
+    assert_equal ["iodine:workers=2,threads=4 io steady keep-alive: uneven (1 of 2 runs): #{said}"], Arena::Report::Findings.uneven_lines(document)
+  end
 end

@@ -132,7 +132,12 @@ class ResultsFiguresTest < Minitest::Test
     assert_equal [8, 9], [with_means.waiting_mean_us, with_means.working_mean_us]
     assert_equal [1, 1.5, 500.0, 8, true, false, 12.0, 2, nil, nil, nil, nil, nil, nil, nil], l.stall_figures(server_cpu_pct: 12.0, server_cores: 2).to_a
     c = l.concurrency_figures(queue: split, slots: 4, server_cpu_pct: 12.0, server_cores: 2)
-    assert_equal [500.0, 9, 6, 5, 4, 8, 12.0, 2], c.to_a
+    assert_equal [500.0, 9, 6, 5, 4, 8, 12.0, 2, nil, nil], c.to_a
+    spread = l.concurrency_figures(queue: split, slots: 4, server_cpu_pct: 12.0, server_cores: 2, spread: [29, 3], processes: 2)
+    assert_equal [[29, 3], 2], [spread.spread, spread.processes]
+    # A server that closed the connections kept no spread: each request came on a new one.
+    closing = load(completed: 100, connections: {"opened" => 50})
+    assert_nil closing.concurrency_figures(queue: split, slots: 4, server_cpu_pct: nil, server_cores: nil, spread: [1, 1], processes: 2).spread
     assert_nil l.concurrency_figures(queue: nil, slots: 4, server_cpu_pct: 12.0, server_cores: 2).rps, "no split, no rate to weigh"
   end
 
@@ -159,6 +164,32 @@ class ResultsFiguresTest < Minitest::Test
     bare = R::Summary.of(agoo, slots: 8).to_record
     refute bare.key?("busy_slots")
     refute bare.key?("declared_slots")
+  end
+
+  # Iodine workers=2 threads=4 on /io?ms=50 at 32 connections, whose kernel
+  # handed its workers 29 and 3 (its master none): 7 of 8 slots reachable,
+  # 138.5 req/s read. Uneven, said with the spread, and not under-concurrent.
+  def test_an_uneven_spread_is_flagged_with_the_slots_it_reached
+    iodine = load(completed: 277, rps: 138.5, latency: {"count" => 277, "p50" => 352_000, "mean" => 231_000},
+      connections: {"requested" => 32, "opened" => 32})
+    split = R::QueueSplit.new(n: 277, queue_p50_us: 305_000, work_p50_us: 49_500, work_mean_us: 49_500)
+    s = R::Summary.of(iodine, queue: split, slots: 8, server_cpu_pct: 3.0, server_cores: 1, spread: {100 => 0, 101 => 29, 102 => 3}, processes: 2)
+    assert_equal ["uneven"], s.flags
+    assert_equal [6.86, 8, 7], [s.busy_slots, s.declared_slots, s.reachable_slots]
+    assert_equal "connections spread unevenly over 2 workers (29 and 3 of 32): 7 of 8 slots reachable, so at most 141.4 req/s " \
+      "at 49.5 ms a request", s.uneven
+    assert_nil s.concurrency
+    record = s.to_record
+    assert_equal [6.86, 8, 7], record.values_at("busy_slots", "declared_slots", "reachable_slots")
+    assert_equal s, R::Summary.from_h(JSON.parse(JSON.generate(record)))
+    even = R::Summary.of(iodine, queue: split, slots: 8, server_cpu_pct: 3.0, server_cores: 1, spread: {101 => 16, 102 => 16}, processes: 2)
+    assert_equal [[], 8, nil], [even.flags, even.reachable_slots, even.uneven]
+    assert_equal 8, even.to_record["reachable_slots"]
+    refute even.to_record.key?("uneven")
+    # Not read: neither is written.
+    unread = R::Summary.of(iodine, queue: split, slots: 8, server_cpu_pct: 3.0, server_cores: 1).to_record
+    refute unread.key?("reachable_slots")
+    refute unread.key?("uneven")
   end
 
   # A 40 ms delayed-ACK shape: the stall rule says "stalled".

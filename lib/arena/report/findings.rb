@@ -17,7 +17,7 @@ module Arena
 
       module_function
 
-      def lines(document) = AA.lines(document) + scenario_lines(document) + overall_lines(document) + EnvelopeLines.call(document) + pool_lines(document) + fault_lines(document) + flag_lines(document) + stall_lines(document) + concurrency_lines(document) + batched_lines(document)
+      def lines(document) = AA.lines(document) + scenario_lines(document) + overall_lines(document) + EnvelopeLines.call(document) + pool_lines(document) + fault_lines(document) + flag_lines(document) + stall_lines(document) + uneven_lines(document) + concurrency_lines(document) + batched_lines(document)
 
       def overall_lines(document) = Scenarios.all.flat_map { |s| s.overall_findings(document) }
 
@@ -50,6 +50,12 @@ module Arena
         why = ->(server) { Servers.registry[server.to_s.split(":", 2).first]&.concurrency_note&.then { |n| " (why: #{n})" } }
         flagged_row_lines(document, "under-concurrent", tail: why, &:concurrency)
       end
+
+      # One line per row whose kept-alive connections fell over its workers
+      # so that fewer slots could be busy than the load could fill
+      # (lib/arena/verdicts/concurrency.rb): the spread, the slots reached and
+      # the rate they allow, which is what the row's throughput is read against.
+      def uneven_lines(document) = flagged_row_lines(document, "uneven", &:uneven)
 
       # One line per row whose answers were held in batches
       # (lib/arena/verdicts/batching.rb): its count is coarse, Little's rate is not.

@@ -170,11 +170,15 @@ module Arena
           waiting_mean_us: queue&.queue_mean_us, working_mean_us: (queue&.work_mean_us if queue&.queue_mean_us), split_n: queue&.queue_n).freeze
       end
 
-      # What the effective-concurrency rule (lib/arena/verdicts/concurrency.rb) reads.
-      def concurrency_figures(queue:, slots:, server_cpu_pct:, server_cores:)
+      # What the effective-concurrency rule (lib/arena/verdicts/concurrency.rb)
+      # reads; spread: the connections each process held (Probes::Spread),
+      # dropped when the server closed them (each request a new connection:
+      # no spread stays), processes: the workers that each accept their own.
+      def concurrency_figures(queue:, slots:, server_cpu_pct:, server_cores:, spread: nil, processes: nil)
         Concurrency::Figures.new(rps: (rps if queue), working_mean_us: queue&.work_mean_us, working_p50_us: queue&.work_p50_us,
           waiting_p50_us: queue&.queue_p50_us, declared: slots, connections: connections_requested,
-          server_cpu_pct: server_cpu_pct, server_cores: server_cores).freeze
+          server_cpu_pct: server_cpu_pct, server_cores: server_cores, spread: (spread unless server_closed?),
+          processes: processes).freeze
       end
 
       # What the batching rule (lib/arena/verdicts/batching.rb) reads of this load.
@@ -251,17 +255,23 @@ module Arena
     # the app at once, by Little's law on its working time) stands beside
     # `declared_slots` (the config's; nil: no fixed ceiling), and
     # `concurrency` is the reason when it ran far fewer (under-concurrent).
+    # `reachable_slots` are the slots its kept-alive connections could keep
+    # busy as they fell over its workers (read midway through the load; nil
+    # where not read), and `uneven` the reason when that is fewer than the
+    # load could fill (flag "uneven", lib/arena/verdicts/concurrency.rb).
     # `fault` is a known server fault's reason when one explains the errors
     # (lib/arena/verdicts/truncated_response.rb): the server's, not Arena's.
     Summary = Struct.new(:good_rps, :error_pct, :p50_us, :p99_us, :samples, :settled_s, :loader_cpu_pct, :flags, :stall, :pool,
-      :busy_slots, :declared_slots, :concurrency, :fault, :batched, :loop_rps, keyword_init: true)
+      :busy_slots, :declared_slots, :concurrency, :fault, :batched, :loop_rps, :reachable_slots, :uneven, keyword_init: true)
 
     class Summary
       # queue: the app's split (QueueSplit) or nil; slots: the config's
       # declared slots (nil: no fixed ceiling); service_us: the request's
-      # unloaded latency (the stall rule's service time without a split).
+      # unloaded latency (the stall rule's service time without a split);
+      # spread: {pid => connections held} (Probes::Spread) or nil;
+      # processes: the workers that each accept their own connections.
       def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil, server_cpu_pct: nil, server_cores: nil, noisy: false,
-        envelope: nil, pool: nil, queue: nil, slots: nil, service_us: nil, fault: nil)
+        envelope: nil, pool: nil, queue: nil, slots: nil, service_us: nil, fault: nil, spread: nil, processes: nil)
         flags = []
         flags << fault.word if fault
         flags << "noisy" if noisy
@@ -277,8 +287,11 @@ module Arena
         cpu = {server_cpu_pct: server_cpu_pct, server_cores: server_cores}
         stall = Stall.verdict(load.stall_figures(**cpu, queue: queue, slots: slots, service_us: service_us))
         flags << "stalled" if stall.word == "stalled"
-        concurrency = Concurrency.call(load.concurrency_figures(**cpu, queue: queue, slots: slots))
+        concurrency = Concurrency.call(load.concurrency_figures(**cpu, queue: queue, slots: slots, spread: spread&.values,
+          processes: processes))
         under = concurrency.verdict.word == "under-concurrent"
+        uneven = concurrency.uneven.word == "uneven"
+        flags << "uneven" if uneven
         flags << "under-concurrent" if under
         batching = load.batching_figures(queue: queue, slots: slots, **cpu)
         batched = Batching.call(batching, stalled: stall.word == "stalled")
@@ -287,6 +300,7 @@ module Arena
           samples: load.latency.n, settled_s: settled_s, loader_cpu_pct: loader_cpu_pct, flags: flags.freeze,
           stall: (stall.reason if stall.word == "stalled"), pool: (pool.reason if pool&.word == "pool-exhausted"),
           busy_slots: concurrency.busy_slots, declared_slots: slots, concurrency: (concurrency.verdict.reason if under),
+          reachable_slots: concurrency.reachable_slots, uneven: (concurrency.uneven.reason if uneven),
           fault: fault&.reason, batched: (batched.reason if batched.word == "batched"), loop_rps: Batching.loop_rps(batching)).freeze
       end
 
@@ -298,7 +312,7 @@ module Arena
       # busy ones (declared_slots nil beside busy_slots: no fixed ceiling).
       def to_record
         to_h.transform_keys(&:to_s).tap do |h|
-          %w[stall concurrency fault batched loop_rps].each { |k| h.delete(k) unless h[k] }
+          %w[stall concurrency fault batched loop_rps reachable_slots uneven].each { |k| h.delete(k) unless h[k] }
           %w[busy_slots declared_slots].each { |k| h.delete(k) } unless busy_slots
         end
       end
