@@ -193,6 +193,7 @@ module Arena
         log_from = ctx.server.log_size
         run = ctx.engine.start(ctx.target, settings)
         probes.sample(:loader, Probes::Sampler.new(pids: -> { run.pids }, interval: interval))
+        probes.sample(:spread, spread_probe(ctx, settings))
         extra = block_given? ? yield(run) : nil
         load = run.wait
         ended_at = Time.now
@@ -202,6 +203,7 @@ module Arena
         loader_cpu = probes.stop(:loader)
         noise = probes.stop(:noise)
         envelope = probes.stop(:cgroup)
+        spread = probes.stop(:spread)
         queue = timing&.since((before.is_a?(Thread) ? before.value : before), ended_at: ended_at)
         pool = pool_verdict(ctx, ctx.server.log_since(log_from), load)
         # Requests sent (those in flight at the end reached the server too), plus the warm-up's.
@@ -215,6 +217,7 @@ module Arena
             loader_cpu_pct: loader_cpu.cpu_pct_mean, server_cpu_pct: server&.cpu_pct,
             server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?, envelope: envelope, pool: pool,
             queue: queue, slots: ctx.adapter.declared_slots, service_us: ctx.baseline&.p50_us,
+            spread: spread, processes: ctx.adapter.accepting_workers,
             fault: TruncatedResponse.verdict(server: ctx.adapter.key, parse_errors: load.error_kinds["parse"],
               line: load.raw["first_unparsable"])),
           extra: (extra || {}).freeze, noise: noise, queue: queue,
@@ -245,6 +248,21 @@ module Arena
       rescue Exception # rubocop:disable Lint/RescueException -- Ctrl-C too: nothing left sampling
         probes&.abort
         raise
+      end
+
+      # How the kept-alive connections fell over the server's processes,
+      # read once midway through the counted window (Probes::Spread): only
+      # where a spread stays put and is the load's own, a closed loop of
+      # kept-alive connections straight to a TCP port on this host, with a
+      # config whose workers each accept their own; nil otherwise (an open
+      # model, keep-alive off, a fixed count of requests, a unix socket, a
+      # front, a server host).
+      def spread_probe(ctx, settings)
+        return nil unless ctx.adapter.accepting_workers && settings.keep_alive && settings.rate.nil? &&
+          settings.requests.nil? && settings.reps.nil?
+        return nil if ctx.front || !ctx.server.bind.tcp? || ctx.server.local_pids.empty?
+        Probes::Spread.new(pids: -> { ctx.server.local_pids }, port: ctx.server.bind.port,
+          delay: settings.warmup.to_f + settings.duration.to_f / 2)
       end
 
       # Settles the server, then loads it in slices until steady (bounded by

@@ -109,6 +109,8 @@ module Arena
 
       def workers = settings["workers"]
 
+      def accepting_workers = workers
+
       # agoo 2.15's command defines --ssl_cert and --ssl_key without a value
       # (OptionParser refuses `--ssl_cert=FILE` as a needless argument), so its
       # TLS cannot be reached from the command line Arena starts.

@@ -150,6 +150,13 @@ module Arena
       # Worker processes doing the serving; 1 for a single-process server.
       def workers = settings.fetch("workers", 1)
 
+      # The worker processes that each accept their own connections and
+      # serve them on their own slots, so that how the kernel hands kept-alive
+      # connections to them caps the slots the load can reach (Concurrency's
+      # uneven spread); nil where one process or a router holds every
+      # connection (Passenger's core, uWSGI's HTTP router, a single process).
+      def accepting_workers = nil
+
       # The threads one process serves requests on (Rails' RAILS_MAX_THREADS
       # and its pool follow it); nil where there is no fixed figure (fibers,
       # a thread per connection).

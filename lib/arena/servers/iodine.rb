@@ -34,6 +34,8 @@ module Arena
 
       def workers = settings["workers"]
 
+      def accepting_workers = workers
+
       # SIGUSR1 makes the master stop and re-fork all its workers at once (a
       # hot restart of the processes; the app loaded in the master is not
       # reloaded). It is not zero-downtime: requests sent meanwhile fail.

@@ -70,6 +70,8 @@ module Arena
 
       def workers = settings["workers"]
 
+      def accepting_workers = workers
+
       # hyper under Itsi: TLS with ALPN h2 and http/1.1, and h2c by prior knowledge.
       def transport_unsupported(_transport) = nil
 

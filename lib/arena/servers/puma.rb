@@ -42,6 +42,8 @@ module Arena
 
       def workers = settings["workers"]
 
+      def accepting_workers = cluster? ? workers : nil
+
       # Over TLS, Puma's ssl:// bind with the run's certificate (its `ssl_bind`).
       def bind_uri(bind)
         return bind.uri("tcp") unless bind.tls?

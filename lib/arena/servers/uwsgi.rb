@@ -239,6 +239,9 @@ module Arena
 
       def workers = settings["processes"]
 
+      # With http11-socket each worker keeps its own connections alive; the router holds them otherwise.
+      def accepting_workers = router? ? nil : workers
+
       def router? = settings["mode"] == "http"
 
       # Touching the file makes the master replace workers one at a time
