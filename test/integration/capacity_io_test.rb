@@ -43,10 +43,19 @@ class CapacityIoTest < Arena::CapacityCase
   # What is wrong with one config's measurement, or nil.
   def check(spec, m, slots)
     s = m.fetch("summary")
-    limit = fill(slots) / SERVICE_S
     q = m.fetch("queue")
     flags = s["flags"]
     return "#{spec}: declared_slots #{s["declared_slots"].inspect}, not #{slots.inspect}" unless s["declared_slots"] == slots
+    # Keep-alive connections the kernel handed a config's workers unevenly
+    # (Iodine's 29 and 3: 7 of 8 slots reachable) cap what it can serve:
+    # such a row is read against the slots its connections reached, which
+    # its finding must state, and by every rule below as it is read.
+    reached = fill(slots)
+    if flags.include?("uneven")
+      reached = s["reachable_slots"]
+      return "#{spec}: uneven without its reachable slots: #{s["uneven"]}" unless s["uneven"].to_s.include?(": #{reached} of #{fill(slots)} slots reachable")
+    end
+    limit = reached / SERVICE_S
     if q["queue_p50_us"] > q["work_p50_us"] && flags.include?("stalled")
       return "#{spec}: queueing (waiting #{q["queue_p50_us"]} us > working #{q["work_p50_us"]} us) called stalled: #{s["stall"]}"
     end
@@ -80,7 +89,7 @@ class CapacityIoTest < Arena::CapacityCase
       words = s["batched"].to_s
       return "#{spec}: batched without Little's rate in its words: #{words}" unless words.include?("reads #{s["loop_rps"]} req/s")
       outside = words[/([\d.]+) ms a request is spent outside the app/, 1].to_f
-      own_limit = fill(slots) / (SERVICE_S + outside / 1000)
+      own_limit = reached / (SERVICE_S + outside / 1000)
       return "#{spec}: Little's #{s["loop_rps"]} req/s, limit #{own_limit.round(1)} with its own time: #{words}" unless within?(s["loop_rps"], own_limit, 0.05)
       return nil
     end
@@ -89,8 +98,8 @@ class CapacityIoTest < Arena::CapacityCase
     would = flags.include?("stalled") ? s["stall"][/it cost about \d+ of (\d+) req\/s/, 1].to_f : s["good_rps"]
     return "#{spec}: #{s["good_rps"]} good req/s (would #{would}), limit #{limit.round}: #{flags}" unless within?(would, limit, 0.05)
     busy = s["busy_slots"]
-    unless within?(busy, fill(slots), 0.1) || (flags & %w[stalled under-concurrent]).any?
-      return "#{spec}: busy_slots #{busy} of #{fill(slots)} without a finding that says why: #{flags}"
+    unless within?(busy, reached, 0.1) || (flags & %w[stalled under-concurrent]).any?
+      return "#{spec}: busy_slots #{busy} of #{reached} without a finding that says why: #{flags}"
     end
     nil
   end
