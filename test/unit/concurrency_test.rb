@@ -189,6 +189,9 @@ class ConcurrencyTest < Minitest::Test
     assert_equal 6, r.reachable_slots
     assert_match(/ over 3 workers \(30, 2 and 0 of 32\): 6 of 12 slots reachable/, r.uneven.reason)
     assert_equal 9, iodine(declared: 12, processes: 3, spread: [1, 25, 5, 1]).reachable_slots, "the three that hold most"
+    gone = iodine(declared: 12, processes: 3, spread: [32])
+    assert_equal 4, gone.reachable_slots
+    assert_match(/ over 3 workers \(32, 0 and 0 of 32\): 4 of 12 slots reachable/, gone.uneven.reason)
   end
 
   def test_what_the_spread_cannot_tell
@@ -200,6 +203,8 @@ class ConcurrencyTest < Minitest::Test
     end
     assert_equal 7, iodine(spread: [30, 3], connections: 33).reachable_slots, "33 held of 33"
     assert_equal 8, iodine(spread: [20, 20], connections: 32).reachable_slots, "more held than asked"
+    unknown = iodine(connections: nil)
+    assert_equal [7, "ok"], [unknown.reachable_slots, unknown.uneven.word], "no connections known: none to fill"
     # Without the app's split the spread still says what it reached, but no rate.
     bare = iodine(working_mean_us: nil, working_p50_us: nil)
     assert_equal [nil, 7, "uneven"], [bare.busy_slots, bare.reachable_slots, bare.uneven.word]

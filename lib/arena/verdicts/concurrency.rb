@@ -75,9 +75,9 @@ module Arena
     # rerun may change), not the settings'. What the reachable slots do not
     # explain is still under-concurrent, and then both are said: Agoo's one
     # request at a time stays under-concurrent however its connections fell.
-    def verdict(f, busy, working, reachable = nil)
+    def verdict(f, busy, working, reachable)
       connections = f.connections.to_i
-      fill = [f.declared || connections, connections, reachable].compact.min
+      fill = [f.declared, connections, reachable].compact.min
       return Verdict.cannot_judge("no connections to fill the slots") unless fill.positive?
       declared = f.declared ? "#{f.declared} declared" : "no fixed ceiling"
       declared += ", #{reachable} reachable" if reachable
