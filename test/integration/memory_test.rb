@@ -13,9 +13,11 @@ require "timeout"
 # (memory_layout_test.rb): a serial file adds its whole time to the lane.
 class MemoryTest < Arena::ArenaCase
   def test_soak_sees_a_known_leak_grow_at_its_rate
-    # A fixed rate keeps the leak to about 250 MiB after the closed maximum's
-    # second (70% of the maximum would leak gigabytes in 20 s).
-    outcome = arena("run", "--servers", "puma:workers=0", "--workload", "leak", "--scenario", "soak", "--soak-time", "20",
+    # A fixed rate keeps the leak to about 125 MiB after the closed maximum's
+    # second (70% of the maximum would leak gigabytes in 10 s). 10 s soaks:
+    # this file runs alone in the lane, and its last third (3.3 s, 16
+    # samples) still holds 40 MiB of the leak's growth.
+    outcome = arena("run", "--servers", "puma:workers=0", "--workload", "leak", "--scenario", "soak", "--soak-time", "10",
       "--soak-rate", "200", "-d", "1", "-w", "0.5", timeout: 120)
     assert outcome.status.success?, outcome.describe
     soak = outcome.measurements.find { |m| m["scenario"] == "soak" && m["variant"] == "soak" }
@@ -30,13 +32,13 @@ class MemoryTest < Arena::ArenaCase
   end
 
   def test_soak_on_server_plateaus
-    outcome = arena("run", "--servers", "puma:workers=0", "--workload", "server", "--scenario", "soak", "--soak-time", "20",
+    outcome = arena("run", "--servers", "puma:workers=0", "--workload", "server", "--scenario", "soak", "--soak-time", "10",
       "-d", "1", "-w", "0.5", timeout: 120)
     assert outcome.status.success?, outcome.describe
     closed, soak = outcome.measurements.select { |m| m["scenario"] == "soak" }
     assert_equal "closed-max", closed["variant"]
     x = soak.fetch("extra")
-    # A fresh Puma's heap still grows 20 s in (a 60 s soak here: USS +26
+    # A fresh Puma's heap still grows 10 s in (a 60 s soak here: USS +26
     # MiB/min in its first 3 s, +1.7 MiB/min 40-60 s in), so the verdict on
     # this window may be either word (CI saw "growing" at +2.92 MiB/min). What
     # holds: no leak's slope (under 1% of a 64 KB-per-request leak's at the

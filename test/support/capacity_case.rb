@@ -29,8 +29,7 @@ module Arena
     # rate sizes the round; a sleeping app has nothing to warm, and each
     # round's -w still covers a turn of its closed loop, RoundSize.turn).
     # Returns the outcome and {[spec, workload] => measurement}.
-    def measure(workloads, duration:)
-      specs = configs.keys
+    def measure(workloads, duration:, specs: configs.keys)
       out = arena("run", "--app", APP, "--servers", specs.join(" "), "--workload", workloads.join(","), "-c", CONNECTIONS.to_s,
         "-d", duration.to_s, "-w", "0.3", "--warmup-max", "0", "--rounds", "1", timeout: 180)
       assert out.status.success?, out.describe
