@@ -72,8 +72,11 @@ class CapacityIoTest < Arena::CapacityCase
     # its finding must state, and by every rule below as it is read.
     reached = fill(slots)
     if flags.include?("uneven")
-      reached = s["reachable_slots"]
-      return "#{spec}: uneven without its reachable slots: #{s["uneven"]}" unless s["uneven"].to_s.include?(": #{reached} of #{fill(slots)} slots reachable")
+      summary = Arena::Results::Summary.from_h(s)
+      reached = summary.reachable_slots
+      unless summary.uneven.to_s.include?(": #{reached} of #{fill(slots)} slots reachable")
+        return "#{spec}: uneven without its reachable slots: #{summary.uneven}"
+      end
     end
     limit = reached / SERVICE_S
     if q["queue_p50_us"] > q["work_p50_us"] && flags.include?("stalled")

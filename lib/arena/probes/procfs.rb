@@ -86,14 +86,7 @@ module Arena
     # inode one of the processes holds open.
     def listening(pids, root: "/proc")
       inodes = pids.flat_map { |pid| socket_inodes(pid, root: root) }.to_set
-      %w[tcp tcp6].flat_map do |table|
-        File.readlines("#{root}/net/#{table}").drop(1).filter_map do |line|
-          local, state, inode = line.split.values_at(1, 3, 9)
-          tcp_address(local) if state == TCP_LISTEN && inodes.include?(inode)
-        end
-      rescue Errno::ENOENT
-        []
-      end.uniq
+      tcp_rows(root).filter_map { |local, state, inode| tcp_address(local) if state == TCP_LISTEN && inodes.include?(inode) }.uniq
     end
 
     TCP_LISTEN = "0A"
@@ -106,15 +99,18 @@ module Arena
     # the kernel has queued but no process has accepted belongs to none.
     def established(pids, port, root: "/proc")
       hex = format("%04X", port)
-      inodes = %w[tcp tcp6].flat_map do |table|
-        File.readlines("#{root}/net/#{table}").drop(1).filter_map do |line|
-          local, state, inode = line.split.values_at(1, 3, 9)
-          inode if state == TCP_ESTABLISHED && local.end_with?(":#{hex}")
-        end
+      inodes = tcp_rows(root).filter_map { |local, state, inode| inode if state == TCP_ESTABLISHED && local.end_with?(":#{hex}") }.to_set
+      pids.to_h { |pid| [pid, socket_inodes(pid, root: root).uniq.count { |inode| inodes.include?(inode) }] }
+    end
+
+    # [local address, state, socket inode] of every row of /proc/net/tcp and
+    # tcp6 (a table the kernel lacks, as tcp6 without IPv6, has none).
+    def tcp_rows(root)
+      %w[tcp tcp6].flat_map do |table|
+        File.readlines("#{root}/net/#{table}").drop(1).map { |line| line.split.values_at(1, 3, 9) }
       rescue Errno::ENOENT
         []
-      end.to_set
-      pids.to_h { |pid| [pid, socket_inodes(pid, root: root).uniq.count { |inode| inodes.include?(inode) }] }
+      end
     end
 
     def socket_inodes(pid, root: "/proc")
