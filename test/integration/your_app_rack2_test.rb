@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# test: two at most (it boots a user's app on every server, as your_app_sinatra_test does: the third beside them left Passenger no request in 0.5 s)
+
 require_relative "../test_helper"
 require_relative "../support/your_app_case"
 

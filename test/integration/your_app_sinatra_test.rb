@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# test: two at most (it boots a user's app on every server: beside your_app_rack2_test and scenario_outcomes_test, Passenger completed no request in its 0.5 s; fresh-check at bade531)
+
 require_relative "../test_helper"
 require_relative "../support/your_app_case"
 
