@@ -139,8 +139,8 @@ class RailsKnobsTest < Minitest::Test
   end
 
   def test_database_figures_round_trip
-    figures = Arena::Results::DatabaseFigures.new(kind: "postgres", connections: 4, transactions: 300, requests: 290,
-      transactions_per_request: 1.03).freeze
+    figures = Arena::Results::DatabaseFigures.new(kind: "postgres", connections: 4, queries: 300, requests: 290,
+      queries_per_request: 1.03).freeze
     assert_equal figures, Arena::Results::DatabaseFigures.from_h(JSON.parse(JSON.generate(figures.to_record)))
   end
 end

@@ -32,9 +32,11 @@ module Arena
         Database.run(as_owner + [File.join(@bin, "initdb"), "-D", data, "-U", USER, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"],
           log_path: File.join(@run_dir, "initdb.log"), chdir: @socket_dir, what: "initdb")
         @group = ProcessGroup.new(as_owner + [File.join(@bin, "postgres"), "-D", data, "-k", @socket_dir, "-c", "listen_addresses=",
-          "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=400"],
+          "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=400",
+          *statements_options],
           log_path: File.join(@run_dir, "postgres.log"), chdir: @socket_dir).start
         wait_ready
+        count_statements if statements?
         self
       rescue
         stop
@@ -70,22 +72,29 @@ module Arena
       end
 
       # [client connections the config labelled `label` holds to the app's
-      # database, the database's transactions so far], read with psql (its
-      # own connection and transaction not counted).
+      # database, the statements run in it so far (nil without
+      # pg_stat_statements)], read with psql from the `postgres` database, so
+      # its own connection and statement are not counted.
+      # Statements, not pg_stat_database's transactions: a backend reports
+      # those at most once a second and, once idle, the rest 10 s later
+      # (PostgreSQL 15's pgstat_report_stat), so a 1.3 s load read one
+      # SELECT a request as 0.41 (Pitchfork, fresh-check at 583da4b).
+      # pg_stat_statements counts each statement in shared memory as it
+      # ends: read at once, no wait.
       def counters(label)
-        sql = "SELECT (SELECT count(*) FROM pg_stat_activity WHERE datname = '#{NAME}' AND backend_type = 'client backend' " \
-          "AND application_name = '#{Database.app_name(label)}'), " \
-          "(SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '#{NAME}')"
-        out = Database.run(["psql", "-X", "-A", "-t", "-h", @socket_dir, "-U", USER, "-d", NAME, "-c", sql],
+        active = "SELECT count(*) FROM pg_stat_activity WHERE datname = '#{NAME}' AND backend_type = 'client backend' " \
+          "AND application_name = '#{Database.app_name(label)}'"
+        statements = "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '#{NAME}')"
+        sql = statements? ? "SELECT (#{active}), (#{statements})" : active
+        out = Database.run(["psql", "-X", "-A", "-t", "-h", @socket_dir, "-U", USER, "-d", "postgres", "-c", sql],
           log_path: File.join(@run_dir, "psql.log"), timeout: 10, what: "psql")
-        out.strip.split("|").map(&:to_i)
+        connections, count = out.strip.split("|")
+        [Integer(connections), count && Integer(count)]
       end
 
       # Per measurement: how many connections the server config held open
-      # at its end, and the database's transactions per completed request.
-      # Backends report their counters at most once a second: the reading
-      # after waits that long so the last second's transactions are in.
-      # Transactions are the database's: other configs up at the same time
+      # at its end, and the app's statements per completed request. The
+      # statements are the database's: other configs up at the same time
       # are idle while this one is measured.
       def watch(label) = Watch.new(self, label)
 
@@ -98,16 +107,26 @@ module Arena
         # requests: the responses the load brought in, its warm-up's included
         # (the engine counts those apart: estimated from its rate).
         def stop(requests:)
-          sleep 1.1
-          connections, xacts = db.counters(label)
-          # Each psql reading is one transaction of its own.
-          done = [xacts - before.last - 1, 0].max
-          Results::DatabaseFigures.new(kind: "postgres", connections: connections, transactions: done, requests: requests,
-            transactions_per_request: requests.positive? ? (done.to_f / requests).round(2) : nil).freeze
+          connections, count = db.counters(label)
+          done = count && before.last && [count - before.last, 0].max
+          Results::DatabaseFigures.new(kind: "postgres", connections: connections, queries: done, requests: requests,
+            queries_per_request: (done && requests.positive?) ? (done.to_f / requests).round(2) : nil).freeze
         end
       end
 
+      # pg_stat_statements is in Debian's postgresql package; a PostgreSQL
+      # without it still runs, and counts connections only.
+      def statements? = File.exist?(File.join(File.dirname(@bin), "lib", "pg_stat_statements.so"))
+
       private
+
+      def statements_options = statements? ? ["-c", "shared_preload_libraries=pg_stat_statements"] : []
+
+      # The view lives in the `postgres` database and sees every database.
+      def count_statements
+        Database.run(["psql", "-X", "-q", "-h", @socket_dir, "-U", USER, "-d", "postgres", "-c", "CREATE EXTENSION pg_stat_statements"],
+          log_path: File.join(@run_dir, "psql.log"), timeout: 30, what: "CREATE EXTENSION pg_stat_statements")
+      end
 
       def owner = @owner ||= Etc.getpwnam("postgres")
 
