@@ -359,7 +359,7 @@ class ResultsFiguresTest < Minitest::Test
                        "procs_max" => 1, "procs_min" => 1, "samples" => []},
           "envelope" => {"cpus" => "0", "memory_bytes" => 268_435_456, "periods" => 100, "throttled_periods" => 10, "throttled_pct" => 10.0,
                          "throttled_s" => 0.5, "oom_kills" => 0, "oom_at_s" => []},
-          "database" => {"kind" => "postgres", "connections" => 5, "transactions" => 100, "requests" => 50},
+          "database" => {"kind" => "postgres", "connections" => 5, "queries" => 100, "requests" => 50},
           "summary" => {"good_rps" => 500.0, "error_pct" => 0.0, "p50_us" => nil, "p99_us" => nil, "samples" => nil, "settled_s" => nil,
                         "loader_cpu_pct" => nil, "flags" => [], "pool" => nil},
           "extra" => {"slo_ms" => 100}, "warmup_s" => 0.75, "warmup" => {"steady" => true, "slices_rps" => [480.0, 500.0]},
