@@ -43,6 +43,20 @@ class BootCrashTest < Arena::ArenaCase
     assert_match(/exited during boot \(exit status 1\): .*config\.ru:1:in .*boom at boot \(RuntimeError\)/, failure.message)
   end
 
+  # A crash after the start (the engine finds the port closed) is said with
+  # the line of the server's log that explains it, not only with a tail that
+  # a Ruby [BUG] report's memory map fills (Iodine under TLS, fresh-check at
+  # 26db11d).
+  def test_a_crash_under_load_is_said_with_the_logs_crash_line
+    app = user_app(%(n = 0\nrun ->(_env) { (n += 1) == 300 ? Process.kill("SEGV", Process.pid) : [200, {}, ["ok"]] }\n))
+    out = arena("run", "--app", app, "--servers", "puma:workers=0,threads=1", "--workload", "/", "-c", "2", "-d", "1", "-w", "0.2",
+      "--rounds", "1", timeout: 120)
+    record = out.results["servers"].find { |s| s["status"] == "failed" }
+    refute_nil record, out.describe
+    assert_match(/\(its log: .*\[BUG\] Segmentation fault/, record["error"])
+    assert_match(/FAILED .*\(its log: .*\[BUG\] Segmentation fault/, out.stderr)
+  end
+
   private
 
   # [ServerRun::Failed, seconds the start took]

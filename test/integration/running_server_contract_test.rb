@@ -52,6 +52,7 @@ module Arena
       assert_equal workers.sort, memory.map { |m| m["pid"] }.sort
       assert(memory.all? { |m| m["pss_kb"].positive? && m["uss_kb"] <= m["rss_kb"] })
 
+      assert_nil server.crash_line, "a healthy server's log says no crash"
       assert_equal :unsupported, server.restart(:no_such_mechanism)
       victim = server.kill_worker
       assert_includes workers, victim, "a worker is killed, not the master"

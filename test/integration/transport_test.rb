@@ -18,7 +18,13 @@ module Arena
       # Puma speaks no HTTP/2: said once as unsupported, not a failure; Falcon runs.
       assert_match(/puma.*unsupported over h2: Puma speaks HTTP\/1\.1 only/, run.stdout + run.stderr)
       assert_measured(run, "falcon", protocol: "h2")
-      run = arena("run", "--servers", "puma:workers=0 iodine:workers=1", "--transport", "tls", *LOAD)
+      tls = -> { arena("run", "--servers", "puma:workers=0 iodine:workers=1", "--transport", "tls", *LOAD) }
+      run = tls.call
+      # Iodine 0.7.60 segfaulted once mid-load here (a Ruby [BUG] in its C
+      # extension; fresh-check at 26db11d), and 0 of 40 short TLS runs did
+      # again: its own rare fault, named in its record, and not what this
+      # test is about, so that run is made once more.
+      run = tls.call if crashed?(run, "iodine")
       assert_measured(run, "puma", protocol: "http/1.1", tls: true)
       assert_measured(run, "iodine", protocol: "http/1.1", tls: true)
       argv = run.measurements.first["engine_argv"]
@@ -49,6 +55,15 @@ module Arena
     end
 
     private
+
+    # The server failed with its log's crash line (Session#fail).
+    def crashed?(run, server)
+      run.results.fetch("servers").any? do |s|
+        s["status"] == "failed" && s["label"].start_with?(server) && s["error"].to_s.include?("(its log: ")
+      end
+    rescue Errno::ENOENT
+      false
+    end
 
     def assert_measured(run, server, protocol:, tls: false)
       assert_equal 0, run.status.exitstatus, run.describe

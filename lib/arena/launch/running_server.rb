@@ -23,6 +23,8 @@ module Arena
   #   restart(mechanism)    -> the adapter's zero-downtime restart: true (signalled), false (the
   #                            process was gone) or :unsupported
   #   log_tail(lines = 20)  -> the last lines of its log ([] when not kept here)
+  #   crash_line            -> the first line of its log that says it crashed (CrashLine, the
+  #                            adapter's patterns), nil when none does or the log is not kept here
   #   log_size, log_since(offset) -> its log's length, and the text written since ("" elsewhere)
   #   cgroup                -> the Envelope::Cgroup its tree runs in, nil without an envelope
   #                            (always nil on a server host: --envelope is local only)
@@ -31,7 +33,7 @@ module Arena
   #   start, stop
   module RunningServer
     METHODS = %i[adapter launch bind dir argv boot_s boot_retry pids worker_pids local_pids sampler memory kill_worker restart
-      log_tail log_size log_since cgroup timing start stop].freeze
+      log_tail crash_line log_size log_since cgroup timing start stop].freeze
 
     # Each process's memory, as Probes::Sampler keeps it per process.
     def self.memory(pids)

@@ -92,6 +92,10 @@ module Arena
 
     def log_tail(lines = 20) = @group ? @group.log_tail(lines) : []
 
+    # Read over its log's last 5,000 lines: a Ruby [BUG] report's memory map
+    # alone (several hundred lines) fills the 20 of a failure's tail.
+    def crash_line = @group && CrashLine.find(@group.log_tail(5000), patterns: @adapter.crash_patterns)
+
     # Its log's length now, and what it wrote since (a measurement's share).
     def log_size = @group ? File.size?(@group.log_path).to_i : 0
 

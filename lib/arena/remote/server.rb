@@ -72,6 +72,8 @@ module Arena
       # The log stays on the server host (the agent's reply to a failed start carries its tail).
       def log_tail(_lines = 20) = []
 
+      def crash_line = nil
+
       # Its log stays on the server host.
       def log_size = 0
 

@@ -224,10 +224,10 @@ module Arena
     # the run goes on.
     def fail_server(slot, message, log_tail: nil)
       slot.failed = true
-      @failures << message
       record = slot.session.fail(message, log_tail: log_tail)
+      @failures << record.error
       slot.session.stop
-      @reporter.server_failed(record.label, message, record.log_tail)
+      @reporter.server_failed(record.label, record.error, record.log_tail)
       nil
     end
   end

@@ -131,8 +131,8 @@ module Arena
         @kept[settings] = session if candidate.qualifies?
         candidate.with(elapsed_s: (Clock.now - started).round(2), rates: [candidate.sustained_rps.to_f])
       rescue ServerRun::Failed, Error => e
-        session&.fail(e.message, log_tail: e.is_a?(LoggedError) ? e.log_tail : nil)
-        Candidate.failed(settings, e.message, elapsed_s: (Clock.now - started).round(2)).tap { |c| say(c) }
+        why = session&.fail(e.message, log_tail: e.is_a?(LoggedError) ? e.log_tail : nil)&.error || e.message
+        Candidate.failed(settings, why, elapsed_s: (Clock.now - started).round(2)).tap { |c| say(c) }
       ensure
         session&.stop unless session && @kept[settings].equal?(session)
       end
