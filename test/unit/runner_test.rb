@@ -27,6 +27,8 @@ class RunnerTest < Minitest::Test
 
     def log_tail(_lines = 20) = []
 
+    def crash_line = nil
+
     def stop = nil
   end
 
