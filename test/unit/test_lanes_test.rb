@@ -48,6 +48,21 @@ class TestLanesTest < Minitest::Test
     end
   end
 
+  # Beside a file that runs two at most, the next slot goes to another such
+  # file, the longest queued; beside any other, to the longest queued.
+  def test_a_free_slot_beside_a_two_at_most_file_takes_another
+    capacity = "test/integration/capacity_io_test.rb"
+    rails = "test/integration/your_app_rails_test.rb"
+    Dir.chdir(File.expand_path("../..", __dir__)) do
+      queue = ["db", rails, "light"]
+      assert_equal rails, ParallelFiles.take(queue, [capacity])
+      assert_equal "db", ParallelFiles.take(queue, [capacity]), "none left that runs two at most"
+      assert_equal "light", ParallelFiles.take(queue, ["db"])
+      assert_nil ParallelFiles.take(queue, [capacity])
+      assert_equal "db", ParallelFiles.take(["db", rails], [])
+    end
+  end
+
   def test_a_file_never_timed_counts_a_whole_core_and_the_older_record_is_its_seconds
     known = {"old" => 42.0, "new" => {"s" => 10.0, "cpu" => 5.0}}
     assert_equal 1.0, ParallelFiles.cores_used([known], "old")
