@@ -41,10 +41,13 @@ class DatabaseTest < Arena::ArenaCase
       refute_nil m, "#{spec} measured"
       assert_equal 0, arena_errors(m), "#{spec}: #{m.dig("load", "errors")}"
       db = m.fetch("database")
-      # /items/7 is one SELECT; the requests' warm-up share is estimated from
-      # the rate (Puma read 0.94). pg_stat_database's transactions read
-      # 0.41 to 0.64 here: a backend reports those up to 10 s late.
-      assert_in_delta 1.0, db["queries_per_request"], 0.15, "#{spec}: one SELECT per request: #{db}"
+      # /items/7 is one SELECT: read 0.96-0.97 alone and 0.89-0.93 beside two
+      # busy loops (the starting reading is psql's, a little after the
+      # warm-up's end). pg_stat_database's transactions read 0.41 to 0.64
+      # (a backend reports those up to 10 s late); statements with the
+      # warm-up's requests estimated from the counted rate, 1.41 for a
+      # crowded Pitchfork. Two SELECTs a request would read about 2.
+      assert_includes 0.8..1.1, db["queries_per_request"], "#{spec}: one SELECT per request: #{db}"
       # A thread opens its connection with its first request: in a 1 s load
       # one of Iodine's four once served none (fresh clone, session 6). More
       # than half the slots still shows both the threads and the processes.

@@ -104,8 +104,8 @@ module Arena
           self
         end
 
-        # requests: the responses the load brought in, its warm-up's included
-        # (the engine counts those apart: estimated from its rate).
+        # requests: those the load sent since start (Scenarios::Base#measure
+        # starts it when the warm-up ends).
         def stop(requests:)
           connections, count = db.counters(label)
           done = count && before.last && [count - before.last, 0].max
