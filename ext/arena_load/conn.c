@@ -97,6 +97,7 @@ static void requeue(loop_t *L, conn_t *c)
          * second request on a connection shows up here. */
         if (counted(L, L->now) && !L->stopping) L->st->resent++;
         if (counted(L, s->t)) L->st->sent--;
+        else if (L->st->warmup_sent) L->st->warmup_sent--;
         if (L->open) {
             if (L->nretry < L->retry_cap) L->retry[L->nretry++] = s->t;
         } else if (counted(L, s->t)) {
@@ -236,6 +237,8 @@ void push_request(loop_t *L, conn_t *c, uint64_t origin)
         L->st->sent++;
         stage_stats_t *sg = stage_of(L, origin);
         if (sg) sg->sent++;
+    } else {
+        L->st->warmup_sent++;
     }
     if (!c->parser_set) {
         const request_t *r = &L->rs->reqs[slot_at(L, c, 0)->req];

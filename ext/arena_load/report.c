@@ -109,8 +109,8 @@ void report_json(FILE *out, const report_t *r)
             (unsigned long long)st->opened, (unsigned long long)st->resent);
     fprintf(out, ",\"pipeline\":%d,\"keep_alive\":%s", o->pipeline, o->keep_alive ? "true" : "false");
     fprintf(out, ",\"warmup_s\":%.3f,\"duration_s\":%.6f", o->warmup_s, r->duration_s);
-    fprintf(out, ",\"requests\":{\"sent\":%llu,\"completed\":%llu}", (unsigned long long)st->sent,
-            (unsigned long long)st->completed);
+    fprintf(out, ",\"requests\":{\"sent\":%llu,\"completed\":%llu,\"warmup_sent\":%llu}", (unsigned long long)st->sent,
+            (unsigned long long)st->completed, (unsigned long long)st->warmup_sent);
     fprintf(out, ",\"throughput_rps\":%.2f,\"bytes_received\":%llu", rps, (unsigned long long)st->bytes);
 
     fputs(",\"status\":{", out);

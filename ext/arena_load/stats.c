@@ -62,6 +62,7 @@ void stats_merge(stats_t *dst, const stats_t *src)
     dst->bytes += src->bytes;
     dst->opened += src->opened;
     dst->resent += src->resent;
+    dst->warmup_sent += src->warmup_sent;
     dst->late += src->late;
     dst->dropped += src->dropped;
     for (int k = 0; k < ERR_KINDS; k++) dst->errors[k] += src->errors[k];

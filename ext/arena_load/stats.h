@@ -36,6 +36,9 @@ extern const char *const error_names[ERR_KINDS];
 typedef struct {
     uint64_t sent, completed, bytes, opened, late, dropped;
     uint64_t resent; /* requests sent again after the server closed between responses */
+    uint64_t warmup_sent; /* requests the warm-up sent (not counted elsewhere): a
+                           * server-side count over the whole run (a database's
+                           * statements) is divided by these and sent */
     uint64_t good;   /* completed with the expected status and body */
     uint64_t errors[ERR_KINDS];
     uint64_t status[1000];

@@ -69,9 +69,15 @@ module Arena
     def test_the_warmup_alone_carries_the_header_after_its_first_turn
       # One connection: the server reads its requests in the order sent.
       Stamps.open do |server|
-        run_ok(server.target, "-c", 1, "-w", 0.4, "-d", 0.4, "--request-start-warmup", deadline: 10)
+        run = run_ok(server.target, "-c", 1, "-w", 0.4, "-d", 0.4, "--request-start-warmup", deadline: 10)
         marks = server.stamps.map { |h, _, _| h ? "s" : "-" }.join
         assert_match(/\A-s{10,}-{10,}\z/, marks, "the first bare, the warm-up stamped, the counted phase bare")
+        # The warm-up's requests are counted apart (a database's statements
+        # over the whole run are divided by both): each one the server read
+        # is in one count, the last in flight at the end perhaps in neither.
+        sent = run.json["requests"].values_at("sent", "warmup_sent")
+        assert_operator sent.last, :>=, marks.rindex("s"), "the warm-up's: #{sent}, #{marks[0, 40]}"
+        assert_in_delta marks.size, sent.sum, 1, "every request in one count: #{sent}"
         assert server.stamps.select(&:first).all? { |h, _, _| h.match?(/\At=\d{16}\z/) }
       end
       # Three: each one's first request goes bare. Around the warm-up's end

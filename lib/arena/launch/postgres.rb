@@ -104,8 +104,8 @@ module Arena
           self
         end
 
-        # requests: those the load sent since start (Scenarios::Base#measure
-        # starts it when the warm-up ends).
+        # requests: those the load sent since start, its warm-up's included
+        # (the engine counts those apart).
         def stop(requests:)
           connections, count = db.counters(label)
           done = count && before.last && [count - before.last, 0].max

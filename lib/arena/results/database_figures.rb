@@ -4,8 +4,8 @@ module Arena
   module Results
     # What the run's throwaway database saw during one measurement: the
     # client connections the server config held open at its end, and the
-    # app's statements (pg_stat_statements), per request, both counted from
-    # the warm-up's end (requests: those the load sent).
+    # app's statements (pg_stat_statements), per request (requests: those
+    # the load sent, its warm-up's included).
     DatabaseFigures = Struct.new(:kind, :connections, :queries, :requests, :queries_per_request, keyword_init: true) do
       def self.from_h(h)
         return nil unless h.is_a?(Hash)
