@@ -37,7 +37,10 @@ class EnvelopeIntegrationTest < Arena::ArenaCase
     assert_operator envelope["oom_kills"], :>=, 1, envelope.inspect
     assert_equal envelope["oom_kills"], envelope["oom_at_s"].size
     assert_equal 150 * 1024**2, envelope["memory_bytes"]
-    assert_operator envelope["peak_bytes"], :<=, 150 * 1024**2
+    # The kernel charges a page before it finds the limit reached: a fresh-check
+    # read the peak one page over (157,290,496). At most a charge batch
+    # (64 pages) over.
+    assert_operator envelope["peak_bytes"], :<=, 150 * 1024**2 + 64 * 4096, envelope.inspect
     assert_includes bounded.dig("summary", "flags"), "oom-killed"
     assert_match(/unicorn:.*@memory=150MiB leak steady keep-alive: \d+ process(es)? OOM-killed under 150 MiB at [\d.]+ s/, outcome.stdout)
     # The run went on: the next config was measured, outside any envelope.
