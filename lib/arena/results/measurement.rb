@@ -92,7 +92,7 @@ module Arena
     # What the engine measured, parsed once at its boundary. `raw` is the
     # engine's document as it printed it, kept whole in the results file.
     LoadFigures = Struct.new(:schema, :model, :duration_s, :sent, :completed, :good, :rps, :good_rps, :errors,
-      :error_kinds, :latency, :latency_all, :timeline, :late, :dropped, :resent, :status, :requests, :stages, :raw, keyword_init: true)
+      :error_kinds, :latency, :latency_all, :timeline, :late, :dropped, :resent, :status, :requests, :stages, :raw, :warmup_sent, keyword_init: true)
 
     class LoadFigures
       def self.from_engine(raw)
@@ -114,6 +114,7 @@ module Arena
         all = Latency.from_engine(raw["latency_us"])
         new(
           schema: raw["schema"], model: raw["model"], duration_s: duration, sent: raw.dig("requests", "sent").to_i,
+          warmup_sent: raw.dig("requests", "warmup_sent")&.to_i,
           completed: completed, good: good, rps: raw["throughput_rps"].to_f,
           good_rps: if good_section
                       good_section["rps"].to_f

@@ -213,7 +213,7 @@ module Arena
         # reading taken when the warm-up ended came late by psql's start-up,
         # and Iodine read 0.46. An engine without the count (a loader host's):
         # the estimate.
-        warmup_sent = load.raw&.dig("requests", "warmup_sent") || (load.rps * load.warmup_s).round
+        warmup_sent = load.warmup_sent || (load.rps * load.warmup_s).round
         database = probes.stop(:database, requests: load.sent + warmup_sent)
         done = Results::Measurement.new(
           server: ctx.adapter.label, workload: ctx.workload.name, scenario: key, variant: variant,
