@@ -169,13 +169,13 @@ module Arena
     end
 
     def op_ready(f)
-      deadline = Clock.now + f.number("timeout", 0.1..600, default: 30)
+      deadline = Support::Clock.now + f.number("timeout", 0.1..600, default: 30)
       probe = HttpProbe.new(tcp_bind(f), timeout: 2)
       path = f.string("path", pattern: %r{\A/[\x21-\x7e]*\z}, default: "/")
       begin
         probe.get(path)
       rescue HttpProbe::Failure => e
-        raise Error, "not ready: #{e.message}" if Clock.now > deadline
+        raise Error, "not ready: #{e.message}" if Support::Clock.now > deadline
         sleep 0.05
         retry
       end

@@ -7,7 +7,7 @@ module Arena
   module Report
     # Report formats, one class each, found by name (`arena report --format`).
     module Formats
-      extend Registry
+      extend Support::Registry
 
       def self.kind = "report format"
     end

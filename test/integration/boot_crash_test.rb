@@ -64,8 +64,8 @@ class BootCrashTest < Arena::ArenaCase
     app = Arena::AppSource.user(user_app(config_ru, gems: %w[puma rack unicorn falcon]))
     run = Arena::ServerRun.new(adapter: Arena::Servers.fetch(key).new(settings: settings), app: app, bind: Arena::Bind.tcp,
       dir: File.join(@tmp, "server"), ready_timeout: READY)
-    started = Arena::Clock.now
+    started = Arena::Support::Clock.now
     failure = assert_raises(Arena::ServerRun::Failed) { run.start }
-    [failure, Arena::Clock.now - started]
+    [failure, Arena::Support::Clock.now - started]
   end
 end

@@ -102,7 +102,7 @@ class ConfigFileStartTest < Minitest::Test
     env = adapter.env(app: APP).merge("PORT" => port.to_s, "HOST" => "127.0.0.1", "PASSENGER_PORT" => port.to_s)
     group = Arena::ProcessGroup.new(argv, env: env, chdir: dir, log_path: File.join(dir, "server.log"))
     group.start
-    failure = Arena::HttpProbe.new(Arena::Bind.tcp(port: port), timeout: 2).await("/", deadline: Arena::Clock.now + READY) { group.exited }
+    failure = Arena::HttpProbe.new(Arena::Bind.tcp(port: port), timeout: 2).await("/", deadline: Arena::Support::Clock.now + READY) { group.exited }
     raise NotServed, "#{adapter.key} from #{file.name} (#{argv.join(" ")}): #{failure}\n#{group.log_tail(8).join("\n")}" if failure
     yield port, group
   ensure
@@ -113,13 +113,13 @@ class ConfigFileStartTest < Minitest::Test
   # threads of each, sorted. Passenger starts its app processes one by one:
   # the count is read once it held for a second, or once it is `want`.
   def shape(adapter, group, want)
-    deadline = Arena::Clock.now + 10
+    deadline = Arena::Support::Clock.now + 10
     seen = []
     workers = nil
     loop do
       workers = adapter.worker_pids(group)
       seen << workers.size
-      break if (want ? workers.size == want : seen.last(3).uniq.size == 1 && seen.size >= 3) || Arena::Clock.now > deadline
+      break if (want ? workers.size == want : seen.last(3).uniq.size == 1 && seen.size >= 3) || Arena::Support::Clock.now > deadline
       sleep 0.5
     end
     serving = workers.empty? ? [group.pid] : workers
@@ -133,7 +133,7 @@ class ConfigFileStartTest < Minitest::Test
     last = nil
     loop do
       now = pids.map { |pid| threads(pid) }.sort
-      return now if now == last || Arena::Clock.now > deadline + 5
+      return now if now == last || Arena::Support::Clock.now > deadline + 5
       last = now
       sleep 0.5
     end
@@ -145,14 +145,14 @@ class ConfigFileStartTest < Minitest::Test
   def keep_alive_gets(port, path, count)
     socket = TCPSocket.new("127.0.0.1", port)
     Array.new(count) do
-      started = Arena::Clock.now
+      started = Arena::Support::Clock.now
       socket.write("GET #{path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
       head = +""
       head << socket.readpartial(1) until head.end_with?("\r\n\r\n")
       length = head[/^content-length:\s*(\d+)/i, 1].to_i
       body = +""
       body << socket.readpartial(length - body.bytesize) while body.bytesize < length
-      Arena::Clock.now - started
+      Arena::Support::Clock.now - started
     end
   ensure
     socket&.close

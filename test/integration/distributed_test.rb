@@ -61,8 +61,8 @@ module Arena
 
     def teardown
       return unless @lab
-      deadline = Clock.now + 20
-      sleep 0.2 until @lab.processes.empty? || Clock.now > deadline
+      deadline = Support::Clock.now + 20
+      sleep 0.2 until @lab.processes.empty? || Support::Clock.now > deadline
       left = @lab.processes
       assert_empty left, "processes left in the namespaces"
     end
@@ -244,9 +244,9 @@ module Arena
     private
 
     def wait_for(seconds)
-      deadline = Clock.now + seconds
+      deadline = Support::Clock.now + seconds
       until yield
-        return false if Clock.now > deadline
+        return false if Support::Clock.now > deadline
         sleep 0.1
       end
       true

@@ -73,7 +73,7 @@ class NginxTest < Minitest::Test
     group = Arena::ProcessGroup.new(["ruby", "-e", RESPONDER, bind.port.to_s, name], log_path: File.join(@dir, "#{name}.log"))
     group.start
     @groups << group
-    refute Arena::HttpProbe.new(bind, timeout: 1).await("/", deadline: Arena::Clock.now + 10), "#{name} never answered"
+    refute Arena::HttpProbe.new(bind, timeout: 1).await("/", deadline: Arena::Support::Clock.now + 10), "#{name} never answered"
     [group, bind]
   end
 end

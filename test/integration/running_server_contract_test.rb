@@ -30,8 +30,8 @@ module Arena
 
       # Pids and worker pids, read on the server's own host. Puma answers
       # once one worker is up: the second may still be forking.
-      deadline = Clock.now + 20
-      sleep 0.05 until server.worker_pids.size == 2 || Clock.now > deadline
+      deadline = Support::Clock.now + 20
+      sleep 0.05 until server.worker_pids.size == 2 || Support::Clock.now > deadline
       pids = server.pids
       workers = server.worker_pids
       assert_equal 3, pids.size, "master and two workers: #{pids}"

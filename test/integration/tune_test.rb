@@ -74,11 +74,11 @@ class TuneTest < Arena::ArenaCase
       log_path: File.join(@tmp, "puma-config.log"), chdir: @tmp)
     group.start
     probe = Arena::HttpProbe.new(Arena::Bind.tcp(port: port), timeout: 2)
-    deadline = Arena::Clock.now + 30
+    deadline = Arena::Support::Clock.now + 30
     begin
       probe.request("GET", "/server")
     rescue Arena::HttpProbe::Failure
-      raise "puma -C #{config} did not answer: #{group.log_tail.join("\n")}" if Arena::Clock.now > deadline
+      raise "puma -C #{config} did not answer: #{group.log_tail.join("\n")}" if Arena::Support::Clock.now > deadline
       sleep 0.2
       retry
     end
@@ -92,11 +92,11 @@ class TuneTest < Arena::ArenaCase
 
   # Cluster mode: the workers are the leader's children; single mode: the leader serves.
   def wait_for_workers(group, workers)
-    deadline = Arena::Clock.now + 20
+    deadline = Arena::Support::Clock.now + 20
     loop do
       children = group.tree.select { |pid| Arena::Procfs.stat(pid)&.ppid == group.pid }
       return [group.pid] if workers.zero?
-      return children if children.size >= workers || Arena::Clock.now > deadline
+      return children if children.size >= workers || Arena::Support::Clock.now > deadline
       sleep 0.2
     end
   end

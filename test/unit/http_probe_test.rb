@@ -49,9 +49,9 @@ class HttpProbeHardeningTest < Minitest::Test
   def teardown = @thread&.kill
 
   def timed
-    started = Arena::Clock.now
+    started = Arena::Support::Clock.now
     yield
-    Arena::Clock.now - started
+    Arena::Support::Clock.now - started
   end
 
   def test_repeated_zero_chunks_end_at_the_deadline_not_in_a_regex

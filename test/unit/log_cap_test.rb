@@ -41,8 +41,8 @@ class LogCapTest < Minitest::Test
     group = Arena::ProcessGroup.new(["ruby", "-e", program],
       log_path: @path, log_cap: Arena::LogCap.new(max_bytes: 8000, head_bytes: 1000, tail_bytes: 2000, interval: 0.05))
     group.start
-    deadline = Arena::Clock.now + 5
-    sleep 0.05 until File.read(@path).include?("line 03999") || Arena::Clock.now > deadline
+    deadline = Arena::Support::Clock.now + 5
+    sleep 0.05 until File.read(@path).include?("line 03999") || Arena::Support::Clock.now > deadline
     sleep 0.2
     assert_operator File.size(@path), :<=, 8000 + 200
     group.stop(grace: 1)

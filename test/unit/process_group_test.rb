@@ -46,7 +46,7 @@ class ProcessGroupTest < Minitest::Test
   def test_signals_held_while_spawning_are_delivered_after
     reached = false
     assert_raises(Interrupt) do
-      Arena::Signals.deferred do
+      Arena::Support::Signals.deferred do
         Process.kill("INT", Process.pid)
         sleep 0.2
         reached = true
@@ -137,9 +137,9 @@ class ProcessGroupTest < Minitest::Test
   # Waits for the condition, and fails the test if it never comes (a silent
   # timeout let a test go on with nothing to check).
   def wait_until(seconds = 5)
-    deadline = Arena::Clock.now + seconds
+    deadline = Arena::Support::Clock.now + seconds
     until yield
-      flunk "condition not met within #{seconds} s" if Arena::Clock.now > deadline
+      flunk "condition not met within #{seconds} s" if Arena::Support::Clock.now > deadline
       sleep 0.02
     end
   end

@@ -2,41 +2,46 @@
 
 require_relative "../test_helper"
 require "arena"
-require "optparse"
 
-# The README is part of the product: its tables of servers and scenarios and
-# its usage block must name everything the code registers, and nothing it
-# does not. A new server, scenario or flag without its README line fails here.
+# The README is a newcomer's first five minutes: short, in step with the
+# commands the CLI has, and free of any one machine's diary. Every command and
+# flag, the servers and the scenarios are kept in step with the code by
+# docs_test.rb, against docs/.
 class ReadmeTest < Minitest::Test
-  README = File.read(File.expand_path("../../README.md", __dir__))
+  ROOT = File.expand_path("../..", __dir__)
+  README = File.read(File.join(ROOT, "README.md"))
+  CHANGELOG = File.read(File.join(ROOT, "CHANGELOG.md"))
 
-  # The first cells of the table that follows a heading.
-  def first_cells(heading)
-    section = README[/^##+ #{Regexp.escape(heading)}.*?(?=^## )/m] || flunk("README has no section #{heading.inspect}")
-    section.lines.grep(/^\|/).drop(2).map { |l| l.split("|")[1].strip.delete("`") }
+  def test_readme_reads_in_five_minutes
+    assert_operator README.lines.size, :<=, 200, "README.md has #{README.lines.size} lines"
   end
 
-  def test_server_table_lists_every_registered_server
-    assert_equal Arena::Servers.registry.keys.sort, first_cells("Servers").sort
+  def test_readme_names_the_two_commands_and_the_answer
+    assert_match(/^script\/arena\b/, README)
+    assert_match(/^script\/test\b/, README)
+    assert_match(/^bundle exec exe\/arena tune --app /, README)
   end
 
-  def test_scenario_table_lists_every_registered_scenario
-    assert_equal Arena::Scenarios.registry.keys.sort, first_cells("Scenarios").sort
+  # Agent is started by Arena over SSH, never typed by a user.
+  def test_main_commands_table_lists_every_command_a_user_types
+    table = README[/^## Main commands\n.*?(?=^## )/m] || flunk("README has no section \"Main commands\"")
+    listed = table.lines.grep(/^\| `arena /).map { |line| line[/`arena ([a-z]+)/, 1] }
+    assert_equal (Arena::CLI::COMMANDS.keys - ["agent"]).sort, listed.sort
   end
 
-  def test_usage_names_every_flag_of_arena_run
-    usage = README[/^## Usage\n+```\n(.*?)```/m, 1] || flunk("README has no usage block")
-    parser = OptionParser.new
-    Arena::PlanBuilder.new.define(parser)
-    # The flag column of each option line (descriptions may mention other flags).
-    columns = parser.summarize.map(&:strip).grep(/\A-/).map { |line| line.split(/\s{2,}/).first }
-    flags = columns.flat_map { |c| c.scan(/(?<![\w-])(--[a-z][\w-]*|-[a-z])\b/i).flatten }.uniq
-    missing = flags.reject { |flag| usage.match?(/(?<![\w-])#{Regexp.escape(flag)}(?![\w-])/) }
-    assert_empty missing, "flags of `arena run` missing from the README's usage block"
+  def test_every_linked_doc_exists
+    README.scan(/\]\(((?:docs\/)?[\w.\/-]+\.md)\)/).flatten.each do |path|
+      assert File.exist?(File.join(ROOT, path)), "README links #{path}, which does not exist"
+    end
   end
 
-  def test_every_command_is_in_the_usage_block
-    usage = README[/^## Usage\n+```\n(.*?)```/m, 1]
-    Arena::CLI::COMMANDS.each_key { |name| assert_match(/^arena #{name}\b/, usage, "arena #{name}") }
+  # A reader cannot open a session, an issue or a run's date, and should not need to.
+  DIARY = /\bsessions?\b|fresh-check|\bissue\s+#?\d+|\b20\d\d-\d\d-\d\d\b|closing note/i
+
+  def test_readme_keeps_no_diary
+    {"README.md" => README}.each do |name, text|
+      hits = text.lines.each_with_index.select { |line, _| line.match?(DIARY) }
+      assert_empty hits.map { |line, i| "#{name}:#{i + 1}: #{line.strip}" }, "#{name} keeps a diary"
+    end
   end
 end

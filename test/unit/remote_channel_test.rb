@@ -34,9 +34,9 @@ module Arena
 
     def test_a_silent_agent_is_dropped_at_the_heartbeat_deadline
       ch = channel(ANSWER_HELLO + " sleep 60").open(timeout: 10, heartbeat: 0.1)
-      started = Clock.now
+      started = Support::Clock.now
       error = assert_raises(Error) { ch.request("pids", timeout: 30, handle: "1-puma") }
-      assert_operator Clock.now - started, :<, 10, "waited for the request's own timeout"
+      assert_operator Support::Clock.now - started, :<, 10, "waited for the request's own timeout"
       assert_match(/heartbeat deadline/, error.message)
     ensure
       ch&.close(grace: 1)

@@ -70,7 +70,7 @@ module Arena
     # known yet), and no more.
     def test_rounds_stop_at_the_deadline
       log = []
-      h2h = Tune::HeadToHead.new(plan: nil, store: Store.new, engine: nil, workload: nil, rounds: 5, deadline: Clock.now - 1)
+      h2h = Tune::HeadToHead.new(plan: nil, store: Store.new, engine: nil, workload: nil, rounds: 5, deadline: Support::Clock.now - 1)
       h2h.define_singleton_method(:load) { nil }
       entries = h2h.call([finalist("puma", [100.0] * 5, log), finalist("falcon", [90.0] * 5, log)])
       assert_equal [1, 1], entries.map { |e| e.rates.size }

@@ -37,7 +37,7 @@ class WarmupTest < Minitest::Test
 
   def warm(engine, connections:, max_s: 10.0)
     settings = Arena::Load::Settings.build(connections: connections, duration: 0.3, warmup: 0.2)
-    Arena::Clock.stub(:now, -> { engine.now }) do
+    Arena::Support::Clock.stub(:now, -> { engine.now }) do
       Arena::Warmup.new(engine: engine, target: "t", settings: settings, max_s: max_s).call
     end
   end
@@ -124,7 +124,7 @@ class WarmupTest < Minitest::Test
   def script(loads, step:, connections: 1, max_s: 10.0, **kw)
     engine = Script.new(loads.map { |c, rps| Load.new(c, rps) }, step: step)
     settings = Arena::Load::Settings.build(connections: connections, duration: 0.3, warmup: 0.2)
-    result = Arena::Clock.stub(:now, -> { engine.now }) do
+    result = Arena::Support::Clock.stub(:now, -> { engine.now }) do
       Arena::Warmup.new(engine: engine, target: "t", settings: settings, max_s: max_s, **kw).call
     end
     [result, engine]

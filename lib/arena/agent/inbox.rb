@@ -23,7 +23,7 @@ module Arena
         @input = input
         @reply = reply
         @queue = Queue.new
-        @heard = Clock.now
+        @heard = Support::Clock.now
         @deadline = nil
       end
 
@@ -34,7 +34,7 @@ module Arena
 
       def heartbeat(interval)
         @deadline = interval && [interval * DEADLINE_BEATS, 1.0].max
-        @heard = Clock.now
+        @heard = Support::Clock.now
       end
 
       # The next request, or nil once stdin ends or the caller is lost.
@@ -42,8 +42,8 @@ module Arena
         loop do
           return @queue.pop(true)
         rescue ThreadError
-          if @deadline && Clock.now - @heard > @deadline
-            @lost = format("no word from the caller for %.1f s (heartbeat deadline)", Clock.now - @heard)
+          if @deadline && Support::Clock.now - @heard > @deadline
+            @lost = format("no word from the caller for %.1f s (heartbeat deadline)", Support::Clock.now - @heard)
             return nil
           end
           sleep 0.01
@@ -56,7 +56,7 @@ module Arena
 
       def read
         while (line = @input.gets("\n", MAX_LINE))
-          @heard = Clock.now
+          @heard = Support::Clock.now
           next skip_rest(line) unless line.end_with?("\n") || @input.eof?
           request = parse(line) or next
           (request["op"] == "ping") ? @reply.call(pong: true) : @queue.push(request)

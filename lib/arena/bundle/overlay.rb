@@ -70,7 +70,7 @@ module Arena
       end
 
       def call
-        started = Clock.now
+        started = Support::Clock.now
         # Without the app's lock there is nothing to keep; Installation says
         # to run bundle install for the app.
         return Result.new(dir: nil, gemfile: nil, entries: [].freeze, reused: false, seconds: 0.0).freeze unless File.file?(@app.app_lockfile)
@@ -86,7 +86,7 @@ module Arena
         entries = entries.select { |e| asked.include?(e.server) }
         gemfile = (entries.any? { |e| e.state == :added }) ? File.join(dir, "Gemfile") : nil
         Result.new(dir: dir, gemfile: gemfile, entries: (fixed + entries).sort_by(&:server).freeze, reused: reused,
-          seconds: (Clock.now - started).round(2)).freeze
+          seconds: (Support::Clock.now - started).round(2)).freeze
       end
 
       private

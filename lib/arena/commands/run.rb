@@ -34,7 +34,7 @@ module Arena
       private
 
       def measure(plan, remote)
-        Affinity.pin_self(plan.machine.engine_cpus)
+        Support::Affinity.pin_self(plan.machine.engine_cpus)
         environment = Environment.capture(machine: plan.machine, engine_version: Load::Engine.version)
         store = Results::Store.new(path: File.join(plan.out_dir, "results.json"),
           environment: remote ? remote.environment(environment) : environment, plan: plan.to_h)

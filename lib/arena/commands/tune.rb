@@ -49,10 +49,10 @@ module Arena
       private
 
       def run(plan, memory)
-        Affinity.pin_self(plan.machine.engine_cpus)
+        Support::Affinity.pin_self(plan.machine.engine_cpus)
         FileUtils.mkdir_p(plan.out_dir)
         plan = budgeted(plan)
-        started = Clock.now
+        started = Support::Clock.now
         deadline = started + plan.load.max_time
         constraints = Results::TuneConstraints.of(plan, memory_mib: Arena::Tune::Budget.mib(memory))
         environment = Environment.capture(machine: plan.machine, engine_version: Load::Engine.version)
@@ -76,9 +76,9 @@ module Arena
           looks = looked.to_h { |l| [l[0].key, l[4]] }
           chosen = Arena::Tune::Triage.searched(looks)
           looked.each_with_index do |(adapter, space, installation, trial, start), i|
-            outcome = if chosen.include?(adapter.key) && Clock.now < searches_end
+            outcome = if chosen.include?(adapter.key) && Support::Clock.now < searches_end
               left = chosen.count { |key| looked[i..].any? { |l| l[0].key == key } }
-              search(plan, adapter, space, trial, start, deadline: Clock.now + (searches_end - Clock.now) / left)
+              search(plan, adapter, space, trial, start, deadline: Support::Clock.now + (searches_end - Support::Clock.now) / left)
             else
               unsearched(adapter, start, looks, not_done)
             end
@@ -109,7 +109,7 @@ module Arena
         # Where it was written first, then the answer, last: stderr is not
         # buffered and stdout is into a file or pipe, so the path line came out
         # inside the answer block of a captured log.
-        @err.puts "tune: #{path} (#{(Clock.now - started).round} s)"
+        @err.puts "tune: #{path} (#{(Support::Clock.now - started).round} s)"
         output.lines.each { |line| @out.puts line }
         @out.flush
         raise Interrupt if interrupted
@@ -149,12 +149,12 @@ module Arena
       # it goes (so an interrupted tune still stops what it started),
       # [adapter, space, installation, trial, candidate or nil].
       def first_looks(plan, searchable, store, engine, starter, memory, searches_end, not_done, into:)
-        share = (searches_end - Clock.now) / [searchable.size, 1].max
+        share = (searches_end - Support::Clock.now) / [searchable.size, 1].max
         searchable.each do |adapter, space, installation|
           trial = Arena::Tune::Trial.new(plan: plan, adapter: adapter, installation: installation, workload: plan.workloads.first,
-            store: store, engine: engine, starter: starter, memory_kb: memory / 1024, deadline: Clock.now + share, log: ->(line) { @err.puts line })
+            store: store, engine: engine, starter: starter, memory_kb: memory / 1024, deadline: Support::Clock.now + share, log: ->(line) { @err.puts line })
           into << [adapter, space, installation, trial, nil]
-          if Clock.now >= searches_end
+          if Support::Clock.now >= searches_end
             not_done << "#{adapter.key}: not looked at (no time left)"
             next
           end

@@ -40,9 +40,9 @@ module Arena
         File.write(config_path, config)
         old = workers
         @group.signal("HUP")
-        deadline = Clock.now + timeout
+        deadline = Support::Clock.now + timeout
         until (workers & old).empty? && workers.any?
-          raise Error, "nginx did not reload within #{timeout}s: #{@group.log_tail(3).join(" ")}" if Clock.now > deadline
+          raise Error, "nginx did not reload within #{timeout}s: #{@group.log_tail(3).join(" ")}" if Support::Clock.now > deadline
           sleep 0.02
         end
         self
@@ -63,7 +63,7 @@ module Arena
         # answering 502 for what is nginx's own circuit breaker.
         # Every path and address is an nginx string (Quote.nginx): a space or
         # a ; in a directory name cannot end a directive.
-        q = ->(value) { Quote.nginx(value, "nginx.conf value") }
+        q = ->(value) { Support::Quote.nginx(value, "nginx.conf value") }
         servers = @upstreams.map { |u| "    server #{q.call(u.to_s)} max_fails=0;" }.join("\n")
         temp = File.join(@dir, "temp")
         <<~NGINX
@@ -109,7 +109,7 @@ module Arena
 
       def tls_lines
         return "" unless @bind.tls?
-        "    ssl_certificate #{Quote.nginx(@bind.tls.chain)};\n    ssl_certificate_key #{Quote.nginx(@bind.tls.key)};\n" \
+        "    ssl_certificate #{Support::Quote.nginx(@bind.tls.chain)};\n    ssl_certificate_key #{Support::Quote.nginx(@bind.tls.key)};\n" \
           "    ssl_protocols TLSv1.2 TLSv1.3;"
       end
 
@@ -126,7 +126,7 @@ module Arena
 
       def wait_ready(timeout)
         exited = nil
-        failure = HttpProbe.new(@bind, timeout: 2).await("/", deadline: Clock.now + timeout) { exited = @group.exited }
+        failure = HttpProbe.new(@bind, timeout: 2).await("/", deadline: Support::Clock.now + timeout) { exited = @group.exited }
         return unless failure
         raise Error, "nginx exited at start: #{@group.log_tail(3).join(" ")}" if exited
         raise Error, "nginx not ready after #{timeout}s (#{failure})"

@@ -79,10 +79,10 @@ module Arena
       # left behind.
       def remove(grace: 2)
         return true if @removed
-        deadline = Clock.now + grace
+        deadline = Support::Clock.now + grace
         loop do
           left = pids
-          break if left.empty? || Clock.now > deadline
+          break if left.empty? || Support::Clock.now > deadline
           left.each { |pid| kill(pid) }
           sleep 0.02
         end

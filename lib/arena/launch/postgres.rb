@@ -137,11 +137,11 @@ module Arena
 
       # postmaster.pid's status line says "ready" once it accepts connections.
       def wait_ready(timeout: 30)
-        deadline = Clock.now + timeout
+        deadline = Support::Clock.now + timeout
         pid_file = File.join(@socket_dir, "data", "postmaster.pid")
         until File.file?(pid_file) && File.read(pid_file).lines[7].to_s.strip == "ready"
           raise LoggedError.new("PostgreSQL exited during start", log_tail: @group.log_tail) unless @group.alive?
-          raise LoggedError.new("PostgreSQL not ready after #{timeout} s", log_tail: @group.log_tail) if Clock.now > deadline
+          raise LoggedError.new("PostgreSQL not ready after #{timeout} s", log_tail: @group.log_tail) if Support::Clock.now > deadline
           sleep 0.05
         end
       end

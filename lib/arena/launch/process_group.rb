@@ -35,7 +35,7 @@ module Arena
       unless argv.is_a?(Array) && !argv.empty? && argv.all?(String)
         raise ArgumentError, "a program's argv is a non-empty array of strings, not #{argv.class}"
       end
-      cpus = Affinity.for_child(cpus)
+      cpus = Support::Affinity.for_child(cpus)
       @argv = cpus ? ["taskset", "-c", cpus.to_s, *argv] : argv
       @argv = cgroup.wrap(@argv) if cgroup
       @cgroup = cgroup
@@ -49,7 +49,7 @@ module Arena
     # input: what the program reads (an agent's or a waiting engine's pipe).
     def start(out: nil, input: File::NULL)
       @log = File.open(@log_path, "a")
-      Signals.deferred do
+      Support::Signals.deferred do
         # [name, name] as the program: never a shell, even for one word.
         @pid = Process.spawn(@env, [@argv.first, @argv.first], *@argv.drop(1), pgroup: true, chdir: @chdir,
           in: input, out: out || @log, err: @log, close_others: true)
@@ -78,8 +78,8 @@ module Arena
     end
 
     def wait(timeout:)
-      deadline = Clock.now + timeout
-      sleep 0.02 while alive? && Clock.now < deadline
+      deadline = Support::Clock.now + timeout
+      sleep 0.02 while alive? && Support::Clock.now < deadline
       exited
     end
 
@@ -110,7 +110,7 @@ module Arena
         @cgroup&.remove
         return @log&.close
       end
-      Signals.deferred do
+      Support::Signals.deferred do
         survivors = tree
         kill_quietly(signal, @pid) unless exited
         survivors = await(survivors, grace / 2.0)
@@ -152,11 +152,11 @@ module Arena
     # Waits until none of `pids` is alive (zombies count as gone); returns
     # those still alive at the deadline.
     def await(pids, seconds)
-      deadline = Clock.now + seconds
+      deadline = Support::Clock.now + seconds
       loop do
         exited
         pids = pids.uniq.select { |p| Procfs.stat(p)&.state.then { |state| state && state != "Z" } }
-        return pids if pids.empty? || Clock.now >= deadline
+        return pids if pids.empty? || Support::Clock.now >= deadline
         sleep 0.02
       end
     end

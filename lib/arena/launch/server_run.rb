@@ -132,7 +132,7 @@ module Arena
     def boot
       started_ok = false
       FileUtils.mkdir_p(@dir)
-      deadline = Clock.now + PORT_WAIT
+      deadline = Support::Clock.now + PORT_WAIT
       @adapter.upstreams(@bind).select(&:tcp?).each { |b| wait_port_free(b, deadline) }
       @argv = @adapter.command(app: @app, bind: @bind, dir: @dir)
       env = @adapter.env(app: @app).merge(@env)
@@ -146,10 +146,10 @@ module Arena
         log_path: log_path, cpus: @machine.server_cpus, cgroup: new_cgroup,
         log_cap: LogCap.new)
       @boot_log = BootLog.new(log_path, patterns: @adapter.crash_patterns, transient: @adapter.transient_boot_patterns)
-      started = Clock.now
+      started = Support::Clock.now
       @group.start
       wait_ready
-      @boot_s = (Clock.now - started).round(3)
+      @boot_s = (Support::Clock.now - started).round(3)
       started_ok = true
       self
     ensure
@@ -170,14 +170,14 @@ module Arena
       loop do
         return TCPServer.new(bind.host, bind.port).close
       rescue Errno::EADDRINUSE
-        raise Failed, "#{@adapter.label}: port #{bind.port} on #{bind.host} is already in use" if Clock.now > deadline
+        raise Failed, "#{@adapter.label}: port #{bind.port} on #{bind.host} is already in use" if Support::Clock.now > deadline
         sleep 0.05
       end
     end
 
     # Every address must answer (each port of a cluster), not just the first.
     def wait_ready
-      deadline = Clock.now + @ready_timeout
+      deadline = Support::Clock.now + @ready_timeout
       @adapter.upstreams(@bind).each { |bind| wait_answer(bind, deadline) }
     end
 

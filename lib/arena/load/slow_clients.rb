@@ -17,7 +17,7 @@ module Arena
       @bind = bind
       @count = count
       @mode = mode
-      @deadline = Clock.now + duration
+      @deadline = Support::Clock.now + duration
       @threads = []
       @sent = 0
       @lock = Mutex.new
@@ -29,7 +29,7 @@ module Arena
     end
 
     def stop
-      @deadline = Clock.now
+      @deadline = Support::Clock.now
       @threads.each { |t| t.join(2) || t.kill }
       {"count" => @count, "mode" => @mode, "bytes_trickled" => @sent}
     end
@@ -37,7 +37,7 @@ module Arena
     private
 
     def hold
-      while Clock.now < @deadline
+      while Support::Clock.now < @deadline
         socket = @bind.connect
         socket.setsockopt(Socket::SOL_SOCKET, Socket::SO_RCVBUF, 4096) if @mode == "read"
         send(:"#{@mode}_dribble", socket)
@@ -45,7 +45,7 @@ module Arena
       end
     rescue SystemCallError, IOError
       sleep PAUSE
-      retry if Clock.now < @deadline
+      retry if Support::Clock.now < @deadline
     end
 
     def headers_dribble(socket)
@@ -60,7 +60,7 @@ module Arena
 
     def read_dribble(socket)
       socket.write("GET /body?kb=4096 HTTP/1.1\r\nHost: localhost\r\n\r\n")
-      while Clock.now < @deadline
+      while Support::Clock.now < @deadline
         break if socket.read_nonblock(PIECE * 256, exception: false).nil?
         sleep PAUSE
       end
@@ -68,7 +68,7 @@ module Arena
 
     def trickle(socket, bytes)
       offset = 0
-      while offset < bytes.bytesize && Clock.now < @deadline
+      while offset < bytes.bytesize && Support::Clock.now < @deadline
         offset += socket.write(bytes.byteslice(offset, PIECE))
         @lock.synchronize { @sent += PIECE }
         sleep PAUSE

@@ -64,7 +64,7 @@ module Arena
     rescue Psych::SyntaxError => e
       raise Invalid, "#{shown_path}:#{e.line}: YAML syntax: #{e.problem}"
     rescue Psych::DisallowedClass, Psych::BadAlias => e
-      raise Invalid, "#{shown_path}:#{PlainYaml.line_of_trouble(text) || 1}: #{PlainYaml.why(e)} (a config file holds plain data)"
+      raise Invalid, "#{shown_path}:#{Support::PlainYaml.line_of_trouble(text) || 1}: #{Support::PlainYaml.why(e)} (a config file holds plain data)"
     end
 
     def shown_path

@@ -14,7 +14,7 @@ module Arena
   # with it; the engine's CPU share is measured with every result.
   Machine = Struct.new(:cores, :shared, keyword_init: true) do
     # The cores Arena started with (Etc.nprocessors reads 1 once it pinned itself).
-    def self.current = new(cores: Affinity::CORES, shared: false).freeze
+    def self.current = new(cores: Support::Affinity::CORES, shared: false).freeze
 
     # The same machine with the cores handed out as MODE says.
     def with_cpus(mode)

@@ -45,7 +45,7 @@ module Arena
       def to_h = preset.to_h(scale).merge("skipped" => skipped)
     end
 
-    extend Registry
+    extend Support::Registry
 
     def self.kind = "preset"
 

@@ -31,7 +31,7 @@ module Arena
 
     def self.load(path)
       raise UsageError, "--requests #{path}: no such file" unless File.file?(path)
-      data = PlainYaml.load(File.read(path), shown: "--requests #{path}")
+      data = Support::PlainYaml.load(File.read(path), shown: "--requests #{path}")
       new(data, path: path)
     end
 

@@ -16,7 +16,7 @@ module Arena
       def start
         @scope = @cgroup.reset_peak
         @before = @cgroup.read
-        @started = Clock.now
+        @started = Support::Clock.now
         @thread = Thread.new do
           seen = @before.oom_kills.to_i
           loop do
@@ -38,7 +38,7 @@ module Arena
           limits: envelope.to_s, cpus: envelope.cpus, memory_bytes: envelope.memory_bytes, cgroup_version: @cgroup.version,
           periods: delta.periods, throttled_periods: delta.throttled_periods, throttled_s: (delta.throttled_us / 1e6).round(3),
           peak_bytes: after.peak_bytes, peak_scope: @scope, oom_kills: delta.oom_kills, oom_at_s: @oom_at.dup.freeze,
-          seconds: (Clock.now - @started).round(3)
+          seconds: (Support::Clock.now - @started).round(3)
         ).freeze
       end
 
@@ -47,7 +47,7 @@ module Arena
       # Each kill since the last look is timed at this look.
       def note_kills(seen, reading = @cgroup.read)
         now = reading.oom_kills.to_i
-        (now - seen).times { @oom_at << (Clock.now - @started).round(1) } if now > seen
+        (now - seen).times { @oom_at << (Support::Clock.now - @started).round(1) } if now > seen
         [now, seen].max
       end
     end

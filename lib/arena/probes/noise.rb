@@ -63,7 +63,7 @@ module Arena
       module_function
 
       def snapshot(root: "/proc", own: Process.pid)
-        Snapshot.new(t: Clock.now, cpu: cpu_line(root), ticks: ticks(root), load1: load1(root),
+        Snapshot.new(t: Support::Clock.now, cpu: cpu_line(root), ticks: ticks(root), load1: load1(root),
           reaped: Procfs.stat(own, root: root)&.children.to_i).freeze
       end
 

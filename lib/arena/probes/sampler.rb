@@ -26,7 +26,7 @@ module Arena
       end
 
       def start
-        @started = Clock.now
+        @started = Support::Clock.now
         @last = @started
         take(first: true)
         return self unless @interval
@@ -46,7 +46,7 @@ module Arena
       end
 
       def take(first: false)
-        now = Clock.now
+        now = Support::Clock.now
         pids = @pids.call
         read = pids.filter_map { |pid| Procfs.memory(pid, root: @root)&.then { |m| [pid, m] } }
         memory = read.map(&:last)
@@ -62,7 +62,7 @@ module Arena
       end
 
       def summary
-        Summary.from(@samples, wall: Clock.now - @started)
+        Summary.from(@samples, wall: Support::Clock.now - @started)
       end
 
       private

@@ -37,7 +37,7 @@ module Arena
         @group = ProcessGroup.new(@ssh.argv(@host), log_path: @log_path)
         @group.start(out: child_out, input: child_in)
         [child_in, child_out].each(&:close)
-        @heard = Clock.now
+        @heard = Support::Clock.now
         @thread = Thread.new { read_loop }
         @hello = request("hello", timeout: timeout, **{version: version, app_dir: app_dir, load_target: load_target,
                                                        heartbeat_s: heartbeat}.compact)
@@ -101,7 +101,7 @@ module Arena
       # are skipped: only the agent's messages mean anything here.
       def read_loop
         while (line = @reader.gets)
-          @heard = Clock.now
+          @heard = Support::Clock.now
           message = begin
             JSON.parse(line)
           rescue JSON::ParserError
@@ -130,7 +130,7 @@ module Arena
       def beat(interval)
         until @closed
           sleep interval
-          silent = Clock.now - @heard
+          silent = Support::Clock.now - @heard
           if silent > interval * DEADLINE_BEATS
             @lost = format("no word from the agent for %.1f s (heartbeat deadline)", silent)
             @group&.signal("KILL")
@@ -144,11 +144,11 @@ module Arena
 
       # Queue#pop(timeout:) is Ruby 3.2; this is the same on 3.1.
       def pop(queue, timeout)
-        deadline = Clock.now + timeout
+        deadline = Support::Clock.now + timeout
         loop do
           return queue.pop(true)
         rescue ThreadError
-          return nil if Clock.now > deadline
+          return nil if Support::Clock.now > deadline
           sleep 0.005
         end
       end

@@ -116,7 +116,7 @@ module Arena
       end
 
       def wait
-        deadline = Clock.now + @limit
+        deadline = Support::Clock.now + @limit
         docs = {}
         until docs.size == @parts.size
           got = pop(deadline) or raise Load::Engine::Failed, "loaders did not finish within #{@limit}s"
@@ -137,7 +137,7 @@ module Arena
         loop do
           return @results.pop(true)
         rescue ThreadError
-          return nil if Clock.now > deadline
+          return nil if Support::Clock.now > deadline
           sleep 0.01
         end
       end

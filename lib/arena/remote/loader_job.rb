@@ -23,7 +23,7 @@ module Arena
         @group = ProcessGroup.new(@argv, log_path: @log)
         File.open(@out, "w") { |io| @group.start(out: io, input: reader) }
         reader.close
-        wait_ready(Clock.now + ready_timeout)
+        wait_ready(Support::Clock.now + ready_timeout)
         @waiter = Thread.new { done.call(finish) }
         self
       rescue Error
@@ -55,7 +55,7 @@ module Arena
         loop do
           return if File.foreach(@log).any? { |l| l.chomp == "ready" }
           raise Error, "load engine exited: #{@group.log_tail(1).first || "no output"}" if @group.exited
-          raise Error, "load engine not ready after the deadline" if Clock.now > deadline
+          raise Error, "load engine not ready after the deadline" if Support::Clock.now > deadline
           sleep 0.01
         end
       end

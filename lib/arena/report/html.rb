@@ -8,7 +8,7 @@ module Arena
     # no script, nothing fetched) a team lead can open offline and read in a
     # minute: the recommendations first, then the evidence.
     class Html
-      extend Registry::Member
+      extend Support::Registry::Member
 
       declare "html", "report.html", into: Formats
 

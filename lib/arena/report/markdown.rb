@@ -4,7 +4,7 @@ module Arena
   module Report
     # report.md: for a pull request or a README. Pure: document in, text out.
     class Markdown
-      extend Registry::Member
+      extend Support::Registry::Member
 
       declare "md", "report.md", into: Formats
 

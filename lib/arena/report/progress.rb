@@ -14,7 +14,7 @@ module Arena
     class Progress
       EVERY = 10.0
 
-      def initialize(io:, total:, rounds:, tty: io.tty?, clock: Clock.method(:now), width: nil)
+      def initialize(io:, total:, rounds:, tty: io.tty?, clock: Support::Clock.method(:now), width: nil)
         @io = io
         @total = [total.to_i, 1].max
         @rounds = rounds

@@ -109,7 +109,7 @@ module Arena
     # every failure on lines of their own, the tables and findings at the end.
     # verbose: a line per measurement as well, as before.
     class Terminal
-      def initialize(out: $stdout, err: $stderr, verbose: false, clock: Clock.method(:now))
+      def initialize(out: $stdout, err: $stderr, verbose: false, clock: Support::Clock.method(:now))
         @out = out
         @err = err
         @verbose = verbose

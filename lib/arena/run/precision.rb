@@ -25,11 +25,11 @@ module Arena
       # the whole run's --max-time is spent.
       def rounds(units:, spent:)
         return unless @plan.precision
-        started = Clock.now
+        started = Support::Clock.now
         round = @plan.rounds || 1
         loop do
           wide = units.call.select { |u| wide?(u) }
-          break if wide.empty? || round >= MAX_ROUNDS || Clock.now - started > @plan.load.max_time || spent.call
+          break if wide.empty? || round >= MAX_ROUNDS || Support::Clock.now - started > @plan.load.max_time || spent.call
           round += 1
           yield wide, round
         end

@@ -67,7 +67,7 @@ module Arena
     end
 
     def call
-      @started = Clock.now
+      @started = Support::Clock.now
       @reporter.planned(@plan, planned_count)
       slots = @plan.servers.each_with_index.map do |adapter, i|
         Slot.new(adapter: adapter, index: i + 1, installation: adapter.class.install(@plan.app))
@@ -146,7 +146,7 @@ module Arena
     def starter_for = @new_starter.call.tap { |s| @starters << s }
 
     # The whole run's --max-time is spent (no further round can start).
-    def spent? = @plan.budget&.given && Clock.now - @started >= @plan.budget.budget_s
+    def spent? = @plan.budget&.given && Support::Clock.now - @started >= @plan.budget.budget_s
 
     # The unit's measurements ([] when it did not run, or its server failed).
     def run_unit(unit, round, rerun: false)
@@ -175,7 +175,7 @@ module Arena
     def in_time(unit, round, load)
       fit = @plan.budget
       return load unless fit&.given
-      left = fit.budget_s - (Clock.now - @started)
+      left = fit.budget_s - (Support::Clock.now - @started)
       answer = RunBudget.now(fit, key: unit.key, scenario: unit.scenario, left_s: left)
       return load if answer == :go
       need = fit.unit_s.fetch(unit.key, 0.0)

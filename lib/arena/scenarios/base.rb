@@ -80,7 +80,7 @@ module Arena
     # `throughput_basis?` (its rows are plain closed-model throughput, which
     # recommendations compare).
     class Base
-      extend Registry::Member
+      extend Support::Registry::Member
       # figures, figures_of: the scenario's typed record of its figures (figures.rb).
       extend FigureRecord
 
@@ -296,7 +296,7 @@ module Arena
       end
     end
 
-    extend Registry
+    extend Support::Registry
 
     def self.kind = "scenario"
 

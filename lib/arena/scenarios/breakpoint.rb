@@ -26,11 +26,11 @@ module Arena
       end
 
       def call(ctx)
-        deadline = Clock.now + ctx.load.max_time
+        deadline = Support::Clock.now + ctx.load.max_time
         slo_ms = ctx.slo_ms
         levels = []
         self.class.levels(ctx.load).each do |connections|
-          break if Clock.now >= deadline
+          break if Support::Clock.now >= deadline
           record = measure(ctx, ctx.settings(connections: connections), variant: "c=#{connections}")
           levels << record
           break if broken?(record, slo_ms)

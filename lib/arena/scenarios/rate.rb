@@ -55,25 +55,25 @@ module Arena
       # deadline is not started, and the summary says what was measured.
       def call(ctx)
         unloaded_s = ctx.baseline&.p99_us.to_f / 1e6
-        started = Clock.now
+        started = Support::Clock.now
         deadline = started + ctx.load.max_time
         # Long enough for a few responses per connection however slow the
         # workload is: a 1 s /sleep at -d 1 would otherwise measure nothing.
         closed = measure(ctx, ctx.settings(duration: [ctx.load.duration, 5 * unloaded_s].max), variant: "closed-max")
         max = closed.good_rps
         return [closed] if max <= 0
-        plan = RatePlan.call(closed_max_rps: max, unloaded_s: unloaded_s, budget_s: deadline - Clock.now,
+        plan = RatePlan.call(closed_max_rps: max, unloaded_s: unloaded_s, budget_s: deadline - Support::Clock.now,
           base_duration_s: ctx.load.duration)
         points = []
         plan.levels.each do |level|
           # Twice the estimated overhead is kept back: on a busy machine the
           # settle and the drain of a 1 s endpoint took longer than planned
           # (a 300 s sweep ended at 307 s with one overhead kept back).
-          left = deadline - Clock.now - 2 * RatePlan.overhead_s(unloaded_s)
+          left = deadline - Support::Clock.now - 2 * RatePlan.overhead_s(unloaded_s)
           break if left < [ctx.load.duration, 1.0].min
           points << rate_level(ctx, level, max, duration: [level.duration_s, left.floor.to_f].min.clamp(1.0, nil))
         end
-        [closed, *points, summary(ctx, max, points, plan, sweep_s: Clock.now - started)]
+        [closed, *points, summary(ctx, max, points, plan, sweep_s: Support::Clock.now - started)]
       end
 
       # A rate counts as served only if the server kept up with it: p99 (of

@@ -52,11 +52,11 @@ module Arena
     # a quarter-share request 0.3% of the time), but never past `most_s`
     # once it has 3. At most 200 probes.
     def baseline(seconds: 0.5, least: 20, most_s: 5.0)
-      wait_idle(Clock.now + @limit)
+      wait_idle(Support::Clock.now + @limit)
       times = []
-      started = Clock.now
+      started = Support::Clock.now
       more = lambda do
-        elapsed = Clock.now - started
+        elapsed = Support::Clock.now - started
         times.size < 3 || (elapsed < seconds) || (times.size < least && elapsed < most_s)
       end
       times << probe_us while times.size < 200 && more.call
@@ -64,19 +64,19 @@ module Arena
     end
 
     def call(baseline)
-      started = Clock.now
+      started = Support::Clock.now
       deadline = started + @limit
       loop do
         idle = wait_idle(deadline)
         took = idle && probe_us
         return outcome(true, started) if took && Settle.quick?(took, baseline)
-        return outcome(false, started) if Clock.now >= deadline
+        return outcome(false, started) if Support::Clock.now >= deadline
       end
     end
 
     private
 
-    def outcome(settled, started) = Outcome.new(settled: settled, seconds: (Clock.now - started).round(3)).freeze
+    def outcome(settled, started) = Outcome.new(settled: settled, seconds: (Support::Clock.now - started).round(3)).freeze
 
     # True once the tree used under IDLE_CPU_PCT of a core over one interval.
     def wait_idle(deadline)
@@ -84,16 +84,16 @@ module Arena
         before = ticks
         sleep @interval
         return true if Settle.idle?(ticks - before, @interval)
-        return false if Clock.now >= deadline
+        return false if Support::Clock.now >= deadline
       end
     end
 
     def ticks = @ticks.call(@pids.call)
 
     def probe_us
-      t = Clock.now
+      t = Support::Clock.now
       @probe.request(@workload.method || "GET", @workload.path, body: @workload.body, headers: @headers)
-      ((Clock.now - t) * 1e6).round
+      ((Support::Clock.now - t) * 1e6).round
     rescue HttpProbe::Failure
       nil
     end

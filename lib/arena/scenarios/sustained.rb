@@ -53,9 +53,9 @@ module Arena
         held = missed = nil
         fraction = FIRST
         # --max-time bounds all the open steps, as in the rate scenario.
-        deadline = Clock.now + ctx.load.max_time
+        deadline = Support::Clock.now + ctx.load.max_time
         @steps.times do
-          left = deadline - Clock.now
+          left = deadline - Support::Clock.now
           break if left <= 1
           point = open_level(ctx, max, fraction, min_requests: MIN_REQUESTS, seconds_left: left.floor)
           ok = Rate.sustained?(self.class.row(point), slo_us)

@@ -44,7 +44,7 @@ module Arena
     def call
       # No warm-up asked: the turn still sizes the rounds' -w.
       return Result.skipped(turn_s: @turn_s) if @max_s <= 0
-      started = Clock.now
+      started = Support::Clock.now
       settings = @settings
       slices = []
       judged = []
@@ -60,9 +60,9 @@ module Arena
         else
           steady = Stats.steady_state(judged, band_pct: @band_pct, window: @window)
         end
-        break if steady || Clock.now - started >= @max_s
+        break if steady || Support::Clock.now - started >= @max_s
       end
-      Result.new(warmup_s: (Clock.now - started).round(2), slices: slices.map { |r| r.round(1) }.freeze, steady: !steady.nil?,
+      Result.new(warmup_s: (Support::Clock.now - started).round(2), slices: slices.map { |r| r.round(1) }.freeze, steady: !steady.nil?,
         turn_s: @turn_s).freeze
     end
   end

@@ -39,7 +39,7 @@ module Arena
       # directory (Agoo's default root is ".": it would serve config.ru).
       def self.config_file(s, rackup:)
         ConfigFile.script(key, ["env", "ARENA_AGOO_POLL_TIMEOUT=#{s["poll_timeout"] || "0.1"}", "ARENA_AGOO_THREADS=#{s["threads"]}",
-          "bundle", "exec", "agoo", "-r", "./#{INIT_FILE}", "-b", Quote.port("http://0.0.0.0:", default: 6464),
+          "bundle", "exec", "agoo", "-r", "./#{INIT_FILE}", "-b", Support::Quote.port("http://0.0.0.0:", default: 6464),
           "-w", s["workers"], "-t", s["threads"], "-d", "public", rackup], files: {INIT_FILE => INIT})
       end
 

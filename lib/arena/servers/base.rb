@@ -34,7 +34,7 @@ module Arena
     end
 
     class Base
-      extend Registry::Member
+      extend Support::Registry::Member
       # tunable, tune_start, slots, config_file: what `arena tune` knows of the server (tuning.rb).
       extend Tuning
 
@@ -259,7 +259,7 @@ module Arena
       end
     end
 
-    extend Registry
+    extend Support::Registry
 
     def self.kind = "server"
 

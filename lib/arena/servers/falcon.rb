@@ -14,7 +14,7 @@ module Arena
       no_slots "fibers: no fixed ceiling of concurrent requests"
 
       def self.config_file(s, rackup:)
-        ConfigFile.script(key, ["bundle", "exec", "falcon", "serve", "--bind", Quote.port("http://0.0.0.0:", default: 9292),
+        ConfigFile.script(key, ["bundle", "exec", "falcon", "serve", "--bind", Support::Quote.port("http://0.0.0.0:", default: 9292),
           "--count", s["count"], "--#{s["model"] || "forked"}", "--config", rackup])
       end
 

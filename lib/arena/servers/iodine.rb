@@ -11,7 +11,7 @@ module Arena
       tune_start("a worker per core, 4 threads (a guess: its docs give no rule)") { |cores| {"workers" => cores, "threads" => 4} }
       slots("workers x threads") { |s| [s["workers"].to_i, 1].max * s["threads"].to_i }
 
-      def self.config_file(s, rackup:) = ConfigFile.script(key, ["bundle", "exec", "iodine", "-p", Quote.port(default: 3000), "-w", s["workers"], "-t", s["threads"], rackup])
+      def self.config_file(s, rackup:) = ConfigFile.script(key, ["bundle", "exec", "iodine", "-p", Support::Quote.port(default: 3000), "-w", s["workers"], "-t", s["threads"], rackup])
 
       def self.worker_setting = "workers"
 

@@ -29,7 +29,7 @@ module Arena
           threads #{s["threads"]}
           fiber_scheduler #{s["fibers"] ? "true" : "nil"}
           bind "http://0.0.0.0:\#{ENV.fetch("PORT", 3000)}"
-          rackup_file #{Quote.plain!(rackup, "rackup").inspect}
+          rackup_file #{Support::Quote.plain!(rackup, "rackup").inspect}
         RUBY
         ConfigFile.new(name: "Itsi.rb", text: text, command: ["bundle", "exec", "itsi", "serve"])
       end

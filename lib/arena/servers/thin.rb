@@ -35,7 +35,7 @@ module Arena
           environment: production
           port: <%= ENV.fetch("PORT", 3000) %>
           servers: #{Integer(s["servers"])}
-          rackup: #{Quote.yaml(rackup, "rackup")}
+          rackup: #{Support::Quote.yaml(rackup, "rackup")}
           threaded: #{s["threaded"] || false}
         YAML
         ConfigFile.new(name: "thin.yml", text: text, command: ["bundle", "exec", "thin", "-C", "thin.yml", "start"])

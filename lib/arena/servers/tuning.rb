@@ -27,7 +27,7 @@ module Arena
         # Servers whose own format is the command line: each word quoted for
         # the shell (Quote.sh), "${PORT:-N}" (Quote.port) left to expand.
         def self.script(key, argv, files: {})
-          words = argv.map { |w| Quote.sh(w, "#{key}.sh word") }
+          words = argv.map { |w| Support::Quote.sh(w, "#{key}.sh word") }
           new(name: "#{key}.sh", text: "#!/bin/sh\n# Found by `arena tune`.\nexec #{words.join(" ")}\n", command: ["sh", "#{key}.sh"],
             files: files)
         end

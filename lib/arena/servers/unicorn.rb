@@ -69,9 +69,9 @@ module Arena
       def call
         old = @group.pid
         @group.signal("USR2")
-        deadline = Clock.now + @timeout
+        deadline = Support::Clock.now + @timeout
         new_master = nil
-        while Clock.now < deadline
+        while Support::Clock.now < deadline
           new_master = read_pid
           break if new_master && new_master != old && children_of(new_master).any?
           sleep 0.05

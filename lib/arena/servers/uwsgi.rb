@@ -101,7 +101,7 @@ module Arena
           post-buffering = 4096
           rbrequire = bundler/setup
           rbrequire = %d#{SHIM_FILE}
-          rack = #{Quote.ini(rackup, "rackup")}
+          rack = #{Support::Quote.ini(rackup, "rackup")}
         INI
         ConfigFile.new(name: "uwsgi.ini", text: text, command: ["env", "PORT=8080", "uwsgi", "--ini", "uwsgi.ini"],
           files: {SHIM_FILE => SHIM})

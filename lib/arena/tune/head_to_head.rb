@@ -72,10 +72,10 @@ module Arena
         @rounds.times do |i|
           alive = entries.select(&:alive?)
           break if alive.size < 2
-          break if @deadline && !spent.empty? && Clock.now + spent.sum / spent.size > @deadline
-          started = Clock.now
+          break if @deadline && !spent.empty? && Support::Clock.now + spent.sum / spent.size > @deadline
+          started = Support::Clock.now
           Rounds.order(alive, round: i + 1, seed: @seed).each { |entry| measure(entry, i + 1) }
-          spent << Clock.now - started
+          spent << Support::Clock.now - started
           @log.call("head to head: round #{i + 1}: #{alive.map { |e| "#{e.key} #{Report::Format.rps(e.rates.last.to_f)}" }.join(", ")} req/s")
         end
       end

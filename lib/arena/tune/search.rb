@@ -112,7 +112,7 @@ module Arena
       SCREEN = 0.25
 
       # cores: the server's cores (the model's CPU ceiling); rng: the duels' orders.
-      def initialize(space:, evaluate:, cores: 1, deadline: nil, clock: Clock, rng: Random.new, min_noise: 0.03,
+      def initialize(space:, evaluate:, cores: 1, deadline: nil, clock: Support::Clock, rng: Random.new, min_noise: 0.03,
         band_pct: 3.0, level: 0.05, max_rounds: LOOKS.last, measured: {}, round_s: nil)
         @space = space
         @evaluate = evaluate

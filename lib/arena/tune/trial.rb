@@ -121,7 +121,7 @@ module Arena
       # duel that follows (the search releases it when it loses); one that
       # does not is stopped.
       def call(settings)
-        started = Clock.now
+        started = Support::Clock.now
         @kept.delete(settings)&.stop
         evict
         @count += 1
@@ -129,10 +129,10 @@ module Arena
           engine: @engine, store: @store, installation: @installation, baselines: @baselines)
         candidate = measure(session, settings)
         @kept[settings] = session if candidate.qualifies?
-        candidate.with(elapsed_s: (Clock.now - started).round(2), rates: [candidate.sustained_rps.to_f])
+        candidate.with(elapsed_s: (Support::Clock.now - started).round(2), rates: [candidate.sustained_rps.to_f])
       rescue ServerRun::Failed, Error => e
         why = session&.fail(e.message, log_tail: e.is_a?(LoggedError) ? e.log_tail : nil)&.error || e.message
-        Candidate.failed(settings, why, elapsed_s: (Clock.now - started).round(2)).tap { |c| say(c) }
+        Candidate.failed(settings, why, elapsed_s: (Support::Clock.now - started).round(2)).tap { |c| say(c) }
       ensure
         session&.stop unless session && @kept[settings].equal?(session)
       end
@@ -184,7 +184,7 @@ module Arena
       def load
         changes = {}
         changes[:slo_ms] = @slo_ms if @slo_ms && @plan.load.slo_ms.nil?
-        changes[:max_time] = (@deadline - Clock.now).clamp(5.0, [@plan.load.max_time, 5.0].max) if @deadline
+        changes[:max_time] = (@deadline - Support::Clock.now).clamp(5.0, [@plan.load.max_time, 5.0].max) if @deadline
         changes.empty? ? @plan.load : LoadOptions.new(**@plan.load.to_h, **changes).freeze
       end
 

@@ -36,7 +36,7 @@ module Arena
           get(path)
           return nil
         rescue Failure => e
-          return "last probe: #{e.message}" if Clock.now > deadline
+          return "last probe: #{e.message}" if Support::Clock.now > deadline
         end
         sleep 0.05
       end
@@ -90,9 +90,9 @@ module Arena
     # "Connection: close": the read stops once the response is whole.
     def read_response(socket, head_request:)
       parser = Parser.new(head: head_request)
-      deadline = Clock.now + @timeout
+      deadline = Support::Clock.now + @timeout
       until parser.done?
-        left = deadline - Clock.now
+        left = deadline - Support::Clock.now
         raise Failure, "no complete response within #{@timeout}s" if left <= 0 || !socket.wait_readable(left)
         chunk = socket.read_nonblock(65_536, exception: false)
         next if chunk == :wait_readable
