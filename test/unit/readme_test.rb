@@ -29,6 +29,14 @@ class ReadmeTest < Minitest::Test
     assert_equal (Arena::CLI::COMMANDS.keys - ["agent"]).sort, listed.sort
   end
 
+  def test_changelog_is_kept_by_release
+    versions = CHANGELOG.scan(/^## \[([^\]]+)\]/).flatten
+    assert_equal "Unreleased", versions.first
+    assert_includes versions, Arena::VERSION, "CHANGELOG.md has no section for #{Arena::VERSION}"
+    headings = CHANGELOG.scan(/^### (.+)$/).flatten.uniq
+    assert_empty headings - %w[Added Changed Deprecated Removed Fixed Security], "Keep a Changelog's headings only"
+  end
+
   def test_every_linked_doc_exists
     README.scan(/\]\(((?:docs\/)?[\w.\/-]+\.md)\)/).flatten.each do |path|
       assert File.exist?(File.join(ROOT, path)), "README links #{path}, which does not exist"
@@ -38,8 +46,8 @@ class ReadmeTest < Minitest::Test
   # A reader cannot open a session, an issue or a run's date, and should not need to.
   DIARY = /\bsessions?\b|fresh-check|\bissue\s+#?\d+|\b20\d\d-\d\d-\d\d\b|closing note/i
 
-  def test_readme_keeps_no_diary
-    {"README.md" => README}.each do |name, text|
+  def test_readme_and_changelog_keep_no_diary
+    {"README.md" => README, "CHANGELOG.md" => CHANGELOG}.each do |name, text|
       hits = text.lines.each_with_index.select { |line, _| line.match?(DIARY) }
       assert_empty hits.map { |line, i| "#{name}:#{i + 1}: #{line.strip}" }, "#{name} keeps a diary"
     end
