@@ -66,7 +66,7 @@ class ConfigFileTest < Minitest::Test
     when :list then [setting.check&.begin || 1]
     when :switch then true
     when String.singleton_class then "/sleep?ms=5" # a path (the only string setting)
-    when ->(type) { type == Arena::LoadProfile } then "hold 10/s 1s"
+    when ->(type) { type == Arena::Load::Profile } then "hold 10/s 1s"
     else [setting.check&.begin.to_f, 1].max.then { |v| (setting.type == Integer) ? v.ceil : v + 0.5 }
     end
   end

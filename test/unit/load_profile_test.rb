@@ -8,18 +8,18 @@ class LoadProfileTest < Minitest::Test
   SPEC = "ramp 0..500/s 60s, hold 500/s 2m, spike 1500/s 10s, hold 500/s 60s"
 
   def test_stages_as_people_write_them_become_the_engines
-    p = Arena::LoadProfile.parse(SPEC)
+    p = Arena::Load::Profile.parse(SPEC)
     assert_equal %w[ramp hold spike hold], p.stages.map(&:kind)
     assert_equal "0:500:60,500:500:120,1500:1500:10,500:500:60", p.engine_spec
     assert_equal [0.0, 60.0, 180.0, 190.0], p.starts
     assert_equal 250, p.total_s
     assert_equal "spike 1500/s 10s", p.stages[2].label
-    assert_equal "2.5:2.5:0.5", Arena::LoadProfile.parse("hold 2.5/s 500ms").engine_spec
+    assert_equal "2.5:2.5:0.5", Arena::Load::Profile.parse("hold 2.5/s 500ms").engine_spec
   end
 
   def test_a_bad_profile_is_one_clear_usage_error
     ["", "hold 500/s", "ramp 500/s 10s", "hold 500/s 10s,", "surge 5/s 1s", "hold 0/s 5s", "hold 1e9/s 1s"].each do |spec|
-      e = assert_raises(Arena::UsageError, spec) { Arena::LoadProfile.parse(spec) }
+      e = assert_raises(Arena::UsageError, spec) { Arena::Load::Profile.parse(spec) }
       assert_match(/\A--profile .*e\.g\. 'ramp 0\.\.500/, e.message)
     end
   end
@@ -51,7 +51,7 @@ class LoadProfileTest < Minitest::Test
   end
 
   def test_each_stage_and_the_recovery_after_a_spike
-    profile = Arena::LoadProfile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
+    profile = Arena::Load::Profile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
     x = Arena::Scenarios::Profile.analyse(profile, load(dip: 8, slow: 12))
     assert_equal [100.0, 400.0, 100.0], x["stages"].map { |s| s["sent_rps"] }
     assert_equal [5000, 9000, 80_000], x["stages"].map { |s| s["p99_us"] }
@@ -75,7 +75,7 @@ class LoadProfileTest < Minitest::Test
   # requests say it (their p90 against the stage before), and the p99's
   # return says when the queue drained.
   def test_a_spike_answered_late_is_queued_and_drains_when_the_p99_is_back
-    profile = Arena::LoadProfile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
+    profile = Arena::Load::Profile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
     r = Arena::Scenarios::Profile.analyse(profile, load(dip: 0, slow: 12, spike_p90: 300_000))["recoveries"].first
     assert_equal "no lasting effect", r["verdict"], "throughput alone sees nothing"
     assert_equal "queued", r["spike_verdict"]
@@ -91,7 +91,7 @@ class LoadProfileTest < Minitest::Test
   # one core, every server did this to `hold 30/s 2s, spike 400/s 1s, hold
   # 30/s 5s` on /trial, and the words said "no lasting effect".
   def test_the_stage_after_whose_own_requests_went_unanswered_has_not_recovered
-    profile = Arena::LoadProfile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
+    profile = Arena::Load::Profile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
     calm = load(dip: 0, slow: 0)
     after = ->(good, dropped) {
       calm.stages[2].dup.tap { |st|
@@ -116,7 +116,7 @@ class LoadProfileTest < Minitest::Test
   # Slices with no response say nothing about the p99: a server that answers
   # nothing for a while after the spike is not back.
   def test_the_p99_is_not_back_over_slices_that_answered_nothing
-    profile = Arena::LoadProfile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
+    profile = Arena::Load::Profile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
     r = Arena::Scenarios::Profile.analyse(profile, load(dip: 0, slow: 0, empty_after: 8))["recoveries"].first
     assert_in_delta 0.9, r["p99_back_s"], 0.01, r.inspect
   end

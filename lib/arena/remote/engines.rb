@@ -59,7 +59,7 @@ module Arena
         split = ->(total) { total && (total / n + ((i < total % n) ? 1 : 0)) }
         c = split.call(s.connections)
         s.with(connections: c, threads: [s.threads || 1, c].min, requests: split.call(s.requests),
-          rate: s.rate && (s.rate.to_f / n), profile: s.profile && LoadProfile.share(s.profile, n))
+          rate: s.rate && (s.rate.to_f / n), profile: s.profile && Load::Profile.share(s.profile, n))
       end
 
       # The engine's settings as typed fields: the agent builds the argv
@@ -75,7 +75,7 @@ module Arena
       end
 
       def limit(s)
-        busy = s.duration || (s.profile && LoadProfile.engine_seconds(s.profile)) || ((s.requests || s.reps) ? 600 : 10)
+        busy = s.duration || (s.profile && Load::Profile.engine_seconds(s.profile)) || ((s.requests || s.reps) ? 600 : 10)
         busy + (s.warmup || 0) + (s.timeout || 10) + 30
       end
     end

@@ -20,13 +20,13 @@ module Arena
       def self.long? = true
 
       def self.seconds(guess)
-        stages = guess.load.profile ? LoadProfile.parse(guess.load.profile).total_s : 0
+        stages = guess.load.profile ? Load::Profile.parse(guess.load.profile).total_s : 0
         RunEstimate::MEASURE_S + guess.latency_s + stages
       end
 
       def call(ctx)
-        return [summary_record(ctx, "not applicable", {"reason" => "give the stages with --profile (#{LoadProfile::EXAMPLE})"})] unless ctx.load.profile
-        profile = LoadProfile.parse(ctx.load.profile)
+        return [summary_record(ctx, "not applicable", {"reason" => "give the stages with --profile (#{Load::Profile::EXAMPLE})"})] unless ctx.load.profile
+        profile = Load::Profile.parse(ctx.load.profile)
         # 100 ms slices for recovery, unless the timeline would grow past 6,000 of them.
         slice_ms = (profile.total_s <= 600) ? EventAnalysis::TIMELINE_MS : 1000
         peak = profile.stages.map { |s| [s.from_rps, s.to_rps].max }.max

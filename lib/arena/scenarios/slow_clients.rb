@@ -16,7 +16,7 @@ module Arena
       def call(ctx)
         count = ctx.load.slow_clients || 2 * ctx.adapter.workers
         alone = measure(ctx, ctx.settings, variant: "alone")
-        slow = SlowClients.new(bind: ctx.entry, count: count, mode: ctx.load.slow_mode,
+        slow = Load::SlowClients.new(bind: ctx.entry, count: count, mode: ctx.load.slow_mode,
           duration: (ctx.load.warmup || 0) + ctx.load.duration + 5)
         beside = measure(ctx, ctx.settings, variant: "with #{count} slow #{ctx.load.slow_mode}") do
           slow.start
