@@ -162,7 +162,7 @@ module Arena
     def op_front(f)
       upstream = server(f)
       name = "#{@count += 1}-nginx"
-      nginx = Proxy::Nginx.new(upstreams: upstream.adapter.upstreams(upstream.bind), dir: File.join(@dir, name),
+      nginx = Fronts::Nginx.new(upstreams: upstream.adapter.upstreams(upstream.bind), dir: File.join(@dir, name),
         machine: Machine.new(cores: Machine.current.cores, shared: true).freeze, bind: tcp_bind(f))
       @servers[name] = nginx.start
       {handle: name, front: nginx.to_h}

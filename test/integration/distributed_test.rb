@@ -104,7 +104,7 @@ module Arena
     end
 
     def test_nginx_in_front_on_the_remote_host
-      skip "nginx is not installed" unless Proxy::Nginx.binary
+      skip "nginx is not installed" unless Fronts::Nginx.binary
       _, err, status = arena_in("l1", "--server-host", @lab.url("srv"), "--servers", PUMA, "--front", "nginx",
         "--workload", "server", "-c", "8", "-d", "1", "-w", "0.2")
       assert status.success?, err

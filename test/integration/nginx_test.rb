@@ -22,7 +22,7 @@ class NginxTest < Minitest::Test
   RUBY
 
   def setup
-    skip "nginx is not installed" unless Arena::Proxy::Nginx.binary
+    skip "nginx is not installed" unless Arena::Fronts::Nginx.binary
     @dir = Dir.mktmpdir("nginx-test")
     @groups = []
   end
@@ -34,7 +34,7 @@ class NginxTest < Minitest::Test
 
   def test_retarget_points_the_same_nginx_at_a_new_upstream
     first = responder("first")
-    nginx = Arena::Proxy::Nginx.new(upstreams: [first.last], dir: File.join(@dir, "nginx"),
+    nginx = Arena::Fronts::Nginx.new(upstreams: [first.last], dir: File.join(@dir, "nginx"),
       machine: Arena::Machine.new(cores: 2)).start
     @groups << nginx
     probe = Arena::HttpProbe.new(nginx.bind, timeout: 2)
@@ -53,7 +53,7 @@ class NginxTest < Minitest::Test
     upstream = responder("v6")
     dir = File.join(@dir, "run dir; \"x\" {y}", "nginx")
     bind = Arena::Bind.new(kind: :tcp, host: "::1", port: Arena::Bind.free_port("::1")).freeze
-    nginx = Arena::Proxy::Nginx.new(upstreams: [upstream.last], dir: dir, machine: Arena::Machine.new(cores: 2), bind: bind)
+    nginx = Arena::Fronts::Nginx.new(upstreams: [upstream.last], dir: dir, machine: Arena::Machine.new(cores: 2), bind: bind)
     @groups << nginx
     nginx.start
     assert_equal "v6", Arena::HttpProbe.new(bind, timeout: 2).get("/").body
@@ -61,7 +61,7 @@ class NginxTest < Minitest::Test
   end
 
   def test_a_dollar_or_newline_in_a_path_is_refused
-    nginx = Arena::Proxy::Nginx.new(upstreams: [Arena::Bind.tcp(port: 1)], dir: File.join(@dir, "a$b"))
+    nginx = Arena::Fronts::Nginx.new(upstreams: [Arena::Bind.tcp(port: 1)], dir: File.join(@dir, "a$b"))
     assert_raises(Arena::UsageError) { nginx.config }
   end
 

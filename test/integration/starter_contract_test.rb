@@ -29,7 +29,7 @@ module Arena
     def answers?(bind) = HttpProbe.new(bind, timeout: 10).get("/server").body.include?("puma")
 
     def test_the_starter_contract
-      skip "nginx is not installed" unless Proxy::Nginx.binary
+      skip "nginx is not installed" unless Fronts::Nginx.binary
       starter = new_starter
       assert_empty StarterContract::METHODS.reject { |m| starter.respond_to?(m) }, "every method of the contract"
 

@@ -23,7 +23,7 @@ class TrafficImportTest < Arena::ArenaCase
   MIX
 
   def test_nginx_access_log_under_a_known_mix_imports_back_to_its_weights
-    skip "nginx is not installed" unless Arena::Proxy::Nginx.binary
+    skip "nginx is not installed" unless Arena::Fronts::Nginx.binary
     log = nginx_log_under(MIX, requests: 20_000)
     gz = File.join(@tmp, "access.log.1.gz")
     Zlib::GzipWriter.open(gz) { |io| io.write(File.binread(log)) }
@@ -94,7 +94,7 @@ class TrafficImportTest < Arena::ArenaCase
         }
       }
     NGINX
-    nginx = Arena::ProcessGroup.new([Arena::Proxy::Nginx.binary, "-p", dir, "-c", File.join(dir, "nginx.conf"), "-g", "daemon off;"],
+    nginx = Arena::ProcessGroup.new([Arena::Fronts::Nginx.binary, "-p", dir, "-c", File.join(dir, "nginx.conf"), "-g", "daemon off;"],
       log_path: File.join(dir, "nginx.out"))
     nginx.start
     refute Arena::HttpProbe.new(bind, timeout: 1).await("/ready", deadline: Arena::Support::Clock.now + 10), "nginx never answered"

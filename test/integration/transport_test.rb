@@ -33,7 +33,7 @@ module Arena
     end
 
     def test_nginx_terminates_tls_and_h2_in_front_of_unicorn
-      skip "nginx is not installed" unless Proxy::Nginx.binary
+      skip "nginx is not installed" unless Fronts::Nginx.binary
       run = arena("run", "--servers", "unicorn:workers=1", "--front", "nginx", "--transport", "h2", "--h2-streams", "2", *LOAD)
       assert_measured(run, "unicorn", protocol: "h2", tls: true)
       m = run.measurements.first
@@ -42,10 +42,10 @@ module Arena
     end
 
     def test_caddy_and_thruster_fronts
-      skip "caddy is not installed" unless Proxy::Caddy.binary
+      skip "caddy is not installed" unless Fronts::Caddy.binary
       run = arena("run", "--servers", "puma:workers=0", "--front", "caddy", "--transport", "h2", *LOAD)
       assert_measured(run, "puma", protocol: "h2", tls: true)
-      skip "the thruster gem is not installed" unless Proxy::Thruster.binary
+      skip "the thruster gem is not installed" unless Fronts::Thruster.binary
       run = arena("run", "--servers", "puma:workers=0", "--front", "thruster", *LOAD)
       assert_measured(run, "puma", protocol: "http/1.1")
       assert_operator run.measurements.first.dig("front_probes", "pss_peak_kb").to_i, :>, 0

@@ -18,7 +18,7 @@ class TrustTest < Arena::ArenaCase
   # Behind nginx, a dead Thin turns into fast 502s. They are errors: the
   # crash run's goodput must be below the steady run's, never above it.
   def test_a_dead_server_behind_nginx_is_not_faster_than_a_live_one
-    skip "nginx is not installed" unless Arena::Proxy::Nginx.binary
+    skip "nginx is not installed" unless Arena::Fronts::Nginx.binary
     outcome = arena("run", "--servers", "thin", "--front", "nginx", "--scenario", "steady,crash", "--workload", "server",
       "-c", "8", "-d", "1", "-w", "0.2")
     steady = summaries(outcome, "steady").first.fetch("summary")

@@ -53,7 +53,7 @@ module Arena
     # The agent puts nginx in front and serves plain HTTP/1.1: anything else
     # is refused in one line (exit 2), not run as something it was not.
     def test_a_remote_run_refuses_a_front_or_transport_it_cannot_honour
-      skip "caddy is not installed here (the plan refuses it for that first)" unless Proxy::Caddy.binary
+      skip "caddy is not installed here (the plan refuses it for that first)" unless Fronts::Caddy.binary
       error = assert_raises(UsageError) { remote_check("--front", "caddy") }
       assert_equal "--server-host puts nginx in front only: not --front caddy", error.message
     end
@@ -66,7 +66,7 @@ module Arena
     end
 
     def test_a_remote_run_keeps_nginx_and_plain_http
-      skip "nginx is not installed" unless Proxy::Nginx.binary
+      skip "nginx is not installed" unless Fronts::Nginx.binary
       remote_check("--front", "nginx", "--transport", "http1")
     end
   end

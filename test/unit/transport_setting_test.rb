@@ -16,14 +16,14 @@ module Arena
 
     def test_the_flags_come_from_the_table
       assert_equal %w[--transport --h2-streams --tls-resume], %i[transport h2_streams tls_resume].map { |n| Load.setting(n).switch }
-      skip "nginx is not installed" unless Proxy::Nginx.binary
+      skip "nginx is not installed" unless Fronts::Nginx.binary
       t = plan("--front", "nginx", "--transport", "h2", "--h2-streams", "4", "--tls-resume").transport
       assert_equal ["h2", 4, true], [t.name, t.h2_streams, t.tls_resume]
       assert_equal "h2", plan("--front", "nginx", "--transport", "h2").load.transport
     end
 
     def test_arena_yml_sets_the_transport_under_load
-      skip "nginx is not installed" unless Proxy::Nginx.binary
+      skip "nginx is not installed" unless Fronts::Nginx.binary
       path = File.join(@dir, "arena.yml")
       File.write(path, "load:\n  transport: tls\n  tls_resume: on\n")
       t = plan("--front", "nginx", "--config", path).transport

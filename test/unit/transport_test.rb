@@ -40,9 +40,9 @@ class TransportUnitTest < Minitest::Test
     assert_nil Arena::Servers::Unicorn.new.transport_unsupported(t["http1"])
     assert_nil Arena::Servers::Iodine.new.transport_unsupported(t["tls"])
     assert_match(/--ssl_cert\/--ssl_key take no value/, Arena::Servers::Agoo.new.transport_unsupported(t["tls"]))
-    assert_match(/h2c only on a port without HTTP\/1\.1/, Arena::Proxy::Nginx.transport_unsupported(t["h2c"]))
-    assert_match(/Let's Encrypt only/, Arena::Proxy::Thruster.transport_unsupported(t["h2"]))
-    assert_nil Arena::Proxy::Caddy.transport_unsupported(t["h2c"])
+    assert_match(/h2c only on a port without HTTP\/1\.1/, Arena::Fronts::Nginx.transport_unsupported(t["h2c"]))
+    assert_match(/Let's Encrypt only/, Arena::Fronts::Thruster.transport_unsupported(t["h2"]))
+    assert_nil Arena::Fronts::Caddy.transport_unsupported(t["h2c"])
   end
 
   def test_puma_is_handed_the_runs_certificate
@@ -54,8 +54,8 @@ class TransportUnitTest < Minitest::Test
 
   def test_caddy_config_terminates_h2_with_the_runs_certificate
     files = Arena::TLS::Certificates::Files.new(ca: "/r/ca.pem", cert: "/r/cert.pem", key: "/r/key.pem", chain: "/r/chain.pem")
-    skip "caddy is not installed" unless Arena::Proxy::Caddy.binary
-    caddy = Arena::Proxy::Caddy.new(upstreams: [Arena::Bind.tcp(port: 9000)], dir: "/tmp/x",
+    skip "caddy is not installed" unless Arena::Fronts::Caddy.binary
+    caddy = Arena::Fronts::Caddy.new(upstreams: [Arena::Bind.tcp(port: 9000)], dir: "/tmp/x",
       bind: Arena::Bind.tcp(port: 9443).with_tls(files), transport: Arena::Transport.parse("h2"))
     text = caddy.config
     assert_includes text, "https://127.0.0.1:9443 {"

@@ -3,7 +3,7 @@
 require_relative "front"
 
 module Arena
-  module Proxy
+  module Fronts
     # Debian's Caddy in front of the server, from a Caddyfile Arena writes into
     # the run directory: loopback only, no admin endpoint, no automatic HTTPS
     # (the run's own certificate for tls and h2; h2c by prior knowledge on a

@@ -3,7 +3,7 @@
 require "fileutils"
 
 module Arena
-  module Proxy
+  module Fronts
     # What a front started as one process group has in common (Caddy,
     # Thruster): its place, its start and stop, its samples taken apart from
     # the server's tree. A subclass says how it runs: `argv`, `env` and

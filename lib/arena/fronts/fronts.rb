@@ -11,7 +11,7 @@ module Arena
 
     module_function
 
-    def klass(name) = {"nginx" => Proxy::Nginx, "caddy" => Proxy::Caddy, "thruster" => Proxy::Thruster}.fetch(name)
+    def klass(name) = {"nginx" => Fronts::Nginx, "caddy" => Fronts::Caddy, "thruster" => Fronts::Thruster}.fetch(name)
 
     # Why this front cannot be used for this transport here (nil: it can).
     def missing(name, transport)

@@ -3,7 +3,7 @@
 require_relative "front"
 
 module Arena
-  module Proxy
+  module Fronts
     # Debian's nginx in front of the server, from a config Arena writes into the
     # run directory: loopback only, upstream keep-alive, buffering on (which is
     # what protects one-request-per-worker servers from slow clients). Its own

@@ -3,7 +3,7 @@
 require_relative "front"
 
 module Arena
-  module Proxy
+  module Fronts
     # Thruster (the `thruster` gem, Rails 8's default front) before the
     # server. Rails runs it as the parent of Puma (`thrust bin/rails server`);
     # here it wraps a placeholder that only waits, and proxies to the server
