@@ -140,7 +140,7 @@ module Arena
       assert_equal 2, loaders.size
       assert_equal [3, 3], loaders.map { |d| d.dig("connections", "requested") }, "connections split evenly"
       # The merged document's percentiles are those of the exact merge of both engines' histograms...
-      exact = Remote::Histogram.merge(loaders.map { |d| Remote::Histogram.decode(d["latency_histogram"]) })
+      exact = Stats::Histogram.merge(loaders.map { |d| Stats::Histogram.decode(d["latency_histogram"]) })
       assert_equal exact.latency_us.slice("count", "p50", "p90", "p99", "p999", "max"),
         m.dig("load", "latency_us").slice("count", "p50", "p90", "p99", "p999", "max")
       # ...which is what the engine's own --merge says of the same two documents.
@@ -173,7 +173,7 @@ module Arena
       assert_equal [100.0, 150.0, 100.0], stages.map { |s| s["asked"] }, "the whole profile's requests"
       stages.each_with_index do |stage, i|
         %w[sent completed good dropped].each { |k| assert_equal loaders.sum { |d| d["stages"][i][k] }, stage[k], "stage #{i} #{k}" }
-        exact = Remote::Histogram.merge(loaders.map { |d| Remote::Histogram.decode(d["stages"][i]["latency_histogram"]) })
+        exact = Stats::Histogram.merge(loaders.map { |d| Stats::Histogram.decode(d["stages"][i]["latency_histogram"]) })
         assert_equal exact.latency_us, stage["latency_us"], "stage #{i}"
       end
       assert_equal 350, stages.sum { |s| s["sent"] }
@@ -181,7 +181,7 @@ module Arena
       assert_equal %w[server json], requests.map { |r| r["name"] }
       requests.each_with_index do |request, i|
         assert_equal loaders.sum { |d| d["requests_mix"][i]["good"] }, request["good"], request["name"]
-        exact = Remote::Histogram.merge(loaders.map { |d| Remote::Histogram.decode(d["requests_mix"][i]["latency_histogram"]) })
+        exact = Stats::Histogram.merge(loaders.map { |d| Stats::Histogram.decode(d["requests_mix"][i]["latency_histogram"]) })
         assert_equal exact.latency_us, request["latency_us"], request["name"]
       end
       assert_equal m.dig("load", "good", "completed"), requests.sum { |r| r["good"] }

@@ -7,9 +7,9 @@ require "arena"
 # answer is known.
 class MemoryAnalysisTest < Minitest::Test
   cover "Arena::Scenarios::SoakAnalysis*"
-  cover "Arena::Scenarios::LinearFit*"
+  cover "Arena::Stats::LinearFit*"
 
-  Fit = Arena::Scenarios::LinearFit
+  Fit = Arena::Stats::LinearFit
   Analysis = Arena::Scenarios::SoakAnalysis
 
   def test_least_squares_recovers_a_line_and_says_how_well_it_fits

@@ -17,13 +17,13 @@ module Arena
 
     def test_decode_gives_the_engines_own_percentiles
       docs.each do |doc|
-        hist = Remote::Histogram.decode(doc.fetch("latency_histogram"))
+        hist = Stats::Histogram.decode(doc.fetch("latency_histogram"))
         assert_equal doc["latency_us"].slice("count", "min", "max", "p50", "p75", "p90", "p99", "p999", "p9999"),
           hist.latency_us.slice("count", "min", "max", "p50", "p75", "p90", "p99", "p999", "p9999")
         assert_in_delta doc.dig("latency_us", "stdev"), hist.latency_us["stdev"], 0.11
         doc["timeline"].each do |second|
           next unless second["histogram"]
-          h = Remote::Histogram.decode(second["histogram"])
+          h = Stats::Histogram.decode(second["histogram"])
           assert_equal [second["completed"], second["p50_us"], second["p99_us"]], [h.total, h.percentile(50), h.percentile(99)]
         end
       end
@@ -49,7 +49,7 @@ module Arena
     def test_encode_decode_roundtrip_and_exact_merge
       a = hist({10 => 5, 1500 => 2, 16_000 => 1}, min: 10, max: 400_000_000)
       b = hist({10 => 1, 900 => 3}, min: 10, max: 2_000)
-      again = Remote::Histogram.decode(JSON.parse(JSON.generate(a.to_h)))
+      again = Stats::Histogram.decode(JSON.parse(JSON.generate(a.to_h)))
       assert_equal a.counts, again.counts
       assert_equal [a.min, a.max, a.sum, a.sum_sq], [again.min, again.max, again.sum, again.sum_sq]
       merged = a.merge(b)
@@ -61,17 +61,17 @@ module Arena
     def test_rejects_bad_input_with_a_reason
       good = hist({1 => 2}, min: 1, max: 1).to_h
       {"encoding" => "x", "count" => 3, "counts" => "AQ*=", "sub_bits" => 40, "min" => -1}.each do |key, bad|
-        error = assert_raises(Remote::Histogram::Invalid) { Remote::Histogram.decode(good.merge(key => bad)) }
+        error = assert_raises(Stats::Histogram::Invalid) { Stats::Histogram.decode(good.merge(key => bad)) }
         refute_empty error.message
       end
-      assert_raises(Remote::Histogram::Invalid) { Remote::Histogram.decode(good.merge("counts" => "/////w8C", "count" => 2)) }
+      assert_raises(Stats::Histogram::Invalid) { Stats::Histogram.decode(good.merge("counts" => "/////w8C", "count" => 2)) }
       assert_raises(Error) { Remote::Merge.call([{"latency_us" => {}}]) }
     end
 
     private
 
     def hist(counts, min:, max:)
-      Remote::Histogram.new(sub_bits: 11, highest: 100_000_000, counts: counts, min: min, max: max,
+      Stats::Histogram.new(sub_bits: 11, highest: 100_000_000, counts: counts, min: min, max: max,
         sum: counts.sum { |i, c| i * c }, sum_sq: counts.sum { |i, c| i * i * c }.to_f)
     end
 

@@ -17,8 +17,8 @@ module Arena
     # `good` responses passed the checks; `bad` arrived but failed them.
     def self.doc(good:, bad: [], duration: 10.0, seconds: 2, threads: 2, connections: 8, host_cpu: 40.0)
       all = good + bad
-      whole = Remote::Histogram.of(all)
-      goods = Remote::Histogram.of(good)
+      whole = Stats::Histogram.of(all)
+      goods = Stats::Histogram.of(good)
       per = all.each_slice((all.size / seconds.to_f).ceil).to_a
       {
         "schema" => "arena-load/2", "model" => "closed", "target" => "http://127.0.0.1:1/", "threads" => threads,
@@ -31,7 +31,7 @@ module Arena
                    "latency_histogram" => goods.to_h},
         "loader_cpu_pct" => host_cpu,
         "timeline" => per.each_with_index.map do |vals, t|
-          h = Remote::Histogram.of(vals)
+          h = Stats::Histogram.of(vals)
           ngood = (good.size - per.first(t).sum(&:size)).clamp(0, vals.size)
           {"t" => t, "completed" => vals.size, "good" => ngood, "errors" => vals.size - ngood,
            "p50_us" => h.percentile(50), "p99_us" => h.percentile(99), "error_kinds" => {}, "histogram" => h.to_h}
@@ -40,7 +40,7 @@ module Arena
     end
 
     # Built once when the file loads (mutant then forks per mutation).
-    BIG = [doc(good: FAST), doc(good: SLOW), Remote::Histogram.of(FAST + SLOW)].freeze
+    BIG = [doc(good: FAST), doc(good: SLOW), Stats::Histogram.of(FAST + SLOW)].freeze
 
     def doc(...) = self.class.doc(...)
 
@@ -104,7 +104,7 @@ module Arena
       assert_equal [0, 0, 0], t.map { |s| s["errors"] }
       assert_equal [1_000, 9_000, 2_000], t.map { |s| s["p50_us"] }
       assert_equal [2_000, 9_000, 2_000], t.map { |s| s["p99_us"] }
-      assert_equal 12, Remote::Histogram.decode(t.first["histogram"]).total
+      assert_equal 12, Stats::Histogram.decode(t.first["histogram"]).total
     end
 
     def test_open_model_figures_are_summed
@@ -132,7 +132,7 @@ module Arena
       b = doc(good: [2_000] * 5, duration: 3.3).except("bytes_received", "status", "errors")
       c = doc(good: [3_000] * 1, duration: 0.0).except("duration_s")
       merged = Remote::Merge.call([a, b, c], hosts: %w[h1 h2])
-      exact = Remote::Histogram.of([1_000] * 7 + [900] * 2 + [2_000] * 5 + [3_000])
+      exact = Stats::Histogram.of([1_000] * 7 + [900] * 2 + [2_000] * 5 + [3_000])
       assert_equal "http://127.0.0.1:9/x", merged["target"]
       assert_equal 3.3, merged["duration_s"]
       assert_equal 15, merged.dig("requests", "completed")
@@ -141,7 +141,7 @@ module Arena
       assert_equal 3.94, merged.dig("good", "rps")
       assert_equal exact.latency_us, merged["latency_us"]
       assert_equal exact.to_h, merged["latency_histogram"]
-      assert_equal Remote::Histogram.of([1_000] * 7 + [2_000] * 5 + [3_000]).latency_us, merged.dig("good", "latency_us")
+      assert_equal Stats::Histogram.of([1_000] * 7 + [2_000] * 5 + [3_000]).latency_us, merged.dig("good", "latency_us")
       assert_equal 100, merged["bytes_received"]
       assert_equal({"200" => 8, "500" => 2}, merged["status"])
       assert_equal({"unexpected_status" => 2, "total" => 2}, merged["errors"])
@@ -150,7 +150,7 @@ module Arena
       assert_equal [9, 5, 1], merged["loaders"].map { |l| l["completed"] }
       assert_nil Remote::Merge.call([a, b.except("good")])["good"], "a loader without goodput: none merged"
       error = assert_raises(Error) { Remote::Merge.call([a, b.merge("good" => b["good"].merge("latency_histogram" => {"x" => 1}))]) }
-      assert_kind_of Remote::Histogram::Invalid, error
+      assert_kind_of Stats::Histogram::Invalid, error
     end
 
     def test_refuses_what_cannot_be_merged
@@ -161,7 +161,7 @@ module Arena
 
     # One request of a mix, or one stage, as the engine writes it with --histograms.
     def self.part(good_values, **fields)
-      h = Remote::Histogram.of(good_values, sub_bits: 8)
+      h = Stats::Histogram.of(good_values, sub_bits: 8)
       fields.merge("good" => good_values.size, "latency_us" => h.latency_us, "latency_histogram" => h.to_h)
     end
 
@@ -185,7 +185,7 @@ module Arena
       fast, slow = Remote::Merge.call([a, b])["requests_mix"]
       assert_equal({"name" => "fast", "weight_share" => 0.9, "completed" => 1206, "good" => 1200, "bad" => 6},
         fast.slice("name", "weight_share", "completed", "good", "bad"))
-      exact = Remote::Histogram.of(fast_a + fast_b, sub_bits: 8)
+      exact = Stats::Histogram.of(fast_a + fast_b, sub_bits: 8)
       assert_equal exact.latency_us, fast["latency_us"]
       assert_operator fast.dig("latency_us", "p99"), :>=, 20_000, "loader two's slow fast requests are in the p99"
       assert_equal [140, 200_000, 210_000], [slow["good"], slow.dig("latency_us", "min"), slow.dig("latency_us", "max")]
@@ -214,7 +214,7 @@ module Arena
       assert_equal({"from_rps" => 0.0, "to_rps" => 200.0, "start_s" => 0, "duration_s" => 2, "asked" => 200.0, "sent" => 399,
                     "completed" => 398, "good" => 398, "errors" => 1, "dropped" => 1}, ramp.except("latency_us", "latency_histogram"))
       assert_equal [1000.0, 1000.0, 1000.0, 820, 750, 70, 180], spike.values_at("from_rps", "to_rps", "asked", "sent", "good", "errors", "dropped")
-      assert_equal Remote::Histogram.of(spike_a + spike_b, sub_bits: 8).latency_us, spike["latency_us"]
+      assert_equal Stats::Histogram.of(spike_a + spike_b, sub_bits: 8).latency_us, spike["latency_us"]
       figures = Results::LoadFigures.from_h(Remote::Merge.call([a, b])).stages
       assert_equal [199.5, 820.0], figures.map(&:sent_rps)
       assert_nil Remote::Merge.call([a, b.merge("stages" => b["stages"].first(1))])["stages"], "different profiles do not merge"
@@ -226,7 +226,7 @@ module Arena
     # loader without "good" per second leaves good out, one without a
     # timeline adds nothing.
     def test_each_second_of_the_timeline_exactly
-      hist = Remote::Histogram
+      hist = Stats::Histogram
       first = Array.new(60) { |i| 10_000 + 200 * i }
       second = Array.new(40) { |i| 30_000 + 300 * i }
       a = {"t" => 0, "completed" => 60, "good" => 59, "errors" => 1, "error_kinds" => {"timeout" => 1}, "histogram" => hist.of(first).to_h}
@@ -248,7 +248,7 @@ module Arena
     # A loader's document with what an older or foreign engine leaves out or
     # writes as strings: counted as 0 or skipped, never a crash or a nil sum.
     def test_a_sparse_document_beside_a_full_one
-      hist = Remote::Histogram
+      hist = Stats::Histogram
       sparse = {"latency_histogram" => hist.of([5_000]).to_h, "requests" => {"sent" => 7}, "threads" => "3",
                 "errors" => {"note" => "x", "timeout" => 1}, "open" => {"target_rps" => 100.126, "late" => nil, "dropped" => "2"},
                 "good" => {"completed" => "7"}}
@@ -285,7 +285,7 @@ module Arena
       end
       assert_equal 80, merged["requests_mix"].first["good"]
       both = Remote::Merge.call([a, a])
-      exact = Remote::Histogram.of(values_a + values_a, sub_bits: 8)
+      exact = Stats::Histogram.of(values_a + values_a, sub_bits: 8)
       assert_equal [exact.latency_us, exact.to_h], both["requests_mix"].first.values_at("latency_us", "latency_histogram")
       assert_equal exact.to_h, both["stages"].first["latency_histogram"]
     end

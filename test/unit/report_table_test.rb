@@ -112,7 +112,7 @@ class ReportTableTest < Minitest::Test
   # responses, so the merged p99 is that round's, while the median of the
   # rounds' p99s would hide it.
   def test_rounds_latency_is_read_from_their_merged_histograms
-    hist = Arena::Remote::Histogram
+    hist = Arena::Stats::Histogram
     rounds = [[1_000] * 400, [1_000] * 400, [50_000] * 200].map do |values|
       h = hist.of(values)
       m = measurement("puma:workers=2", values.size / 5.0, h.percentile(99))
@@ -136,7 +136,7 @@ class ReportTableTest < Minitest::Test
   # merged histogram holds more, so the row has its p99 and no finding says
   # "no p99 is shown". A single short run still gets the line.
   def test_few_samples_is_said_only_where_the_row_has_no_p99
-    hist = Arena::Remote::Histogram
+    hist = Arena::Stats::Histogram
     rounds = Array.new(3) do
       h = hist.of([48_000] * 60)
       m = measurement("webrick", 200.0, h.percentile(99))

@@ -199,22 +199,22 @@ module Arena
 
     def test_the_block_floor_and_the_widened_error
       line = (0..11).map { |t| [t.to_f, 3.0 * t] }
-      fit = Scenarios::LinearFit.of(line)
+      fit = Stats::LinearFit.of(line)
       assert_equal 0.0, Rule.block_floor(line, fit), "no scatter about the line"
       assert_equal 0.0, Rule.widened_se(line, fit)
       two = [[0.0, 0.0], [1.0, 5.0]]
-      assert_equal 0.0, Rule.block_floor(two, Scenarios::LinearFit.of(two)), "under 3 blocks: no block floor"
+      assert_equal 0.0, Rule.block_floor(two, Stats::LinearFit.of(two)), "under 3 blocks: no block floor"
       # Six points, one a block, alternating 1 above and 1 below a flat line at 0:
       # the fitted line is not quite flat, so work it from the fit itself.
       zig = (0..5).map { |t| [t.to_f, t.even? ? 1.0 : -1.0] }
-      zfit = Scenarios::LinearFit.of(zig)
+      zfit = Stats::LinearFit.of(zig)
       sd = Math.sqrt(zig.sum { |t, y| (y - zfit.at(t))**2 } / 5)
       assert_in_delta 2 * sd / (5.0 / 6), Rule.block_floor(zig, zfit), 1e-12
       # Alternating residuals correlate negatively: clamped to 0, no widening.
       assert_in_delta zfit.slope_se, Rule.widened_se(zig, zfit), 1e-12
       # A slow wave: neighbours alike (r > 0), so fewer samples' worth of news and a wider error.
       wave = (0..59).map { |t| [t.to_f, Math.sin(t / 6.0)] }
-      wfit = Scenarios::LinearFit.of(wave)
+      wfit = Stats::LinearFit.of(wave)
       assert_operator Rule.widened_se(wave, wfit), :>, 3 * wfit.slope_se
       assert_equal 60.0, Rule.per_min(1024.0)
     end
@@ -281,7 +281,7 @@ module Arena
     # crossings -1; the line fits the pairs' residuals exactly as built.
     def test_the_widened_error_of_residuals_that_repeat_in_pairs
       pts = (0..11).map { |t| [t.to_f, 2.0 * t + [1, 1, -1, -1][t % 4]] }
-      fit = Scenarios::LinearFit.of(pts)
+      fit = Stats::LinearFit.of(pts)
       res = pts.map { |t, y| y - fit.at(t) }
       lag = (1...12).sum { |i| res[i] * res[i - 1] } / res.sum { |e| e * e }
       assert_operator lag, :>, 0.05, "positively correlated: #{lag}"
@@ -306,7 +306,7 @@ module Arena
     end
 
     def test_the_block_floor_at_its_edges
-      flat = Scenarios::LinearFit.of([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]])
+      flat = Stats::LinearFit.of([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]])
       assert_equal 0.0, Rule.block_floor([[0.0, 5.0], [1.0, -5.0]], flat), "two blocks: no floor, whatever the scatter"
       # Three blocks of one point, 1 off a flat line each, from t = 10: sd sqrt(3 / 2), blocks 2/3 s long.
       three = [[10.0, 1.0], [11.0, -1.0], [12.0, 1.0]]
@@ -320,7 +320,7 @@ module Arena
     def test_the_floor_is_composed_of_both_parts
       cases = {se: soak(Random.new(5), leak_mib_min: 1, amp_mib: 4, period: 10), blocks: soak(Random.new(5), leak_mib_min: 1, amp_mib: 12, period: 50)}
       cases.each do |leader, points|
-        fit = Scenarios::LinearFit.of(points)
+        fit = Stats::LinearFit.of(points)
         se = Rule.widened_se(points, fit)
         block = Rule.block_floor(points, fit)
         assert_equal leader, (Scenarios::SoakVerdict::CUT * se > block) ? :se : :blocks

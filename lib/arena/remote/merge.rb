@@ -16,7 +16,7 @@ module Arena
       # raws: the engines' JSON documents (written with --histograms), in loader order.
       def call(raws, hosts: nil)
         raise Error, "nothing to merge" if raws.empty?
-        whole = Histogram.merge(raws.map { |r| histogram(r["latency_histogram"], "latency_histogram") })
+        whole = Stats::Histogram.merge(raws.map { |r| histogram(r["latency_histogram"], "latency_histogram") })
         duration = raws.map { |r| r.fetch("duration_s", 0.0) }.max
         completed = raws.sum { |r| r.dig("requests", "completed").to_i }
         raws.first.except("loader_cpu_pct").merge(
@@ -36,7 +36,7 @@ module Arena
 
       def histogram(hash, where)
         raise Error, "loader document has no #{where} (engine without --histograms?)" if hash.nil?
-        Histogram.decode(hash)
+        Stats::Histogram.decode(hash)
       end
 
       # Goodput over every loader: good responses summed, their latency from
@@ -49,7 +49,7 @@ module Arena
         completed = goods.sum { |g| g["completed"].to_i }
         hists = goods.map { |g| g["latency_histogram"] }
         latency = if hists.all?
-          Histogram.merge(hists.map { |h| histogram(h, "good latency_histogram") }).latency_us
+          Stats::Histogram.merge(hists.map { |h| histogram(h, "good latency_histogram") }).latency_us
         else
           {"count" => 0}
         end
@@ -90,7 +90,7 @@ module Arena
       def latency_of(entries)
         hists = entries.map { |e| e["latency_histogram"] }
         return {"latency_us" => {"count" => 0}} unless hists.all?
-        merged = Histogram.merge(hists.map { |h| histogram(h, "latency_histogram of a request or stage") })
+        merged = Stats::Histogram.merge(hists.map { |h| histogram(h, "latency_histogram of a request or stage") })
         {"latency_us" => merged.latency_us, "latency_histogram" => merged.to_h}
       end
 
@@ -110,7 +110,7 @@ module Arena
         lines = raws.map { |r| r["timeline"] || [] }
         Array.new(lines.map(&:size).max) do |t|
           seconds = lines.filter_map { |line| line[t] }
-          hist = Histogram.merge(seconds.filter_map { |s| s["histogram"] && Histogram.decode(s["histogram"]) })
+          hist = Stats::Histogram.merge(seconds.filter_map { |s| s["histogram"] && Stats::Histogram.decode(s["histogram"]) })
           good = (seconds.sum { |s| s["good"].to_i } if seconds.all? { |s| s.key?("good") })
           {"t" => t, "completed" => seconds.sum { |s| s["completed"].to_i }, "good" => good, "errors" => seconds.sum { |s| s["errors"].to_i },
            "p50_us" => hist&.percentile(50) || 0, "p99_us" => hist&.percentile(99) || 0,

@@ -102,8 +102,8 @@ module Arena
         return nil if runs.size < 2
         histograms = runs.map { |m| m.load.good_histogram }
         return nil unless histograms.all?
-        Remote::Histogram.merge(histograms)
-      rescue Remote::Histogram::Invalid
+        Stats::Histogram.merge(histograms)
+      rescue Stats::Histogram::Invalid
         nil
       end
 

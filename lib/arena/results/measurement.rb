@@ -137,8 +137,8 @@ module Arena
       # The histogram of good responses' latency (the engine writes it with
       # --histograms), so several runs merge exactly; nil when absent or unreadable.
       def good_histogram
-        Remote::Histogram.decode(raw.dig("good", "latency_histogram"))
-      rescue Remote::Histogram::Invalid
+        Stats::Histogram.decode(raw.dig("good", "latency_histogram"))
+      rescue Stats::Histogram::Invalid
         nil
       end
 

@@ -115,10 +115,10 @@ module Arena
         # the end, so only a run cut at once).
         return {"target_rps" => rate, "verdict" => died ? "died at once" : "too short to judge", "died_at_s" => died&.t} if samples.size < 2
         window = samples.last.t - samples.first.t
-        whole = LinearFit.of(samples.map { |s| [s.t, s.pss_kb] })
+        whole = Stats::LinearFit.of(samples.map { |s| [s.t, s.pss_kb] })
         tail = samples.select { |s| s.t >= samples.first.t + window * 2 / 3.0 }
-        last = LinearFit.of(tail.map { |s| [s.t, s.pss_kb] })
-        private = LinearFit.of(tail.map { |s| [s.t, s.uss_kb] })
+        last = Stats::LinearFit.of(tail.map { |s| [s.t, s.pss_kb] })
+        private = Stats::LinearFit.of(tail.map { |s| [s.t, s.uss_kb] })
         # The third before the judged one: a cycle longer than the last third,
         # or a leak under its floor, shows against it (SoakVerdict).
         middle = samples.select { |s| s.t >= samples.first.t + window / 3.0 && s.t < samples.first.t + window * 2 / 3.0 }
@@ -156,7 +156,7 @@ module Arena
         samples.each { |s| Array(s.processes).each { |p| series[p["pid"]] << [s.t, p["pss_kb"]] } }
         series.map do |pid, points|
           {"pid" => pid, "pss_first_kb" => points.first[1], "pss_last_kb" => points.last[1],
-           "slope_mib_per_min" => per_min(LinearFit.of(points)), "seen_s" => [points.first[0], points.last[0]]}
+           "slope_mib_per_min" => per_min(Stats::LinearFit.of(points)), "seen_s" => [points.first[0], points.last[0]]}
         end
       end
 

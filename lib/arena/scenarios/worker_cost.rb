@@ -184,7 +184,7 @@ module Arena
 
       def summary(ctx, original, points)
         plain = points.reject { |p| p["refork"] || p["error"] }
-        fit = LinearFit.of(plain.map { |p| [p["workers"], p["pss_kb"]] })
+        fit = Stats::LinearFit.of(plain.map { |p| [p["workers"], p["pss_kb"]] })
         largest = plain.max_by { |p| p["workers"] }
         # Under the original config's label: the fit is about that config.
         summary_record(ctx, "fit", {

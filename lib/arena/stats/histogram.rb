@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 module Arena
-  module Remote
+  module Stats
     # The engine's latency histogram as it travels in its JSON (ext/arena_load/hcodec.h,
     # encoding "arena-hist/1"): decoded exactly, merged exactly, and queried with
     # the same percentile rule as the engine, so a merge of several loaders'

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 module Arena
-  module Scenarios
+  module Stats
     # Ordinary least squares of y = intercept + slope × x, with what says how
     # far to trust it: R², the residuals' standard deviation and the slope's
     # standard error. Used for memory growth over a soak (x: seconds) and for

@@ -68,7 +68,7 @@ module Arena
 
       # The rule on one span of points.
       def judge(points)
-        fit = LinearFit.of(points)
+        fit = Stats::LinearFit.of(points)
         if fit.nil? || points.size < MIN_POINTS
           return Judgement.new(verdict: Verdict.cannot_judge("too short to judge: #{points.size} memory samples in the last third, " \
             "#{MIN_POINTS} needed")).freeze
