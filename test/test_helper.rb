@@ -10,7 +10,7 @@ if UNDER_MUTANT
 else
   require "minitest/autorun"
 end
-# `cover "Arena::Gate*"`: which code a test class is the proof of (mutant
+# `cover "Arena::Verdicts::Gate*"`: which code a test class is the proof of (mutant
 # runs only those tests against a mutation of that code). Without the gem
 # (a machine without the development bundle) it declares nothing.
 begin

@@ -5,9 +5,9 @@ require "arena"
 
 # Answers held in batches, on the figures of the capacity app's rounds.
 class BatchingTest < Minitest::Test
-  cover "Arena::Batching*"
+  cover "Arena::Verdicts::Batching*"
 
-  B = Arena::Batching
+  B = Arena::Verdicts::Batching
 
   # Thin, one slot, /io?ms=50 at 32 connections, a 3 s round (session 8):
   # 17.3 counted, mean latency 1,624 ms, waiting 840 ms, working 49.8 ms.

@@ -51,7 +51,7 @@ class BootRetryTest < Minitest::Test
 
     def ready_timeout = 10
 
-    def crash_patterns = Arena::CrashLine::GENERIC
+    def crash_patterns = Arena::Verdicts::CrashLine::GENERIC
 
     def transient_boot_patterns = Arena::Servers::Passenger.new.transient_boot_patterns
 
@@ -130,10 +130,10 @@ class BootRetryTest < Minitest::Test
 
   def test_passengers_pattern_names_its_start_timeout_and_nothing_of_the_app
     patterns = Arena::Servers::Passenger.new.transient_boot_patterns
-    assert Arena::CrashLine.find([TIMEOUT], patterns: patterns)
+    assert Arena::Verdicts::CrashLine.find([TIMEOUT], patterns: patterns)
     daemonize = TIMEOUT.sub("failed to start in time", "didn't daemonize in time")
-    assert Arena::CrashLine.find([daemonize], patterns: patterns)
-    assert_nil Arena::CrashLine.find([APP_CRASH, "Daemon 'x' failed to start. (PhusionPassenger::DaemonController::StartError)"],
+    assert Arena::Verdicts::CrashLine.find([daemonize], patterns: patterns)
+    assert_nil Arena::Verdicts::CrashLine.find([APP_CRASH, "Daemon 'x' failed to start. (PhusionPassenger::DaemonController::StartError)"],
       patterns: patterns)
     Arena::Servers.all.reject { |k| k == Arena::Servers::Passenger }.each do |klass|
       assert_empty klass.new.transient_boot_patterns, klass.key

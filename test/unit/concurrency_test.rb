@@ -8,14 +8,14 @@ require "arena"
 # a config that runs far fewer than it declares while requests wait and the
 # CPU has room is under-concurrent.
 class ConcurrencyTest < Minitest::Test
-  cover "Arena::Concurrency*"
+  cover "Arena::Verdicts::Concurrency*"
 
   # Agoo workers=2 threads=4 on /io?ms=50 at 32 connections (issue 33):
   # 19.7 req/s x 50 ms = one request at a time, of 8 declared.
   AGOO = {rps: 19.7, working_mean_us: 50_300, working_p50_us: 50_100, waiting_p50_us: 1_550_000, declared: 8, connections: 32,
           server_cpu_pct: 3.0, server_cores: 1}.freeze
 
-  def call(**changes) = Arena::Concurrency.call(Arena::Concurrency::Figures.new(**AGOO.merge(changes)).freeze)
+  def call(**changes) = Arena::Verdicts::Concurrency.call(Arena::Verdicts::Concurrency::Figures.new(**AGOO.merge(changes)).freeze)
 
   def test_one_request_at_a_time_of_eight_declared_is_under_concurrent
     r = call
@@ -138,7 +138,7 @@ class ConcurrencyTest < Minitest::Test
   IODINE = {rps: 138.5, working_mean_us: 49_500, working_p50_us: 49_500, waiting_p50_us: 305_000, declared: 8, connections: 32,
             server_cpu_pct: 3.0, server_cores: 1, spread: [0, 29, 3], processes: 2}.freeze
 
-  def iodine(**changes) = Arena::Concurrency.call(Arena::Concurrency::Figures.new(**IODINE.merge(changes)).freeze)
+  def iodine(**changes) = Arena::Verdicts::Concurrency.call(Arena::Verdicts::Concurrency::Figures.new(**IODINE.merge(changes)).freeze)
 
   # A worker with 3 connections keeps 3 of its 4 threads busy: 4 + 3 = 7 of
   # 8 reachable, at most 141 req/s; the 6.86 busy are all of those 7.

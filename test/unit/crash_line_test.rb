@@ -7,10 +7,10 @@ require "arena"
 # run (lib/arena/verdicts/crash_line.rb), and the reader that feeds it the
 # lines a start wrote (lib/arena/launch/boot_log.rb).
 class CrashLineTest < Minitest::Test
-  cover "Arena::CrashLine*"
+  cover "Arena::Verdicts::CrashLine*"
   cover "Arena::BootLog*"
 
-  def find(lines, **opts) = Arena::CrashLine.find(lines, **opts)
+  def find(lines, **opts) = Arena::Verdicts::CrashLine.find(lines, **opts)
 
   # Lines as the servers write them when they cannot run.
   CRASHES = {
@@ -111,9 +111,9 @@ class CrashLineTest < Minitest::Test
     line = "/var/lib/gems/3.1.0/gems/rack-3.2.8/lib/rack/builder.rb:108:in `eval': " \
       "/tmp/app/config.ru:1: syntax error, unexpected end-of-input, expecting '}' (SyntaxError)"
     assert_equal "/tmp/app/config.ru:1: syntax error, unexpected end-of-input, expecting '}' (SyntaxError)",
-      find(["booting", line], patterns: Arena::CrashLine::LAST_WORDS)
+      find(["booting", line], patterns: Arena::Verdicts::CrashLine::LAST_WORDS)
     ruby_lib = "/usr/lib/ruby/3.1.0/timeout.rb:9:in 'call': execution expired (Timeout::Error)"
-    assert_equal "execution expired (Timeout::Error)", find([ruby_lib], patterns: Arena::CrashLine::LAST_WORDS)
+    assert_equal "execution expired (Timeout::Error)", find([ruby_lib], patterns: Arena::Verdicts::CrashLine::LAST_WORDS)
   end
 
   def test_a_crash_line_comes_before_the_exception_that_followed

@@ -6,7 +6,7 @@ require "arena"
 # Recovery read from 100 ms slices: a slice that straddles the kill still holds
 # answers from before it, so recovery must hold for half a second.
 class EventAnalysisTest < Minitest::Test
-  cover "Arena::Scenarios::EventAnalysis*"
+  cover "Arena::Verdicts::EventAnalysis*"
 
   def load(counts, step_ms: 100)
     timeline = counts.each_with_index.map { |n, i| {"t" => (i * step_ms / 1000.0).round(2), "completed" => n, "good" => n, "errors" => 0} }
@@ -15,7 +15,7 @@ class EventAnalysisTest < Minitest::Test
 
   def test_a_dead_server_is_not_recovered_by_the_slice_that_straddles_the_kill
     counts = [10] * 20 + [10] + [0] * 39 # killed at 2.0 s; the 2.0-2.1 slice still answered
-    result = Arena::Scenarios::EventAnalysis.call(load(counts), at: 2.0)
+    result = Arena::Verdicts::EventAnalysis.call(load(counts), at: 2.0)
     refute result["recovered"], result.inspect
     assert_equal 100.0, result["dip_pct"]
   end
@@ -24,7 +24,7 @@ class EventAnalysisTest < Minitest::Test
   # 2.1 s (84% of before) is not back, the one from 2.2 s is.
   def test_recovery_time_at_a_tenth_of_a_second
     counts = [1000] * 20 + [200, 300, 900] + [1000] * 37
-    result = Arena::Scenarios::EventAnalysis.call(load(counts), at: 2.0)
+    result = Arena::Verdicts::EventAnalysis.call(load(counts), at: 2.0)
     assert result["recovered"]
     assert_equal 0.3, result["recovery_s"], "the window from the 2.2 s slice is the first at 90%"
     assert_equal "recovered", result["verdict"]
@@ -37,19 +37,19 @@ class EventAnalysisTest < Minitest::Test
   # The same shape at 100 req/s: 84% of before over half a second (42
   # answers where 50 were due) is within Poisson's noise of 90%.
   def test_at_a_low_rate_a_small_shortfall_is_within_noise
-    result = Arena::Scenarios::EventAnalysis.call(load([10] * 20 + [2, 3, 9] + [10] * 37), at: 2.0)
+    result = Arena::Verdicts::EventAnalysis.call(load([10] * 20 + [2, 3, 9] + [10] * 37), at: 2.0)
     assert_equal ["no lasting effect", 0.2], [result["verdict"], result["recovery_s"]]
   end
 
   def test_no_effect_at_all_is_said
-    result = Arena::Scenarios::EventAnalysis.call(load([1000] * 60), at: 2.0)
+    result = Arena::Verdicts::EventAnalysis.call(load([1000] * 60), at: 2.0)
     assert_equal "no lasting effect", result["verdict"]
     assert_equal "throughput at 90% or more of before from the first 0.5 s after", result["verdict_reason"]
     assert_equal 0.2, result["recovery_s"], "the end of the first slice wholly after the event"
   end
 
   def test_what_cannot_be_judged_says_why
-    analysis = Arena::Scenarios::EventAnalysis
+    analysis = Arena::Verdicts::EventAnalysis
     assert_equal "cannot judge: no slice before the event to compare with", verdict(analysis.call(load([10] * 10), at: 0.0))
     assert_equal "cannot judge: nothing was served before the event", verdict(analysis.call(load([0] * 10 + [5] * 10), at: 1.0))
     # 4 slices after the event where a window needs 5.
@@ -69,7 +69,7 @@ class EventAnalysisTest < Minitest::Test
     {16 => 1, 100 => 1, 40 => 8}.each do |rate, burst|
       verdicts = Array.new(200) do
         counts = Array.new(60) { arrivals(rng, rate * 0.1 / ((burst + 1) / 2.0)).times.sum { 1 + rng.rand(burst) } }
-        Arena::Scenarios::EventAnalysis.call(load(counts), at: 2.0)["verdict"]
+        Arena::Verdicts::EventAnalysis.call(load(counts), at: 2.0)["verdict"]
       end
       calm = verdicts.count("no lasting effect")
       assert_operator calm, :>=, 190, "#{rate} req/s, bursts of up to #{burst}: #{verdicts.tally}"
@@ -89,7 +89,7 @@ class EventAnalysisTest < Minitest::Test
   end
 
   def test_one_second_slices_keep_the_old_reading
-    result = Arena::Scenarios::EventAnalysis.call(load([100, 100, 40, 95, 100, 100], step_ms: 1000), at: 2.0)
+    result = Arena::Verdicts::EventAnalysis.call(load([100, 100, 40, 95, 100, 100], step_ms: 1000), at: 2.0)
     assert_equal 2.0, result["recovery_s"]
     assert_equal 60.0, result["dip_pct"]
   end
@@ -99,7 +99,7 @@ class EventAnalysisTest < Minitest::Test
   # 10 answers a slice before: a window of 5 slices expects 50; Poisson's
   # spread is sqrt(50) = 7.07, so the floor is 0.9 x 50 - 2.33 x 7.07 = 28.5.
   def test_the_window_floor_on_values
-    analysis = Arena::Scenarios::EventAnalysis
+    analysis = Arena::Verdicts::EventAnalysis
     before = [10] * 20
     back, first = analysis.judge(before, slices([5, 5, 6, 6, 7]), step: 0.1, at: 2.0, recovered: 0.9)
     assert_equal "no lasting effect: throughput at 90% or more of before from the first 0.5 s after", back.to_s
@@ -120,7 +120,7 @@ class EventAnalysisTest < Minitest::Test
   end
 
   def test_the_spread_of_a_windows_count
-    analysis = Arena::Scenarios::EventAnalysis
+    analysis = Arena::Verdicts::EventAnalysis
     assert_in_delta Math.sqrt(50), analysis.spread([10] * 20, 50), 1e-9, "steady slices: Poisson's"
     assert_in_delta Math.sqrt(50), analysis.spread([10], 50), 1e-9, "one slice: Poisson's"
     assert_in_delta Math.sqrt(200.0 / 10 * 50), analysis.spread([0, 20], 50), 1e-9, "two slices have a variance"
@@ -132,7 +132,7 @@ class EventAnalysisTest < Minitest::Test
   end
 
   def test_a_window_is_half_a_second_and_30_answers_at_least
-    analysis = Arena::Scenarios::EventAnalysis
+    analysis = Arena::Verdicts::EventAnalysis
     assert_equal 5, analysis.window(100.0, 0.1)
     assert_equal 2, analysis.window(100.0, 0.3), "0.5 / 0.3 rounds to 2"
     assert_equal 1, analysis.window(100.0, 1.0)
@@ -149,7 +149,7 @@ class EventAnalysisTest < Minitest::Test
     counts = [20] * 29 + [21] + [4, 0, 0, 10, 20, 20, 20, 20, 20]
     timeline = counts.each_with_index.map { |n, i| {"t" => (i * 0.1).round(2), "completed" => n + 1, "good" => n, "errors" => (i >= 30) ? 1 : 0} }
     load = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "timeline_ms" => 100, "timeline" => timeline})
-    analysis = Arena::Scenarios::EventAnalysis
+    analysis = Arena::Verdicts::EventAnalysis
     x = analysis.call(load, at: 3.004)
     assert_equal [3.0, 0.1, 200.3, 0.0, 100.0, 9], x.values_at("event_at_s", "resolution_s", "baseline_rps", "dip_rps", "dip_pct", "errors_after_event")
     assert_equal ["recovered", true, 0.3], x.values_at("verdict", "recovered", "recovery_s")
@@ -163,7 +163,7 @@ class EventAnalysisTest < Minitest::Test
   end
 
   def test_words_for_old_and_new_records
-    analysis = Arena::Scenarios::EventAnalysis
+    analysis = Arena::Verdicts::EventAnalysis
     assert_equal "recovered: back to 90% throughput in 0.3 s", analysis.words({"verdict" => "recovered", "verdict_reason" => "back to 90% throughput in 0.3 s", "recovered" => false})
     assert_equal "back to 90% throughput in 2.0s", analysis.words({"recovered" => true, "recovery_s" => 2.0})
     assert_equal "throughput not back to 90%", analysis.words({"recovered" => false, "recovery_s" => 2.0})
@@ -172,7 +172,7 @@ class EventAnalysisTest < Minitest::Test
   # 300 ms slices: rates in thirds, reported to a tenth; times to a hundredth.
   def test_figures_are_rounded_as_reported
     load = load([10] * 10 + [1, 10, 10, 10, 10, 10, 10, 10, 10, 10], step_ms: 300)
-    x = Arena::Scenarios::EventAnalysis.call(load, at: 3.0149)
+    x = Arena::Verdicts::EventAnalysis.call(load, at: 3.0149)
     assert_equal [3.01, 33.3, 3.3, 90.0], x.values_at("event_at_s", "baseline_rps", "dip_rps", "dip_pct")
   end
 
@@ -185,13 +185,13 @@ class EventAnalysisTest < Minitest::Test
   # 33.3% to a tenth).
   def test_the_slice_ending_at_the_event_is_before_it
     rows = [[20, 5], [30, 5], [40, 5]] + [[30, 1]] * 4 + [[20, 1]] + [[30, 1]] * 4
-    x = Arena::Scenarios::EventAnalysis.call(timeline(1000, rows), at: 3.0)
+    x = Arena::Verdicts::EventAnalysis.call(timeline(1000, rows), at: 3.0)
     assert_equal [30.0, 20.0, 33.3, 9], x.values_at("baseline_rps", "dip_rps", "dip_pct", "errors_after_event")
   end
 
   # An event after the last slice: nothing after it to dip or judge.
   def test_an_event_after_the_last_slice
-    x = Arena::Scenarios::EventAnalysis.call(load([10] * 10), at: 5.0)
+    x = Arena::Verdicts::EventAnalysis.call(load([10] * 10), at: 5.0)
     assert_equal [100.0, nil, nil, nil, false, 0], x.values_at("baseline_rps", "dip_rps", "dip_pct", "recovery_s", "recovered", "errors_after_event")
     assert_equal ["cannot judge", "0 slices after the event, a window needs 5"], x.values_at("verdict", "verdict_reason")
   end
@@ -200,7 +200,7 @@ class EventAnalysisTest < Minitest::Test
   # slices), timed to a hundredth from an event at 2.0125 s: the window
   # from 2.8 s holds 30 answers (floor 28.5), 2.9 - 2.0125 = 0.8875 s.
   def test_a_recovery_many_windows_later_is_found_and_timed_to_a_hundredth
-    x = Arena::Scenarios::EventAnalysis.call(load([10] * 20 + [10] + [0] * 9 + [10] * 10), at: 2.0125)
+    x = Arena::Verdicts::EventAnalysis.call(load([10] * 20 + [10] + [0] * 9 + [10] * 10), at: 2.0125)
     assert_equal ["recovered", "back to 90% throughput in 0.89 s", 0.89], x.values_at("verdict", "verdict_reason", "recovery_s")
   end
 
@@ -209,9 +209,9 @@ class EventAnalysisTest < Minitest::Test
   # to a tenth), never 0.8500000000000001.
   def test_the_words_round_times_of_fine_slices
     before = [2, 2, 2, 2, 1] * 8
-    x = Arena::Scenarios::EventAnalysis.call(load(before + [2] * 20, step_ms: 50), at: 2.0)
+    x = Arena::Verdicts::EventAnalysis.call(load(before + [2] * 20, step_ms: 50), at: 2.0)
     assert_equal "throughput at 90% or more of before from the first 0.85 s after", x["verdict_reason"]
-    x = Arena::Scenarios::EventAnalysis.call(load(before + [2] + [0] * 23, step_ms: 50), at: 2.0)
+    x = Arena::Verdicts::EventAnalysis.call(load(before + [2] + [0] * 23, step_ms: 50), at: 2.0)
     assert_equal "throughput not back to 90% within the 1.2 s measured after", x["verdict_reason"]
   end
 
@@ -219,9 +219,9 @@ class EventAnalysisTest < Minitest::Test
   # window of 2 expects 100 (spread 10); against 90.3% the floor is
   # 90.3 - 23.3 = 67 exactly (in floats too), and 33 + 34 is 67.
   def test_a_window_exactly_at_its_floor_is_back
-    verdict, = Arena::Scenarios::EventAnalysis.judge([50] * 10, slices([33, 34], step: 0.25), step: 0.25, at: 2.0, recovered: 0.903)
+    verdict, = Arena::Verdicts::EventAnalysis.judge([50] * 10, slices([33, 34], step: 0.25), step: 0.25, at: 2.0, recovered: 0.903)
     assert_equal "no lasting effect", verdict.word
-    verdict, = Arena::Scenarios::EventAnalysis.judge([50] * 10, slices([33, 33], step: 0.25), step: 0.25, at: 2.0, recovered: 0.903)
+    verdict, = Arena::Verdicts::EventAnalysis.judge([50] * 10, slices([33, 33], step: 0.25), step: 0.25, at: 2.0, recovered: 0.903)
     assert_equal "not recovered", verdict.word
   end
 end

@@ -10,13 +10,13 @@ module Arena
   # runs whose noise and true change are known, so its false alarms, its
   # detection rate and their growth with n are measured, not hoped for.
   class GateRuleTest < Minitest::Test
-    cover "Arena::Gate*"
+    cover "Arena::Verdicts::Gate*"
 
-    Side = Gate::Side
+    Side = Verdicts::Gate::Side
 
-    def threshold(spec) = Gate::Threshold.parse(spec)
+    def threshold(spec) = Verdicts::Gate::Threshold.parse(spec)
 
-    def judge(spec, a, b) = Gate.judge(threshold(spec), Side.new(values: a), Side.new(values: b)).first
+    def judge(spec, a, b) = Verdicts::Gate.judge(threshold(spec), Side.new(values: a), Side.new(values: b)).first
 
     # One run of one server as a results document holds it.
     def one(server: "puma", rps: 1000.0, p99: 5_000, responses: 1000, errors: 0)
@@ -29,10 +29,10 @@ module Arena
     def doc(*runs) = Results::Document.from_h({"measurements" => runs.flatten})
 
     def gate(a, b, spec, allow_missing: false)
-      Gate.new(compare: Report::Compare.new(a, b), thresholds: Gate::Threshold.parse_list(spec), allow_missing: allow_missing)
+      Verdicts::Gate.new(compare: Report::Compare.new(a, b), thresholds: Verdicts::Gate::Threshold.parse_list(spec), allow_missing: allow_missing)
     end
 
-    def text(g) = Gate::Text.new(g).render
+    def text(g) = Report::GateText.new(g).render
 
     # The issue's gate: errors 0 -> 5,000 under errors:+10% passed as
     # "undefined". A change from a zero base cannot be judged in percent.
@@ -88,11 +88,11 @@ module Arena
       assert_equal "not distinguishable", judge("good_rps:-5%", [100, 60, 140], [90, 50, 130]).word
       assert_equal "cannot judge: beyond good_rps:-5.0%, but base has 1 round(s), head 3; the test needs 3 each",
         judge("good_rps:-5%", [100], [50, 50, 50]).to_s
-      v, ma, mb, delta, diff = Gate.judge(threshold("good_rps:-10%"), Side.new(values: [100, 100, 100]), Side.new(values: [50, 50, 50]))
+      v, ma, mb, delta, diff = Verdicts::Gate.judge(threshold("good_rps:-10%"), Side.new(values: [100, 100, 100]), Side.new(values: [50, 50, 50]))
       assert_equal ["fail", 100, 50, -0.5], [v.word, ma, mb, delta]
       assert diff.significant?
       assert_equal "cannot judge: no good_rps figure in head",
-        Gate.judge(threshold("good_rps:-5%"), Side.new(values: [1]), Side.new(values: [], missing: "no good_rps figure")).first.to_s
+        Verdicts::Gate.judge(threshold("good_rps:-5%"), Side.new(values: [1]), Side.new(values: [], missing: "no good_rps figure")).first.to_s
     end
 
     # What the rule returns, whole: [Verdict, base median, head median,
@@ -101,20 +101,20 @@ module Arena
     # medians are Floats whatever the values (integer halves would divide
     # to whole numbers); the test runs at the level it is given.
     def test_what_the_rule_returns
-      assert_equal [Verdict.of("ok", "1.00% -> 0.50% (-0.50pp; threshold +0.10pp)"), 1.0, 0.5, -0.5, nil],
-        Gate.judge(threshold("errors:+0.1pp"), Side.new(values: [1.0]), Side.new(values: [0.5]))
-      assert_equal [Verdict.cannot_judge("no good_rps figure in base"), nil, nil, nil, nil],
-        Gate.judge(threshold("good_rps:-5%"), Side.new(values: [], missing: "no good_rps figure"), Side.new(values: [1.0]))
-      assert_equal [Verdict.cannot_judge("errors from a zero base has no relative change (0 -> 5000): gate it with an absolute threshold, " \
-        "e.g. errors:+0.1pp"), 0.0, 5000.0, nil, nil], Gate.judge(threshold("errors:+10%"), Side.new(values: [0.0]), Side.new(values: [5000.0]))
+      assert_equal [Verdicts::Verdict.of("ok", "1.00% -> 0.50% (-0.50pp; threshold +0.10pp)"), 1.0, 0.5, -0.5, nil],
+        Verdicts::Gate.judge(threshold("errors:+0.1pp"), Side.new(values: [1.0]), Side.new(values: [0.5]))
+      assert_equal [Verdicts::Verdict.cannot_judge("no good_rps figure in base"), nil, nil, nil, nil],
+        Verdicts::Gate.judge(threshold("good_rps:-5%"), Side.new(values: [], missing: "no good_rps figure"), Side.new(values: [1.0]))
+      assert_equal [Verdicts::Verdict.cannot_judge("errors from a zero base has no relative change (0 -> 5000): gate it with an absolute threshold, " \
+        "e.g. errors:+0.1pp"), 0.0, 5000.0, nil, nil], Verdicts::Gate.judge(threshold("errors:+10%"), Side.new(values: [0.0]), Side.new(values: [5000.0]))
       assert_equal "p99 needs 100 responses, base has 60; no p99 figure in head",
-        Gate.judge(threshold("p99:+10%"), Side.new(values: [], missing: :few, responses: 60), Side.new(values: [], missing: "no p99 figure")).first.reason
-      within = Gate.judge(threshold("good_rps:-5%"), Side.new(values: [100, 100, 100]), Side.new(values: [97, 96, 98]))
-      assert_equal [Verdict.of("ok", "within good_rps:-5.0%"), 100.0, 97.0, -0.03, nil], within
+        Verdicts::Gate.judge(threshold("p99:+10%"), Side.new(values: [], missing: :few, responses: 60), Side.new(values: [], missing: "no p99 figure")).first.reason
+      within = Verdicts::Gate.judge(threshold("good_rps:-5%"), Side.new(values: [100, 100, 100]), Side.new(values: [97, 96, 98]))
+      assert_equal [Verdicts::Verdict.of("ok", "within good_rps:-5.0%"), 100.0, 97.0, -0.03, nil], within
       assert_equal [Float, Float], within[1, 2].map(&:class)
       erratic = [Side.new(values: [1000, 1000, 1000]), Side.new(values: [600, 600, 1000])]
-      assert_equal "not distinguishable", Gate.judge(threshold("good_rps:-5%"), *erratic).first.word, "p=0.18 at 0.05"
-      assert_equal "fail", Gate.judge(threshold("good_rps:-5%"), *erratic, level: 0.2).first.word, "p=0.18 at 0.2"
+      assert_equal "not distinguishable", Verdicts::Gate.judge(threshold("good_rps:-5%"), *erratic).first.word, "p=0.18 at 0.05"
+      assert_equal "fail", Verdicts::Gate.judge(threshold("good_rps:-5%"), *erratic, level: 0.2).first.word, "p=0.18 at 0.2"
     end
 
     # The checks a gate makes, as values: the row missing from head keeps its
@@ -130,7 +130,7 @@ module Arena
       assert_equal ["cannot judge: p99 needs 100 responses, base has 60", "cannot judge: no pss figure in base; no pss figure in head",
         "cannot judge: measured in base, missing from head"], g.checks.map { |c| c.verdict.to_s }
       missing = g.checks.last
-      default = Gate.new(compare: Report::Compare.new(base, head), thresholds: Gate::Threshold.parse_list("good_rps:-5%"))
+      default = Verdicts::Gate.new(compare: Report::Compare.new(base, head), thresholds: Verdicts::Gate::Threshold.parse_list("good_rps:-5%"))
       assert default.failed?, "without --allow-missing, the row missing from head fails"
       refute default.allow_missing?
       assert_equal [["falcon", "server", "steady", "keep-alive"], [], [], nil, [0, 0]],
@@ -186,13 +186,13 @@ module Arena
     # only when every failure is a relative threshold (an absolute one is
     # judged by its points alone); both reasons of a failure joined by "; ".
     def text_of(checks, spec, allow_missing: false)
-      gate = Gate.new(compare: nil, thresholds: Gate::Threshold.parse_list(spec), allow_missing: allow_missing)
+      gate = Verdicts::Gate.new(compare: nil, thresholds: Verdicts::Gate::Threshold.parse_list(spec), allow_missing: allow_missing)
       gate.define_singleton_method(:checks) { checks }
-      Gate::Text.new(gate).render
+      Report::GateText.new(gate).render
     end
 
     def check(word, spec, reason, pair: Pair.new("puma", "server", "steady", "keep-alive"))
-      Gate::Check.new(pair: pair, threshold: threshold(spec), verdict: Verdict.of(word, reason))
+      Verdicts::Gate::Check.new(pair: pair, threshold: threshold(spec), verdict: Verdicts::Verdict.of(word, reason))
     end
 
     def test_the_text_prints_what_matters
@@ -217,13 +217,13 @@ module Arena
     # row's words without a missing variant.
     def test_what_a_check_s_line_says
       pair = Pair.new("puma", "server", "steady", nil)
-      rel = Gate::Check.new(pair: pair, threshold: threshold("good_rps:-5%"), a: 1000.0, b: 800.0, delta: -0.2, verdict: Verdict.of("fail", "x"))
-      abs = Gate::Check.new(pair: pair, threshold: threshold("errors:+0.1pp"), a: 0.0, b: 5.0, delta: 5.0, verdict: Verdict.of("fail", "x"))
-      assert_equal " good_rps 1,000 -> 800 (-20.0%; threshold -5.0%)", Gate::Rendering.what(rel)
-      assert_equal " errors", Gate::Rendering.what(abs)
-      assert_equal " good_rps", Gate::Rendering.what(rel.dup.tap { |c| c.delta = nil })
-      assert_equal "", Gate::Rendering.what(rel.dup.tap { |c| c.threshold = nil })
-      assert_equal "puma server steady", Gate::Rendering.row(rel)
+      rel = Verdicts::Gate::Check.new(pair: pair, threshold: threshold("good_rps:-5%"), a: 1000.0, b: 800.0, delta: -0.2, verdict: Verdicts::Verdict.of("fail", "x"))
+      abs = Verdicts::Gate::Check.new(pair: pair, threshold: threshold("errors:+0.1pp"), a: 0.0, b: 5.0, delta: 5.0, verdict: Verdicts::Verdict.of("fail", "x"))
+      assert_equal " good_rps 1,000 -> 800 (-20.0%; threshold -5.0%)", Report::GateRendering.what(rel)
+      assert_equal " errors", Report::GateRendering.what(abs)
+      assert_equal " good_rps", Report::GateRendering.what(rel.dup.tap { |c| c.delta = nil })
+      assert_equal "", Report::GateRendering.what(rel.dup.tap { |c| c.threshold = nil })
+      assert_equal "puma server steady", Report::GateRendering.row(rel)
     end
 
     # The Markdown a CI comment shows, on checks given as values: failures
@@ -231,20 +231,20 @@ module Arena
     # every cell; an absolute threshold in pp; a row without a threshold
     # (missing from head) with dashes; the header's counts and words.
     def markdown_of(checks, spec, allow_missing: false)
-      gate = Gate.new(compare: nil, thresholds: Gate::Threshold.parse_list(spec), allow_missing: allow_missing)
+      gate = Verdicts::Gate.new(compare: nil, thresholds: Verdicts::Gate::Threshold.parse_list(spec), allow_missing: allow_missing)
       gate.define_singleton_method(:checks) { checks }
-      Gate::Markdown.new(gate, base: "a", head: "b").render
+      Report::GateMarkdown.new(gate, base: "a", head: "b").render
     end
 
     def test_the_markdown_table_of_a_gate
       piped = Pair.new("puma|a|b", "ser|ver", "steady", nil)
-      ok = Gate::Check.new(pair: Pair.new("unicorn", "json", "steady", "keep-alive"), threshold: threshold("pss:+10%"), a: 51_200.0, b: 51_300.0,
-        delta: 0.002, verdict: Verdict.of("ok", "within"), runs: [3, 3])
-      slower = Gate::Check.new(pair: piped, threshold: threshold("good_rps:-5%"), a: 1000.0, b: 800.0, delta: -0.2,
-        verdict: Verdict.of("fail", "head | -20.0%"), runs: [3, 3])
-      errors = Gate::Check.new(pair: piped, threshold: threshold("errors:+0.1pp"), a: 0.0, b: 5.0, delta: 5.0,
-        verdict: Verdict.of("fail", "0.00% -> 5.00%"), runs: [3, 3])
-      gone = Gate::Check.new(pair: Pair.new("falcon", "server", "steady", "keep-alive"), threshold: nil, verdict: Verdict.cannot_judge("only in base"), runs: [3, 0])
+      ok = Verdicts::Gate::Check.new(pair: Pair.new("unicorn", "json", "steady", "keep-alive"), threshold: threshold("pss:+10%"), a: 51_200.0, b: 51_300.0,
+        delta: 0.002, verdict: Verdicts::Verdict.of("ok", "within"), runs: [3, 3])
+      slower = Verdicts::Gate::Check.new(pair: piped, threshold: threshold("good_rps:-5%"), a: 1000.0, b: 800.0, delta: -0.2,
+        verdict: Verdicts::Verdict.of("fail", "head | -20.0%"), runs: [3, 3])
+      errors = Verdicts::Gate::Check.new(pair: piped, threshold: threshold("errors:+0.1pp"), a: 0.0, b: 5.0, delta: 5.0,
+        verdict: Verdicts::Verdict.of("fail", "0.00% -> 5.00%"), runs: [3, 3])
+      gone = Verdicts::Gate::Check.new(pair: Pair.new("falcon", "server", "steady", "keep-alive"), threshold: nil, verdict: Verdicts::Verdict.cannot_judge("only in base"), runs: [3, 0])
       md = markdown_of([ok, slower, errors, gone], "good_rps:-5%,errors:+0.1pp,pss:+10%")
       assert_equal <<~MD.lines.first(12).join, md.lines.first(12).join
         ### Arena benchmark gate: failed

@@ -13,7 +13,7 @@ require "arena/report/gate"
 #   halved; Puma spread the connections unevenly over the workers, so the
 #   repeats of the first run range from 10 to 15 req/s on /sleep.
 class GateTest < Minitest::Test
-  cover "Arena::Gate*"
+  cover "Arena::Verdicts::Gate*"
 
   FIXTURES = File.expand_path("../fixtures/results", __dir__)
   SPEC = "good_rps:-5%,p99:+10%,pss:+10%"
@@ -33,7 +33,7 @@ class GateTest < Minitest::Test
 
   def gate(a, b, spec, allow_missing: false)
     docs = [a, b].map { |name| Arena::Report::Source.open(fixture(name)).view }
-    Arena::Gate.new(compare: Arena::Report::Compare.new(*docs), thresholds: Arena::Gate::Threshold.parse_list(spec), allow_missing: allow_missing)
+    Arena::Verdicts::Gate.new(compare: Arena::Report::Compare.new(*docs), thresholds: Arena::Verdicts::Gate::Threshold.parse_list(spec), allow_missing: allow_missing)
   end
 
   LABEL = "puma:workers=0,threads=16,preload=false -> puma:workers=0,threads=8,preload=false"
@@ -109,7 +109,7 @@ class GateTest < Minitest::Test
 
       A change fails when it is beyond its threshold in the bad direction and the difference is significant (Welch's t on log figures on the runs of each side, at 0.05; it needs 3 runs a side; unpaired: base and head are separate runs, so the machine's drift between them stays in the test). An absolute threshold (`pp`, percentage points of errors) is judged on the medians alone. A check that cannot be judged fails the gate unless `--allow-missing` is given.
     MD
-    assert_equal expected, Arena::Gate::Markdown.new(gate("gate-puma-threads-16", "gate-puma-threads-8", SPEC), base: "base", head: "head").render
+    assert_equal expected, Arena::Report::GateMarkdown.new(gate("gate-puma-threads-16", "gate-puma-threads-8", SPEC), base: "base", head: "head").render
   end
 
   def test_markdown_is_written_and_appended_to_the_step_summary

@@ -6,9 +6,9 @@ require "arena"
 # Issue 35: a rate sweep repeated over rounds answers once, with its spread,
 # not with one "knee:" or "none:" line per round.
 class KneeRoundsTest < Minitest::Test
-  cover "Arena::Scenarios::KneeRounds*"
+  cover "Arena::Verdicts::KneeRounds*"
 
-  K = Arena::Scenarios::KneeRounds
+  K = Arena::Verdicts::KneeRounds
 
   def round(knee, word = knee ? "knee" : "none", reason = nil)
     {"verdict" => word, "verdict_reason" => reason, "knee_rps" => knee}

@@ -8,9 +8,9 @@ module Arena
   # drift cancels, equivalence is a verdict, and a tie goes to a stated
   # second criterion or to no one, never to sort order.
   class PickPairedTest < Minitest::Test
-    cover "Arena::Report::Pick*"
+    cover "Arena::Verdicts::Pick*"
 
-    Pick = Report::Pick
+    Pick = Verdicts::Pick
     ROUNDS = [1, 2, 3, 4, 5, 6].freeze
     DRIFT = [0.8, 1.2, 0.9, 1.15, 0.85, 1.05].freeze
 
@@ -72,7 +72,7 @@ module Arena
   # The simulation runs 1,500 picks: it proves the rule, and is left out of
   # mutant's runs (no `cover`).
   class PickPairedSimulationTest < Minitest::Test
-    Pick = Report::Pick
+    Pick = Verdicts::Pick
     ROUNDS = PickPairedTest::ROUNDS
 
     def normal(rng) = Math.sqrt(-2 * Math.log(1 - rng.rand)) * Math.cos(2 * Math::PI * rng.rand)

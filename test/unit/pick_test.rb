@@ -6,9 +6,9 @@ require "arena"
 module Arena
   # Report::Pick on values of known truth, branch by branch.
   class PickTest < Minitest::Test
-    cover "Arena::Report::Pick*"
+    cover "Arena::Verdicts::Pick*"
 
-    Pick = Report::Pick
+    Pick = Verdicts::Pick
 
     def c(name, rps, p99 = [], flags: []) = Pick::Candidate.new(name: name, rps: rps, p99: p99, flags: flags)
 

@@ -21,7 +21,7 @@ class ProcessGroupTest < Minitest::Test
 
     def ready_timeout = 30
 
-    def crash_patterns = Arena::CrashLine::GENERIC
+    def crash_patterns = Arena::Verdicts::CrashLine::GENERIC
 
     def transient_boot_patterns = []
 

@@ -8,7 +8,7 @@ require "tmpdir"
 # Rails' own knobs follow the server config; pool exhaustion is read from the
 # server's log as its own kind; --database is checked before anything starts.
 class RailsKnobsTest < Minitest::Test
-  cover "Arena::PoolExhaustion*"
+  cover "Arena::Verdicts::PoolExhaustion*"
 
   RAILS_APP = File.expand_path("../fixtures/apps/rails_db", __dir__)
 
@@ -74,41 +74,41 @@ class RailsKnobsTest < Minitest::Test
   LOG
 
   def test_pool_exhaustion_is_its_own_kind_with_its_cause
-    evidence = Arena::PoolExhaustion.evidence(LOG)
+    evidence = Arena::Verdicts::PoolExhaustion.evidence(LOG)
     assert_equal 2, evidence.timeouts
     assert_equal 0.3, evidence.wait_s
-    verdict = Arena::PoolExhaustion.verdict(evidence: evidence, errors: 2, threads: 6, pool: 2)
+    verdict = Arena::Verdicts::PoolExhaustion.verdict(evidence: evidence, errors: 2, threads: 6, pool: 2)
     assert_equal "pool-exhausted", verdict.word
     assert_match(/2 log lines with ActiveRecord::ConnectionTimeoutError \(2 failed requests\): 6 threads per process share a pool of 2 connections/, verdict.reason)
-    unknown = Arena::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: nil, pool: nil)
+    unknown = Arena::Verdicts::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: nil, pool: nil)
     assert_match(/more requests waited for a database connection than the pool holds/, unknown.reason)
-    assert_match(/pool of 2 connections/, Arena::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: 3, pool: 2).reason)
-    assert_match(/more requests waited/, Arena::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: 2, pool: 2).reason)
-    assert_equal "ok", Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence("Started GET /\n"), errors: 5, threads: 6, pool: 2).word
+    assert_match(/pool of 2 connections/, Arena::Verdicts::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: 3, pool: 2).reason)
+    assert_match(/more requests waited/, Arena::Verdicts::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: 2, pool: 2).reason)
+    assert_equal "ok", Arena::Verdicts::PoolExhaustion.verdict(evidence: Arena::Verdicts::PoolExhaustion.evidence("Started GET /\n"), errors: 5, threads: 6, pool: 2).word
   end
 
   # The whole reason, and the cause said only when both figures are known and
   # the threads outnumber the pool; a log without the wait (or none) reads as nothing.
   def test_pool_exhaustion_reason_and_evidence_whole
-    evidence = Arena::PoolExhaustion.evidence(LOG)
+    evidence = Arena::Verdicts::PoolExhaustion.evidence(LOG)
     assert_equal "2 log lines with ActiveRecord::ConnectionTimeoutError (2 failed requests): 6 threads per process share a pool " \
       "of 2 connections; give the pool as many connections as threads (RAILS_MAX_THREADS, database.yml's pool) or run fewer threads",
-      Arena::PoolExhaustion.verdict(evidence: evidence, errors: 2, threads: 6, pool: 2).reason
-    assert_match(/\): more requests waited/, Arena::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: 6, pool: nil).reason)
-    assert_match(/\): more requests waited/, Arena::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: nil, pool: 2).reason)
-    ok = Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence(nil), errors: 3, threads: 6, pool: 2)
+      Arena::Verdicts::PoolExhaustion.verdict(evidence: evidence, errors: 2, threads: 6, pool: 2).reason
+    assert_match(/\): more requests waited/, Arena::Verdicts::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: 6, pool: nil).reason)
+    assert_match(/\): more requests waited/, Arena::Verdicts::PoolExhaustion.verdict(evidence: evidence, errors: 1, threads: nil, pool: 2).reason)
+    ok = Arena::Verdicts::PoolExhaustion.verdict(evidence: Arena::Verdicts::PoolExhaustion.evidence(nil), errors: 3, threads: 6, pool: 2)
     assert_equal ["ok", nil], [ok.word, ok.reason]
     assert ok.frozen?
-    bare = Arena::PoolExhaustion.evidence("ActiveRecord::ConnectionTimeoutError\nStarted GET /\n")
+    bare = Arena::Verdicts::PoolExhaustion.evidence("ActiveRecord::ConnectionTimeoutError\nStarted GET /\n")
     assert_equal({timeouts: 1, wait_s: nil}, bare.to_h)
     assert bare.frozen?
-    assert_equal({timeouts: 0, wait_s: nil}, Arena::PoolExhaustion.evidence(nil).to_h)
+    assert_equal({timeouts: 0, wait_s: nil}, Arena::Verdicts::PoolExhaustion.evidence(nil).to_h)
     assert_equal({timeouts: 2, wait_s: 0.3}, evidence.to_h)
   end
 
   def test_pool_exhaustion_flags_the_summary
     load = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "requests" => {"completed" => 10}, "errors" => {"total" => 2}})
-    verdict = Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence(LOG), errors: 2, threads: 6, pool: 2)
+    verdict = Arena::Verdicts::PoolExhaustion.verdict(evidence: Arena::Verdicts::PoolExhaustion.evidence(LOG), errors: 2, threads: 6, pool: 2)
     summary = Arena::Results::Summary.of(load, pool: verdict)
     assert_includes summary.flags, "pool-exhausted"
     assert_equal verdict.reason, summary.pool
@@ -119,14 +119,14 @@ class RailsKnobsTest < Minitest::Test
   # failed or timed out, the pool as large as the threads: the requests were
   # fine (the flag made tune drop the config).
   def test_timeout_lines_without_a_failed_request_are_not_pool_exhaustion
-    background = Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence(LOG), errors: 0, threads: 5, pool: 5)
+    background = Arena::Verdicts::PoolExhaustion.verdict(evidence: Arena::Verdicts::PoolExhaustion.evidence(LOG), errors: 0, threads: 5, pool: 5)
     assert_equal "ok", background.word
     assert_equal "2 log lines with ActiveRecord::ConnectionTimeoutError, but no request failed or timed out: something " \
       "besides the requests (a background job?) waited for the pool", background.reason
-    assert_equal "ok", Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence(LOG), errors: nil, threads: 5, pool: 5).word
+    assert_equal "ok", Arena::Verdicts::PoolExhaustion.verdict(evidence: Arena::Verdicts::PoolExhaustion.evidence(LOG), errors: nil, threads: 5, pool: 5).word
     load = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "requests" => {"completed" => 10}, "errors" => {"total" => 0}})
     refute_includes Arena::Results::Summary.of(load, pool: background).flags, "pool-exhausted"
-    assert_equal "pool-exhausted", Arena::PoolExhaustion.verdict(evidence: Arena::PoolExhaustion.evidence(LOG), errors: 1, threads: 5, pool: 5).word
+    assert_equal "pool-exhausted", Arena::Verdicts::PoolExhaustion.verdict(evidence: Arena::Verdicts::PoolExhaustion.evidence(LOG), errors: 1, threads: 5, pool: 5).word
   end
 
   def test_database_is_checked_before_anything_starts

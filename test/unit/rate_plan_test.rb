@@ -9,9 +9,9 @@ require "timeout"
 # endpoint fits its budget with fewer levels and fewer requests, and no two
 # levels share a rate.
 class RatePlanTest < Minitest::Test
-  cover "Arena::Scenarios::RatePlan*"
+  cover "Arena::Verdicts::RatePlan*"
 
-  Plan = Arena::Scenarios::RatePlan
+  Plan = Arena::Verdicts::RatePlan
 
   # Bounded: a plan's loops, broken, must fail here rather than hang (mutant
   # counts a mutation that never ends as alive).

@@ -7,7 +7,7 @@ require "arena"
 # run did not measure says what to run.
 class RecommendTest < Minitest::Test
   cover "Arena::Report::Recommend*"
-  cover "Arena::Report::Pick*"
+  cover "Arena::Verdicts::Pick*"
 
   FIXTURES = File.expand_path("../fixtures/results", __dir__)
   # The fixtures' configs (puma:workers=2,threads=2,preload=false, ...), named
@@ -126,12 +126,12 @@ class RecommendTest < Minitest::Test
   end
 
   def test_the_pick_rule_on_values
-    c = ->(name, rps, p99 = []) { Arena::Report::Pick::Candidate.new(name: name, rps: rps, p99: p99, flags: []) }
-    assert_equal "cannot judge: no server measured", Arena::Report::Pick.call([]).verdict.to_s
-    only = Arena::Report::Pick.call([c.call("a", [5])])
+    c = ->(name, rps, p99 = []) { Arena::Verdicts::Pick::Candidate.new(name: name, rps: rps, p99: p99, flags: []) }
+    assert_equal "cannot judge: no server measured", Arena::Verdicts::Pick.call([]).verdict.to_s
+    only = Arena::Verdicts::Pick.call([c.call("a", [5])])
     assert_equal ["pick: the only server measured", "a"], [only.verdict.to_s, only.pick.name]
     # One server's several rows (configs) count once, its best.
-    two = Arena::Report::Pick.call([c.call("a", [10, 10, 10]), c.call("a", [50, 51, 49]), c.call("b", [20, 21, 19])])
+    two = Arena::Verdicts::Pick.call([c.call("a", [10, 10, 10]), c.call("a", [50, 51, 49]), c.call("b", [20, 21, 19])])
     assert_equal ["a", "b"], [two.pick.name, two.runner_up.name]
   end
 

@@ -45,7 +45,7 @@ class RunBudgetTest < Minitest::Test
 
   # The issue's first command: a 1 s endpoint, 2 workers, --max-time 120.
   # The sweep runs once, its own bound lowered so the run fits, and the
-  # sweep planned within that bound keeps a level at 50% (RatePlan).
+  # sweep planned within that bound keeps a level at 50% (Verdicts::RatePlan).
   def test_the_slow_sweep_fits_its_max_time_in_one_round_and_keeps_50_percent
     plan = fitted("--servers", "unicorn:workers=2", "--workload", "sleep", "--scenario", "rate", "--max-time", "120")
     fit = plan.budget
@@ -58,7 +58,7 @@ class RunBudgetTest < Minitest::Test
     assert_equal 120.0, plan.load.max_time, "the other scenarios' load is the plan's"
     assert_includes fit.cuts, "rate: 1 of 6 rounds (each repeats its measurement within: levels, a timeline)"
     assert_includes fit.cuts, "rate: --max-time #{bound.round} s a unit (from 300)"
-    sweep = Arena::Scenarios::RatePlan.call(closed_max_rps: 2.0, unloaded_s: 1.0, budget_s: bound - 6, base_duration_s: 0.3)
+    sweep = Arena::Verdicts::RatePlan.call(closed_max_rps: 2.0, unloaded_s: 1.0, budget_s: bound - 6, base_duration_s: 0.3)
     assert_operator sweep.levels.map(&:fraction).min, :<=, 0.5
     line = B.line(plan)
     assert_match(/--max-time 120 s \(the whole run\); cut: rate: 1 of 6 rounds/, line)

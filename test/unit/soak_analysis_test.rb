@@ -3,7 +3,7 @@
 require_relative "../test_helper"
 require "arena"
 
-# The figures SoakAnalysis computes around SoakVerdict, on made-up samples
+# The figures SoakAnalysis computes around Verdicts::Soak, on made-up samples
 # whose answers are known by construction: the whole soak's slope and R², the
 # last third's slopes and growth, each process's slope, the latency slices,
 # and what it hands the verdict. Values only: no process, no clock.
@@ -92,7 +92,7 @@ class SoakAnalysisTest < Minitest::Test
     assert_equal expected, x
   end
 
-  # What SoakVerdict judges is the last third's USS, [t, kb] for each sample
+  # What Verdicts::Soak judges is the last third's USS, [t, kb] for each sample
   # from 2/3 of the window on: here USS warms up steeply for the first two
   # thirds and is flat with GC's sawtooth after, while PSS keeps rising (a
   # neighbour's shared pages): judged on anything else it would be growing.
@@ -104,7 +104,7 @@ class SoakAnalysisTest < Minitest::Test
     end
     tail = samples.select { |s| s.t >= 5 + 45 * 2 / 3.0 }
     assert_equal 31, tail.size, "from 35 s, the sample at 35 s included"
-    judged = Arena::Scenarios::SoakVerdict.call(tail.map { |s| [s.t, s.uss_kb] })
+    judged = Arena::Verdicts::Soak.call(tail.map { |s| [s.t, s.uss_kb] })
     x = Analysis.call(measurement(samples), rate: 50, closed_max: 80.0)
     assert_equal "plateaued", x["verdict"]
     assert_equal judged.verdict.reason, x["verdict_reason"]
@@ -114,7 +114,7 @@ class SoakAnalysisTest < Minitest::Test
     assert_equal 80.0, x["closed_max_rps"]
   end
 
-  # The third before the judged one goes with it (SoakVerdict's before:):
+  # The third before the judged one goes with it (Verdicts::Soak's before:):
   # a last third that ramps up to no higher than the middle third already
   # held is a cycle, not growth; the same ramp above it is growing.
   def test_the_verdict_is_handed_the_middle_third_too

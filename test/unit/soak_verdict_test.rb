@@ -9,9 +9,9 @@ module Arena
   # sampled each second; with or without a leak, judged on the last third of
   # a 300 s soak as the scenario does.
   class SoakVerdictTest < Minitest::Test
-    cover "Arena::Scenarios::SoakVerdict*"
+    cover "Arena::Verdicts::Soak*"
 
-    Rule = Scenarios::SoakVerdict
+    Rule = Verdicts::Soak
     MIB = 1024.0
 
     def soak(rng, **shape) = whole(rng, **shape).select { |t, _| t >= shape.fetch(:seconds, 300) * 2 / 3.0 }
@@ -97,7 +97,7 @@ module Arena
       alone = Rule.judge(window)
       higher = before.map { |t, _| [t, 1000.0 + 1024.0 * 40] }
       cycle = Rule.call(window, before: higher)
-      assert_equal alone.with(verdict: Verdict.of("plateaued", "+60.00 MiB/min in the last third, but it climbed no higher than " \
+      assert_equal alone.with(verdict: Verdicts::Verdict.of("plateaued", "+60.00 MiB/min in the last third, but it climbed no higher than " \
         "the 41.0 MiB the third before it held: a cycle longer than the window (GC's sawtooth), not growth")), cycle
       assert_equal alone, Rule.call(window, before: before)
       # A rising line in the third before, a window of the same line under +-600 kB of alternating scatter.
@@ -105,7 +105,7 @@ module Arena
       noisy = ->(a) { (12..23).map { |t| [t.to_f, 1000.0 + 100.0 * t + (t.even? ? a : -a)] } }
       longer = Rule.judge(rising + noisy.call(600))
       found = Rule.call(noisy.call(600), before: rising)
-      assert_equal longer.with(verdict: Verdict.of("growing", "+5.68 MiB/min over the last two thirds, above the 1.78 MiB/min their " \
+      assert_equal longer.with(verdict: Verdicts::Verdict.of("growing", "+5.68 MiB/min over the last two thirds, above the 1.78 MiB/min their " \
         "scatter could make alone (the last third alone: no growth above 12.67 MiB/min detected (this soak's floor))")), found
       assert found.frozen?
       # +-1500 kB: the window's slope (2.17) is under half the longer one's (5.40): the window alone.
@@ -168,7 +168,7 @@ module Arena
 
     def test_too_few_samples_cannot_be_judged
       j = Rule.call([[0.0, 1.0], [1.0, 2.0], [2.0, 3.0]])
-      assert_equal Verdict.cannot_judge("too short to judge: 3 memory samples in the last third, 12 needed"), j.verdict
+      assert_equal Verdicts::Verdict.cannot_judge("too short to judge: 3 memory samples in the last third, 12 needed"), j.verdict
       assert_nil j.floor_mib_per_min
       assert j.frozen?
       refute Rule.call([]).verdict.judged?
@@ -269,9 +269,9 @@ module Arena
     # third (a slope beyond the scatter whose blocks did not keep rising) no
     # simulated soak reached, as the block floor is about that scatter.
     def test_the_words_from_the_figures_decided_on
-      assert_equal Verdict.of("plateaued", "no growth above 4.58 MiB/min detected (this soak's floor)"), Rule.words(2.1, 2.1, 4.58, 15)
-      assert_equal Verdict.of("growing", "+3.40 MiB/min, above the 2.10 MiB/min this soak's scatter could make alone"), Rule.words(3.4, 2.1, 4.58, 11)
-      assert_equal Verdict.of("plateaued", "+6.00 MiB/min, but not sustained: block means rose in 10 more of 15 pairs than fell, 11 needed"),
+      assert_equal Verdicts::Verdict.of("plateaued", "no growth above 4.58 MiB/min detected (this soak's floor)"), Rule.words(2.1, 2.1, 4.58, 15)
+      assert_equal Verdicts::Verdict.of("growing", "+3.40 MiB/min, above the 2.10 MiB/min this soak's scatter could make alone"), Rule.words(3.4, 2.1, 4.58, 11)
+      assert_equal Verdicts::Verdict.of("plateaued", "+6.00 MiB/min, but not sustained: block means rose in 10 more of 15 pairs than fell, 11 needed"),
         Rule.words(6.0, 2.1, 4.58, 10)
     end
 
@@ -323,8 +323,8 @@ module Arena
         fit = Stats::LinearFit.of(points)
         se = Rule.widened_se(points, fit)
         block = Rule.block_floor(points, fit)
-        assert_equal leader, (Scenarios::SoakVerdict::CUT * se > block) ? :se : :blocks
-        expected = Rule.per_min([Scenarios::SoakVerdict::CUT * se, block].max + Scenarios::SoakVerdict::FIND * se).round(2)
+        assert_equal leader, (Verdicts::Soak::CUT * se > block) ? :se : :blocks
+        expected = Rule.per_min([Verdicts::Soak::CUT * se, block].max + Verdicts::Soak::FIND * se).round(2)
         assert_equal expected, Rule.call(points).floor_mib_per_min, leader
       end
     end

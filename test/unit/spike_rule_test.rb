@@ -6,9 +6,9 @@ require "arena"
 # What a profile's spike did to its requests: absorbed, queued, shed, or
 # queued and shed, with the figures; pure, on values of known truth.
 class SpikeRuleTest < Minitest::Test
-  cover "Arena::Scenarios::SpikeRule*"
+  cover "Arena::Verdicts::Spike*"
 
-  Rule = Arena::Scenarios::SpikeRule
+  Rule = Arena::Verdicts::Spike
 
   def figures(**changes)
     Rule::Figures.new(label: "spike 150/s 0.5s", asked_rps: 150.0, asked: 75.0, good: 75, errors: 0, dropped: 0,

@@ -7,7 +7,7 @@ require "arena"
 # while the server idles and every connection waits is "stalled"; the same
 # latency from a busy CPU, from idle connections or away from a delay is not.
 class StallTest < Minitest::Test
-  cover "Arena::Stall*"
+  cover "Arena::Verdicts::Stall*"
 
   # WEBrick on the known-capacity app, /io?ms=50, 32 connections (issue 33):
   # 342 good req/s, p50 92 ms, the app's own split waiting 0.8 ms and
@@ -16,7 +16,7 @@ class StallTest < Minitest::Test
              server_cpu_pct: 21.0, server_cores: 1, waiting_p50_us: 800, working_p50_us: 49_500, slots: nil,
              service_us: 50_400}.freeze
 
-  def verdict(**changes) = Arena::Stall.verdict(Arena::Stall::Figures.new(**WEBRICK.merge(changes)).freeze)
+  def verdict(**changes) = Arena::Verdicts::Stall.verdict(Arena::Verdicts::Stall::Figures.new(**WEBRICK.merge(changes)).freeze)
 
   def test_time_nothing_explains_is_a_stall_named_by_its_length_with_what_it_cost
     v = verdict

@@ -107,9 +107,9 @@ module Arena
       assert thin.call(level(1.0, samples: 35, p99_us: nil), 1), "no p99 is taken as within even the tightest SLO"
       # The words, at a rate the format groups, with no count at all.
       verdict = knee([level(1500, samples: nil, fraction: 0.5), level(3000, held: false)], planned: 2)
-      assert_equal [Verdict.cannot_judge("the lowest level, 1,500 req/s, answered in time but with 0 responses, fewer " \
+      assert_equal [Verdicts::Verdict.cannot_judge("the lowest level, 1,500 req/s, answered in time but with 0 responses, fewer " \
         "than the 100 a p99 needs (give more time)"), nil], verdict
-      assert_equal [Verdict.of("knee", "1,000 req/s (1,500 req/s had 0 responses, too few to judge: the knee is at or above 1,000 req/s)"), 1000],
+      assert_equal [Verdicts::Verdict.of("knee", "1,000 req/s (1,500 req/s had 0 responses, too few to judge: the knee is at or above 1,000 req/s)"), 1000],
         knee([level(1000), level(1500, samples: nil)], planned: 2)
     end
 

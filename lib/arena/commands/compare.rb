@@ -20,7 +20,7 @@ module Arena
       def call
         options.parse!(@argv)
         raise UsageError, USAGE unless @argv.size == 2
-        thresholds = Gate::Threshold.parse_list(@fail_on) if @fail_on
+        thresholds = Verdicts::Gate::Threshold.parse_list(@fail_on) if @fail_on
         a, b = sources
         compare = Arena::Report::Compare.new(a.document, b.document)
         @out.puts "A: #{a.path}", "B: #{b.path}"
@@ -59,9 +59,9 @@ module Arena
 
       def gate(compare, thresholds)
         raise UsageError, "the two runs have no measurement in common: nothing to gate on" if compare.pairs.empty?
-        gate = Gate.new(compare: compare, thresholds: thresholds, allow_missing: @allow_missing == true)
-        @out.print Gate::Text.new(gate).render
-        markdown = Gate::Markdown.new(gate, base: @argv[0], head: @argv[1]).render
+        gate = Verdicts::Gate.new(compare: compare, thresholds: thresholds, allow_missing: @allow_missing == true)
+        @out.print Arena::Report::GateText.new(gate).render
+        markdown = Arena::Report::GateMarkdown.new(gate, base: @argv[0], head: @argv[1]).render
         File.write(@markdown, markdown) if @markdown
         summary = ENV["GITHUB_STEP_SUMMARY"]
         File.open(summary, "a") { |io| io.write(markdown, "\n") } if summary && !summary.empty?

@@ -4,12 +4,12 @@ module Arena
   # A server's log read as it grows during boot, from where this start
   # began (a restarted server appends to the log of the one before it: a
   # worker Arena killed on purpose must not read as a crash of the next),
-  # for the line CrashLine says ends the wait, and the line the adapter
+  # for the line Verdicts::CrashLine says ends the wait, and the line the adapter
   # names as its own start timing out (transient: Servers::Base#transient_boot_patterns).
   class BootLog
     CHUNK = 256 * 1024
 
-    def initialize(path, patterns: CrashLine::GENERIC, transient: [])
+    def initialize(path, patterns: Verdicts::CrashLine::GENERIC, transient: [])
       @path = path
       @patterns = patterns
       @transient_patterns = transient
@@ -22,13 +22,13 @@ module Arena
     # was added since the last call; a line still being written waits,
     # unless the server has exited (final: its last words need no newline).
     # Once it has exited, an uncaught exception explains the exit
-    # (CrashLine::LAST_WORDS) when no crash line does.
+    # (Verdicts::CrashLine::LAST_WORDS) when no crash line does.
     def crash(final: false)
       unless @crash
         lines = new_lines(final)
-        @crash = CrashLine.find(lines, patterns: @patterns)
-        @last_words ||= CrashLine.find(lines, patterns: CrashLine::LAST_WORDS)
-        @transient ||= CrashLine.find(lines, patterns: @transient_patterns)
+        @crash = Verdicts::CrashLine.find(lines, patterns: @patterns)
+        @last_words ||= Verdicts::CrashLine.find(lines, patterns: Verdicts::CrashLine::LAST_WORDS)
+        @transient ||= Verdicts::CrashLine.find(lines, patterns: @transient_patterns)
       end
       @crash || (@last_words if final)
     end

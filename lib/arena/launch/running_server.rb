@@ -23,7 +23,7 @@ module Arena
   #   restart(mechanism)    -> the adapter's zero-downtime restart: true (signalled), false (the
   #                            process was gone) or :unsupported
   #   log_tail(lines = 20)  -> the last lines of its log ([] when not kept here)
-  #   crash_line            -> the first line of its log that says it crashed (CrashLine, the
+  #   crash_line            -> the first line of its log that says it crashed (Verdicts::CrashLine, the
   #                            adapter's patterns), nil when none does or the log is not kept here
   #   log_size, log_since(offset) -> its log's length, and the text written since ("" elsewhere)
   #   cgroup                -> the Envelope::Cgroup its tree runs in, nil without an envelope

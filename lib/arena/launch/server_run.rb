@@ -8,7 +8,7 @@ module Arena
   # lines of the server's log. It answers RunningServer (running_server.rb),
   # as Remote::Server does for a server on another host.
   class ServerRun
-    # crash: the line that says the server cannot run (CrashLine), or how
+    # crash: the line that says the server cannot run (Verdicts::CrashLine), or how
     # it exited during boot; nil when it merely did not answer in time.
     # transient: the boot exited on a line its adapter names as its own start
     # timing out (transient_boot_patterns): worth one more start.
@@ -94,7 +94,7 @@ module Arena
 
     # Read over its log's last 5,000 lines: a Ruby [BUG] report's memory map
     # alone (several hundred lines) fills the 20 of a failure's tail.
-    def crash_line = @group && CrashLine.find(@group.log_tail(5000), patterns: @adapter.crash_patterns)
+    def crash_line = @group && Verdicts::CrashLine.find(@group.log_tail(5000), patterns: @adapter.crash_patterns)
 
     # Its log's length now, and what it wrote since (a measurement's share).
     def log_size = @group ? File.size?(@group.log_path).to_i : 0

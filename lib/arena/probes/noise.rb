@@ -95,11 +95,11 @@ module Arena
 
       # A Verdict: "noisy" with what crossed its limit, or "quiet".
       def judge(figures)
-        return Verdict.cannot_judge("no noise figures") if figures.nil?
+        return Verdicts::Verdict.cannot_judge("no noise figures") if figures.nil?
         over = []
         over << format("other processes took %.0f%% of a core (limit %.0f%%)", figures.other_cpu_pct, OTHER_CPU_LIMIT_PCT) if figures.other_cpu_pct > OTHER_CPU_LIMIT_PCT
         over << format("steal %.1f%% (limit %.0f%%)", figures.steal_pct, STEAL_LIMIT_PCT) if figures.steal_pct > STEAL_LIMIT_PCT
-        over.empty? ? Verdict.of("quiet") : Verdict.of("noisy", over.join("; "))
+        over.empty? ? Verdicts::Verdict.of("quiet") : Verdicts::Verdict.of("noisy", over.join("; "))
       end
 
       def governor(root: "/sys/devices/system/cpu")

@@ -1,12 +1,12 @@
 # frozen_string_literal: true
 
 module Arena
-  class Gate
+  module Report
     # The gate's verdict as a few terminal lines: each failure, each check it
     # could not judge and each change beyond its threshold that the test could
     # not tell from noise, then one line with the outcome (k6 prints a line
     # per threshold; a gate over many rows prints only the ones that matter).
-    class Text
+    class GateText
       MARKS = {fail: "FAIL", noise: "not distinguishable", cannot_judge: "cannot judge"}.freeze
 
       def initialize(gate) = @gate = gate
@@ -16,7 +16,7 @@ module Arena
           "#{Stats::DifferenceMethod::METHOD} at #{@gate.level})\n"
         @gate.checks.each do |c|
           next unless MARKS.key?(c.outcome)
-          out << "  #{MARKS[c.outcome]} #{Rendering.row(c)}#{Rendering.what(c)}: #{c.verdict.reason.delete_prefix("not distinguishable here: ")}\n"
+          out << "  #{MARKS[c.outcome]} #{Report::GateRendering.row(c)}#{Report::GateRendering.what(c)}: #{c.verdict.reason.delete_prefix("not distinguishable here: ")}\n"
         end
         out << "gate: #{summary}\n"
       end
@@ -40,7 +40,7 @@ module Arena
 
     # Markdown fit for a pull-request comment or $GITHUB_STEP_SUMMARY: every
     # check, worst first, and how the verdict was reached.
-    class Markdown
+    class GateMarkdown
       ORDER = {fail: 0, cannot_judge: 1, noise: 2, ok: 3}.freeze
       WORDS = {fail: "**fail**", cannot_judge: "**cannot judge**", noise: "not distinguishable", ok: "ok"}.freeze
 
@@ -78,8 +78,8 @@ module Arena
       def line(c)
         metric = c.threshold&.metric || "-"
         change = if c.delta.nil? then "-"
-        elsif c.threshold.absolute? then Gate.signed_pp(c.delta)
-        else Gate.signed(c.delta)
+        elsif c.threshold.absolute? then Verdicts::Gate.signed_pp(c.delta)
+        else Verdicts::Gate.signed(c.delta)
         end
         cells = [WORDS.fetch(c.outcome), escape(c.pair.label), escape(c.pair.workload),
           escape([c.pair.scenario, c.pair.variant].compact.join(" ")), metric, value(c, c.a), value(c, c.b),
@@ -95,7 +95,7 @@ module Arena
       def escape(text) = text.to_s.gsub("|", "\\|")
     end
 
-    module Rendering
+    module GateRendering
       # extend self, not module_function: Rendering.row then runs the methods mutant mutates
       extend self
 
@@ -105,7 +105,7 @@ module Arena
         return "" unless c.threshold
         values = if c.delta.nil? then ""
         elsif c.threshold.absolute? then ""
-        else " #{Report::Compare.format(c.threshold.metric, c.a)} -> #{Report::Compare.format(c.threshold.metric, c.b)} (#{Gate.signed(c.delta)}; threshold #{Gate.signed(c.threshold.limit)})"
+        else " #{Report::Compare.format(c.threshold.metric, c.a)} -> #{Report::Compare.format(c.threshold.metric, c.b)} (#{Verdicts::Gate.signed(c.delta)}; threshold #{Verdicts::Gate.signed(c.threshold.limit)})"
         end
         " #{c.threshold.metric}#{values}"
       end

@@ -63,8 +63,8 @@ module Arena
             "name a path of your app that does this with --workload")
         end
         rows = best_per_server(workload)
-        result = Pick.call(rows.map do |r|
-          Pick::Candidate.new(name: name(r.server), rps: r.rps_runs, p99: r.p99_runs, pss: r.pss_runs, rounds: r.round_runs, flags: r.flags)
+        result = Verdicts::Pick.call(rows.map do |r|
+          Verdicts::Pick::Candidate.new(name: name(r.server), rps: r.rps_runs, p99: r.p99_runs, pss: r.pss_runs, rounds: r.round_runs, flags: r.flags)
         end)
         by_name = rows.to_h { |r| [name(r.server), r] }
         pick = result.pick && by_name[result.pick.name]
@@ -175,7 +175,7 @@ module Arena
 
       def crash_text(m)
         x = Scenarios::Crash.figures_of(m)
-        back = Scenarios::EventAnalysis.words(x)
+        back = Verdicts::EventAnalysis.words(x)
         "worker killed: #{x.outcome}, #{x.errors_after_event.to_i} errors after, #{back}"
       end
 

@@ -165,7 +165,7 @@ module Arena
       # with the app's split (a QueueSplit or nil), the config's declared
       # slots and the unloaded latency.
       def stall_figures(server_cpu_pct:, server_cores:, queue: nil, slots: nil, service_us: nil)
-        Stall::Figures.new(p50_us: latency.p50, mean_us: latency.mean, good_rps: good_rps, connections: connections_requested,
+        Verdicts::Stall::Figures.new(p50_us: latency.p50, mean_us: latency.mean, good_rps: good_rps, connections: connections_requested,
           open_model: open?, keep_alive: keep_alive?, server_cpu_pct: server_cpu_pct, server_cores: server_cores,
           waiting_p50_us: queue&.queue_p50_us, working_p50_us: queue&.work_p50_us, slots: slots, service_us: service_us,
           waiting_mean_us: queue&.queue_mean_us, working_mean_us: (queue&.work_mean_us if queue&.queue_mean_us), split_n: queue&.queue_n).freeze
@@ -176,7 +176,7 @@ module Arena
       # dropped when the server closed them (each request a new connection:
       # no spread stays), processes: the workers that each accept their own.
       def concurrency_figures(queue:, slots:, server_cpu_pct:, server_cores:, spread: nil, processes: nil)
-        Concurrency::Figures.new(rps: (rps if queue), working_mean_us: queue&.work_mean_us, working_p50_us: queue&.work_p50_us,
+        Verdicts::Concurrency::Figures.new(rps: (rps if queue), working_mean_us: queue&.work_mean_us, working_p50_us: queue&.work_p50_us,
           waiting_p50_us: queue&.queue_p50_us, declared: slots, connections: connections_requested,
           server_cpu_pct: server_cpu_pct, server_cores: server_cores, spread: (spread unless server_closed?),
           processes: processes).freeze
@@ -184,7 +184,7 @@ module Arena
 
       # What the batching rule (lib/arena/verdicts/batching.rb) reads of this load.
       def batching_figures(queue:, slots: nil, server_cpu_pct: nil, server_cores: nil)
-        Batching::Figures.new(good_rps: good_rps, latency_mean_us: latency.mean, waiting_mean_us: queue&.queue_mean_us, slots: slots,
+        Verdicts::Batching::Figures.new(good_rps: good_rps, latency_mean_us: latency.mean, waiting_mean_us: queue&.queue_mean_us, slots: slots,
           server_cpu_pct: server_cpu_pct, server_cores: server_cores,
           working_mean_us: queue&.work_mean_us, connections: connections_requested, duration_s: duration_s, open_model: open?).freeze
       end
@@ -286,23 +286,23 @@ module Arena
         flags << "few-samples" unless load.latency.supported?(:p99)
         flags << "server-closed" if load.server_closed?
         cpu = {server_cpu_pct: server_cpu_pct, server_cores: server_cores}
-        stall = Stall.verdict(load.stall_figures(**cpu, queue: queue, slots: slots, service_us: service_us))
+        stall = Verdicts::Stall.verdict(load.stall_figures(**cpu, queue: queue, slots: slots, service_us: service_us))
         flags << "stalled" if stall.word == "stalled"
-        concurrency = Concurrency.call(load.concurrency_figures(**cpu, queue: queue, slots: slots, spread: spread&.values,
+        concurrency = Verdicts::Concurrency.call(load.concurrency_figures(**cpu, queue: queue, slots: slots, spread: spread&.values,
           processes: processes))
         under = concurrency.verdict.word == "under-concurrent"
         uneven = concurrency.uneven.word == "uneven"
         flags << "uneven" if uneven
         flags << "under-concurrent" if under
         batching = load.batching_figures(queue: queue, slots: slots, **cpu)
-        batched = Batching.call(batching, stalled: stall.word == "stalled")
+        batched = Verdicts::Batching.call(batching, stalled: stall.word == "stalled")
         flags << "batched" if batched.word == "batched"
         new(good_rps: load.good_rps.round(2), error_pct: load.error_pct, p50_us: load.latency.p50, p99_us: load.latency.p99,
           samples: load.latency.n, settled_s: settled_s, loader_cpu_pct: loader_cpu_pct, flags: flags.freeze,
           stall: (stall.reason if stall.word == "stalled"), pool: (pool.reason if pool&.word == "pool-exhausted"),
           busy_slots: concurrency.busy_slots, declared_slots: slots, concurrency: (concurrency.verdict.reason if under),
           reachable_slots: concurrency.reachable_slots, uneven: (concurrency.uneven.reason if uneven),
-          fault: fault&.reason, batched: (batched.reason if batched.word == "batched"), loop_rps: Batching.loop_rps(batching)).freeze
+          fault: fault&.reason, batched: (batched.reason if batched.word == "batched"), loop_rps: Verdicts::Batching.loop_rps(batching)).freeze
       end
 
       def self.from_h(h)
@@ -332,7 +332,7 @@ module Arena
       def self.from_h(h)
         return nil unless h.is_a?(Hash)
         figures = Probes::Noise::Figures.from_h(h)
-        new(figures: figures, verdict: Verdict.of(h["verdict"] || "quiet", h["reason"])).freeze
+        new(figures: figures, verdict: Verdicts::Verdict.of(h["verdict"] || "quiet", h["reason"])).freeze
       end
 
       def noisy? = verdict.word == "noisy"

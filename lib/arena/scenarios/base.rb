@@ -151,7 +151,7 @@ module Arena
       # dropped, and long enough for `min_requests` samples within
       # `seconds_left` (never shorter than -d).
       def open_level(ctx, max, fraction, min_requests:, seconds_left:)
-        rate = RatePlan.rate_at(max, fraction)
+        rate = Verdicts::RatePlan.rate_at(max, fraction)
         settings = ctx.settings(rate: rate, connections: [ctx.load.connections * 4, 64].max,
           duration: min_requests.fdiv(rate).ceil.clamp(ctx.load.duration, [seconds_left, ctx.load.duration].max).to_f)
         measure(ctx, settings, variant: "#{(fraction * 100).round}%").then do |m|
@@ -225,7 +225,7 @@ module Arena
             server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?, envelope: envelope, pool: pool,
             queue: queue, slots: ctx.adapter.declared_slots, service_us: ctx.baseline&.p50_us,
             spread: spread, processes: ctx.adapter.accepting_workers,
-            fault: TruncatedResponse.verdict(server: ctx.adapter.key, parse_errors: load.error_kinds["parse"],
+            fault: Verdicts::TruncatedResponse.verdict(server: ctx.adapter.key, parse_errors: load.error_kinds["parse"],
               line: load.raw["first_unparsable"])),
           extra: (extra || {}).freeze, noise: noise, queue: queue,
           warmup: warmed && Results::WarmupRecord.of(warmed)
@@ -288,10 +288,10 @@ module Arena
 
       # Rails' pool ran dry during the measurement (lib/arena/verdicts/pool_exhaustion.rb)?
       def pool_verdict(ctx, log_text, load)
-        evidence = PoolExhaustion.evidence(log_text)
+        evidence = Verdicts::PoolExhaustion.evidence(log_text)
         return nil if evidence.timeouts.zero?
         given = ctx.adapter.env(app: ctx.session.plan.app).merge(ctx.session.plan.env || {})["RAILS_MAX_THREADS"]
-        PoolExhaustion.verdict(evidence: evidence, errors: load.errors, threads: ctx.adapter.request_threads,
+        Verdicts::PoolExhaustion.verdict(evidence: evidence, errors: load.errors, threads: ctx.adapter.request_threads,
           pool: given&.to_i)
       end
     end

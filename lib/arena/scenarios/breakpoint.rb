@@ -62,14 +62,14 @@ module Arena
       def self.judge(levels, planned:)
         broke = levels.find(&:broken_because)
         if broke
-          Verdict.of("broke", "at #{broke.connections} connections: #{broke.broken_because}")
+          Verdicts::Verdict.of("broke", "at #{broke.connections} connections: #{broke.broken_because}")
         elsif levels.empty?
-          Verdict.cannot_judge("time ran out before the first level")
+          Verdicts::Verdict.cannot_judge("time ran out before the first level")
         elsif levels.size < planned
-          Verdict.of("stopped", "time ran out after #{levels.size} of #{planned} levels (clean up to #{levels.last.connections} " \
+          Verdicts::Verdict.of("stopped", "time ran out after #{levels.size} of #{planned} levels (clean up to #{levels.last.connections} " \
             "connections); not known to hold beyond")
         else
-          Verdict.of("did not break", "clean at every level up to #{levels.last.connections} connections (the bound)")
+          Verdicts::Verdict.of("did not break", "clean at every level up to #{levels.last.connections} connections (the bound)")
         end
       end
 

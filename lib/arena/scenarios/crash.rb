@@ -8,7 +8,7 @@ module Arena
     # recovery is measured, not rounded to the second.
     class Crash < Base
       scenario "crash", "SIGKILL a worker a third into steady load; errors, recovery, respawn"
-      figures :victim, :procs_before, :procs_after, :procs_min_sampled, :outcome, :longest_us, *EventAnalysis::FIGURES
+      figures :victim, :procs_before, :procs_after, :procs_min_sampled, :outcome, :longest_us, *Verdicts::EventAnalysis::FIGURES
 
       def disruptive? = true
 
@@ -18,7 +18,7 @@ module Arena
       def self.seconds(guess) = guess.measurement_s([guess.load.duration, 6].max) + guess.boot_s
 
       def call(ctx)
-        settings = ctx.settings(duration: [ctx.load.duration, 6].max, timeline_ms: EventAnalysis::TIMELINE_MS)
+        settings = ctx.settings(duration: [ctx.load.duration, 6].max, timeline_ms: Verdicts::EventAnalysis::TIMELINE_MS)
         at = settings.duration / 3.0
         record = measure(ctx, settings, variant: "kill-worker") do
           At.schedule((settings.warmup || 0) + at) do
@@ -32,7 +32,7 @@ module Arena
       def self.finding(m)
         return nil if m.summary?
         x = m.extra
-        recovery = EventAnalysis.words(x)
+        recovery = Verdicts::EventAnalysis.words(x)
         "#{m.server} #{m.workload} crash: worker #{x["victim"]} killed at #{x["event_at_s"]}s, #{x["outcome"]}, " \
           "#{x["errors_after_event"]} errors, #{recovery}, longest #{Report::Format.duration_us(x["longest_us"])}"
       end
@@ -52,7 +52,7 @@ module Arena
         elsif replaced then "replaced"
         else "not replaced"
         end
-        record.with(extra: kill.merge(EventAnalysis.call(record.load, at: at)).merge(
+        record.with(extra: kill.merge(Verdicts::EventAnalysis.call(record.load, at: at)).merge(
           "procs_after" => after.size, "procs_min_sampled" => record.probes.samples.map(&:procs).compact.min,
           "outcome" => outcome, "longest_us" => record.load.latency_all.max
         ))

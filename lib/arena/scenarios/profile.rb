@@ -6,7 +6,7 @@ module Arena
     # whose schedule follows them (coordinated omission corrected as in
     # `rate`). Each stage is reported on its own (its requests by intended
     # time: asked and sent rate, goodput, p99, errors, dropped); after each
-    # spike, recovery is read as a crash's is (EventAnalysis: the goodput of
+    # spike, recovery is read as a crash's is (Verdicts::EventAnalysis: the goodput of
     # the stage after against the stage before, back to 90% held 0.5 s), and
     # with it the time until the p99 per slice is back under twice what it
     # was before the spike.
@@ -28,7 +28,7 @@ module Arena
         return [summary_record(ctx, "not applicable", {"reason" => "give the stages with --profile (#{Load::Profile::EXAMPLE})"})] unless ctx.load.profile
         profile = Load::Profile.parse(ctx.load.profile)
         # 100 ms slices for recovery, unless the timeline would grow past 6,000 of them.
-        slice_ms = (profile.total_s <= 600) ? EventAnalysis::TIMELINE_MS : 1000
+        slice_ms = (profile.total_s <= 600) ? Verdicts::EventAnalysis::TIMELINE_MS : 1000
         peak = profile.stages.map { |s| [s.from_rps, s.to_rps].max }.max
         settings = ctx.settings(profile: profile.engine_spec, duration: nil, warmup: 0, timeline_ms: slice_ms,
           connections: [ctx.load.connections * 4, (peak * 0.05).ceil, 64].max.clamp(1, 20_000))
@@ -46,8 +46,8 @@ module Arena
         end
         spikes = m.extra["recoveries"].map do |r|
           p99 = r["p99_back_s"] ? "p99 back under #{Report::Format.duration_us(r["p99_limit_us"])} in #{r["p99_back_s"]} s" : "p99 not back under #{Report::Format.duration_us(r["p99_limit_us"])}"
-          spike = r["spike_verdict"] ? "#{Verdict.of(r["spike_verdict"], r["spike_reason"])}; " : ""
-          "#{r["spike"]}: #{spike}throughput after it: #{EventAnalysis.words(r)}; #{p99}"
+          spike = r["spike_verdict"] ? "#{Verdicts::Verdict.of(r["spike_verdict"], r["spike_reason"])}; " : ""
+          "#{r["spike"]}: #{spike}throughput after it: #{Verdicts::EventAnalysis.words(r)}; #{p99}"
         end
         "#{m.server} #{m.workload} profile: #{(stages + spikes).join("; ")}"
       end
@@ -83,7 +83,7 @@ module Arena
       end
 
       # The spike cut out of the timeline: the stage before it, then the stage
-      # after it moved back onto the spike's start, so EventAnalysis reads
+      # after it moved back onto the spike's start, so Verdicts::EventAnalysis reads
       # "after" against "before" exactly as it reads a kill.
       def self.recovery(profile, load, i)
         step = load.interval_s
@@ -94,11 +94,11 @@ module Arena
         before = load.timeline.select { |p| p.t >= before_from && p.t + step <= start + 1e-9 }
         after = load.timeline.select { |p| p.t >= finish - 1e-9 && p.t < after_to - 1e-9 }
         spliced = before + after.map { |p| p.dup.tap { |q| q.t = (p.t - (finish - start)).round(6) }.freeze }
-        x = EventAnalysis.call(load.dup.tap { |l| l.timeline = spliced.freeze }.freeze, at: start)
+        x = Verdicts::EventAnalysis.call(load.dup.tap { |l| l.timeline = spliced.freeze }.freeze, at: start)
         limit = 2 * median(before.filter_map(&:p99_us).select(&:positive?))
         back = limit.positive? ? p99_back(after, limit, step) : nil
         back_s = back && (back.t - finish + step).round(2)
-        spike = SpikeRule.verdict(spike_figures(profile, load, i, back_s))
+        spike = Verdicts::Spike.verdict(spike_figures(profile, load, i, back_s))
         x = own_requests(x, (load.stages || [])[i + 1], profile.stages[i + 1].asked)
         x.merge("spike" => profile.stages[i].label, "spike_end_s" => finish, "p99_limit_us" => limit.positive? ? limit.round : nil,
           "p99_back_s" => back_s, "spike_verdict" => spike.word, "spike_reason" => spike.reason)
@@ -112,13 +112,13 @@ module Arena
       # say both. after: the stage after's figures; asked: its requests.
       def self.own_requests(x, after, asked)
         good = after&.good.to_i
-        return x if after.nil? || asked.to_i.zero? || good >= EventAnalysis::RECOVERED * asked
+        return x if after.nil? || asked.to_i.zero? || good >= Verdicts::EventAnalysis::RECOVERED * asked
         x.merge("verdict" => "not recovered", "recovered" => false,
           "verdict_reason" => format("%d of the %d requests asked in the stage after were answered well (%d dropped, %d errors); " \
-            "by completion time alone: %s", good, asked, after.dropped.to_i, after.errors.to_i, EventAnalysis.words(x)))
+            "by completion time alone: %s", good, asked, after.dropped.to_i, after.errors.to_i, Verdicts::EventAnalysis.words(x)))
       end
 
-      # What SpikeRule reads of spike i: its stage and the one before (by
+      # What Verdicts::Spike reads of spike i: its stage and the one before (by
       # intended time), the most served in a window as long as the spike
       # (from its start to the end of the stage after), and the p99's return.
       def self.spike_figures(profile, load, i, back_s)
@@ -126,7 +126,7 @@ module Arena
         before = stages[i - 1]
         spike = stages[i]
         stage = profile.stages[i]
-        SpikeRule::Figures.new(label: stage.label, asked_rps: stage.asked / stage.seconds, asked: stage.asked, good: spike&.good.to_i,
+        Verdicts::Spike::Figures.new(label: stage.label, asked_rps: stage.asked / stage.seconds, asked: stage.asked, good: spike&.good.to_i,
           errors: spike&.errors.to_i, dropped: spike&.dropped.to_i, error_kinds: error_kinds(load, profile.starts[i], after_end(profile, i)), before_p90_us: before&.latency&.at(:p90), before_n: before&.latency&.n.to_i,
           spike_p90_us: spike&.latency&.at(:p90), spike_n: spike&.latency&.n.to_i,
           peak_good_rps: peak_rate(load, profile.starts[i], after_end(profile, i), stage.seconds),
@@ -151,11 +151,11 @@ module Arena
       end
 
       # The first slice from which the p99 stays under the limit for
-      # EventAnalysis::HOLD_S: a slice that answered, and every slice of the
+      # Verdicts::EventAnalysis::HOLD_S: a slice that answered, and every slice of the
       # window that answered under the limit (a slice with no response has
       # no p99; a server that answers nothing is not back).
       def self.p99_back(after, limit, step)
-        width = [(EventAnalysis::HOLD_S / step).round, 1].max
+        width = [(Verdicts::EventAnalysis::HOLD_S / step).round, 1].max
         i = (0..after.size - width).find do |j|
           window = after[j, width]
           window.first.completed.positive? && window.all? { |p| p.completed.zero? || p.p99_us.to_i <= limit }

@@ -13,7 +13,7 @@ module Arena
     class Rate < Base
       scenario "rate", "open-model rate sweep 10%..120% of the closed maximum; latency curve and knee"
 
-      FRACTIONS = RatePlan::FRACTIONS
+      FRACTIONS = Verdicts::RatePlan::FRACTIONS
 
       def planned(_load, _adapter) = FRACTIONS.size + 1
 
@@ -21,15 +21,15 @@ module Arena
 
       def self.bound = :max_time
 
-      # The closed maximum, then the levels RatePlan plans (each with its
+      # The closed maximum, then the levels Verdicts::RatePlan plans (each with its
       # -w and a measurement's start), all within --max-time.
       def self.seconds(guess)
         load = guess.load
         closed = guess.measurement_s([load.duration, 5 * guess.latency_s].max)
-        plan = RatePlan.call(closed_max_rps: guess.closed_max_rps, unloaded_s: guess.latency_s,
+        plan = Verdicts::RatePlan.call(closed_max_rps: guess.closed_max_rps, unloaded_s: guess.latency_s,
           budget_s: [load.max_time - closed, 0].max, base_duration_s: load.duration)
         sweep = plan.seconds + plan.levels.size * (load.warmup.to_f + RunEstimate::MEASURE_S)
-        [closed + sweep, load.max_time + RatePlan.overhead_s(guess.latency_s)].min
+        [closed + sweep, load.max_time + Verdicts::RatePlan.overhead_s(guess.latency_s)].min
       end
 
       # A sweep whose levels get fewer responses than a p99 needs ends in
@@ -38,11 +38,11 @@ module Arena
         load = guess.load
         closed = guess.measurement_s([load.duration, 5 * guess.latency_s].max)
         max = guess.closed_max_rps
-        plan = RatePlan.call(closed_max_rps: max, unloaded_s: guess.latency_s, budget_s: [load.max_time - closed, 0].max,
+        plan = Verdicts::RatePlan.call(closed_max_rps: max, unloaded_s: guess.latency_s, budget_s: [load.max_time - closed, 0].max,
           base_duration_s: load.duration)
         return nil if plan.min_requests >= P99_SAMPLES
-        least = RatePlan::FRACTIONS - RatePlan::DROP_ORDER
-        needs = closed + RatePlan.seconds(least, max, P99_SAMPLES, RatePlan.overhead_s(guess.latency_s), load.duration) +
+        least = Verdicts::RatePlan::FRACTIONS - Verdicts::RatePlan::DROP_ORDER
+        needs = closed + Verdicts::RatePlan.seconds(least, max, P99_SAMPLES, Verdicts::RatePlan.overhead_s(guess.latency_s), load.duration) +
           least.size * (load.warmup.to_f + RunEstimate::MEASURE_S)
         "rate on #{guess.workload}: about #{plan.min_requests} requests a level, under the #{P99_SAMPLES} a p99 needs " \
           "(its verdict may be \"too few to judge\"; 50%, 100% and 120% with #{P99_SAMPLES} each take about #{needs.ceil} s a sweep)"
@@ -50,7 +50,7 @@ module Arena
 
       # --max-time bounds the whole sweep, the closed maximum included (the
       # unloaded baseline, shared by every scenario, comes before it). The
-      # levels are planned (RatePlan) from the closed maximum, the unloaded
+      # levels are planned (Verdicts::RatePlan) from the closed maximum, the unloaded
       # latency and the time left; a level that cannot finish before the
       # deadline is not started, and the summary says what was measured.
       def call(ctx)
@@ -62,14 +62,14 @@ module Arena
         closed = measure(ctx, ctx.settings(duration: [ctx.load.duration, 5 * unloaded_s].max), variant: "closed-max")
         max = closed.good_rps
         return [closed] if max <= 0
-        plan = RatePlan.call(closed_max_rps: max, unloaded_s: unloaded_s, budget_s: deadline - Support::Clock.now,
+        plan = Verdicts::RatePlan.call(closed_max_rps: max, unloaded_s: unloaded_s, budget_s: deadline - Support::Clock.now,
           base_duration_s: ctx.load.duration)
         points = []
         plan.levels.each do |level|
           # Twice the estimated overhead is kept back: on a busy machine the
           # settle and the drain of a 1 s endpoint took longer than planned
           # (a 300 s sweep ended at 307 s with one overhead kept back).
-          left = deadline - Support::Clock.now - 2 * RatePlan.overhead_s(unloaded_s)
+          left = deadline - Support::Clock.now - 2 * Verdicts::RatePlan.overhead_s(unloaded_s)
           break if left < [ctx.load.duration, 1.0].min
           points << rate_level(ctx, level, max, duration: [level.duration_s, left.floor.to_f].min.clamp(1.0, nil))
         end
@@ -98,14 +98,14 @@ module Arena
           "(closed maximum #{Report::Format.rps(x["closed_max_rps"])} req/s)"
       end
 
-      # A sweep's summaries over the rounds are one answer (KneeRounds).
+      # A sweep's summaries over the rounds are one answer (Verdicts::KneeRounds).
       def self.round_key(m) = m.summary? ? [m.server, m.workload] : nil
 
       def self.rounds_finding(ms)
         return finding(ms.first) if ms.size == 1
         x = ms.first.extra
         maxima = ms.map { |m| m.extra["closed_max_rps"].to_f }.sort
-        "#{ms.first.server} #{ms.first.workload} rate over #{ms.size} rounds: #{KneeRounds.call(ms.map(&:extra))}, with p99 <= " \
+        "#{ms.first.server} #{ms.first.workload} rate over #{ms.size} rounds: #{Verdicts::KneeRounds.call(ms.map(&:extra))}, with p99 <= " \
           "#{x["slo_ms"]} ms#{slo_origin(x)} (closed maximum #{Report::Format.rps(maxima.first)}-#{Report::Format.rps(maxima.last)} req/s)"
       end
 
@@ -153,21 +153,21 @@ module Arena
         f = Report::Format
         cut = (levels.size < planned) ? "stopped: time ran out after #{levels.size} of #{planned} levels" : nil
         if levels.empty?
-          [Verdict.cannot_judge(cut ? "time ran out before the first level" : "no level measured"), nil]
+          [Verdicts::Verdict.cannot_judge(cut ? "time ran out before the first level" : "no level measured"), nil]
         elsif missed && thin?(missed, slo_us)
           thin(held, missed)
         elsif held.empty? && missed["fraction"] && missed["fraction"].to_f >= NEAR_MAX
-          [Verdict.cannot_judge("not measured below #{(NEAR_MAX * 100).round}% of the closed maximum (the lowest level, " \
+          [Verdicts::Verdict.cannot_judge("not measured below #{(NEAR_MAX * 100).round}% of the closed maximum (the lowest level, " \
             "#{f.rps(missed["target_rps"].to_f)} req/s, missed); a level well below it was not run"), nil]
         elsif missed.nil? && cut
-          [Verdict.of("stopped", "time ran out after #{levels.size} of #{planned} levels; every level measured held, up to " \
+          [Verdicts::Verdict.of("stopped", "time ran out after #{levels.size} of #{planned} levels; every level measured held, up to " \
             "#{f.rps(held.last["target_rps"].to_f)} req/s: the knee is at or above it"), nil]
         elsif held.empty?
-          [Verdict.of("none", "no rate sustained with p99 within the SLO (the lowest, #{f.rps(missed["target_rps"].to_f)} req/s, missed)"), nil]
+          [Verdicts::Verdict.of("none", "no rate sustained with p99 within the SLO (the lowest, #{f.rps(missed["target_rps"].to_f)} req/s, missed)"), nil]
         else
           top = held.last["target_rps"]
           above = missed ? "#{f.rps(missed["target_rps"].to_f)} req/s missed" : "the highest level measured"
-          [Verdict.of("knee", "#{f.rps(top.to_f)} req/s (#{above}#{"; #{cut}" if cut})"), top]
+          [Verdicts::Verdict.of("knee", "#{f.rps(top.to_f)} req/s (#{above}#{"; #{cut}" if cut})"), top]
         end
       end
 
@@ -178,11 +178,11 @@ module Arena
         rate = "#{f.rps(level["target_rps"].to_f)} req/s"
         n = level["samples"].to_i
         if held.empty?
-          return [Verdict.cannot_judge("the lowest level, #{rate}, answered in time but with #{n} responses, fewer than the " \
+          return [Verdicts::Verdict.cannot_judge("the lowest level, #{rate}, answered in time but with #{n} responses, fewer than the " \
             "#{P99_SAMPLES} a p99 needs (give more time)"), nil]
         end
         top = held.last["target_rps"]
-        [Verdict.of("knee", "#{f.rps(top.to_f)} req/s (#{rate} had #{n} responses, too few to judge: the knee is at or above " \
+        [Verdicts::Verdict.of("knee", "#{f.rps(top.to_f)} req/s (#{rate} had #{n} responses, too few to judge: the knee is at or above " \
           "#{f.rps(top.to_f)} req/s)"), top]
       end
 

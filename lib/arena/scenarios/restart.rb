@@ -8,7 +8,7 @@ module Arena
     class Restart < Base
       scenario "restart", "zero-downtime restart a third into steady load, per mechanism"
       figures :mechanism, :signalled, :pids_before, :pids_after, :failed_requests, :longest_us, :serving_after,
-        :workers_replaced, :unsupported, *EventAnalysis::FIGURES
+        :workers_replaced, :unsupported, *Verdicts::EventAnalysis::FIGURES
 
       def disruptive? = true
 
@@ -40,7 +40,7 @@ module Arena
       private
 
       def one(ctx, mechanism)
-        settings = ctx.settings(duration: [ctx.load.duration, 6].max, timeline_ms: EventAnalysis::TIMELINE_MS)
+        settings = ctx.settings(duration: [ctx.load.duration, 6].max, timeline_ms: Verdicts::EventAnalysis::TIMELINE_MS)
         at = settings.duration / 3.0
         record = measure(ctx, settings, variant: mechanism.to_s) do
           At.schedule((settings.warmup || 0) + at) do
@@ -51,7 +51,7 @@ module Arena
         end
         after = ctx.server.pids
         before = Array(record.extra["pids_before"])
-        record.with(extra: record.extra.merge(EventAnalysis.call(record.load, at: at)).merge(
+        record.with(extra: record.extra.merge(Verdicts::EventAnalysis.call(record.load, at: at)).merge(
           "failed_requests" => record.load.errors, "longest_us" => record.load.latency_all.max,
           "pids_after" => after, "serving_after" => !after.empty?, "workers_replaced" => (before - after).size
         ))

@@ -102,7 +102,7 @@ module Arena
       # maps the same libraries starts or exits (their shared pages are split
       # among fewer). The last third because a fresh Ruby heap creeps up for
       # minutes (Puma on /server here: +2.6% in the second 10 s of a 20 s
-      # soak). The rule and its stated floor: SoakVerdict.
+      # soak). The rule and its stated floor: Verdicts::Soak.
       def call(m, rate:, closed_max:)
         all = m.probes.samples
         # A tree with no process left has died (a crash without respawn): its
@@ -120,9 +120,9 @@ module Arena
         last = Stats::LinearFit.of(tail.map { |s| [s.t, s.pss_kb] })
         private = Stats::LinearFit.of(tail.map { |s| [s.t, s.uss_kb] })
         # The third before the judged one: a cycle longer than the last third,
-        # or a leak under its floor, shows against it (SoakVerdict).
+        # or a leak under its floor, shows against it (Verdicts::Soak).
         middle = samples.select { |s| s.t >= samples.first.t + window / 3.0 && s.t < samples.first.t + window * 2 / 3.0 }
-        judged = SoakVerdict.call(tail.map { |s| [s.t, s.uss_kb] }, before: middle.map { |s| [s.t, s.uss_kb] })
+        judged = Verdicts::Soak.call(tail.map { |s| [s.t, s.uss_kb] }, before: middle.map { |s| [s.t, s.uss_kb] })
         {
           "target_rps" => rate, "closed_max_rps" => closed_max&.round(1), "soak_s" => window.round(1),
           "pss_first_kb" => samples.first.pss_kb, "pss_last_kb" => samples.last.pss_kb,

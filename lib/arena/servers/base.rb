@@ -21,7 +21,7 @@ module Arena
     #   restart(group, name)    -> trigger a zero-downtime restart; :unsupported otherwise
     #   kill_worker(group)      -> SIGKILL one worker (or the only process); returns its pid
     #   stop_signal             -> what stops it cleanly ("TERM"; WEBrick through rackup: "INT")
-    #   crash_patterns          -> the log lines that say it cannot run (CrashLine), read while
+    #   crash_patterns          -> the log lines that say it cannot run (Verdicts::CrashLine), read while
     #                              ServerRun waits for it to answer
     #   transient_boot_patterns -> the log lines that say its own start timed out, not the app:
     #                              a boot that exits with one is started once more ([] for most)
@@ -168,9 +168,9 @@ module Arena
 
       def ready_timeout = 30
 
-      # The log lines that say this server cannot run (CrashLine): read
+      # The log lines that say this server cannot run (Verdicts::CrashLine): read
       # while waiting for it to answer. An adapter adds its own words.
-      def crash_patterns = CrashLine::GENERIC
+      def crash_patterns = Verdicts::CrashLine::GENERIC
 
       # The log lines that say the server's own start gave up on a busy
       # machine (a timeout of its own that no option lengthens), not that the

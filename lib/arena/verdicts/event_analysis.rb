@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 module Arena
-  module Scenarios
+  module Verdicts
     # Reads an engine timeline around one event (a kill, a restart) at second
     # `at` of the counted phase: good throughput before, the dip after, how
     # long until it is back to `recovered` of before, and the errors after.
@@ -65,21 +65,21 @@ module Arena
       # that start after it. Returns [Verdict, the first slice of the window
       # that is back (or nil)].
       def judge(before, after, step:, at:, recovered:)
-        return [Verdict.cannot_judge("no slice before the event to compare with"), nil] if before.empty?
+        return [Verdicts::Verdict.cannot_judge("no slice before the event to compare with"), nil] if before.empty?
         per_slice = before.sum.fdiv(before.size)
-        return [Verdict.cannot_judge("nothing was served before the event"), nil] unless per_slice.positive?
+        return [Verdicts::Verdict.cannot_judge("nothing was served before the event"), nil] unless per_slice.positive?
         width = window(per_slice, step)
-        return [Verdict.cannot_judge("#{after.size} slices after the event, a window needs #{width}"), nil] if after.size < width
+        return [Verdicts::Verdict.cannot_judge("#{after.size} slices after the event, a window needs #{width}"), nil] if after.size < width
         expected = per_slice * width
         floor = recovered * expected - Z * spread(before, expected)
         first = (0..after.size - width).find { |i| after[i, width].sum(&:good) >= floor }
         pct = "#{(100 * recovered).round}%"
         verdict = if first.nil?
-          Verdict.of("not recovered", "throughput not back to #{pct} within the #{(after.size * step).round(1)} s measured after")
+          Verdicts::Verdict.of("not recovered", "throughput not back to #{pct} within the #{(after.size * step).round(1)} s measured after")
         elsif first.zero?
-          Verdict.of("no lasting effect", "throughput at #{pct} or more of before from the first #{(width * step).round(2)} s after")
+          Verdicts::Verdict.of("no lasting effect", "throughput at #{pct} or more of before from the first #{(width * step).round(2)} s after")
         else
-          Verdict.of("recovered", "back to #{pct} throughput in #{(after[first].t + step - at).round(2)} s")
+          Verdicts::Verdict.of("recovered", "back to #{pct} throughput in #{(after[first].t + step - at).round(2)} s")
         end
         [verdict, first && after[first]]
       end

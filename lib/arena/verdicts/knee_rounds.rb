@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 module Arena
-  module Scenarios
+  module Verdicts
     # One answer for a rate sweep repeated over rounds (issue 35): the
     # rounds' knees as one verdict with their median and spread, where the
     # report said one "knee:" or "none:" line per round. Pure: the rounds'
@@ -21,12 +21,12 @@ module Arena
         knees = rounds.zip(words).filter_map { |x, word| x["knee_rps"]&.to_f if word == "knee" }
         n = rounds.size
         if words.uniq == ["knee"]
-          Verdict.of("knee", "#{rps(median(knees))} req/s, the median of #{n} rounds (#{spread(knees)})")
+          Verdicts::Verdict.of("knee", "#{rps(median(knees))} req/s, the median of #{n} rounds (#{spread(knees)})")
         elsif words.uniq.size == 1
-          Verdict.of(words.first, "in all #{n} rounds#{"; round 1: #{rounds.first["verdict_reason"]}" if rounds.first["verdict_reason"]}")
+          Verdicts::Verdict.of(words.first, "in all #{n} rounds#{"; round 1: #{rounds.first["verdict_reason"]}" if rounds.first["verdict_reason"]}")
         else
           counts = words.tally.sort_by { |w, c| [-c, w] }.map { |w, c| "#{w} in #{c}" }.join(", ")
-          Verdict.of("unsettled", "the #{n} rounds disagree: #{counts}#{"; knees #{spread(knees)}" if knees.any?}")
+          Verdicts::Verdict.of("unsettled", "the #{n} rounds disagree: #{counts}#{"; knees #{spread(knees)}" if knees.any?}")
         end
       end
 

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 module Arena
-  module Scenarios
+  module Verdicts
     # Which open-model levels a rate sweep runs, how many requests each needs,
     # and how long each lasts, from the closed maximum, the endpoint's unloaded
     # latency and the time left: a pure function, so a 1 s endpoint's plan is
@@ -43,7 +43,7 @@ module Arena
       # maximum is what tells "no capacity" from "no headroom".
       DROP_ORDER = [0.1, 0.25, 0.75, 1.1, 0.9].freeze
 
-      # extend self, not module_function: RatePlan.call then runs the methods mutant mutates
+      # extend self, not module_function: Verdicts::RatePlan.call then runs the methods mutant mutates
       extend self
 
       # closed_max_rps: the closed model's good req/s; unloaded_s: the

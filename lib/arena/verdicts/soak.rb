@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 module Arena
-  module Scenarios
+  module Verdicts
     # Does memory grow over a soak's judged window? A pure rule on [[t_s, kb]]
     # points (the tree's USS over the last third), returning the Verdict and
     # the floor it could see: "no growth above 2.4 MiB/min detected (this
@@ -22,7 +22,7 @@ module Arena
     # when nothing was seen, the block count when the rise was not sustained).
     # test/unit/soak_verdict_test.rb simulates leaks at the floor (found in at
     # least 95%) and flat sawtooths (called growing in at most 5%).
-    module SoakVerdict
+    module Soak
       CUT = 2.33
       FIND = 1.645
       BLOCKS = 6
@@ -56,13 +56,13 @@ module Arena
         return window if before.size < MIN_POINTS || !window.verdict.judged?
         if window.verdict.word == "growing"
           return window if points.map(&:last).max > before.map(&:last).max
-          return window.with(verdict: Verdict.of("plateaued", format("%+.2f MiB/min in the last third, but it climbed no higher " \
+          return window.with(verdict: Verdicts::Verdict.of("plateaued", format("%+.2f MiB/min in the last third, but it climbed no higher " \
             "than the %.1f MiB the third before it held: a cycle longer than the window (GC's sawtooth), not growth",
             window.slope_mib_per_min, before.map(&:last).max / 1024.0)))
         end
         longer = judge(before + points)
         return window unless longer.verdict.word == "growing" && window.slope_mib_per_min >= SLOWING * longer.slope_mib_per_min
-        longer.with(verdict: Verdict.of("growing", format("%+.2f MiB/min over the last two thirds, above the %.2f MiB/min their " \
+        longer.with(verdict: Verdicts::Verdict.of("growing", format("%+.2f MiB/min over the last two thirds, above the %.2f MiB/min their " \
           "scatter could make alone (the last third alone: %s)", longer.slope_mib_per_min, longer.cut_mib_per_min, window.verdict.reason)))
       end
 
@@ -70,7 +70,7 @@ module Arena
       def judge(points)
         fit = Stats::LinearFit.of(points)
         if fit.nil? || points.size < MIN_POINTS
-          return Judgement.new(verdict: Verdict.cannot_judge("too short to judge: #{points.size} memory samples in the last third, " \
+          return Judgement.new(verdict: Verdicts::Verdict.cannot_judge("too short to judge: #{points.size} memory samples in the last third, " \
             "#{MIN_POINTS} needed")).freeze
         end
         se = widened_se(points, fit)
@@ -88,11 +88,11 @@ module Arena
       # block (the block floor makes that rare: no simulated soak reached it).
       def words(slope, cut, floor, rises)
         if slope <= cut
-          Verdict.of("plateaued", format("no growth above %.2f MiB/min detected (this soak's floor)", floor))
+          Verdicts::Verdict.of("plateaued", format("no growth above %.2f MiB/min detected (this soak's floor)", floor))
         elsif rises >= RISES
-          Verdict.of("growing", format("%+.2f MiB/min, above the %.2f MiB/min this soak's scatter could make alone", slope, cut))
+          Verdicts::Verdict.of("growing", format("%+.2f MiB/min, above the %.2f MiB/min this soak's scatter could make alone", slope, cut))
         else
-          Verdict.of("plateaued", format("%+.2f MiB/min, but not sustained: block means rose in %d more of %d pairs than fell, %d needed",
+          Verdicts::Verdict.of("plateaued", format("%+.2f MiB/min, but not sustained: block means rose in %d more of %d pairs than fell, %d needed",
             slope, rises, BLOCKS * (BLOCKS - 1) / 2, RISES))
         end
       end

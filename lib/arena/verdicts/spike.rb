@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 module Arena
-  module Scenarios
+  module Verdicts
     # What a profile's spike did to its own requests (by their intended
     # time, so a request that waited counts where it was asked):
     #
@@ -29,7 +29,7 @@ module Arena
     # long after the spike the p99 of what it answered was back to its level
     # before (`drained_s`, nil if not within `after_s`). Pure: figures in, a
     # Verdict out.
-    module SpikeRule
+    module Spike
       # error_kinds: the kinds of error seen from the spike's start to the
       # end of the stage after it (by completion time), names only;
       # connections: the loader's; before_p50_us: the stage before's p50.
@@ -47,23 +47,23 @@ module Arena
 
       def verdict(f)
         asked = f.asked.round
-        return Verdict.cannot_judge("#{f.label} asked for no request") unless asked.positive?
+        return Verdicts::Verdict.cannot_judge("#{f.label} asked for no request") unless asked.positive?
         cap = cap(f)
-        return Verdict.cannot_judge(capped(f, cap)) if cap && f.asked_rps > cap && f.peak_good_rps.to_f >= AT_CAP * cap
+        return Verdicts::Verdict.cannot_judge(capped(f, cap)) if cap && f.asked_rps > cap && f.peak_good_rps.to_f >= AT_CAP * cap
         errors = f.errors.to_i
         # More answered than asked (a request of the stage before answered in
         # it) makes this negative: not over the limit, not said.
         cut = asked - f.good.to_i - errors
         shed = over?(errors, asked)
         queued = over?(cut, asked) || queued?(f)
-        return Verdict.of("shed", reason(f, asked, cut, nil)) if shed && queued.nil?
-        return Verdict.cannot_judge(why_not(f)) if queued.nil?
+        return Verdicts::Verdict.of("shed", reason(f, asked, cut, nil)) if shed && queued.nil?
+        return Verdicts::Verdict.cannot_judge(why_not(f)) if queued.nil?
         word = if shed && queued then "queued and shed"
         elsif shed then "shed"
         elsif queued then "queued"
         else "absorbed"
         end
-        Verdict.of(word, reason(f, asked, cut, queued))
+        Verdicts::Verdict.of(word, reason(f, asked, cut, queued))
       end
 
       def over?(count, asked) = 100.0 * count / asked > Results::ERROR_LIMIT_PCT
