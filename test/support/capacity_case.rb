@@ -27,7 +27,7 @@ module Arena
     # One arena run of every config on each of `workloads`: one round, short loads
     # (-d as given: with no warm-up to a steady state, --warmup-max 0, no
     # rate sizes the round; a sleeping app has nothing to warm, and each
-    # round's -w still covers a turn of its closed loop, RoundSize.turn).
+    # round's -w still covers a turn of its closed loop, Run::RoundSize.turn).
     # Returns the outcome and {[spec, workload] => measurement}.
     def measure(workloads, duration:, specs: configs.keys)
       out = arena("run", "--app", APP, "--servers", specs.join(" "), "--workload", workloads.join(","), "-c", CONNECTIONS.to_s,

@@ -17,7 +17,7 @@ module Arena
       builder = PlanBuilder.new(machine: Machine.new(cores: 2)).parse(["--server-host", "ssh://198.18.77.1", "--servers", "puma", "--out", DIR, *flags], banner: "test")
       plan = builder.build
       session = Remote::Session.new(options: builder.remote, plan: plan, err: StringIO.new)
-      Runner.new(plan: plan, reporter: nil, store: nil, **session.runner_options)
+      Arena::Run::Runner.new(plan: plan, reporter: nil, store: nil, **session.runner_options)
     end
 
     def test_a_remote_run_keeps_its_servers_up_between_rounds

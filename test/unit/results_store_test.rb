@@ -25,7 +25,7 @@ class ResultsStoreTest < Minitest::Test
       store = Arena::Results::Store.new(path: File.join(dir, "results.json"), environment: {}, plan: {})
       ok = Arena::Results::ServerRecord.new(label: "puma", name: "puma", settings: {}, status: "ok", log_tail: [], verify: []).freeze
       failed = ok.failing("boom", log_tail: ["x"], after_start: true)
-      once = Arena::Runner::RestartedRounds::StoreOnce.new(store)
+      once = Arena::Run::RestartedRounds::StoreOnce.new(store)
       once.add_server(ok)
       once.add_server(failed)
       assert_equal [failed.to_record], store.document["servers"]

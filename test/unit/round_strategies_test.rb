@@ -9,7 +9,7 @@ module Arena
   # steps (start, units_of, run_round, precision_rounds) through one
   # interface: call(slots), load_for(unit, round), warmup(key, variant).
   class RoundStrategiesTest < Minitest::Test
-    cover "Arena::Runner*"
+    cover "Arena::Run::Runner*"
 
     # The runner's steps, recorded: what a strategy asked for, in order.
     class Steps
@@ -29,7 +29,7 @@ module Arena
       def stopped? = @calls.count { |c| c.first == :start } == @stop_after
 
       def units_of(slots, round: nil)
-        slots.flat_map { |slot| (1..@units_per_slot).map { |i| Runner::Unit.new(slot: slot, workload: Workload.new(name: "w#{i}"), scenario: "s") } }
+        slots.flat_map { |slot| (1..@units_per_slot).map { |i| Arena::Run::Runner::Unit.new(slot: slot, workload: Workload.new(name: "w#{i}"), scenario: "s") } }
       end
 
       def run_round(units, round) = @calls << [:round, round, units.map(&:key)]
@@ -72,8 +72,8 @@ module Arena
     # units still wide, a round at a time, and records which reached it.
     def test_precision_rounds_go_on_while_a_unit_is_wide
       store = Store.new
-      precision = Runner::Precision.new(plan: plan("--rounds", "3", "--precision", "5"), store: store)
-      unit = Runner::Unit.new(slot: slots("a").first, workload: Workload.new(name: "w"), scenario: "s")
+      precision = Arena::Run::Precision.new(plan: plan("--rounds", "3", "--precision", "5"), store: store)
+      unit = Arena::Run::Runner::Unit.new(slot: slots("a").first, workload: Workload.new(name: "w"), scenario: "s")
       [1000, 1300, 800].each { |rps| precision.add(unit.key, Figure.new(rps, false)) }
       precision.add(unit.key, Figure.new(100_000, true))
       yielded = []
@@ -84,27 +84,27 @@ module Arena
       assert_equal 7, yielded.size, "the noisy figure left out of the interval"
       assert_equal [["a w s"], 4], yielded.first
       assert_equal({target_pct: 5.0, rounds: 3 + yielded.size, reached: ["a w s"], missed: {}}, store.precision)
-      assert_equal 20, Runner::MAX_ROUNDS
+      assert_equal 20, Arena::Run::Runner::MAX_ROUNDS
       none = Store.new
-      Runner::Precision.new(plan: plan, store: none).rounds(units: -> { [unit] }, spent: -> { false }) { flunk }
+      Arena::Run::Precision.new(plan: plan, store: none).rounds(units: -> { [unit] }, spent: -> { false }) { flunk }
       assert_nil none.precision, "no --precision: nothing added, nothing recorded"
     end
 
     def plan(*flags) = TestHelp.plan("--servers", "puma", "-d", "0.5", "--round-requests", "20", "-c", "8", *flags)
 
-    def slots(*labels) = labels.map { |l| Runner::Slot.new(adapter: Adapter.new(l), index: 1) }
+    def slots(*labels) = labels.map { |l| Arena::Run::Runner::Slot.new(adapter: Adapter.new(l), index: 1) }
 
     def test_the_plan_chooses_the_strategy
-      assert_equal Runner::KeptUpRounds, Runner.rounds_for(plan)
-      assert_equal Runner::KeptUpRounds, Runner.rounds_for(plan("--between-rounds", "keep"))
-      assert_equal Runner::RestartedRounds, Runner.rounds_for(plan("--between-rounds", "restart"))
-      assert_equal Runner::KeptUpRounds, Runner.rounds_for(plan.with(between_rounds: nil)), "a plan built elsewhere keeps its servers up"
+      assert_equal Arena::Run::KeptUpRounds, Arena::Run::Runner.rounds_for(plan)
+      assert_equal Arena::Run::KeptUpRounds, Arena::Run::Runner.rounds_for(plan("--between-rounds", "keep"))
+      assert_equal Arena::Run::RestartedRounds, Arena::Run::Runner.rounds_for(plan("--between-rounds", "restart"))
+      assert_equal Arena::Run::KeptUpRounds, Arena::Run::Runner.rounds_for(plan.with(between_rounds: nil)), "a plan built elsewhere keeps its servers up"
     end
 
     def test_kept_up_starts_each_server_once_and_stops_them_after_every_round
       steps = Steps.new(units_per_slot: 1)
       store = Store.new
-      kept = Runner::KeptUpRounds.new(runner: steps, plan: plan("--rounds", "2", "--seed", "1"), store: store, scenarios: {"s" => Object})
+      kept = Arena::Run::KeptUpRounds.new(runner: steps, plan: plan("--rounds", "2", "--seed", "1"), store: store, scenarios: {"s" => Object})
       kept.call(slots("a", "b"))
       names = steps.calls.map(&:first)
       assert_equal %i[start start round round precision stop stop], names
@@ -115,7 +115,7 @@ module Arena
     def test_kept_up_load_has_no_warm_up_bound_but_round_one_of_an_unwarmed_unit_and_is_sized_to_its_rate
       steps = Steps.new(units_per_slot: 2)
       p = plan("--seed", "1")
-      kept = Runner::KeptUpRounds.new(runner: steps, plan: p, store: Store.new, scenarios: {"s" => Object})
+      kept = Arena::Run::KeptUpRounds.new(runner: steps, plan: p, store: Store.new, scenarios: {"s" => Object})
       slot = slots("a")
       kept.call(slot)
       warmed, unwarmed = steps.units_of(slot)
@@ -126,7 +126,7 @@ module Arena
       assert_equal 1.5, kept.warmup(warmed.key, nil).seconds
       assert_nil kept.warmup(warmed.key, nil), "handed out once, with the first measurement"
       assert_nil kept.warmup(unwarmed.key, nil)
-      turned = Runner::KeptUpRounds.new(runner: steps, plan: p, store: Store.new, scenarios: {"s" => Object})
+      turned = Arena::Run::KeptUpRounds.new(runner: steps, plan: p, store: Store.new, scenarios: {"s" => Object})
       t = slots("t")
       turned.call(t)
       assert_equal 2.4, turned.load_for(steps.units_of(t).first, 2).warmup, "two of the slots' turns, longer than the rate's 0.8 s"
@@ -136,7 +136,7 @@ module Arena
       steps = Steps.new(units_per_slot: 1)
       store = Store.new
       p = plan("--rounds", "2", "--seed", "1", "--between-rounds", "restart")
-      restarted = Runner::RestartedRounds.new(runner: steps, plan: p, store: store)
+      restarted = Arena::Run::RestartedRounds.new(runner: steps, plan: p, store: store)
       restarted.call(slots("a"))
       assert_equal [[:start, Adapter.new("a")], [:round, 1, ["a w1 s"]], [:stop, Adapter.new("a")],
         [:start, Adapter.new("a")], [:round, 2, ["a w1 s"]], [:stop, Adapter.new("a")], [:precision]], steps.calls
@@ -148,7 +148,7 @@ module Arena
     def test_restarted_stops_starting_servers_when_the_runner_says_so
       steps = Steps.new(units_per_slot: 1, stop_after: 1)
       store = Store.new
-      Runner::RestartedRounds.new(runner: steps, plan: plan("--rounds", "3", "--between-rounds", "restart"), store: store).call(slots("a", "b"))
+      Arena::Run::RestartedRounds.new(runner: steps, plan: plan("--rounds", "3", "--between-rounds", "restart"), store: store).call(slots("a", "b"))
       assert_equal %i[start stop], steps.calls.map(&:first), "no round, no precision round after the root's 404"
       assert_equal [[1, []]], store.rounds
     end

@@ -174,7 +174,7 @@ class RunnerTest < Minitest::Test
     verifier = ->(_bind, _entry) { Verifier.new(verified, status: status) }
     # Restarted: one fake starter for every start, so its events read in order.
     new_starter = kept ? -> { FakeStarter.new(script).tap { |s| @kept_starters << s } } : -> { @starter }
-    Arena::Runner.new(plan: plan, reporter: @reporter, store: @store, engine: Object.new, new_starter: new_starter,
+    Arena::Run::Runner.new(plan: plan, reporter: @reporter, store: @store, engine: Object.new, new_starter: new_starter,
       verifier: verifier, scenarios: SCENARIOS).call
   end
 

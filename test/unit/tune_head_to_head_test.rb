@@ -59,7 +59,7 @@ module Arena
       rounds = [log.first(3), log[3, 3], *log.drop(6).each_slice(2).to_a]
       assert rounds.first(2).all? { |r| r.sort == %w[falcon puma unicorn] }, "each round runs every finalist once: #{log}"
       assert rounds.drop(2).all? { |r| r.sort == %w[puma unicorn] }, "falcon is out after round 2: #{log}"
-      assert_equal [Rounds.order(%w[puma falcon unicorn], round: 1, seed: 7), Rounds.order(%w[puma falcon unicorn], round: 2, seed: 7)],
+      assert_equal [Arena::Run::Rounds.order(%w[puma falcon unicorn], round: 1, seed: 7), Arena::Run::Rounds.order(%w[puma falcon unicorn], round: 2, seed: 7)],
         rounds.first(2), "each round in the order Rounds gives from the seed"
       assert_equal 12, store.added.size
       assert finalists.all? { |f| f[3].stopped }, "every session stopped"

@@ -38,7 +38,7 @@ module Arena
         environment = Environment.capture(machine: plan.machine, engine_version: Load::Engine.version)
         store = Results::Store.new(path: File.join(plan.out_dir, "results.json"),
           environment: remote ? remote.environment(environment) : environment, plan: plan.to_h)
-        runner = Runner.new(plan: plan, reporter: Report::Fanout.new(Report::Terminal.new(out: @out, err: @err, verbose: @verbose), Report::Files.new(dir: plan.out_dir, err: @err)), store: store,
+        runner = Arena::Run::Runner.new(plan: plan, reporter: Report::Fanout.new(Report::Terminal.new(out: @out, err: @err, verbose: @verbose), Report::Files.new(dir: plan.out_dir, err: @err)), store: store,
           **(remote ? remote.runner_options : {}))
         begin
           runner.call

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 module Arena
-  class Runner
+  module Run
     # The rounds with every server kept up (--between-rounds keep, the
     # default): each config started and verified once, every unit warmed up
     # once before round 1, the rounds run across all of them. One of the
@@ -28,7 +28,7 @@ module Arena
         # measurement follows its own warm-up, so every round is measured the
         # same way (before, only round 1's did; it read 11% above rounds 2-3 in
         # two quiet arenas, and still reads high without it: see README).
-        @warmups = warm_all(Rounds.order(@runner.units_of(slots), round: 0, seed: seed))
+        @warmups = warm_all(Run::Rounds.order(@runner.units_of(slots), round: 0, seed: seed))
         @sizes = round_sizes(@warmups)
         (1..(@plan.rounds || 1)).each { |round| run(@runner.units_of(slots, round: round), round) }
         @runner.precision_rounds(slots) { |wide, round| run(wide, round) }
@@ -41,7 +41,7 @@ module Arena
       # its own to do before round 1 (Scenarios::Base#warm_up gave nothing:
       # sustained's closed maximum warms inside its measurement) keeps the
       # plan's bound in round 1; -d lengthened to the unit's round size.
-      # -w lengthened to one turn of its closed loop (RoundSize.warmup).
+      # -w lengthened to one turn of its closed loop (Run::RoundSize.warmup).
       def load_for(unit, round)
         load = (round == 1 && !@warmups.key?(unit.key)) ? @plan.load : @plan.load.with(warmup_max: 0.0)
         seconds, warmup = @sizes[unit.key]
@@ -58,7 +58,7 @@ module Arena
       def seed = @plan.round_seed || 0
 
       def run(units, round)
-        units = Rounds.order(units, round: round, seed: seed)
+        units = Run::Rounds.order(units, round: round, seed: seed)
         @store.add_round(round: round, order: units.map(&:key))
         @runner.run_round(units, round)
       end
@@ -73,7 +73,7 @@ module Arena
         end
       end
 
-      # Each warmed unit's round length (RoundSize: --round-requests at the
+      # Each warmed unit's round length (Run::RoundSize: --round-requests at the
       # rate its warm-up reached) and the engine's warm-up before each round
       # (one turn of the closed loop at that rate), where either is longer
       # than -d or -w.
@@ -81,8 +81,8 @@ module Arena
         load = @plan.load
         warmups.filter_map do |key, records|
           rates = records.values.map(&:slices)
-          seconds = RoundSize.duration(duration: load.duration, requests: load.round_requests, rates: rates)
-          warmup = RoundSize.warmup(warmup: load.warmup.to_f, connections: load.connections, rates: rates,
+          seconds = Run::RoundSize.duration(duration: load.duration, requests: load.round_requests, rates: rates)
+          warmup = Run::RoundSize.warmup(warmup: load.warmup.to_f, connections: load.connections, rates: rates,
             turn_s: records.values.filter_map(&:turn_s).max)
           [key, [seconds, warmup].freeze] if seconds > load.duration || warmup > load.warmup.to_f
         end.to_h.freeze

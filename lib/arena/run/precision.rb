@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 module Arena
-  class Runner
+  module Run
     # --precision PCT: more rounds of the units whose interval is still wider
     # than PCT (half-width against the median), until all are within it,
     # --max-time is spent, or MAX_ROUNDS; the store records which reached it.

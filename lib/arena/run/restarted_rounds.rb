@@ -1,11 +1,11 @@
 # frozen_string_literal: true
 
 module Arena
-  class Runner
+  module Run
     # The rounds with a fresh start of every server each round
     # (--between-rounds restart): servers in a shuffled order, one at a time,
     # a noisy measurement run again before its server stops. The Runner's
-    # other round strategy (Runner.rounds_for; its interface: KeptUpRounds).
+    # other round strategy (Runner.rounds_for; its interface: Run::KeptUpRounds).
     class RestartedRounds
       def initialize(runner:, plan:, store:, scenarios: nil)
         @runner = runner
@@ -38,13 +38,13 @@ module Arena
       # and a server with none of them is not started.
       def restarted_round(slots, round, store:, only: nil)
         order = []
-        Rounds.order(slots.reject(&:failed), round: round, seed: seed).each do |slot|
+        Run::Rounds.order(slots.reject(&:failed), round: round, seed: seed).each do |slot|
           units = only && @runner.units_of([slot]).select { |u| only.include?(u.key) }
           next if units && units.empty?
           begin
             @runner.start(slot, store: store)
             break if @runner.stopped?
-            units = Rounds.order(units || @runner.units_of([slot], round: round), round: round, seed: seed)
+            units = Run::Rounds.order(units || @runner.units_of([slot], round: round), round: round, seed: seed)
             order.concat(units.map(&:key))
             @runner.run_round(units, round)
           ensure

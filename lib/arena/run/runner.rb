@@ -1,234 +1,236 @@
 # frozen_string_literal: true
 
 module Arena
-  # Carries out a Plan in rounds. A round runs every config x workload x
-  # scenario once, in an order shuffled per round (Rounds, from the run's
-  # seed); a measurement flagged `noisy` is run again once at the end of its
-  # round. Results go to the store as they are measured; the reporter hears of
-  # each step. Its collaborators are passed in (with defaults), as Puma's
-  # Launcher takes its own.
-  #
-  # Between rounds the servers stay up (`--between-rounds keep`, the
-  # default): every config is started and verified once, the rounds run
-  # across all of them, and they stop at the end. `restart` starts each
-  # config afresh every round (servers in a shuffled order, one at a time);
-  # there a noisy measurement is run again at the end of its server's turn in
-  # the round, before that server stops. The plan chooses (Runner.rounds_for:
-  # KeptUpRounds or RestartedRounds, two objects with one interface), for a
-  # local run and a remote one alike (each config gets a starter of its own
-  # from new_starter). Why keep is the default, with the measurements behind it:
-  # README, "Rounds".
-  #
-  # One server's failure never ends the run: a failed boot or verification, a
-  # fresh start that fails after a crash, an engine or proxy failure mid-run
-  # are each recorded as that server's failure, with its log tail, its later
-  # units are skipped, and the run goes on. Only Ctrl-C ends it early, and the
-  # reports are still written.
-  #
-  # Reporter protocol (every reporter answers all of these):
-  #   planned(plan, total)          before anything starts; total = measurements planned
-  #   server_started(server)        a server answered and was verified (Results::ServerRecord)
-  #   server_failed(label, message, log_tail)
-  #   measured(measurement)         one Results::Measurement is in the store
-  #   timed(key, round, words)      a unit shortened or not started: --max-time would have passed
-  #   finished(document, interrupted:)  the Results::Document
-  class Runner
-    attr_reader :failures
+  module Run
+    # Carries out a Plan in rounds. A round runs every config x workload x
+    # scenario once, in an order shuffled per round (Rounds, from the run's
+    # seed); a measurement flagged `noisy` is run again once at the end of its
+    # round. Results go to the store as they are measured; the reporter hears of
+    # each step. Its collaborators are passed in (with defaults), as Puma's
+    # Launcher takes its own.
+    #
+    # Between rounds the servers stay up (`--between-rounds keep`, the
+    # default): every config is started and verified once, the rounds run
+    # across all of them, and they stop at the end. `restart` starts each
+    # config afresh every round (servers in a shuffled order, one at a time);
+    # there a noisy measurement is run again at the end of its server's turn in
+    # the round, before that server stops. The plan chooses (Runner.rounds_for:
+    # Run::KeptUpRounds or Run::RestartedRounds, two objects with one interface), for a
+    # local run and a remote one alike (each config gets a starter of its own
+    # from new_starter). Why keep is the default, with the measurements behind it:
+    # README, "Rounds".
+    #
+    # One server's failure never ends the run: a failed boot or verification, a
+    # fresh start that fails after a crash, an engine or proxy failure mid-run
+    # are each recorded as that server's failure, with its log tail, its later
+    # units are skipped, and the run goes on. Only Ctrl-C ends it early, and the
+    # reports are still written.
+    #
+    # Reporter protocol (every reporter answers all of these):
+    #   planned(plan, total)          before anything starts; total = measurements planned
+    #   server_started(server)        a server answered and was verified (Results::ServerRecord)
+    #   server_failed(label, message, log_tail)
+    #   measured(measurement)         one Results::Measurement is in the store
+    #   timed(key, round, words)      a unit shortened or not started: --max-time would have passed
+    #   finished(document, interrupted:)  the Results::Document
+    class Runner
+      attr_reader :failures
 
-    MAX_ROUNDS = Precision::MAX_ROUNDS
+      MAX_ROUNDS = Run::Precision::MAX_ROUNDS
 
-    # One config's place in the run: its session (nil before it starts), the
-    # workloads that verified, and whether it failed.
-    Slot = Struct.new(:adapter, :index, :installation, :session, :workloads, :failed, keyword_init: true)
-    Unit = Struct.new(:slot, :workload, :scenario, keyword_init: true) do
-      def key = "#{slot.adapter.label} #{workload.name} #{scenario}"
-    end
-
-    # The round strategy the plan chose (Plan#keep_up?, from --between-rounds):
-    # a class taking (runner:, plan:, store:, scenarios:), whose objects answer
-    # call(slots), load_for(unit, round) and warmup(key, variant).
-    def self.rounds_for(plan) = plan.keep_up? ? KeptUpRounds : RestartedRounds
-
-    # verifier: (server bind, entry bind) -> Verify; scenarios: what names resolve to;
-    # new_starter: -> a starter (StarterContract) for each server start: ServerStarter
-    # here, Remote::ServerStarter for --server-host (Remote::Session#runner_options).
-    def initialize(plan:, reporter:, store:, engine: nil, verifier: nil, scenarios: Scenarios, new_starter: nil)
-      @plan = plan
-      @reporter = reporter
-      @store = store
-      @engine = engine || Load::Engine.new(dir: plan.out_dir, machine: plan.machine)
-      @verifier = verifier
-      @scenarios = scenarios
-      @failures = []
-      @starters = []
-      @precision = Precision.new(plan: plan, store: store)
-      @new_starter = new_starter || -> { ServerStarter.new(plan: plan) }
-      @rounds = self.class.rounds_for(plan).new(runner: self, plan: plan, store: store, scenarios: scenarios)
-    end
-
-    def call
-      @started = Support::Clock.now
-      @reporter.planned(@plan, planned_count)
-      slots = @plan.servers.each_with_index.map do |adapter, i|
-        Slot.new(adapter: adapter, index: i + 1, installation: adapter.class.install(@plan.app))
+      # One config's place in the run: its session (nil before it starts), the
+      # workloads that verified, and whether it failed.
+      Slot = Struct.new(:adapter, :index, :installation, :session, :workloads, :failed, keyword_init: true)
+      Unit = Struct.new(:slot, :workload, :scenario, keyword_init: true) do
+        def key = "#{slot.adapter.label} #{workload.name} #{scenario}"
       end
-      @rounds.call(slots)
-      finish(interrupted: false)
-      self
-    rescue Interrupt
-      finish(interrupted: true)
-      raise
-    ensure
-      @starters.uniq.each(&:cleanup)
-    end
 
-    def keep_up? = @rounds.is_a?(KeptUpRounds)
+      # The round strategy the plan chose (Plan#keep_up?, from --between-rounds):
+      # a class taking (runner:, plan:, store:, scenarios:), whose objects answer
+      # call(slots), load_for(unit, round) and warmup(key, variant).
+      def self.rounds_for(plan) = plan.keep_up? ? Run::KeptUpRounds : Run::RestartedRounds
 
-    # The steps a round strategy takes (start, stopped?, units_of, run_round,
-    # precision_rounds, guarded); the runner keeps the run's record for both
-    # (failures, the --precision figures, the --max-time clock).
-
-    # A user's app answered / with 404: no further server is started.
-    def stopped? = @root_not_found || false
-
-    # A start (a fresh one each round when restarted) and its verification.
-    def start(slot, store: @store)
-      slot.session = ServerSession.new(plan: @plan, adapter: slot.adapter, index: slot.index, starter: starter_for,
-        engine: @engine, store: store, installation: slot.installation, verifier: @verifier)
-      return fail_server(slot, "#{slot.adapter.label}: not installed (#{slot.installation.why})") unless slot.installation.found
-      guarded(slot) do
-        first = slot.workloads.nil?
-        slot.workloads = slot.session.start(@plan.workloads)
-        @reporter.server_started(slot.session.record) if first
-      rescue ServerSession::Unverified => e
-        @root_not_found = root_not_found?(e.outcomes)
-        fail_server(slot, @root_not_found ? root_hint(slot.adapter, slot.index - 1) : e.message)
+      # verifier: (server bind, entry bind) -> Verify; scenarios: what names resolve to;
+      # new_starter: -> a starter (StarterContract) for each server start: ServerStarter
+      # here, Remote::ServerStarter for --server-host (Remote::Session#runner_options).
+      def initialize(plan:, reporter:, store:, engine: nil, verifier: nil, scenarios: Scenarios, new_starter: nil)
+        @plan = plan
+        @reporter = reporter
+        @store = store
+        @engine = engine || Load::Engine.new(dir: plan.out_dir, machine: plan.machine)
+        @verifier = verifier
+        @scenarios = scenarios
+        @failures = []
+        @starters = []
+        @precision = Run::Precision.new(plan: plan, store: store)
+        @new_starter = new_starter || -> { ServerStarter.new(plan: plan) }
+        @rounds = self.class.rounds_for(plan).new(runner: self, plan: plan, store: store, scenarios: scenarios)
       end
-    end
 
-    # round: only the units that run in it (a run fitted to its time may
-    # give long scenarios fewer rounds: Plan#rounds_for).
-    def units_of(slots, round: nil)
-      names = @plan.scenarios.select { |name| round.nil? || @plan.rounds_for(@scenarios.fetch(name).long?) >= round }
-      slots.reject(&:failed).flat_map do |slot|
-        Array(slot.workloads).product(names).map { |wl, name| Unit.new(slot: slot, workload: wl, scenario: name) }
+      def call
+        @started = Support::Clock.now
+        @reporter.planned(@plan, planned_count)
+        slots = @plan.servers.each_with_index.map do |adapter, i|
+          Slot.new(adapter: adapter, index: i + 1, installation: adapter.class.install(@plan.app))
+        end
+        @rounds.call(slots)
+        finish(interrupted: false)
+        self
+      rescue Interrupt
+        finish(interrupted: true)
+        raise
+      ensure
+        @starters.uniq.each(&:cleanup)
       end
-    end
 
-    # Each unit once; then once more those whose load was disturbed (a noisy
-    # measurement is kept, flagged, and left out of the interval). A run of
-    # one round makes no interval: it reports what it measured, flagged. A
-    # long scenario is not run again: its levels or timeline repeat the
-    # measurement within, and a second sweep would double its time.
-    def run_round(units, round)
-      noisy = units.select { |unit| run_unit(unit, round).any?(&:noisy?) && !@scenarios.fetch(unit.scenario).long? }
-      return if rounds < 2
-      noisy.each { |unit| run_unit(unit, round, rerun: true) }
-    end
+      def keep_up? = @rounds.is_a?(Run::KeptUpRounds)
 
-    # --precision's rounds (Precision#rounds), over the servers still in the run.
-    def precision_rounds(slots, &block) = @precision.rounds(units: -> { units_of(slots) }, spent: -> { spent? }, &block)
+      # The steps a round strategy takes (start, stopped?, units_of, run_round,
+      # precision_rounds, guarded); the runner keeps the run's record for both
+      # (failures, the --precision figures, the --max-time clock).
 
-    # The block's answer; nil when it raised a server's failure (a failed
-    # start, warm-up, engine or proxy), recorded as the slot's (fail_server).
-    def guarded(slot)
-      yield
-    rescue ServerRun::Failed => e
-      fail_server(slot, e.message, log_tail: e.log_tail)
-    rescue Error => e
-      fail_server(slot, e.message)
-    end
+      # A user's app answered / with 404: no further server is started.
+      def stopped? = @root_not_found || false
 
-    private
-
-    def rounds = @plan.rounds || 1
-
-    def starter_for = @new_starter.call.tap { |s| @starters << s }
-
-    # The whole run's --max-time is spent (no further round can start).
-    def spent? = @plan.budget&.given && Support::Clock.now - @started >= @plan.budget.budget_s
-
-    # The unit's measurements ([] when it did not run, or its server failed).
-    def run_unit(unit, round, rerun: false)
-      return [] if unit.slot.failed
-      guarded(unit.slot) { measure(unit, round, rerun) } || []
-    end
-
-    def measure(unit, round, rerun)
-      load = in_time(unit, round, @plan.load_for(unit.scenario, @rounds.load_for(unit, round))) or return []
-      scenario = @scenarios.fetch(unit.scenario).new
-      unit.slot.session.run(scenario, unit.workload, load: load).map do |measurement|
-        measurement = measurement.with(repeat: round, rerun: rerun || nil)
-        warmed = @rounds.warmup(unit.key, measurement.variant)
-        measurement = measurement.with(warmup: warmed) if warmed
-        @precision.add(unit.key, measurement) if measurement.measured? && scenario.class.throughput_basis?
-        @store.add_measurement(measurement)
-        @reporter.measured(measurement)
-        measurement
-      end
-    end
-
-    # --max-time bounds the whole run: a unit whose estimated seconds
-    # (RunBudget) would end past it runs with its own bound lowered to the
-    # time left, or is not started, and said (RunBudget.now); a unit
-    # already running is never cut. Returns the load to run with, or nil.
-    def in_time(unit, round, load)
-      fit = @plan.budget
-      return load unless fit&.given
-      left = fit.budget_s - (Support::Clock.now - @started)
-      answer = RunBudget.now(fit, key: unit.key, scenario: unit.scenario, left_s: left)
-      return load if answer == :go
-      need = fit.unit_s.fetch(unit.key, 0.0)
-      @store.add_cut(key: unit.key, round: round, need_s: need.round(1), left_s: left.round(1), lowered: answer&.transform_keys(&:to_s))
-      why = "about #{need.round} s needed, #{[left, 0].max.round} s left of --max-time #{fit.budget_s.round} s"
-      unless answer
-        @reporter.timed(unit.key, round, "not started: #{why}")
-        return nil
-      end
-      setting, value = answer.first
-      @reporter.timed(unit.key, round, "#{Load.setting(setting).switch} lowered to #{value.round} s: #{why}")
-      load.with(**answer)
-    end
-
-    def finish(interrupted:)
-      @store.finish(interrupted: interrupted)
-      @reporter.finished(@store.view, interrupted: interrupted)
-    end
-
-    def planned_count
-      per_server = @plan.servers.map do |adapter|
-        @plan.scenarios.sum do |name|
-          klass = @scenarios.fetch(name)
-          klass.new.planned(@plan.load, adapter) * @plan.rounds_for(klass.long?)
+      # A start (a fresh one each round when restarted) and its verification.
+      def start(slot, store: @store)
+        slot.session = ServerSession.new(plan: @plan, adapter: slot.adapter, index: slot.index, starter: starter_for,
+          engine: @engine, store: store, installation: slot.installation, verifier: @verifier)
+        return fail_server(slot, "#{slot.adapter.label}: not installed (#{slot.installation.why})") unless slot.installation.found
+        guarded(slot) do
+          first = slot.workloads.nil?
+          slot.workloads = slot.session.start(@plan.workloads)
+          @reporter.server_started(slot.session.record) if first
+        rescue ServerSession::Unverified => e
+          @root_not_found = root_not_found?(e.outcomes)
+          fail_server(slot, @root_not_found ? root_hint(slot.adapter, slot.index - 1) : e.message)
         end
       end
-      per_server.sum * @plan.workloads.size
-    end
 
-    # A user's app whose only workload, /, answered 404: Arena loads / when
-    # no --workload is given, and every other server would fail the same way
-    # (the app answers, not the server). Said once, with what to pass.
-    def root_not_found?(outcomes)
-      !@plan.app.builtin && outcomes.size == 1 && outcomes.first.workload == "/" && outcomes.first.status == 404
-    end
+      # round: only the units that run in it (a run fitted to its time may
+      # give long scenarios fewer rounds: Plan#rounds_for).
+      def units_of(slots, round: nil)
+        names = @plan.scenarios.select { |name| round.nil? || @plan.rounds_for(@scenarios.fetch(name).long?) >= round }
+        slots.reject(&:failed).flat_map do |slot|
+          Array(slot.workloads).product(names).map { |wl, name| Unit.new(slot: slot, workload: wl, scenario: name) }
+        end
+      end
 
-    def root_hint(adapter, index)
-      left = @plan.servers.size - index - 1
-      "the app answers / with 404 (under #{adapter.label}); / is what Arena loads without --workload: name your app's " \
-        "paths, e.g. --workload /items/7 (repeatable; PATH=STATUS for another status), or a requests file " \
-        "(--requests FILE)#{"; the other #{left} server(s) were not started" if left.positive?}"
-    end
+      # Each unit once; then once more those whose load was disturbed (a noisy
+      # measurement is kept, flagged, and left out of the interval). A run of
+      # one round makes no interval: it reports what it measured, flagged. A
+      # long scenario is not run again: its levels or timeline repeat the
+      # measurement within, and a second sweep would double its time.
+      def run_round(units, round)
+        noisy = units.select { |unit| run_unit(unit, round).any?(&:noisy?) && !@scenarios.fetch(unit.scenario).long? }
+        return if rounds < 2
+        noisy.each { |unit| run_unit(unit, round, rerun: true) }
+      end
 
-    # One server's failure is recorded (beside its start record when it had
-    # started: what was measured stands), its later units are skipped, and
-    # the run goes on.
-    def fail_server(slot, message, log_tail: nil)
-      slot.failed = true
-      record = slot.session.fail(message, log_tail: log_tail)
-      @failures << record.error
-      slot.session.stop
-      @reporter.server_failed(record.label, record.error, record.log_tail)
-      nil
+      # --precision's rounds (Precision#rounds), over the servers still in the run.
+      def precision_rounds(slots, &block) = @precision.rounds(units: -> { units_of(slots) }, spent: -> { spent? }, &block)
+
+      # The block's answer; nil when it raised a server's failure (a failed
+      # start, warm-up, engine or proxy), recorded as the slot's (fail_server).
+      def guarded(slot)
+        yield
+      rescue ServerRun::Failed => e
+        fail_server(slot, e.message, log_tail: e.log_tail)
+      rescue Error => e
+        fail_server(slot, e.message)
+      end
+
+      private
+
+      def rounds = @plan.rounds || 1
+
+      def starter_for = @new_starter.call.tap { |s| @starters << s }
+
+      # The whole run's --max-time is spent (no further round can start).
+      def spent? = @plan.budget&.given && Support::Clock.now - @started >= @plan.budget.budget_s
+
+      # The unit's measurements ([] when it did not run, or its server failed).
+      def run_unit(unit, round, rerun: false)
+        return [] if unit.slot.failed
+        guarded(unit.slot) { measure(unit, round, rerun) } || []
+      end
+
+      def measure(unit, round, rerun)
+        load = in_time(unit, round, @plan.load_for(unit.scenario, @rounds.load_for(unit, round))) or return []
+        scenario = @scenarios.fetch(unit.scenario).new
+        unit.slot.session.run(scenario, unit.workload, load: load).map do |measurement|
+          measurement = measurement.with(repeat: round, rerun: rerun || nil)
+          warmed = @rounds.warmup(unit.key, measurement.variant)
+          measurement = measurement.with(warmup: warmed) if warmed
+          @precision.add(unit.key, measurement) if measurement.measured? && scenario.class.throughput_basis?
+          @store.add_measurement(measurement)
+          @reporter.measured(measurement)
+          measurement
+        end
+      end
+
+      # --max-time bounds the whole run: a unit whose estimated seconds
+      # (RunBudget) would end past it runs with its own bound lowered to the
+      # time left, or is not started, and said (RunBudget.now); a unit
+      # already running is never cut. Returns the load to run with, or nil.
+      def in_time(unit, round, load)
+        fit = @plan.budget
+        return load unless fit&.given
+        left = fit.budget_s - (Support::Clock.now - @started)
+        answer = RunBudget.now(fit, key: unit.key, scenario: unit.scenario, left_s: left)
+        return load if answer == :go
+        need = fit.unit_s.fetch(unit.key, 0.0)
+        @store.add_cut(key: unit.key, round: round, need_s: need.round(1), left_s: left.round(1), lowered: answer&.transform_keys(&:to_s))
+        why = "about #{need.round} s needed, #{[left, 0].max.round} s left of --max-time #{fit.budget_s.round} s"
+        unless answer
+          @reporter.timed(unit.key, round, "not started: #{why}")
+          return nil
+        end
+        setting, value = answer.first
+        @reporter.timed(unit.key, round, "#{Load.setting(setting).switch} lowered to #{value.round} s: #{why}")
+        load.with(**answer)
+      end
+
+      def finish(interrupted:)
+        @store.finish(interrupted: interrupted)
+        @reporter.finished(@store.view, interrupted: interrupted)
+      end
+
+      def planned_count
+        per_server = @plan.servers.map do |adapter|
+          @plan.scenarios.sum do |name|
+            klass = @scenarios.fetch(name)
+            klass.new.planned(@plan.load, adapter) * @plan.rounds_for(klass.long?)
+          end
+        end
+        per_server.sum * @plan.workloads.size
+      end
+
+      # A user's app whose only workload, /, answered 404: Arena loads / when
+      # no --workload is given, and every other server would fail the same way
+      # (the app answers, not the server). Said once, with what to pass.
+      def root_not_found?(outcomes)
+        !@plan.app.builtin && outcomes.size == 1 && outcomes.first.workload == "/" && outcomes.first.status == 404
+      end
+
+      def root_hint(adapter, index)
+        left = @plan.servers.size - index - 1
+        "the app answers / with 404 (under #{adapter.label}); / is what Arena loads without --workload: name your app's " \
+          "paths, e.g. --workload /items/7 (repeatable; PATH=STATUS for another status), or a requests file " \
+          "(--requests FILE)#{"; the other #{left} server(s) were not started" if left.positive?}"
+      end
+
+      # One server's failure is recorded (beside its start record when it had
+      # started: what was measured stands), its later units are skipped, and
+      # the run goes on.
+      def fail_server(slot, message, log_tail: nil)
+        slot.failed = true
+        record = slot.session.fail(message, log_tail: log_tail)
+        @failures << record.error
+        slot.session.stop
+        @reporter.server_failed(record.label, record.error, record.log_tail)
+        nil
+      end
     end
   end
 end

@@ -74,7 +74,7 @@ module Arena
           break if alive.size < 2
           break if @deadline && !spent.empty? && Support::Clock.now + spent.sum / spent.size > @deadline
           started = Support::Clock.now
-          Rounds.order(alive, round: i + 1, seed: @seed).each { |entry| measure(entry, i + 1) }
+          Arena::Run::Rounds.order(alive, round: i + 1, seed: @seed).each { |entry| measure(entry, i + 1) }
           spent << Support::Clock.now - started
           @log.call("head to head: round #{i + 1}: #{alive.map { |e| "#{e.key} #{Report::Format.rps(e.rates.last.to_f)}" }.join(", ")} req/s")
         end
