@@ -1,0 +1,121 @@
+# frozen_string_literal: true
+
+module Arena
+  module Tune
+    # The answer's sentences from the confirmation rounds (Confirmed) and the
+    # baseline (Baseline::Found): the gain over what the app runs today first,
+    # then the margin over the runner-up, what it was measured on, and the
+    # absolute figures with the machine speed they were taken at. Numbers
+    # carry at most three significant figures; every line fits 100 columns.
+    # Pure: values in, strings out.
+    module AnswerWords
+      module_function
+
+      # 3 significant figures, no exponent, no trailing zeros: 1234 -> "1230",
+      # 8.123 -> "8.12", 0.01234 -> "0.0123", 31.04 -> "31", 1.302 -> "1.3".
+      # trim: false keeps the zeros (ratios side by side read alike: 1.30–1.32).
+      def sig3(x, trim: true)
+        return "?" if x.nil?
+        return "0" if x.zero?
+        digits = 3 - 1 - Math.log10(x.abs).floor
+        rounded = x.round(digits)
+        if digits <= 0
+          rounded.round.to_s
+        else
+          format("%.#{digits}f", rounded).then { |t| trim ? t.sub(/\.?0+\z/, "") : t }
+        end
+      end
+
+      # "1.31× (1.24–1.38)"
+      def ratio(value, interval) = "#{sig3(value, trim: false)}× (#{sig3(interval[0], trim: false)}–#{sig3(interval[1], trim: false)})"
+
+      def pct(value)
+        text = sig3((value - 1) * 100)
+        text.start_with?("-") ? "#{text}%" : "+#{text}%"
+      end
+
+      def settings(s) = (s.nil? || s.empty?) ? "its defaults" : s.map { |k, v| "#{k}=#{v}" }.join(" ")
+
+      # A config in a few words: its server and the settings it tunes ("falcon count=1").
+      def config(adapter)
+        tuned = adapter.settings.slice(*adapter.class.tunables.keys)
+        tuned.empty? ? adapter.key : "#{adapter.key} #{settings(tuned)}"
+      end
+
+      # The gain line: "+31% over your config/puma.rb (puma, 3 threads, 1 process): 1.31× (1.24–1.38)",
+      # or what says to keep the baseline.
+      def gain(confirmed, baseline)
+        yours = "your #{baseline.words}"
+        return "#{yours}: not measured (#{confirmed.baseline&.failed || "it did not start"})" unless confirmed.baseline&.alive?
+        return "keep what you run: #{yours} is the best config found" if confirmed.baseline.equal?(confirmed.pick)
+        value, interval = confirmed.gain_ratio
+        return "keep what you run: #{yours}; the rounds could not compare it (#{confirmed.gain&.reason})" unless value
+        words = ratio(value, interval)
+        return "#{pct(value)} over #{yours}: #{words}" unless confirmed.keep
+        if confirmed.gain.equivalent?
+          "keep what you run: #{confirmed.pick.adapter.key} reads #{words} of #{yours}, equivalent within ±#{sig3(confirmed.band_pct)}%"
+        elsif value < 1 && confirmed.gain.significant?
+          "keep what you run: #{yours} serves #{ratio(1 / value, interval.reverse.map { |x| 1 / x })} the best other config"
+        else
+          "keep what you run: #{confirmed.pick.adapter.key} reads #{words} of #{yours}, not clear of it"
+        end
+      end
+
+      # The margin over the runner-up, from the same rounds.
+      def margin(confirmed)
+        other = confirmed.other
+        return "the only config confirmed (#{confirmed.rounds} rounds)" unless other
+        value, interval = confirmed.margin_ratio
+        who = config(other.adapter)
+        return "over #{who}: not compared (#{confirmed.margin&.reason})" unless value
+        word = case confirmed.verdict&.word
+        when "pick" then ahead?(confirmed.margin) ? "ahead" : "picked on #{confirmed.verdict.reason[/memory|p99/] || "goodput"}"
+        when "equivalent" then "equivalent within ±#{sig3(confirmed.band_pct)}%"
+        else "not distinguishable"
+        end
+        "#{pct(value)} over #{who}: #{ratio(value, interval)}, #{word}; #{confirmed.rounds} confirmation rounds"
+      end
+
+      def ahead?(d) = Confirmed.ahead?(d)
+
+      # What it ran on and the settings a core got: "measured on 1 of 2 cores, 3.8 GiB: 1 process per core, 4 threads each".
+      def measured_on(adapter, server_cores:, cores:, memory_kb:)
+        processes = processes(adapter)
+        per_core = processes.fdiv(server_cores)
+        threads = adapter.request_threads
+        mem = memory_kb ? ", #{sig3(memory_kb / 1024.0**2)} GiB" : ""
+        line = "measured on #{server_cores} of #{cores} #{(cores == 1) ? "core" : "cores"}#{mem}: " \
+          "#{sig3(per_core)} #{(per_core == 1) ? "process" : "processes"} per core"
+        line += ", #{threads} #{(threads == 1) ? "thread" : "threads"} each" if threads
+        line += "; scaling past #{server_cores} #{(server_cores == 1) ? "core" : "cores"} not measured" if server_cores < 2
+        line
+      end
+
+      # Serving processes: a server's workers (Puma's single mode is one).
+      def processes(adapter)
+        s = adapter.settings
+        n = s["workers"] || s["count"] || s["processes"] || s["pool"] || s["servers"] || 1
+        [n.to_i, 1].max
+      end
+
+      # The absolute figures, medians of the counted rounds with their
+      # interval, and the machine speed they were taken at.
+      def absolute(confirmed)
+        iv = confirmed.rps
+        rate = (iv&.low && iv.high) ? "#{sig3(iv.median)} req/s (#{sig3(iv.low)}–#{sig3(iv.high)})" : "#{sig3(iv&.median)} req/s"
+        line = "serves #{rate} closed-loop"
+        line += ", p99 #{sig3(confirmed.p99_ms)} ms" if confirmed.p99_ms
+        line += ", PSS #{sig3(confirmed.pss_kb / 1024.0)} MiB" if confirmed.pss_kb
+        speed = confirmed.speed_range
+        line += ", at machine speed #{sig3(speed[0])}–#{sig3(speed[1])}× its median" if speed
+        line
+      end
+
+      # Lines cut to `width` columns (a path is never cut: it is copied whole).
+      def fit(line, width: 100)
+        return line if line.size <= width || line.match?(%r{\A\s*(config file|results): /})
+        "#{line[0, width - 1]}…"
+      end
+    end
+  end
+end

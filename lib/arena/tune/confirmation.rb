@@ -1,0 +1,173 @@
+# frozen_string_literal: true
+
+module Arena
+  module Tune
+    # The confirmation rounds: after the search, the answer, the runner-up
+    # and the baseline (what the app runs today) meet in rounds of their
+    # own, and only these rounds give the answer's margin and gain. The
+    # search selected its configs on its own figures, so those figures
+    # favour them (the winner's curse); fresh rounds do not.
+    #
+    # - Every config starts afresh (the search's servers are stopped), with
+    #   every probe off: no queue-time wrapper in the server, no sampler
+    #   during a load (the steady scenario reads memory before and after it).
+    # - Each round runs each config once, in an order shuffled per round
+    #   (Rounds, RMIT), so a round's figures sit side by side in time and
+    #   their ratios cancel the machine's drift (tango's paired benchmarking,
+    #   Stats.paired).
+    # - Before each load, a machine-speed reading on the server's cores
+    #   (Probes::MachineSpeed). A round read more than 15% off the run's
+    #   median speed is flagged, left out of the figures, and another round
+    #   is run in its place while the time lasts.
+    # - At least MIN_ROUNDS counted rounds, then more until the judge says
+    #   every ratio's interval is within ±TARGET_PCT (Confirmed.narrow?), or the deadline.
+    class Confirmation
+      MIN_ROUNDS = 8
+      MAX_ROUNDS = 40
+      TARGET_PCT = 5.0
+      # A confirmation round's measurement in results.json, apart from the search's.
+      VARIANT = "confirmation"
+
+      # role: "answer", "runner-up" or "baseline"; rps, p99_ms, pss_kb:
+      # {round number => figure} (nil where none); failed: why it is out.
+      Side = Struct.new(:role, :adapter, :installation, :rps, :p99_ms, :pss_kb, :failed, keyword_init: true) do
+        def self.of(role:, adapter:, installation:) = new(role: role, adapter: adapter, installation: installation, rps: {}, p99_ms: {}, pss_kb: {})
+
+        def key = adapter.label
+
+        def alive? = failed.nil?
+      end
+
+      # One round: its number, the order it ran in, each load's speed reading (label => Reading).
+      Round = Struct.new(:number, :order, :speeds, keyword_init: true) do
+        def speed_ms = speeds.values.compact.then { |r| r.empty? ? nil : r.sum(&:total_ms) / r.size }
+      end
+
+      Result = Struct.new(:sides, :rounds, :flagged, :median_ms, :stopped, keyword_init: true) do
+        # The rounds the figures come from: every round not flagged.
+        def counted = rounds.reject { |r| flagged.include?(r.number) }
+
+        def counted_numbers = counted.map(&:number)
+
+        def side(role) = sides.find { |s| s.role == role }
+      end
+
+      # seconds: what the rounds are expected to take, for the time kept for
+      # them before the search: the starts and MIN_ROUNDS rounds of `sides` loads.
+      def self.reserve_s(sides:, boot_s:, duration:, warmup:)
+        sides * (boot_s + 2 * warmup + 2.0) + MIN_ROUNDS * sides * (duration + warmup + 1.5)
+      end
+
+      # speed: the reading (Probes::MachineSpeed's `read(cpus:)`); clock: Support::Clock;
+      # judge: (Result) -> true when its intervals are narrow enough (Confirmed.narrow?);
+      # session_for: (side, index) -> a started session's maker (a ServerSession by default).
+      def initialize(plan:, store:, engine:, workload:, deadline:, seed:, log: ->(_) {}, speed: Probes::MachineSpeed,
+        clock: Support::Clock, min_rounds: MIN_ROUNDS, judge: nil, session_for: nil)
+        @plan = plan.with(load: plan.load.with(queue_time: "off"))
+        @store = store
+        @engine = engine
+        @workload = workload
+        @deadline = deadline
+        @seed = seed
+        @log = log
+        @speed = speed
+        @clock = clock
+        @min_rounds = min_rounds
+        @judge = judge
+        @session_for = session_for || method(:server_session)
+        @sessions = {}
+      end
+
+      # The plan the rounds run under: the tune's, with queue time off.
+      attr_reader :plan
+
+      # sides: [Side] (each config once: a baseline that is the answer's
+      # config is not started twice) -> Result.
+      def call(sides)
+        sides.each_with_index { |side, i| start(side, i) }
+        rounds = []
+        @spent = []
+        stopped = loop do
+          alive = sides.select(&:alive?)
+          break "nothing left to compare" if alive.empty? || (alive.size < 2 && sides.size > 1)
+          break "time" unless fits?
+          rounds << round(alive, rounds.size + 1)
+          result = result(sides, rounds, nil)
+          break "precise" if result.counted.size >= @min_rounds && @judge&.call(result)
+          break "most rounds" if rounds.size >= MAX_ROUNDS
+        end
+        result(sides, rounds, stopped)
+      ensure
+        @sessions.each_value(&:stop)
+        @sessions.clear
+      end
+
+      # Rounds flagged: their speed more than MachineSpeed::OFF from the median of all.
+      def self.flagged(rounds)
+        median = Probes::MachineSpeed.median_ms(rounds.flat_map { |r| r.speeds.values })
+        return [[], median] unless median
+        [rounds.select { |r| r.speed_ms && (median / r.speed_ms - 1).abs > Probes::MachineSpeed::OFF }.map(&:number), median]
+      end
+
+      private
+
+      def result(sides, rounds, stopped)
+        flagged, median = Confirmation.flagged(rounds)
+        Result.new(sides: sides, rounds: rounds.dup.freeze, flagged: flagged.freeze, median_ms: median, stopped: stopped)
+      end
+
+      # A round is begun only when one more of the mean length still fits.
+      def fits?
+        return true if @deadline.nil?
+        mean = @spent.empty? ? 0.0 : @spent.sum / @spent.size
+        @clock.now + mean <= @deadline
+      end
+
+      def server_session(side, index)
+        ServerSession.new(plan: @plan, adapter: side.adapter, index: 300 + index, starter: ServerStarter.new(plan: @plan),
+          engine: @engine, store: @store, installation: side.installation)
+      end
+
+      def start(side, index)
+        session = @session_for.call(side, index)
+        @sessions[side.role] = session
+        session.start([@workload])
+        session.warm_up(Scenarios::Steady.new, @workload, load: @plan.load)
+      rescue ServerRun::Failed, Error => e
+        @sessions.delete(side.role)&.stop
+        side.failed = e.message
+        @log.call("confirmation: #{side.role} #{side.key} did not start: #{e.message}")
+      end
+
+      def round(alive, number)
+        started = @clock.now
+        order = Arena::Run::Rounds.order(alive, round: number, seed: @seed)
+        speeds = {}
+        order.each do |side|
+          speeds[side.key] = @speed.read(cpus: @plan.machine.server_cpus)
+          measure(side, number)
+        end
+        @spent << @clock.now - started
+        @log.call("confirmation round #{number}: #{order.map { |s| "#{s.role} #{Report::Format.rps(s.rps[number].to_f)}" }.join(", ")} req/s")
+        Round.new(number: number, order: order.map(&:key), speeds: speeds.freeze).freeze
+      end
+
+      # One load of the steady scenario on the config kept up; its goodput,
+      # p99 and PSS, stored as a measurement of its own variant.
+      def measure(side, number)
+        m = @sessions.fetch(side.role).run(Scenarios::Steady.new, @workload, load: round_load).first
+        m = m.with(repeat: number, variant: VARIANT)
+        @store.add_measurement(m)
+        over = m.load&.error_pct.to_f > Results::ERROR_LIMIT_PCT
+        side.rps[number] = over ? 0.0 : m.good_rps
+        side.p99_ms[number] = m.summary&.p99_us&.then { |us| us / 1000.0 }
+        side.pss_kb[number] = m.probes&.pss_peak_kb
+        side.failed = "served nothing within 1% errors in confirmation round #{number}" unless side.rps[number].positive?
+      rescue ServerRun::Failed, Error => e
+        side.failed = "failed in confirmation round #{number}: #{e.message}"
+      end
+
+      def round_load = LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze
+    end
+  end
+end

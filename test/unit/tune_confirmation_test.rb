@@ -1,0 +1,128 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "arena"
+require "arena/tune"
+require "arena/probes/machine_speed"
+require "arena/tune/confirmation"
+
+module Arena
+  # The confirmation rounds with sessions and a clock of known behaviour:
+  # fresh sessions with queue time off, every config once a round in a
+  # shuffled order, a speed reading before each load, at least 8 counted
+  # rounds, a round read slow re-run, the deadline kept, and every session
+  # stopped.
+  class TuneConfirmationTest < Minitest::Test
+    cover "Arena::Tune::Confirmation*"
+
+    Reading = Probes::MachineSpeed::Reading
+    Figures = Struct.new(:good_rps, :summary, :probes, :load, keyword_init: true) do
+      def with(**) = self
+    end
+
+    class Clock
+      attr_accessor :now
+
+      def initialize = @now = 0.0
+    end
+
+    # A session whose every load takes 3 s on the clock and serves `rps`.
+    class Session
+      attr_reader :stopped, :loads
+
+      def initialize(rps, clock, fail_start: false)
+        @rps = rps
+        @clock = clock
+        @fail_start = fail_start
+        @loads = 0
+      end
+
+      def start(_workloads) = (raise Error, "boot failed" if @fail_start)
+
+      def warm_up(*, **) = nil
+
+      def run(_scenario, _workload, load:)
+        @clock.now += 3.0
+        @loads += 1
+        [Figures.new(good_rps: @rps, summary: Results::Summary.new(p99_us: 9000), probes: nil, load: nil)]
+      end
+
+      def stop = @stopped = true
+    end
+
+    # Readings, in order: a slow one where `slow` says (by reading count).
+    class Speed
+      attr_reader :calls
+
+      def initialize(slow: [])
+        @slow = slow
+        @calls = []
+      end
+
+      def read(cpus:)
+        @calls << cpus
+        ms = @slow.include?(@calls.size) ? 20.0 : 10.0
+        Reading.new(cpu_ms: ms / 2, memory_ms: ms / 2)
+      end
+    end
+
+    def setup
+      @clock = Clock.new
+      @machine = Machine.new(cores: 2)
+      @plan = Plan.new(load: LoadOptions.new(**Load.defaults).freeze, machine: @machine)
+      @store = Object.new.tap { |s| s.define_singleton_method(:add_measurement) { |_| nil } }
+    end
+
+    def sides
+      [["answer", "iodine", {"workers" => 1}], ["runner-up", "falcon", {"count" => 1}], ["baseline", "puma", {"threads" => 3, "workers" => 0}]]
+        .map { |role, key, settings| Tune::Confirmation::Side.of(role: role, adapter: Servers.fetch(key).new(settings: settings, machine: @machine), installation: nil) }
+    end
+
+    def confirmation(sessions, speed: Speed.new, deadline: 10_000.0, judge: ->(_) { true })
+      Tune::Confirmation.new(plan: @plan, store: @store, engine: nil, workload: nil, deadline: deadline, seed: 7, speed: speed,
+        clock: @clock, judge: judge, session_for: ->(side, _) { sessions.fetch(side.role) })
+    end
+
+    def sessions(fail: nil) = {"answer" => 1100.0, "runner-up" => 1000.0, "baseline" => 800.0}.to_h { |role, rps| [role, Session.new(rps, @clock, fail_start: role == fail)] }
+
+    def test_eight_rounds_of_fresh_sessions_shuffled_each_load_after_a_speed_reading
+      s = sessions
+      speed = Speed.new
+      c = confirmation(s, speed: speed)
+      assert_equal "off", c.plan.load.queue_time, "no queue-time wrapper in the servers"
+      result = c.call(sides)
+      assert_equal ["precise", 8, []], [result.stopped, result.rounds.size, result.flagged]
+      assert s.values.all?(&:stopped), "every session stopped"
+      assert_equal [8, 8, 8], s.values.map(&:loads)
+      assert_equal 24, speed.calls.size, "a reading before each load"
+      assert_equal [@machine.server_cpus], speed.calls.uniq, "on the server's cores"
+      assert_operator result.rounds.map(&:order).uniq.size, :>, 1, "the order is shuffled per round"
+      assert result.rounds.all? { |r| r.order.sort == sides.map(&:key).sort }
+      assert_equal (1..8).to_a, result.side("answer").rps.keys
+      assert_equal 9.0, result.side("answer").p99_ms[1]
+    end
+
+    def test_a_round_read_slow_is_flagged_and_run_again
+      result = confirmation(sessions, speed: Speed.new(slow: [4, 5, 6])).call(sides)
+      assert_equal [2], result.flagged
+      assert_equal 9, result.rounds.size
+      assert_equal [1, 3, 4, 5, 6, 7, 8, 9], result.counted_numbers
+    end
+
+    def test_more_rounds_until_the_judge_says_narrow_then_the_deadline
+      result = confirmation(sessions, judge: ->(r) { r.counted.size >= 11 }).call(sides)
+      assert_equal ["precise", 11], [result.stopped, result.rounds.size]
+      # A round takes 9 s here: after 3 rounds (27 s) a fourth would end past 30 s.
+      @clock.now = 0.0
+      result = confirmation(sessions, deadline: 30.0, judge: ->(_) { false }).call(sides)
+      assert_equal ["time", 3], [result.stopped, result.rounds.size]
+    end
+
+    def test_a_config_that_does_not_start_is_out_and_the_rest_go_on
+      s = sessions(fail: "runner-up")
+      result = confirmation(s).call(sides)
+      assert_equal "boot failed", result.side("runner-up").failed
+      assert_equal [8, 0, 8], %w[answer runner-up baseline].map { |r| result.side(r).rps.size }
+    end
+  end
+end

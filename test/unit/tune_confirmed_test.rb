@@ -1,0 +1,122 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "arena"
+require "arena/tune"
+require "arena/probes/machine_speed"
+require "arena/tune/confirmation"
+require "arena/tune/confirmed"
+require "arena/tune/answer_words"
+require "arena/tune/config_reader"
+require "arena/tune/baseline"
+
+module Arena
+  # The confirmation rounds' verdict on figures of known truth: the margin
+  # and the gain over the baseline from these rounds alone (flagged rounds
+  # left out), "equivalent within ±3%" then memory, and "keep what you run".
+  class TuneConfirmedTest < Minitest::Test
+    cover "Arena::Tune::Confirmed*"
+    cover "Arena::Tune::AnswerWords*"
+
+    Side = Tune::Confirmation::Side
+    Round = Tune::Confirmation::Round
+    Result = Tune::Confirmation::Result
+    Reading = Probes::MachineSpeed::Reading
+
+    # The machine's drift, shared by every config in a round.
+    DRIFT = [1.0, 0.8, 1.2, 0.9, 1.1, 0.7, 1.05, 0.95, 1.15, 0.85].freeze
+    OWN = [1.01, 0.99, 1.02, 0.985, 1.0, 1.005, 0.995, 1.01, 0.99, 1.0].freeze
+
+    def side(role, key, settings, level, pss_mib: 100, own: OWN)
+      adapter = Servers.fetch(key).new(settings: settings, machine: Machine.new(cores: 2))
+      rounds = (1..DRIFT.size)
+      Side.new(role: role, adapter: adapter, installation: nil, rps: rounds.to_h { |n| [n, level * DRIFT[n - 1] * own[n - 1]] },
+        p99_ms: rounds.to_h { |n| [n, 10.0] }, pss_kb: rounds.to_h { |n| [n, pss_mib * 1024] })
+    end
+
+    def result(sides, slow: [])
+      rounds = (1..DRIFT.size).map do |n|
+        ms = slow.include?(n) ? 15.0 : 10.0
+        Round.new(number: n, order: sides.map(&:key), speeds: sides.to_h { |s| [s.key, Reading.new(cpu_ms: ms / 2, memory_ms: ms / 2)] })
+      end
+      flagged, median = Tune::Confirmation.flagged(rounds)
+      Result.new(sides: sides, rounds: rounds, flagged: flagged, median_ms: median, stopped: "precise")
+    end
+
+    def baseline = Tune::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "config/puma.rb", notes: [])
+
+    def test_the_gain_over_the_baseline_and_the_margin_come_from_these_rounds
+      answer = side("answer", "iodine", {"workers" => 1, "threads" => 4}, 1310)
+      runner = side("runner-up", "falcon", {"count" => 1}, 1200, own: OWN.reverse)
+      base = side("baseline", "puma", {"threads" => 3, "workers" => 0}, 1000, own: OWN.rotate(3))
+      c = Tune::Confirmed.decide(result([answer, runner, base]), baseline_key: base.key)
+      assert_equal answer, c.pick
+      assert_equal runner, c.other
+      refute c.keep
+      ratio, interval = c.gain_ratio
+      assert_in_delta 1.31, ratio, 0.02
+      assert_operator interval[0], :<, ratio
+      assert_equal 10, c.rounds
+      line = Tune::AnswerWords.gain(c, baseline)
+      assert_match(/\A\+3\d% over your config\/puma.rb \(puma, 3 threads, 1 process\): 1\.3\d× \(1\.\d\d–1\.\d\d\)\z/, line)
+      assert_match(/\A\+\d\.\d+% over falcon count=1: 1\.0\d× \(.*\), ahead; 10 confirmation rounds\z/, Tune::AnswerWords.margin(c))
+    end
+
+    def test_a_round_read_slow_is_left_out_of_the_figures
+      answer = side("answer", "iodine", {"workers" => 1, "threads" => 4}, 1100)
+      # Round 3 read the machine 50% slow: its figures (the runner-up's far off) are not counted.
+      runner = side("runner-up", "falcon", {"count" => 1}, 1000)
+      runner.rps[3] = 5000.0
+      r = result([answer, runner], slow: [3])
+      assert_equal [3], r.flagged
+      c = Tune::Confirmed.decide(r, baseline_key: nil)
+      assert_equal [answer, 9], [c.pick, c.rounds]
+      assert_in_delta 1.1, c.margin_ratio[0], 0.01
+      assert_equal [1.0, 1.0], c.speed_range, "the counted rounds' speed"
+    end
+
+    def test_equivalent_configs_are_picked_by_memory
+      answer = side("answer", "iodine", {"workers" => 1, "threads" => 4}, 1000, pss_mib: 200)
+      runner = side("runner-up", "falcon", {"count" => 1}, 1000, pss_mib: 80, own: OWN.map { |x| x * 1.001 })
+      c = Tune::Confirmed.decide(result([answer, runner]), baseline_key: nil)
+      assert_equal runner, c.pick, "the same goodput: the lighter one"
+      assert_match(/equivalent within ±3%|picked on memory/, Tune::AnswerWords.margin(c))
+    end
+
+    def test_keep_what_you_run_when_the_baseline_ties_or_wins
+      answer = side("answer", "iodine", {"workers" => 1, "threads" => 4}, 1000)
+      base = side("baseline", "puma", {"threads" => 3, "workers" => 0}, 1000, own: OWN.map { |x| x * 1.002 })
+      c = Tune::Confirmed.decide(result([answer, base]), baseline_key: base.key)
+      assert c.keep
+      assert_match(/\Akeep what you run: iodine reads 0\.99\d× .* of your config\/puma.rb .*equivalent within ±3%\z/, Tune::AnswerWords.gain(c, baseline))
+      faster = side("baseline", "puma", {"threads" => 3, "workers" => 0}, 1200, own: OWN.rotate(2))
+      c = Tune::Confirmed.decide(result([answer, faster]), baseline_key: faster.key)
+      assert c.keep
+      assert_match(/\Akeep what you run: your config\/puma.rb \(puma, 3 threads, 1 process\) serves 1\.2\d× /, Tune::AnswerWords.gain(c, baseline))
+    end
+
+    def test_the_baseline_that_is_the_answer
+      answer = side("answer", "puma", {"threads" => 3, "workers" => 0}, 1000)
+      runner = side("runner-up", "falcon", {"count" => 1}, 900)
+      c = Tune::Confirmed.decide(result([answer, runner]), baseline_key: answer.key)
+      assert c.keep
+      assert_equal "keep what you run: your config/puma.rb (puma, 3 threads, 1 process) is the best config found", Tune::AnswerWords.gain(c, baseline)
+    end
+
+    def test_narrow_when_every_ratio_is_within_the_target
+      answer = side("answer", "iodine", {"workers" => 1, "threads" => 4}, 1100)
+      runner = side("runner-up", "falcon", {"count" => 1}, 1000)
+      assert Tune::Confirmed.narrow?(result([answer, runner]), target_pct: 5.0)
+      wild = side("runner-up", "falcon", {"count" => 1}, 1000, own: [1.3, 0.7, 1.2, 0.8, 1.25, 0.75, 1.1, 0.9, 1.3, 0.7])
+      refute Tune::Confirmed.narrow?(result([answer, wild]), target_pct: 5.0)
+    end
+
+    def test_three_significant_figures_and_the_measured_on_line
+      w = Tune::AnswerWords
+      assert_equal %w[1230 654 8.12 0.0123 1.31 0], [1234.5, 654.2, 8.123, 0.012345, 1.3149, 0].map { |x| w.sig3(x) }
+      adapter = Servers.fetch("iodine").new(settings: {"workers" => 1, "threads" => 4}, machine: Machine.new(cores: 2))
+      assert_equal "measured on 1 of 2 cores, 3.81 GiB: 1 process per core, 4 threads each; scaling past 1 core not measured",
+        w.measured_on(adapter, server_cores: 1, cores: 2, memory_kb: 4_000_000)
+    end
+  end
+end
