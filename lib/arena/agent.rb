@@ -12,7 +12,7 @@ require_relative "agent/inbox"
 module Arena
   # The remote side of a distributed run: `arena agent`, started by Arena over
   # SSH, speaking JSON lines on the SSH channel's stdin/stdout. It starts
-  # servers (through the same adapters and ServerRun as a local run), samples
+  # servers (through the same adapters and Launch::LocalServer as a local run), samples
   # them, kills a worker, signals restarts, runs the load engine for a loader
   # host, and stops everything it started when its stdin closes (SSH dropped,
   # Ctrl-C on the caller), on TERM/HUP, or when the caller's heartbeat stops.
@@ -108,7 +108,7 @@ module Arena
       op = request["op"]
       return reply(request, ok: false, error: "unknown op #{op.to_s[0, 40].inspect}") unless OPS.include?(op)
       reply(request, ok: true, **send(:"op_#{op}", Fields.new(request)))
-    rescue ServerRun::Failed => e
+    rescue Launch::LocalServer::Failed => e
       reply(request, ok: false, error: e.message, log_tail: e.log_tail)
     rescue Error, KeyError, SystemCallError, ArgumentError => e
       reply(request, ok: false, error: e.message)
@@ -119,11 +119,11 @@ module Arena
 
     def reply(request, **fields) = emit({id: request["id"].is_a?(Integer) ? request["id"] : nil}.merge(fields))
 
-    def op_free_port(f) = {port: Bind.free_port(f.own_host)}
+    def op_free_port(f) = {port: Launch::Bind.free_port(f.own_host)}
 
-    def tcp_bind(f) = Bind.new(kind: :tcp, host: f.own_host, port: f.integer("port", 1..65_535)).freeze
+    def tcp_bind(f) = Launch::Bind.new(kind: :tcp, host: f.own_host, port: f.integer("port", 1..65_535)).freeze
 
-    # A server config by its LaunchSpec (settings, runtime, --env, rackup: its
+    # A server config by its Launch::Spec (settings, runtime, --env, rackup: its
     # command and config files are made here, on the host that runs it),
     # started and answering before the reply.
     def op_start(f)
@@ -133,18 +133,18 @@ module Arena
       adapter = launch.adapter(machine: machine)
       bind = tcp_bind(f)
       name = "#{@count += 1}-#{adapter.key}"
-      server = ServerRun.new(adapter: adapter, app: launch.app, bind: bind, dir: File.join(@dir, name), machine: machine,
+      server = Launch::LocalServer.new(adapter: adapter, app: launch.app, bind: bind, dir: File.join(@dir, name), machine: machine,
         ready_timeout: f.number("ready_timeout", 0.1..3600, default: nil), env: launch.env)
       @servers[name] = server
       server.start
       {handle: name, argv: server.argv, boot_s: server.boot_s, boot_retry: server.boot_retry, pid: server.group.pid}
     end
 
-    # LaunchSpec's wire form, each part checked; the rackup must lie inside
+    # Launch::Spec's wire form, each part checked; the rackup must lie inside
     # the app directory hello named.
     def launch_spec(l)
       rackup = l.string("rackup", default: nil)
-      LaunchSpec.new(server: l.string("server", pattern: /\A[a-z][a-z0-9_-]{0,30}\z/), settings: l.settings("settings"),
+      Launch::Spec.new(server: l.string("server", pattern: /\A[a-z][a-z0-9_-]{0,30}\z/), settings: l.settings("settings"),
         runtime: l.words("runtime", /\A[\w.=:+-]{1,64}\z/, max: 8, default: []), env: l.env("env"),
         rackup: rackup && inside_app_dir(rackup)).freeze
     end
@@ -186,7 +186,7 @@ module Arena
 
     def op_worker_pids(f) = {pids: server(f).worker_pids}
 
-    def op_memory(f) = {processes: RunningServer.memory(f.integers("pids", 1..(1 << 22), max: 4096))}
+    def op_memory(f) = {processes: Launch::ServerContract.memory(f.integers("pids", 1..(1 << 22), max: 4096))}
 
     def op_probe_start(f)
       s = server(f)

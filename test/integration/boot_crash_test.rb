@@ -59,13 +59,13 @@ class BootCrashTest < Arena::ArenaCase
 
   private
 
-  # [ServerRun::Failed, seconds the start took]
+  # [Launch::LocalServer::Failed, seconds the start took]
   def start(key, settings, config_ru)
     app = Arena::AppSource.user(user_app(config_ru, gems: %w[puma rack unicorn falcon]))
-    run = Arena::ServerRun.new(adapter: Arena::Servers.fetch(key).new(settings: settings), app: app, bind: Arena::Bind.tcp,
+    run = Arena::Launch::LocalServer.new(adapter: Arena::Servers.fetch(key).new(settings: settings), app: app, bind: Arena::Launch::Bind.tcp,
       dir: File.join(@tmp, "server"), ready_timeout: READY)
     started = Arena::Support::Clock.now
-    failure = assert_raises(Arena::ServerRun::Failed) { run.start }
+    failure = assert_raises(Arena::Launch::LocalServer::Failed) { run.start }
     [failure, Arena::Support::Clock.now - started]
   end
 end

@@ -54,7 +54,7 @@ class ConfigFileStartTest < Minitest::Test
       "#{klass.key}: Arena ran #{arena}, its file ran #{from_file}" unless settled(arena) == settled(from_file)
     rescue NotServed => e
       e.message
-    rescue Arena::ServerRun::Failed => e # Arena's own start: said, and the others still compared
+    rescue Arena::Launch::LocalServer::Failed => e # Arena's own start: said, and the others still compared
       "#{klass.key}: Arena's own start failed: #{e.message}"
     end
     assert_empty differ, differ.join("\n")
@@ -77,7 +77,7 @@ class ConfigFileStartTest < Minitest::Test
 
   # {workers: N, threads: [per worker]}, of Arena's own start.
   def shape_of_arena_run(adapter)
-    run = Arena::ServerRun.new(adapter: adapter, app: APP, bind: Arena::Bind.tcp, dir: File.join(@tmp, "arena-#{adapter.key}"),
+    run = Arena::Launch::LocalServer.new(adapter: adapter, app: APP, bind: Arena::Launch::Bind.tcp, dir: File.join(@tmp, "arena-#{adapter.key}"),
       ready_timeout: READY)
     run.start
     shape(adapter, run.group, nil)
@@ -97,12 +97,12 @@ class ConfigFileStartTest < Minitest::Test
     file = adapter.class.config_file(adapter.settings, rackup: APP.rackup)
     File.write(File.join(dir, file.name), file.text)
     file.files.each { |name, text| File.write(File.join(dir, name), text) }
-    port = Arena::Bind.tcp.port
+    port = Arena::Launch::Bind.tcp.port
     argv = file.command.map { |word| word.sub(/\APORT=\d+\z/, "PORT=#{port}") }
     env = adapter.env(app: APP).merge("PORT" => port.to_s, "HOST" => "127.0.0.1", "PASSENGER_PORT" => port.to_s)
-    group = Arena::ProcessGroup.new(argv, env: env, chdir: dir, log_path: File.join(dir, "server.log"))
+    group = Arena::Launch::ProcessGroup.new(argv, env: env, chdir: dir, log_path: File.join(dir, "server.log"))
     group.start
-    failure = Arena::HttpProbe.new(Arena::Bind.tcp(port: port), timeout: 2).await("/", deadline: Arena::Support::Clock.now + READY) { group.exited }
+    failure = Arena::HttpProbe.new(Arena::Launch::Bind.tcp(port: port), timeout: 2).await("/", deadline: Arena::Support::Clock.now + READY) { group.exited }
     raise NotServed, "#{adapter.key} from #{file.name} (#{argv.join(" ")}): #{failure}\n#{group.log_tail(8).join("\n")}" if failure
     yield port, group
   ensure

@@ -30,7 +30,7 @@ class DatabaseTest < Arena::ArenaCase
   CONFIGS = {"puma:workers=2,threads=2" => 4, "unicorn:workers=2" => 2, "pitchfork:workers=2" => 2, "iodine:workers=2,threads=2" => 4}.freeze
 
   def test_postgres_on_every_server_that_runs_it
-    skip "PostgreSQL is not installed (script/setup)" unless Arena::Database::Postgres.bin_dir
+    skip "PostgreSQL is not installed (script/setup)" unless Arena::Launch::Database::Postgres.bin_dir
     outcome = arena("run", "--app", APP, "--database", "postgres", "--servers", CONFIGS.keys.join(" "), "--workload", "/items/7",
       "-c", "8", "-d", "1", "-w", "0.3", "--rounds", "1", "--round-requests", "0", timeout: 400)
     assert outcome.status.success?, outcome.describe

@@ -15,7 +15,7 @@ class EnvelopeIntegrationTest < Arena::ArenaCase
   def setup
     super
     begin
-      @hierarchy = Arena::Envelope::Cgroups.detect
+      @hierarchy = Arena::Launch::Cgroups.detect
     rescue Arena::UsageError => e
       skip e.message
     end

@@ -6,8 +6,8 @@ require "arena/remote/session"
 require_relative "../support/local_agent"
 
 module Arena
-  # RunningServer (lib/arena/launch/running_server.rb) is one written interface
-  # with two implementations: ServerRun here, Remote::Server through an
+  # Launch::ServerContract (lib/arena/launch/server_contract.rb) is one written interface
+  # with two implementations: Launch::LocalServer here, Remote::Server through an
   # agent. The same checks run against both, the remote one through a real
   # `arena agent` on a pipe (what SSH would carry), so the two cannot drift
   # apart silently. One Puma cluster boot per implementation: the checks are
@@ -20,10 +20,10 @@ module Arena
 
     def test_the_running_server_contract
       server = start_server
-      assert_empty RunningServer::METHODS.reject { |m| server.respond_to?(m) }, "every method of the interface"
+      assert_empty Launch::ServerContract::METHODS.reject { |m| server.respond_to?(m) }, "every method of the interface"
 
       # The whole launch spec reached the server: its runtime (YJIT) and the user's --env.
-      assert_equal LaunchSpec.of(adapter: adapter, app: AppSource.builtin, env: ENV_CHECK), server.launch
+      assert_equal Launch::Spec.of(adapter: adapter, app: AppSource.builtin, env: ENV_CHECK), server.launch
       body = HttpProbe.new(server.bind, timeout: 10).get("/server").body
       assert_includes body, "yjit: on", "the runtime reached the server"
       assert_includes body, "server: contract-check", "--env reached the server"
@@ -70,7 +70,7 @@ module Arena
 
     def start_server
       @dir = Dir.mktmpdir("contract")
-      ServerRun.new(adapter: adapter, app: AppSource.builtin, bind: Bind.tcp, dir: @dir, env: ENV_CHECK).start
+      Launch::LocalServer.new(adapter: adapter, app: AppSource.builtin, bind: Launch::Bind.tcp, dir: @dir, env: ENV_CHECK).start
     end
 
     def teardown = FileUtils.rm_rf(@dir)
@@ -86,7 +86,7 @@ module Arena
       @channel = LocalAgent.open(@dir)
       port = @channel.request("free_port", host: "127.0.0.1")["port"]
       Remote::Server.new(channel: @channel, adapter: adapter, app: AppSource.builtin, dir: @dir, ready_timeout: 30, env: ENV_CHECK,
-        bind: Bind.new(kind: :tcp, host: "127.0.0.1", port: port).freeze).start
+        bind: Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: port).freeze).start
     end
 
     def teardown

@@ -6,8 +6,8 @@ require "arena/remote/session"
 require_relative "../support/local_agent"
 
 module Arena
-  # StarterContract (lib/arena/launch/starter_contract.rb) is one written
-  # contract with two implementations: ServerStarter here, Remote::ServerStarter
+  # Launch::StarterContract (lib/arena/launch/starter_contract.rb) is one written
+  # contract with two implementations: Launch::Starter here, Remote::Starter
   # through an agent. The same checks run against both, the remote one
   # through a real `arena agent` on a pipe (what SSH would carry): a start
   # with nginx in front, a restart the front follows, a stop that leaves
@@ -31,11 +31,11 @@ module Arena
     def test_the_starter_contract
       skip "nginx is not installed" unless Fronts::Nginx.binary
       starter = new_starter
-      assert_empty StarterContract::METHODS.reject { |m| starter.respond_to?(m) }, "every method of the contract"
+      assert_empty Launch::StarterContract::METHODS.reject { |m| starter.respond_to?(m) }, "every method of the contract"
 
       first = starter.start(adapter, File.join(@dir, "01-puma"))
       assert_same first, starter.server
-      assert_empty RunningServer::METHODS.reject { |m| first.respond_to?(m) }, "a RunningServer"
+      assert_empty Launch::ServerContract::METHODS.reject { |m| first.respond_to?(m) }, "a RunningServer"
       refute_nil starter.front, "the plan's front started"
       assert answers?(starter.front.bind), "served through the front"
       first_pids = first.pids
@@ -56,7 +56,7 @@ module Arena
   class LocalStarterContractTest < Minitest::Test
     include StarterContractChecks
 
-    def new_starter = ServerStarter.new(plan: plan)
+    def new_starter = Launch::Starter.new(plan: plan)
   end
 
   class RemoteStarterContractTest < Minitest::Test
@@ -64,7 +64,7 @@ module Arena
 
     def new_starter
       @channel = LocalAgent.open(@dir)
-      Remote::ServerStarter.new(plan: plan, channel: @channel, address: "127.0.0.1")
+      Remote::Starter.new(plan: plan, channel: @channel, address: "127.0.0.1")
     end
   end
 end

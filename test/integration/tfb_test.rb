@@ -19,7 +19,7 @@ class TfbTest < Arena::ArenaCase
 
   def setup
     super
-    skip "PostgreSQL is not installed (script/setup)" unless Arena::Database::Postgres.bin_dir
+    skip "PostgreSQL is not installed (script/setup)" unless Arena::Launch::Database::Postgres.bin_dir
     require_app_bundle(APP, "tfb-rack")
   end
 

@@ -43,8 +43,8 @@ class UwsgiTest < Arena::ArenaCase
       Thread.new { loop { sleep 0.05 } }
       run ->(env) { [200, {"content-type" => "text/plain", "content-length" => "2"}, ["ok"]] }
     RU
-    run = Arena::ServerRun.new(adapter: Arena::Servers.fetch("uwsgi").new(settings: {"processes" => 2}), app: app,
-      bind: Arena::Bind.tcp, dir: File.join(@tmp, "server"), ready_timeout: 15)
+    run = Arena::Launch::LocalServer.new(adapter: Arena::Servers.fetch("uwsgi").new(settings: {"processes" => 2}), app: app,
+      bind: Arena::Launch::Bind.tcp, dir: File.join(@tmp, "server"), ready_timeout: 15)
     run.start
     assert_equal "ok", Arena::HttpProbe.new(run.bind, timeout: 5).get("/").body
   ensure

@@ -4,7 +4,7 @@ require "arena/remote/session"
 
 module Arena
   # A real `arena agent` on a pipe, started as SSH would start it, without
-  # SSH: the remote side of a contract test (RunningServer, StarterContract)
+  # SSH: the remote side of a contract test (Launch::ServerContract, Launch::StarterContract)
   # runs through it on this host.
   module LocalAgent
     Ssh = Struct.new(:command) do

@@ -11,8 +11,8 @@ require "tmpdir"
 # Real processes: a small Ruby server that counts its starts in its
 # directory and, per start, writes the given line and exits 1, or answers.
 class BootRetryTest < Minitest::Test
-  cover "Arena::ServerRun*"
-  cover "Arena::BootLog*"
+  cover "Arena::Launch::LocalServer*"
+  cover "Arena::Launch::BootLog*"
 
   TIMEOUT = "/usr/lib/ruby/vendor_ruby/phusion_passenger/vendor/daemon_controller.rb:419:in `start_without_locking': " \
     "Daemon 'PassengerAgent watchdog' failed to start in time. (PhusionPassenger::DaemonController::StartTimeout)"
@@ -72,7 +72,7 @@ class BootRetryTest < Minitest::Test
   end
 
   def run_with(*fails)
-    @run = Arena::ServerRun.new(adapter: FlakyAdapter.new(fails), app: App.new(@dir), bind: Arena::Bind.tcp,
+    @run = Arena::Launch::LocalServer.new(adapter: FlakyAdapter.new(fails), app: App.new(@dir), bind: Arena::Launch::Bind.tcp,
       dir: @dir, machine: Arena::Machine.new(cores: 2))
   end
 
@@ -109,13 +109,13 @@ class BootRetryTest < Minitest::Test
 
   def test_the_same_timeout_twice_fails_after_one_retry
     run = run_with(TIMEOUT, TIMEOUT, TIMEOUT)
-    error = assert_raises(Arena::ServerRun::Failed) { run.start }
+    error = assert_raises(Arena::Launch::LocalServer::Failed) { run.start }
     assert_equal 2, starts
     assert_match(/\Aflaky exited during boot again \(exit status 1\): Daemon 'PassengerAgent watchdog' failed to start in time/, error.message)
   end
 
   def test_a_crash_of_the_app_is_never_retried
-    error = assert_raises(Arena::ServerRun::Failed) { run_with(APP_CRASH).start }
+    error = assert_raises(Arena::Launch::LocalServer::Failed) { run_with(APP_CRASH).start }
     assert_equal 1, starts
     assert_equal "flaky exited during boot (exit status 1): #{APP_CRASH}", error.message
     refute error.transient
@@ -123,7 +123,7 @@ class BootRetryTest < Minitest::Test
 
   # A crash line beside the timeout: the crash is what the user must read.
   def test_a_crash_line_beside_the_timeout_is_not_retried
-    error = assert_raises(Arena::ServerRun::Failed) { run_with("x.rb:1: [BUG] Segmentation fault\n#{TIMEOUT}").start }
+    error = assert_raises(Arena::Launch::LocalServer::Failed) { run_with("x.rb:1: [BUG] Segmentation fault\n#{TIMEOUT}").start }
     assert_equal 1, starts
     assert_match(/\[BUG\] Segmentation fault/, error.message)
   end
@@ -140,19 +140,19 @@ class BootRetryTest < Minitest::Test
     end
   end
 
-  # BootLog reads the named line only from this start, and not once a
+  # Launch::BootLog reads the named line only from this start, and not once a
   # crash line was read.
   def test_the_boot_log_says_the_transient_line_of_this_start_only
     path = File.join(@dir, "server.log")
     File.write(path, "#{TIMEOUT}\n") # the start before
     patterns = Arena::Servers::Passenger.new.transient_boot_patterns
-    log = Arena::BootLog.new(path, transient: patterns)
+    log = Arena::Launch::BootLog.new(path, transient: patterns)
     assert_nil log.crash(final: true)
     assert_nil log.transient
     File.write(path, "booting\n#{TIMEOUT}\n", mode: "a")
     log.crash
     assert_equal TIMEOUT, log.transient
-    crashed = Arena::BootLog.new(path, transient: patterns)
+    crashed = Arena::Launch::BootLog.new(path, transient: patterns)
     File.write(path, "#{TIMEOUT}\nx.rb:1: [BUG] Segmentation fault\n", mode: "a")
     assert_equal "x.rb:1: [BUG] Segmentation fault", crashed.crash
     assert_nil crashed.transient

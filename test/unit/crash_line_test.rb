@@ -8,7 +8,7 @@ require "arena"
 # lines a start wrote (lib/arena/launch/boot_log.rb).
 class CrashLineTest < Minitest::Test
   cover "Arena::Verdicts::CrashLine*"
-  cover "Arena::BootLog*"
+  cover "Arena::Launch::BootLog*"
 
   def find(lines, **opts) = Arena::Verdicts::CrashLine.find(lines, **opts)
 
@@ -98,7 +98,7 @@ class CrashLineTest < Minitest::Test
   def test_an_uncaught_exception_is_said_only_once_the_server_has_exited
     Dir.mktmpdir("boot-log") do |dir|
       path = File.join(dir, "server.log")
-      log = Arena::BootLog.new(path)
+      log = Arena::Launch::BootLog.new(path)
       File.write(path, "booting\n/app/config.ru:1:in `block in <main>': boom at boot (RuntimeError)\n\tfrom /app/x.rb:2:in `eval'\n")
       assert_nil log.crash
       assert_equal "/app/config.ru:1:in `block in <main>': boom at boot (RuntimeError)", log.crash(final: true)
@@ -119,12 +119,12 @@ class CrashLineTest < Minitest::Test
   def test_a_crash_line_comes_before_the_exception_that_followed
     Dir.mktmpdir("boot-log") do |dir|
       path = File.join(dir, "server.log")
-      log = Arena::BootLog.new(path)
+      log = Arena::Launch::BootLog.new(path)
       raised = "x.rb:1:in `initialize': Address already in use - bind(2) for \"127.0.0.1\" port 9292 (Errno::EADDRINUSE)"
       File.write(path, "#{raised}\nbind(): Address already in use\n")
       assert_equal raised, log.crash # it matches both: a crash, said at once
       File.write(path, "", mode: "w")
-      log2 = Arena::BootLog.new(path)
+      log2 = Arena::Launch::BootLog.new(path)
       File.write(path, "a.rb:1:in `b': no (ArgumentError)\n", mode: "a")
       assert_nil log2.crash
       File.write(path, "DAMN ! worker 1 (pid: 5) died :( trying respawn ...\n", mode: "a")
@@ -136,7 +136,7 @@ class CrashLineTest < Minitest::Test
     Dir.mktmpdir("boot-log") do |dir|
       path = File.join(dir, "server.log")
       File.write(path, "#{CRASHES["Unicorn's worker exit"]}\n") # the killed worker of the server before
-      log = Arena::BootLog.new(path)
+      log = Arena::Launch::BootLog.new(path)
       assert_nil log.crash
       File.write(path, "booting\n", mode: "a")
       assert_nil log.crash
@@ -151,7 +151,7 @@ class CrashLineTest < Minitest::Test
   def test_a_last_line_without_newline_counts_once_the_server_has_exited
     Dir.mktmpdir("boot-log") do |dir|
       path = File.join(dir, "server.log")
-      log = Arena::BootLog.new(path) # no file yet
+      log = Arena::Launch::BootLog.new(path) # no file yet
       assert_nil log.crash
       File.write(path, "x.rb:1: [BUG] Segmentation fault")
       assert_nil log.crash
@@ -163,7 +163,7 @@ class CrashLineTest < Minitest::Test
     Dir.mktmpdir("boot-log") do |dir|
       path = File.join(dir, "server.log")
       File.write(path, "x" * 5000 + "\n")
-      log = Arena::BootLog.new(path)
+      log = Arena::Launch::BootLog.new(path)
       File.write(path, "[arena: cut]\nDAMN ! worker 1 (pid: 5) died :( trying respawn ...\n") # LogCap cut it shorter
       assert_equal "DAMN ! worker 1 (pid: 5) died :( trying respawn ...", log.crash
     end

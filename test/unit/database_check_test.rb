@@ -14,18 +14,18 @@ class DatabaseCheckTest < Minitest::Test
   def app(name) = Arena::AppSource.user(File.join(FIXTURES, name))
 
   def test_postgres_without_pg_in_the_apps_bundle_is_one_line_before_anything_starts
-    error = assert_raises(Arena::UsageError) { Arena::Database.check!("postgres", app("rails")) }
+    error = assert_raises(Arena::UsageError) { Arena::Launch::Database.check!("postgres", app("rails")) }
     assert_equal "pg is not in the app's bundle: add `gem \"pg\"`, or use `--database sqlite`.", error.message
   end
 
   def test_sqlite_without_sqlite3_in_the_apps_bundle_is_one_line
-    error = assert_raises(Arena::UsageError) { Arena::Database.check!("sqlite", app("rails")) }
+    error = assert_raises(Arena::UsageError) { Arena::Launch::Database.check!("sqlite", app("rails")) }
     assert_equal "sqlite3 is not in the app's bundle: add `gem \"sqlite3\"`, or use `--database postgres`.", error.message
   end
 
   def test_an_app_with_both_adapters_passes_either
-    assert_equal "sqlite", Arena::Database.check!("sqlite", app("rails_db"))
-    assert_equal "postgres", Arena::Database.check!("postgres", app("rails_db")) if Arena::Database::Postgres.bin_dir
+    assert_equal "sqlite", Arena::Launch::Database.check!("sqlite", app("rails_db"))
+    assert_equal "postgres", Arena::Launch::Database.check!("postgres", app("rails_db")) if Arena::Launch::Database::Postgres.bin_dir
   end
 
   # Through the command line: exit 2, that line, nothing started.
@@ -41,17 +41,17 @@ class DatabaseCheckTest < Minitest::Test
       script = 'puts "== migrating"; warn "bin/rails aborted!"; ' \
         'warn "ActiveRecord::NoDatabaseError: We could not find your database: x"; warn "/app/x.rb:1:in `y`"; exit 3'
       error = assert_raises(Arena::LoggedError) do
-        Arena::Database.run([RbConfig.ruby, "-e", script], log_path: File.join(dir, "prepare.log"), what: "the app's db:prepare db:seed")
+        Arena::Launch::Database.run([RbConfig.ruby, "-e", script], log_path: File.join(dir, "prepare.log"), what: "the app's db:prepare db:seed")
       end
       assert_equal "the app's db:prepare db:seed failed (exit 3): ActiveRecord::NoDatabaseError: We could not find your database: x", error.message
     end
   end
 
   def test_the_first_error_line_is_the_exception_else_the_first_line_saying_error_else_the_last
-    assert_equal "PG::ConnectionBad: no socket", Arena::Database.first_error_line(["rake aborted!", "PG::ConnectionBad: no socket", "x.rb:1"])
-    assert_equal "FATAL:  role \"x\" does not exist", Arena::Database.first_error_line(["starting", "FATAL:  role \"x\" does not exist", "bye"])
-    assert_equal "rake aborted!", Arena::Database.first_error_line(["ok", "rake aborted!", "Tasks: TOP => db:prepare"])
-    assert_equal "last words", Arena::Database.first_error_line(["first", "last words", ""])
-    assert_nil Arena::Database.first_error_line([])
+    assert_equal "PG::ConnectionBad: no socket", Arena::Launch::Database.first_error_line(["rake aborted!", "PG::ConnectionBad: no socket", "x.rb:1"])
+    assert_equal "FATAL:  role \"x\" does not exist", Arena::Launch::Database.first_error_line(["starting", "FATAL:  role \"x\" does not exist", "bye"])
+    assert_equal "rake aborted!", Arena::Launch::Database.first_error_line(["ok", "rake aborted!", "Tasks: TOP => db:prepare"])
+    assert_equal "last words", Arena::Launch::Database.first_error_line(["first", "last words", ""])
+    assert_nil Arena::Launch::Database.first_error_line([])
   end
 end

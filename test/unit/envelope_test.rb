@@ -72,13 +72,13 @@ class EnvelopeTest < Minitest::Test
 
   def test_no_cgroups_is_one_line_and_exit_2
     mounts = write("mounts", "proc /proc proc rw 0 0\n")
-    error = assert_raises(Arena::UsageError) { Arena::Envelope::Cgroups.detect(mounts: mounts, self_cgroup: write("cg", "0::/\n"), euid: 0) }
+    error = assert_raises(Arena::UsageError) { Arena::Launch::Cgroups.detect(mounts: mounts, self_cgroup: write("cg", "0::/\n"), euid: 0) }
     assert_match(/--envelope needs cgroup v2 with the cpu and memory controllers, or the v1 cpu and memory hierarchies/, error.message)
-    error = assert_raises(Arena::UsageError) { Arena::Envelope::Cgroups.detect(euid: 1000) }
+    error = assert_raises(Arena::UsageError) { Arena::Launch::Cgroups.detect(euid: 1000) }
     assert_match(/--envelope needs root/, error.message)
 
     err = StringIO.new
-    Arena::Envelope::Cgroups.stub(:current, -> { raise Arena::UsageError, "--envelope needs root to make cgroups" }) do
+    Arena::Launch::Cgroups.stub(:current, -> { raise Arena::UsageError, "--envelope needs root to make cgroups" }) do
       status = Arena::CLI.new(%w[run --servers puma --envelope cpus=1 --out] + [File.join(@tmp, "out")], out: StringIO.new, err: err).run
       assert_equal 2, status
     end
@@ -92,7 +92,7 @@ class EnvelopeTest < Minitest::Test
     File.write(File.join(root, "cgroup.controllers"), "cpuset cpu io memory pids\n")
     File.write(File.join(parent, "cgroup.subtree_control"), "")
     mounts = write("mounts", "cgroup2 #{root} cgroup2 rw,nosuid 0 0\n")
-    hierarchy = Arena::Envelope::Cgroups.detect(mounts: mounts, self_cgroup: write("cg", "0::/user.slice/arena.scope\n"), euid: 0)
+    hierarchy = Arena::Launch::Cgroups.detect(mounts: mounts, self_cgroup: write("cg", "0::/user.slice/arena.scope\n"), euid: 0)
     assert_equal 2, hierarchy.version
 
     cgroup = hierarchy.create(Arena::Envelope.parse("cpus=0.5,memory=256MiB"))
@@ -102,7 +102,7 @@ class EnvelopeTest < Minitest::Test
     assert_equal "+cpu +memory", File.read(File.join(parent, "cgroup.subtree_control"))
     assert_equal "50000 100000", File.read(File.join(dir, "cpu.max"))
     assert_equal (256 * 1024**2).to_s, File.read(File.join(dir, "memory.max"))
-    assert_equal ["/bin/sh", "-c", Arena::Envelope::Cgroup::ENTER, "arena-envelope", File.join(dir, "cgroup.procs"), "--", "puma", "-p", "0"],
+    assert_equal ["/bin/sh", "-c", Arena::Launch::Cgroup::ENTER, "arena-envelope", File.join(dir, "cgroup.procs"), "--", "puma", "-p", "0"],
       cgroup.wrap(%w[puma -p 0])
 
     File.write(File.join(dir, "cpu.stat"), "usage_usec 900\nnr_periods 20\nnr_throttled 5\nthrottled_usec 250000\n")
@@ -128,7 +128,7 @@ class EnvelopeTest < Minitest::Test
     File.write(File.join(unified, "cgroup.controllers"), "\n")
     mounts = write("mounts", "cgroup2 #{unified} cgroup2 rw 0 0\ncgroup #{cpu} cgroup rw,cpu 0 0\n" \
       "cgroup #{File.dirname(memory)} cgroup rw,memory 0 0\n")
-    hierarchy = Arena::Envelope::Cgroups.detect(mounts: mounts, self_cgroup: write("cg", "4:memory:/sandbox\n1:cpu:/\n0::/\n"), euid: 0)
+    hierarchy = Arena::Launch::Cgroups.detect(mounts: mounts, self_cgroup: write("cg", "4:memory:/sandbox\n1:cpu:/\n0::/\n"), euid: 0)
     assert_equal 1, hierarchy.version
     cgroup = hierarchy.create(Arena::Envelope.parse("cpus=1.5,memory=64MiB"))
     cpu_dir, memory_dir = cgroup.dirs
@@ -148,7 +148,7 @@ class EnvelopeTest < Minitest::Test
     FileUtils.mkdir_p(root)
     File.write(File.join(root, "cgroup.controllers"), "cpu memory\n")
     File.write(File.join(root, "cgroup.subtree_control"), "cpu memory\n")
-    hierarchy = Arena::Envelope::Cgroups::V2.new(parent: root)
+    hierarchy = Arena::Launch::Cgroups::V2.new(parent: root)
     File.stub(:write, ->(path, _) { raise Errno::EBUSY, path if path.end_with?("memory.max") }) do
       error = assert_raises(Arena::Error) { hierarchy.create(Arena::Envelope.parse("memory=64MiB")) }
       assert_match(/envelope: cannot write 67108864 to .*memory.max/, error.message)
@@ -169,7 +169,7 @@ class EnvelopeTest < Minitest::Test
 
   # A plan with an envelope checks the machine's cgroups: here, a hierarchy that is never asked to create.
   def with_cgroups(&block)
-    Arena::Envelope::Cgroups.stub(:current, Object.new, &block)
+    Arena::Launch::Cgroups.stub(:current, Object.new, &block)
   end
 
   def write(name, text)

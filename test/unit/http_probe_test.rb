@@ -43,7 +43,7 @@ class HttpProbeHardeningTest < Minitest::Test
       client&.close
       server.close
     end
-    Arena::Bind.new(kind: :tcp, host: "127.0.0.1", port: server.addr[1]).freeze
+    Arena::Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: server.addr[1]).freeze
   end
 
   def teardown = @thread&.kill

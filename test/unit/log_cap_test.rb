@@ -15,7 +15,7 @@ class LogCapTest < Minitest::Test
 
   def test_the_middle_is_cut_and_the_head_and_tail_kept
     File.write(@path, (1..2000).map { |i| format("request %04d\n", i) }.join) # 13 bytes a line, 26,000 in all
-    cap = Arena::LogCap.new(max_bytes: 4000, head_bytes: 1000, tail_bytes: 1000)
+    cap = Arena::Launch::LogCap.new(max_bytes: 4000, head_bytes: 1000, tail_bytes: 1000)
     writer = File.open(@path, "a") # the server's own handle, appending
     cut = cap.trim(@path)
     writer.write("request 2001\n")
@@ -33,13 +33,13 @@ class LogCapTest < Minitest::Test
 
   # Through a real process that logs every line it is given, as an app that
   # logs every request does: the file stays capped while it runs. Lines
-  # written during a cut may go with the middle (LogCap says so): the last
+  # written during a cut may go with the middle (Launch::LogCap says so): the last
   # line comes after a pause, once the cuts are done, so that it is the end.
   def test_a_process_group_keeps_its_log_capped_while_the_program_writes
     program = "STDOUT.sync = true; 3999.times { |i| puts format('line %05d', i); sleep 0.0005 if i % 100 == 0 }; " \
       "sleep 0.3; puts 'line 03999'; sleep 5"
-    group = Arena::ProcessGroup.new(["ruby", "-e", program],
-      log_path: @path, log_cap: Arena::LogCap.new(max_bytes: 8000, head_bytes: 1000, tail_bytes: 2000, interval: 0.05))
+    group = Arena::Launch::ProcessGroup.new(["ruby", "-e", program],
+      log_path: @path, log_cap: Arena::Launch::LogCap.new(max_bytes: 8000, head_bytes: 1000, tail_bytes: 2000, interval: 0.05))
     group.start
     deadline = Arena::Support::Clock.now + 5
     sleep 0.05 until File.read(@path).include?("line 03999") || Arena::Support::Clock.now > deadline

@@ -29,18 +29,18 @@ module Arena
     # spec (its kind, its adapter gem) stays in Plan#database; the live
     # handle Database.open starts goes beside it, in live_database.
     def test_the_database_is_a_spec_and_its_live_handle_a_member_apart
-      plan = TestHelp.plan("--servers", "puma").with(database: Database.spec("sqlite"))
+      plan = TestHelp.plan("--servers", "puma").with(database: Launch::Database.spec("sqlite"))
       assert_equal ["sqlite", "sqlite3", {"kind" => "sqlite"}], [plan.database.kind, plan.database.adapter_gem, plan.to_h[:database]]
-      assert_equal "pg", Database.spec("postgres").adapter_gem
-      assert_nil Database.spec(nil)
+      assert_equal "pg", Launch::Database.spec("postgres").adapter_gem
+      assert_nil Launch::Database.spec(nil)
       live = plan.database.open(run_dir: "/tmp/x")
-      assert_equal [Database::Sqlite, "/tmp/x/arena.sqlite3"], [live.class, live.path]
-      assert_instance_of Database::Postgres, Database.spec("postgres").open(run_dir: "/tmp/x")
+      assert_equal [Launch::Database::Sqlite, "/tmp/x/arena.sqlite3"], [live.class, live.path]
+      assert_instance_of Launch::Database::Postgres, Launch::Database.spec("postgres").open(run_dir: "/tmp/x")
       opened = plan.with(live_database: live)
       assert_equal [plan.database, live.to_h], [opened.database, opened.to_h[:database]], "recorded as the live one"
       assert_nil plan.live_database
       bare = plan.with(database: nil)
-      assert_same bare, Database.open(bare, err: nil) { |yielded| yielded }, "no database: the plan as it was"
+      assert_same bare, Launch::Database.open(bare, err: nil) { |yielded| yielded }, "no database: the plan as it was"
     end
 
     # --preset is a value too: the preset at its scale and the notes of its

@@ -132,7 +132,7 @@ class RailsKnobsTest < Minitest::Test
   def test_database_is_checked_before_anything_starts
     error = assert_raises(Arena::UsageError) { Arena::TestHelp.plan("--servers", "puma", "--database", "postgres") }
     assert_match(/--database is for a Rails app/, error.message)
-    error = assert_raises(Arena::UsageError) { Arena::Database.check!("mysql", app) }
+    error = assert_raises(Arena::UsageError) { Arena::Launch::Database.check!("mysql", app) }
     assert_equal "--database must be postgres or sqlite, not \"mysql\"", error.message
     plan = Arena::TestHelp.plan("--app", RAILS_APP, "--only-app-bundle", "--servers", "puma", "--database", "sqlite")
     assert_equal({"kind" => "sqlite"}, plan.to_h[:database])

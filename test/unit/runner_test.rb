@@ -32,7 +32,7 @@ class RunnerTest < Minitest::Test
     def stop = nil
   end
 
-  # What a first start said when ServerRun made a second (ServerRun#boot_retry).
+  # What a first start said when Launch::LocalServer made a second (Launch::LocalServer#boot_retry).
   RETRIED = "Daemon 'PassengerAgent watchdog' failed to start in time. (PhusionPassenger::DaemonController::StartTimeout)"
 
   # Starts servers from a script: :ok, :boot_fails, :boot_retried (up at its
@@ -47,14 +47,14 @@ class RunnerTest < Minitest::Test
 
     def start(adapter, dir)
       @events << [:start, adapter.label]
-      raise Arena::ServerRun::Failed.new("#{adapter.label} exited during boot (exit status 1)", log_tail: ["boom"]) if @script[adapter.label] == :boot_fails
-      @server = FakeServer.new(adapter: adapter, bind: Arena::Bind.tcp(port: 1), dir: dir, argv: ["fake"], boot_s: 0.1,
+      raise Arena::Launch::LocalServer::Failed.new("#{adapter.label} exited during boot (exit status 1)", log_tail: ["boom"]) if @script[adapter.label] == :boot_fails
+      @server = FakeServer.new(adapter: adapter, bind: Arena::Launch::Bind.tcp(port: 1), dir: dir, argv: ["fake"], boot_s: 0.1,
         boot_retry: (RETRIED if @script[adapter.label] == :boot_retried))
     end
 
     def restart(old)
       @events << [:restart, old.adapter.label]
-      raise Arena::ServerRun::Failed.new("#{old.adapter.label} not ready after 1s", log_tail: ["slow"]) if @script[old.adapter.label] == :restart_fails
+      raise Arena::Launch::LocalServer::Failed.new("#{old.adapter.label} not ready after 1s", log_tail: ["slow"]) if @script[old.adapter.label] == :restart_fails
       @server = FakeServer.new(adapter: old.adapter, bind: old.bind, dir: old.dir, argv: ["fake"], boot_s: 0.1)
     end
 

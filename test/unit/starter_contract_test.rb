@@ -25,13 +25,13 @@ module Arena
 
     def starters
       plan = TestHelp.plan("--servers", "puma")
-      {"local" => ServerStarter.new(plan: plan),
-       "remote" => Remote::ServerStarter.new(plan: plan, channel: nil, address: "198.18.77.1")}
+      {"local" => Launch::Starter.new(plan: plan),
+       "remote" => Remote::Starter.new(plan: plan, channel: nil, address: "198.18.77.1")}
     end
 
     def test_both_starters_answer_the_contract
       starters.each do |name, starter|
-        assert_empty StarterContract::METHODS.reject { |m| starter.respond_to?(m) }, "#{name}: every method of the contract"
+        assert_empty Launch::StarterContract::METHODS.reject { |m| starter.respond_to?(m) }, "#{name}: every method of the contract"
       end
     end
 

@@ -59,6 +59,8 @@ module Arena
       assert_equal 10, c.rounds
       line = Tune::AnswerWords.gain(c, baseline)
       assert_match(/\A\+3\d% over your config\/puma.rb \(puma, 3 threads, 1 process\): 1\.3\d× \(1\.\d\d–1\.\d\d\)\z/, line)
+      default = Tune::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "the Rails default", notes: [])
+      assert_match(/\A\+3\d% over the Rails default \(puma, 3 threads, 1 process\): /, Tune::AnswerWords.gain(c, default))
       assert_match(/\A\+\d\.\d+% over falcon count=1: 1\.0\d× \(.*\), ahead; 10 confirmation rounds\z/, Tune::AnswerWords.margin(c))
     end
 
@@ -88,11 +90,13 @@ module Arena
       base = side("baseline", "puma", {"threads" => 3, "workers" => 0}, 1000, own: OWN.map { |x| x * 1.002 })
       c = Tune::Confirmed.decide(result([answer, base]), baseline_key: base.key)
       assert c.keep
-      assert_match(/\Akeep what you run: iodine reads 0\.99\d× .* of your config\/puma.rb .*equivalent within ±3%\z/, Tune::AnswerWords.gain(c, baseline))
+      assert_match(/\Akeep what you run: your config\/puma.rb \(puma, 3 threads, 1 process\); iodine workers=1 threads=4 reads 1\.00× \(1\.00–1\.00\) of it, equivalent within ±3%\z/,
+        Tune::AnswerWords.gain(c, baseline))
       faster = side("baseline", "puma", {"threads" => 3, "workers" => 0}, 1200, own: OWN.rotate(2))
       c = Tune::Confirmed.decide(result([answer, faster]), baseline_key: faster.key)
       assert c.keep
-      assert_match(/\Akeep what you run: your config\/puma.rb \(puma, 3 threads, 1 process\) serves 1\.2\d× /, Tune::AnswerWords.gain(c, baseline))
+      assert_match(/\Akeep what you run: your config\/puma.rb \(puma, 3 threads, 1 process\); it serves 1\.2\d× \(1\.\d\d–1\.\d\d\) iodine workers=1 threads=4\z/,
+        Tune::AnswerWords.gain(c, baseline))
     end
 
     def test_the_baseline_that_is_the_answer
@@ -115,7 +119,7 @@ module Arena
       w = Tune::AnswerWords
       assert_equal %w[1230 654 8.12 0.0123 1.31 0], [1234.5, 654.2, 8.123, 0.012345, 1.3149, 0].map { |x| w.sig3(x) }
       adapter = Servers.fetch("iodine").new(settings: {"workers" => 1, "threads" => 4}, machine: Machine.new(cores: 2))
-      assert_equal "measured on 1 of 2 cores, 3.81 GiB: 1 process per core, 4 threads each; scaling past 1 core not measured",
+      assert_equal "on 1 of 2 cores, 3.81 GiB: 1 process per core, 4 threads each (not measured past 1 core)",
         w.measured_on(adapter, server_cores: 1, cores: 2, memory_kb: 4_000_000)
     end
   end

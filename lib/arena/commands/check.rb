@@ -24,15 +24,15 @@ module Arena
         installation = adapter.class.install(plan.app)
         return report(adapter.label, false, "not installed (#{installation.why})") unless installation.found
         server_dir = File.join(dir, adapter.label.gsub(/[^\w.=-]+/, "_"))
-        bind = (plan.bind == "unix") ? Bind.unix(File.join(server_dir, "s.sock")) : Bind.tcp(port: plan.port)
-        server = ServerRun.new(adapter: adapter, app: plan.app, bind: bind, dir: server_dir,
+        bind = (plan.bind == "unix") ? Launch::Bind.unix(File.join(server_dir, "s.sock")) : Launch::Bind.tcp(port: plan.port)
+        server = Launch::LocalServer.new(adapter: adapter, app: plan.app, bind: bind, dir: server_dir,
           machine: plan.machine, ready_timeout: plan.ready_timeout, env: plan.env || {})
         server.start
         outcomes = Verify.new(bind: bind, headers: plan.headers || {}).call(plan.workloads)
         failed = outcomes.reject(&:ok)
         detail = failed.empty? ? "#{outcomes.size} workloads verified" : failed.map { |o| "#{o.workload}: #{o.problems.join("; ")}" }.join(" | ")
-        report("#{adapter.label} #{installation.version}", failed.empty?, "ready in #{server.boot_s}s#{ServerRun.retried(server.boot_retry)}, #{detail}")
-      rescue ServerRun::Failed => e
+        report("#{adapter.label} #{installation.version}", failed.empty?, "ready in #{server.boot_s}s#{Launch::LocalServer.retried(server.boot_retry)}, #{detail}")
+      rescue Launch::LocalServer::Failed => e
         report(adapter.label, false, e.message, e.log_tail)
       ensure
         server&.stop

@@ -28,7 +28,7 @@ module Arena
         announce(plan.preset) if plan.preset
         FileUtils.mkdir_p(plan.out_dir)
         # A throwaway database for a Rails app (--database): up before the first server, gone after the last.
-        Database.open(plan, err: @err) { |planned| measure(planned, remote) }
+        Launch::Database.open(plan, err: @err) { |planned| measure(planned, remote) }
       end
 
       private

@@ -43,7 +43,7 @@ module Arena
         memory ||= builder.options[:memory_budget_mb]&.then { |mb| (mb * 1024**2).round } || Arena::Tune::Budget.default_bytes
         @tune_runtime = tune_runtime
         FileUtils.mkdir_p(plan.out_dir)
-        Database.open(plan, err: @err) { |planned| run(planned, memory) }
+        Launch::Database.open(plan, err: @err) { |planned| run(planned, memory) }
       end
 
       private
@@ -61,7 +61,7 @@ module Arena
         output = Arena::Tune::Output.new(dir: plan.out_dir, constraints: constraints, machine: plan.machine,
           workload: plan.workloads.first, rackup: File.basename(plan.app.rackup), app: plan.app)
         engine = Load::Engine.new(dir: plan.out_dir, machine: plan.machine)
-        starter = ServerStarter.new(plan: plan)
+        starter = Launch::Starter.new(plan: plan)
         @err.puts "tune: #{plan.servers.map(&:key).join(", ")} on #{plan.workloads.first.name}; memory budget " \
           "#{constraints.memory_mib} MiB, at most #{plan.load.max_time.round} s; results in #{plan.out_dir}"
         interrupted = false

@@ -13,7 +13,7 @@ module Arena
     class Front
       attr_reader :bind, :group, :dir
 
-      def initialize(upstreams:, dir:, machine: Machine.current, bind: Bind.tcp, transport: Transport.plain)
+      def initialize(upstreams:, dir:, machine: Machine.current, bind: Launch::Bind.tcp, transport: Transport.plain)
         @upstreams = upstreams
         @dir = dir
         @machine = machine
@@ -25,7 +25,7 @@ module Arena
         ready = false
         FileUtils.mkdir_p(@dir)
         prepare
-        @group = ProcessGroup.new(argv, log_path: File.join(@dir, log_name), env: env, cpus: @machine.server_cpus)
+        @group = Launch::ProcessGroup.new(argv, log_path: File.join(@dir, log_name), env: env, cpus: @machine.server_cpus)
         @group.start
         wait_ready(ready_timeout)
         ready = true
@@ -44,7 +44,7 @@ module Arena
 
       def pids = @group ? @group.tree : []
 
-      # Sampled apart from the server (RunningServer#sampler), as nginx is.
+      # Sampled apart from the server (Launch::ServerContract#sampler), as nginx is.
       def sampler(interval: 0.2, per_process: false) = Probes::Sampler.new(pids: -> { pids }, interval: interval, per_process: per_process)
 
       private

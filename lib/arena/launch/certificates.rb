@@ -4,7 +4,7 @@ require "openssl"
 require "fileutils"
 
 module Arena
-  module TLS
+  module Launch
     # A throwaway certificate authority and a leaf for 127.0.0.1 (and ::1,
     # localhost), made for one run and written into its directory: each server
     # is handed the leaf and its key in its own way, the engine verifies

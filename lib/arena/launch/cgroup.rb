@@ -1,11 +1,11 @@
 # frozen_string_literal: true
 
 module Arena
-  class Envelope
+  module Launch
     # One server run's cgroup (a directory per v1 hierarchy, one in v2): its
     # limits, its counters, the wrapper that puts a process in it from its
     # first instruction, and its removal. Made by Cgroups#create, owned by the
-    # server's ProcessGroup, which removes it after the last process is gone.
+    # server's Launch::ProcessGroup, which removes it after the last process is gone.
     class Cgroup
       # Counters as the kernel keeps them since the cgroup was made; a
       # measurement takes the difference of two (Reading#since).
@@ -51,15 +51,15 @@ module Arena
 
       def wrap(argv) = ["/bin/sh", "-c", ENTER, "arena-envelope", *@files[:procs], "--", *argv]
 
-      def pids = Cgroups.read(@files[:procs].last).to_s.split.map(&:to_i)
+      def pids = Launch::Cgroups.read(@files[:procs].last).to_s.split.map(&:to_i)
 
       def read
-        cpu = Cgroups.keyed(Cgroups.read(@files[:cpu_stat]))
-        events = Cgroups.keyed(Cgroups.read(@files[:events]))
+        cpu = Launch::Cgroups.keyed(Launch::Cgroups.read(@files[:cpu_stat]))
+        events = Launch::Cgroups.keyed(Launch::Cgroups.read(@files[:events]))
         throttled_us = (@version == 2) ? cpu["throttled_usec"] : cpu["throttled_time"]&./(1000)
         Reading.new(periods: cpu["nr_periods"], throttled_periods: cpu["nr_throttled"], throttled_us: throttled_us,
-          peak_bytes: Cgroups.read(@files[:peak])&.to_i, oom_kills: events["oom_kill"],
-          current_bytes: Cgroups.read(@files[:current])&.to_i).freeze
+          peak_bytes: Launch::Cgroups.read(@files[:peak])&.to_i, oom_kills: events["oom_kill"],
+          current_bytes: Launch::Cgroups.read(@files[:current])&.to_i).freeze
       end
 
       # Starts the peak afresh, so a measurement's peak is its own. v1 resets
@@ -99,21 +99,21 @@ module Arena
 
       def limit_v1
         if envelope.cpus
-          Cgroups.write(@files[:period], Envelope::PERIOD_US)
-          Cgroups.write(@files[:quota], envelope.quota_us)
+          Launch::Cgroups.write(@files[:period], Envelope::PERIOD_US)
+          Launch::Cgroups.write(@files[:quota], envelope.quota_us)
         end
         return unless envelope.memory_bytes
-        Cgroups.write(@files[:limit], envelope.memory_bytes)
+        Launch::Cgroups.write(@files[:limit], envelope.memory_bytes)
         # With swap accounting, memory plus swap gets the same limit: no swap inside the envelope.
-        Cgroups.write(@files[:memsw], envelope.memory_bytes) if File.exist?(@files[:memsw])
+        Launch::Cgroups.write(@files[:memsw], envelope.memory_bytes) if File.exist?(@files[:memsw])
       end
 
       # No swap inside the envelope: a pod's limit is its memory.
       def limit_v2
-        Cgroups.write(@files[:cpu_max], "#{envelope.quota_us} #{Envelope::PERIOD_US}") if envelope.cpus
+        Launch::Cgroups.write(@files[:cpu_max], "#{envelope.quota_us} #{Envelope::PERIOD_US}") if envelope.cpus
         return unless envelope.memory_bytes
-        Cgroups.write(@files[:memory_max], envelope.memory_bytes)
-        Cgroups.write(@files[:swap_max], 0) if File.exist?(@files[:swap_max])
+        Launch::Cgroups.write(@files[:memory_max], envelope.memory_bytes)
+        Launch::Cgroups.write(@files[:swap_max], 0) if File.exist?(@files[:swap_max])
       end
     end
   end

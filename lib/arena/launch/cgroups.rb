@@ -3,7 +3,7 @@
 require_relative "../plan/envelope"
 
 module Arena
-  class Envelope
+  module Launch
     # Where this machine's cgroups are and whether Arena may make its own:
     # cgroup v2 when it is the hierarchy that holds the cpu and memory
     # controllers, else the v1 `cpu` and `memory` hierarchies. Each server
@@ -78,7 +78,7 @@ module Arena
       class V2
         def self.find(table, memberships)
           mount = table.find { |m| m.type == "cgroup2" } or return nil
-          controllers = Cgroups.read(File.join(mount.path, "cgroup.controllers")).to_s.split
+          controllers = Launch::Cgroups.read(File.join(mount.path, "cgroup.controllers")).to_s.split
           return nil unless (%w[cpu memory] - controllers).empty?
           new(parent: File.join(mount.path, memberships["v2:0"].to_s))
         end
@@ -94,12 +94,12 @@ module Arena
         # The parent hands cpu and memory down to its children (the kernel
         # refuses where the parent itself holds processes: said in one line).
         def create(envelope)
-          enabled = Cgroups.read(File.join(@parent, "cgroup.subtree_control")).to_s.split
+          enabled = Launch::Cgroups.read(File.join(@parent, "cgroup.subtree_control")).to_s.split
           missing = %w[cpu memory] - enabled
-          Cgroups.write(File.join(@parent, "cgroup.subtree_control"), missing.map { |c| "+#{c}" }.join(" ")) unless missing.empty?
-          dir = File.join(@parent, Cgroups.next_name)
+          Launch::Cgroups.write(File.join(@parent, "cgroup.subtree_control"), missing.map { |c| "+#{c}" }.join(" ")) unless missing.empty?
+          dir = File.join(@parent, Launch::Cgroups.next_name)
           Dir.mkdir(dir)
-          Cgroup.new(envelope: envelope, dirs: [dir], files: files(dir), version: 2).limit!
+          Launch::Cgroup.new(envelope: envelope, dirs: [dir], files: files(dir), version: 2).limit!
         rescue SystemCallError => e
           raise Error, "envelope: cannot make a cgroup under #{@parent} (#{e.message})"
         end
@@ -131,12 +131,12 @@ module Arena
         def parent = @memory
 
         def create(envelope)
-          name = Cgroups.next_name
+          name = Launch::Cgroups.next_name
           dirs = [File.join(@cpu, name), File.join(@memory, name)].uniq
           made = []
           dirs.each { |dir| Dir.mkdir(dir).then { made << dir } }
           cpu, memory = dirs.first, dirs.last
-          Cgroup.new(envelope: envelope, dirs: dirs, version: 1, files: {
+          Launch::Cgroup.new(envelope: envelope, dirs: dirs, version: 1, files: {
             procs: dirs.map { |d| File.join(d, "cgroup.procs") }, cpu_stat: File.join(cpu, "cpu.stat"),
             peak: File.join(memory, "memory.max_usage_in_bytes"), events: File.join(memory, "memory.oom_control"),
             current: File.join(memory, "memory.usage_in_bytes"), quota: File.join(cpu, "cpu.cfs_quota_us"),
@@ -144,7 +144,7 @@ module Arena
             memsw: File.join(memory, "memory.memsw.limit_in_bytes")
           }).limit!
         rescue SystemCallError => e
-          made&.reverse_each { |dir| Cgroup.rmdir(dir) }
+          made&.reverse_each { |dir| Launch::Cgroup.rmdir(dir) }
           raise Error, "envelope: cannot make a cgroup under #{@memory} (#{e.message})"
         end
       end

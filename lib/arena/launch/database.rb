@@ -5,163 +5,165 @@ require "fileutils"
 require "digest"
 
 module Arena
-  # `--database postgres|sqlite`: a throwaway database for a Rails app, made
-  # for the run and gone after it. The app's DATABASE_URL points at it, its
-  # `db:prepare` and `db:seed` run once before the first server, and the
-  # user's own database (database.yml's) is never touched: every server gets
-  # DATABASE_URL, which Rails prefers over database.yml. An app that is not
-  # Rails (the tfb-rack preset's) gives its schema and rows as SQL in
-  # arena-db.sql beside its config.ru, which Arena loads with psql.
-  #
-  #   Database.open(plan, err:) { |plan| ... }  the plan with DATABASE_URL in its env and the live
-  #                                            database in plan.live_database; stopped and removed after
-  module Database
-    KINDS = %w[postgres sqlite].freeze
-    SQL_FILE = "arena-db.sql"
-    # The gem each kind needs in the app's bundle, and the kind to offer instead.
-    ADAPTERS = {"postgres" => ["pg", "sqlite"], "sqlite" => ["sqlite3", "postgres"]}.freeze
+  module Launch
+    # `--database postgres|sqlite`: a throwaway database for a Rails app, made
+    # for the run and gone after it. The app's DATABASE_URL points at it, its
+    # `db:prepare` and `db:seed` run once before the first server, and the
+    # user's own database (database.yml's) is never touched: every server gets
+    # DATABASE_URL, which Rails prefers over database.yml. An app that is not
+    # Rails (the tfb-rack preset's) gives its schema and rows as SQL in
+    # arena-db.sql beside its config.ru, which Arena loads with psql.
+    #
+    #   Database.open(plan, err:) { |plan| ... }  the plan with DATABASE_URL in its env and the live
+    #                                            database in plan.live_database; stopped and removed after
+    module Database
+      KINDS = %w[postgres sqlite].freeze
+      SQL_FILE = "arena-db.sql"
+      # The gem each kind needs in the app's bundle, and the kind to offer instead.
+      ADAPTERS = {"postgres" => ["pg", "sqlite"], "sqlite" => ["sqlite3", "postgres"]}.freeze
 
-    # The database a plan asks for (Plan#database): a value before and after
-    # the run. Database.open makes its live handle (Postgres, Sqlite), which
-    # the plan carries apart, in live_database.
-    Spec = Struct.new(:kind, keyword_init: true) do
-      # The gem the app's bundle needs for this kind (pg, sqlite3).
-      def adapter_gem = ADAPTERS.fetch(kind).first
+      # The database a plan asks for (Plan#database): a value before and after
+      # the run. Database.open makes its live handle (Postgres, Sqlite), which
+      # the plan carries apart, in live_database.
+      Spec = Struct.new(:kind, keyword_init: true) do
+        # The gem the app's bundle needs for this kind (pg, sqlite3).
+        def adapter_gem = ADAPTERS.fetch(kind).first
 
-      def to_h = {"kind" => kind}
+        def to_h = {"kind" => kind}
 
-      # The live database of this kind, not yet started, in run_dir.
-      def open(run_dir:) = ((kind == "postgres") ? Postgres : Sqlite).new(run_dir: run_dir)
-    end
-
-    def self.spec(kind) = kind && Spec.new(kind: kind).freeze
-
-    # A log line naming an exception (`PG::ConnectionBad: ...`) or a
-    # server's error (`FATAL:  role ...`), before any line that merely says error.
-    EXCEPTION_LINE = /\A\s*(?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception|NotFound|Bad|NotEstablished|Invalid)\b[^:]*:|\A\s*(?:FATAL|ERROR|PANIC):/
-    ERROR_WORD = /error|aborted|failed|fatal/i
-
-    module_function
-
-    # Checked when the plan is built: one line, exit 2.
-    def check!(kind, app)
-      raise UsageError, "--database must be #{KINDS.join(" or ")}, not #{kind.inspect}" unless KINDS.include?(kind)
-      unless app.rails? || sql_file(app)
-        raise UsageError, "--database is for a Rails app (with config/application.rb and railties in its bundle), or an app " \
-          "with its schema in #{SQL_FILE} beside config.ru: give --app"
+        # The live database of this kind, not yet started, in run_dir.
+        def open(run_dir:) = ((kind == "postgres") ? Postgres : Sqlite).new(run_dir: run_dir)
       end
-      raise UsageError, "--database sqlite: #{SQL_FILE} is loaded with PostgreSQL's psql; use --database postgres" if kind == "sqlite" && !app.rails?
-      raise UsageError, "--database postgres: PostgreSQL's initdb not found (apt-get install postgresql)" if kind == "postgres" && !Postgres.bin_dir
-      adapter!(kind, app)
-      kind
-    end
 
-    # The app's bundle must hold the kind's adapter gem: without it the app's
-    # db:prepare fails only after the database is up, its cause in a log.
-    def adapter!(kind, app)
-      gem, other = ADAPTERS.fetch(kind)
-      lockfile = app.app_lockfile
-      bundled = if File.file?(lockfile)
-        File.read(lockfile).match?(/^    #{Regexp.escape(gem)} \(/)
-      else
-        File.read(app.app_gemfile).match?(/^\s*gem\s*\(?\s*["']#{Regexp.escape(gem)}["']/)
+      def self.spec(kind) = kind && Spec.new(kind: kind).freeze
+
+      # A log line naming an exception (`PG::ConnectionBad: ...`) or a
+      # server's error (`FATAL:  role ...`), before any line that merely says error.
+      EXCEPTION_LINE = /\A\s*(?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception|NotFound|Bad|NotEstablished|Invalid)\b[^:]*:|\A\s*(?:FATAL|ERROR|PANIC):/
+      ERROR_WORD = /error|aborted|failed|fatal/i
+
+      module_function
+
+      # Checked when the plan is built: one line, exit 2.
+      def check!(kind, app)
+        raise UsageError, "--database must be #{KINDS.join(" or ")}, not #{kind.inspect}" unless KINDS.include?(kind)
+        unless app.rails? || sql_file(app)
+          raise UsageError, "--database is for a Rails app (with config/application.rb and railties in its bundle), or an app " \
+            "with its schema in #{SQL_FILE} beside config.ru: give --app"
+        end
+        raise UsageError, "--database sqlite: #{SQL_FILE} is loaded with PostgreSQL's psql; use --database postgres" if kind == "sqlite" && !app.rails?
+        raise UsageError, "--database postgres: PostgreSQL's initdb not found (apt-get install postgresql)" if kind == "postgres" && !Postgres.bin_dir
+        adapter!(kind, app)
+        kind
       end
-      raise UsageError, "#{gem} is not in the app's bundle: add `gem \"#{gem}\"`, or use `--database #{other}`." unless bundled
-    end
 
-    # The line of a failed program's log that says why: the first naming an
-    # exception or a server's error, else the first saying error, else the last.
-    def first_error_line(lines)
-      lines = lines.map(&:strip).reject(&:empty?)
-      lines.find { |l| l.match?(EXCEPTION_LINE) } || lines.find { |l| l.match?(ERROR_WORD) } || lines.last
-    end
-
-    def open(plan, err:)
-      return yield(plan) unless plan.database
-      live = plan.database.open(run_dir: File.join(plan.out_dir, "database"))
-      begin
-        live.start
-        if plan.app.rails?
-          err.puts "database: #{live.describe}; preparing the app (db:prepare db:seed)"
-          Prepare.new(app: plan.app, env: (plan.env || {}).merge(live.env), log_path: File.join(plan.out_dir, "database", "prepare.log")).call
+      # The app's bundle must hold the kind's adapter gem: without it the app's
+      # db:prepare fails only after the database is up, its cause in a log.
+      def adapter!(kind, app)
+        gem, other = ADAPTERS.fetch(kind)
+        lockfile = app.app_lockfile
+        bundled = if File.file?(lockfile)
+          File.read(lockfile).match?(/^    #{Regexp.escape(gem)} \(/)
         else
-          err.puts "database: #{live.describe}; loading #{sql_file(plan.app)}"
-          live.load_sql(sql_file(plan.app))
+          File.read(app.app_gemfile).match?(/^\s*gem\s*\(?\s*["']#{Regexp.escape(gem)}["']/)
         end
-        yield plan.with(env: (plan.env || {}).merge(live.env).freeze, live_database: live)
-      ensure
-        live.stop
+        raise UsageError, "#{gem} is not in the app's bundle: add `gem \"#{gem}\"`, or use `--database #{other}`." unless bundled
       end
-    end
 
-    # The app's own SQL (schema and rows) for an app that is not Rails; nil when it has none.
-    def sql_file(app)
-      return nil if app.builtin
-      path = File.join(app.dir, SQL_FILE)
-      File.file?(path) ? path : nil
-    end
+      # The line of a failed program's log that says why: the first naming an
+      # exception or a server's error, else the first saying error, else the last.
+      def first_error_line(lines)
+        lines = lines.map(&:strip).reject(&:empty?)
+        lines.find { |l| l.match?(EXCEPTION_LINE) } || lines.find { |l| l.match?(ERROR_WORD) } || lines.last
+      end
 
-    # Whether the servers of this app get PGAPPNAME (connections counted per config).
-    def counted?(app) = app.rails? || !sql_file(app).nil?
-
-    # The per-measurement watch of a live database (Plan#live_database; nil:
-    # none, or one with nothing to count), for the server config labelled `label`.
-    def watch(database, label) = database.respond_to?(:watch) ? database.watch(label) : nil
-
-    # libpq names each connection after the server config that opened it
-    # (PGAPPNAME), so connections are counted per config even while several
-    # configs are up at once (rounds keep servers up between rounds).
-    def app_name(label) = "arena-#{Digest::SHA256.hexdigest(label)[0, 16]}"
-
-    def app_name_env(label) = {"PGAPPNAME" => app_name(label)}
-
-    # Runs a short program through ProcessGroup to its end: its stdout, or an
-    # Error with the log's last lines.
-    def run(argv, log_path:, env: {}, chdir: Dir.tmpdir, timeout: 60, what: argv.first)
-      out_path = "#{log_path}.out"
-      File.open(out_path, "w") do |out|
-        group = ProcessGroup.new(argv, log_path: log_path, env: env, chdir: chdir)
+      def open(plan, err:)
+        return yield(plan) unless plan.database
+        live = plan.database.open(run_dir: File.join(plan.out_dir, "database"))
         begin
-          group.start(out: out)
-          status = group.wait(timeout: timeout)
-          raise LoggedError.new("#{what} did not finish within #{timeout} s", log_tail: group.log_tail) if status.nil?
-          unless status.is_a?(Process::Status) && status.success?
-            why = first_error_line(log_head(log_path))
-            raise LoggedError.new("#{what} failed (#{exit_text(status)})#{": #{why}" if why}", log_tail: group.log_tail)
+          live.start
+          if plan.app.rails?
+            err.puts "database: #{live.describe}; preparing the app (db:prepare db:seed)"
+            Prepare.new(app: plan.app, env: (plan.env || {}).merge(live.env), log_path: File.join(plan.out_dir, "database", "prepare.log")).call
+          else
+            err.puts "database: #{live.describe}; loading #{sql_file(plan.app)}"
+            live.load_sql(sql_file(plan.app))
           end
+          yield plan.with(env: (plan.env || {}).merge(live.env).freeze, live_database: live)
         ensure
-          group.stop(grace: 2)
+          live.stop
         end
       end
-      File.read(out_path)
-    end
 
-    def log_head(path)
-      File.foreach(path).first(2000)
-    rescue SystemCallError
-      []
-    end
-
-    def exit_text(status)
-      return "status unknown" unless status.is_a?(Process::Status)
-      status.signaled? ? "killed by signal #{status.termsig}" : "exit #{status.exitstatus}"
-    end
-
-    # The app's own db:prepare and db:seed, once, in its bundle, against DATABASE_URL.
-    class Prepare
-      def initialize(app:, env:, log_path:)
-        @app = app
-        @env = env
-        @log_path = log_path
+      # The app's own SQL (schema and rows) for an app that is not Rails; nil when it has none.
+      def sql_file(app)
+        return nil if app.builtin
+        path = File.join(app.dir, SQL_FILE)
+        File.file?(path) ? path : nil
       end
 
-      def call
-        env = {"BUNDLE_GEMFILE" => @app.gemfile, "RAILS_ENV" => "production", "RACK_ENV" => "production",
-               "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil}.merge(@app.env || {}).merge(@env)
-        Database.run(["bundle", "exec", "rake", "db:prepare", "db:seed"], log_path: @log_path, env: env, chdir: @app.dir,
-          timeout: 180, what: "the app's db:prepare db:seed")
-      rescue LoggedError => e
-        raise LoggedError.new("--database: #{e.message} (log: #{@log_path})", log_tail: e.log_tail)
+      # Whether the servers of this app get PGAPPNAME (connections counted per config).
+      def counted?(app) = app.rails? || !sql_file(app).nil?
+
+      # The per-measurement watch of a live database (Plan#live_database; nil:
+      # none, or one with nothing to count), for the server config labelled `label`.
+      def watch(database, label) = database.respond_to?(:watch) ? database.watch(label) : nil
+
+      # libpq names each connection after the server config that opened it
+      # (PGAPPNAME), so connections are counted per config even while several
+      # configs are up at once (rounds keep servers up between rounds).
+      def app_name(label) = "arena-#{Digest::SHA256.hexdigest(label)[0, 16]}"
+
+      def app_name_env(label) = {"PGAPPNAME" => app_name(label)}
+
+      # Runs a short program through Launch::ProcessGroup to its end: its stdout, or an
+      # Error with the log's last lines.
+      def run(argv, log_path:, env: {}, chdir: Dir.tmpdir, timeout: 60, what: argv.first)
+        out_path = "#{log_path}.out"
+        File.open(out_path, "w") do |out|
+          group = Launch::ProcessGroup.new(argv, log_path: log_path, env: env, chdir: chdir)
+          begin
+            group.start(out: out)
+            status = group.wait(timeout: timeout)
+            raise LoggedError.new("#{what} did not finish within #{timeout} s", log_tail: group.log_tail) if status.nil?
+            unless status.is_a?(Process::Status) && status.success?
+              why = first_error_line(log_head(log_path))
+              raise LoggedError.new("#{what} failed (#{exit_text(status)})#{": #{why}" if why}", log_tail: group.log_tail)
+            end
+          ensure
+            group.stop(grace: 2)
+          end
+        end
+        File.read(out_path)
+      end
+
+      def log_head(path)
+        File.foreach(path).first(2000)
+      rescue SystemCallError
+        []
+      end
+
+      def exit_text(status)
+        return "status unknown" unless status.is_a?(Process::Status)
+        status.signaled? ? "killed by signal #{status.termsig}" : "exit #{status.exitstatus}"
+      end
+
+      # The app's own db:prepare and db:seed, once, in its bundle, against DATABASE_URL.
+      class Prepare
+        def initialize(app:, env:, log_path:)
+          @app = app
+          @env = env
+          @log_path = log_path
+        end
+
+        def call
+          env = {"BUNDLE_GEMFILE" => @app.gemfile, "RAILS_ENV" => "production", "RACK_ENV" => "production",
+                 "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil}.merge(@app.env || {}).merge(@env)
+          Launch::Database.run(["bundle", "exec", "rake", "db:prepare", "db:seed"], log_path: @log_path, env: env, chdir: @app.dir,
+            timeout: 180, what: "the app's db:prepare db:seed")
+        rescue LoggedError => e
+          raise LoggedError.new("--database: #{e.message} (log: #{@log_path})", log_tail: e.log_tail)
+        end
       end
     end
   end

@@ -86,7 +86,7 @@ module Arena
       app = app.without_knobs if o[:rails_knobs] == false
       if o[:database]
         raise UsageError, "--database starts a local database: not with --server-host" if @remote.server_host
-        Database.check!(o[:database], app)
+        Launch::Database.check!(o[:database], app)
       end
       o[:scenarios].each { |name| Scenarios.fetch(name) }
       load = LoadOptions.new(**Load::TABLE.to_h { |s| [s.name, o[s.name].is_a?(Array) ? o[s.name].dup.freeze : o[s.name]] }).freeze
@@ -100,7 +100,7 @@ module Arena
         port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front(o, transport),
         preset: @preset && Presets::Chosen.new(preset: @preset, scale: preset_scale, skipped: @notes.dup.freeze).freeze,
         headers: (o[:headers] || {}).dup.freeze, env: (o[:env] || {}).dup.freeze, transport: transport,
-        database: Database.spec(o[:database])
+        database: Launch::Database.spec(o[:database])
       ).freeze
     end
 
@@ -202,7 +202,7 @@ module Arena
       bounded = list.select { |s| s.envelope.bounded? }
       return if bounded.empty?
       raise UsageError, "--envelope wraps local servers only (not --server-host)" if @remote.server_host
-      Envelope::Cgroups.current
+      Launch::Cgroups.current
       bounded.flat_map { |s| s.envelope.notes(@machine) }.uniq.each { |note| @say&.call("arena: note: #{note}") }
     end
 

@@ -79,7 +79,7 @@ module Arena
         out_path = File.join(@dir, "discovery.json")
         log_path = File.join(@dir, "discovery.log")
         File.write(out_path, "")
-        group = ProcessGroup.new(["bundle", "exec", "ruby", PROBE, @app.rackup, JSON.generate(@headers)], log_path: log_path,
+        group = Launch::ProcessGroup.new(["bundle", "exec", "ruby", PROBE, @app.rackup, JSON.generate(@headers)], log_path: log_path,
           chdir: @app.dir, env: env)
         status = File.open(out_path, "w") do |out|
           group.start(out: out)

@@ -16,7 +16,7 @@ module Arena
     # Prints one JSON document on stdout: {"rails":, "answers": [{"path",
     # "status", "type", "bytes", "route", "why"}...]}. Arena reads nothing
     # else of this process; its stdout is kept clean of the app's logging
-    # (Rails logs to STDOUT in production) by pointing $stdout at stderr.
+    # (Rails logs to STDOUT in production) by pointing fd 1 at stderr.
     module DiscoveryProbe
       # Paths of Rails' own (health check, Active Storage, Action Mailbox,
       # Turbo's, the asset server): not the app's traffic.
@@ -30,7 +30,10 @@ module Arena
       # argv: [rackup, headers as JSON]
       def main(argv, out: $stdout)
         rackup, headers = argv
+        # The app's logging goes to stderr, fd 1 included: Rails' production
+        # logger writes to STDOUT, the constant, not $stdout.
         real = out.dup
+        out.reopen($stderr)
         $stdout = $stderr
         app = boot(rackup)
         doc = answers(app, headers: JSON.parse(headers || "{}"))

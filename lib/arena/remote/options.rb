@@ -31,7 +31,7 @@ module Arena
         raise UsageError, "--loader-hosts needs --server-host (loaders cannot reach this host's loopback)" if @server_host.nil?
         raise UsageError, "--server-host serves over TCP: not with --bind unix" if plan.bind == "unix"
         raise UsageError, "--loader-hosts: the same host twice" if @loader_hosts.map(&:url).uniq.size < @loader_hosts.size
-        # The agent runs nginx in front and no TLS or HTTP/2 (StarterContract).
+        # The agent runs nginx in front and no TLS or HTTP/2 (Launch::StarterContract).
         raise UsageError, "--server-host puts nginx in front only: not --front #{plan.front}" if plan.front && plan.front != "nginx"
         raise UsageError, "--server-host serves plain HTTP/1.1 only: not --transport #{plan.transport.name}" unless plan.transport_or_plain.plain?
         ssh

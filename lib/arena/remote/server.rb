@@ -22,8 +22,8 @@ module Arena
     end
 
     # A server config running on the server host through its agent: the
-    # RunningServer interface (running_server.rb), as a local ServerRun. The
-    # whole LaunchSpec goes to the agent (runtime and --env with it); worker
+    # Launch::ServerContract interface (running_server.rb), as a local Launch::LocalServer. The
+    # whole Launch::Spec goes to the agent (runtime and --env with it); worker
     # pids, memory and samples are read there (a remote pid means nothing in
     # this host's /proc); a worker is killed and a restart signalled there,
     # by the same adapter code.
@@ -41,7 +41,7 @@ module Arena
         @channel = channel
         @adapter = adapter
         @app = app
-        @launch = LaunchSpec.of(adapter: adapter, app: app, env: env)
+        @launch = Launch::Spec.of(adapter: adapter, app: app, env: env)
         @bind = bind
         @dir = dir
         @ready_timeout = ready_timeout || adapter.ready_timeout
@@ -57,7 +57,7 @@ module Arena
         @remote_pid = reply["pid"]
         self
       rescue Channel::Refused => e
-        raise ServerRun::Failed.new(e.message, log_tail: e.log_tail)
+        raise Launch::LocalServer::Failed.new(e.message, log_tail: e.log_tail)
       end
 
       def worker_pids = call("worker_pids")["pids"]
@@ -66,7 +66,7 @@ module Arena
 
       def kill_worker = call("kill_worker")["victim"]
 
-      # true (signalled), false (gone) or a Symbol (:unsupported), as ServerRun's.
+      # true (signalled), false (gone) or a Symbol (:unsupported), as Launch::LocalServer's.
       def restart(mechanism) = call("restart", mechanism: mechanism.to_s)["outcome"].then { |o| o.is_a?(String) ? o.to_sym : o }
 
       # The log stays on the server host (the agent's reply to a failed start carries its tail).
@@ -128,9 +128,9 @@ module Arena
 
     # The Runner's server starter for --server-host: servers start on that
     # host, bound to its address on a port it picks there. The remote side of
-    # StarterContract: nginx the only front, plain HTTP/1.1 the only
+    # Launch::StarterContract: nginx the only front, plain HTTP/1.1 the only
     # transport (Options#check refuses the others at plan time).
-    class ServerStarter
+    class Starter
       attr_reader :server, :front
 
       def initialize(plan:, channel:, address:)
@@ -154,7 +154,7 @@ module Arena
 
       # A second Ctrl-C during nginx's stop must not skip the server's.
       def stop
-        StarterContract.stop_both(@front, @server)
+        Launch::StarterContract.stop_both(@front, @server)
         @front = @server = nil
       end
 
@@ -163,7 +163,7 @@ module Arena
       private
 
       def start_front(adapter)
-        Front.new(channel: @channel, server: @server, bind: Bind.new(kind: :tcp, host: @address, port: free_port).freeze).start
+        Front.new(channel: @channel, server: @server, bind: Launch::Bind.new(kind: :tcp, host: @address, port: free_port).freeze).start
       rescue Error => e
         raise Error, "#{adapter.label}: nginx in front failed: #{e.message}"
       end
@@ -173,7 +173,7 @@ module Arena
       def new_server(adapter, dir, port: nil)
         port ||= @plan.port || free_port
         Server.new(channel: @channel, adapter: adapter, app: @plan.app, dir: dir, ready_timeout: @plan.ready_timeout, env: @plan.env || {},
-          bind: Bind.new(kind: :tcp, host: @address, port: port).freeze)
+          bind: Launch::Bind.new(kind: :tcp, host: @address, port: port).freeze)
       end
     end
   end

@@ -40,7 +40,7 @@ module Arena
         raise
       end
 
-      def starter = ServerStarter.new(plan: @plan, channel: @server_channel, address: @options.server_host.address)
+      def starter = Remote::Starter.new(plan: @plan, channel: @server_channel, address: @options.server_host.address)
 
       # The Runner's collaborators for this run: its engine, and a starter
       # for each server start (several stay up at once under --between-rounds

@@ -128,7 +128,7 @@ module Arena
       end
 
       def server_started(server)
-        say "#{server.label} #{server.version} ready in #{server.boot_s}s#{ServerRun.retried(server.boot_retry)}#{knobs(server.command)}; verified " +
+        say "#{server.label} #{server.version} ready in #{server.boot_s}s#{Launch::LocalServer.retried(server.boot_retry)}#{knobs(server.command)}; verified " +
           server.verify.map { |v| "#{v.workload} #{v.ok ? "ok" : "FAILED (#{v.problems.join("; ")})"}" }.join(", ")
       end
 

@@ -12,9 +12,9 @@ module Arena
     end
 
     # A server config's record: how it was started and whether it served.
-    # ServerSession makes it (to_record writes it); reports read it (from_h).
+    # Launch::Session makes it (to_record writes it); reports read it (from_h).
     # boot_retry: what the first start said as it exited when a second was
-    # made (ServerRun#boot_retry), nil after one start.
+    # made (Launch::LocalServer#boot_retry), nil after one start.
     ServerRecord = Struct.new(:label, :name, :settings, :version, :source, :command, :boot_s, :workers, :status,
       :error, :log_tail, :verify, :front, :unloaded_us, :bind, :cpus, :failed_after_start, :envelope, :boot_retry, keyword_init: true) do
       def self.from_h(h)

@@ -51,8 +51,8 @@ module Arena
       def self.rounds_for(plan) = plan.keep_up? ? Run::KeptUpRounds : Run::RestartedRounds
 
       # verifier: (server bind, entry bind) -> Verify; scenarios: what names resolve to;
-      # new_starter: -> a starter (StarterContract) for each server start: ServerStarter
-      # here, Remote::ServerStarter for --server-host (Remote::Session#runner_options).
+      # new_starter: -> a starter (Launch::StarterContract) for each server start: Launch::Starter
+      # here, Remote::Starter for --server-host (Remote::Session#runner_options).
       def initialize(plan:, reporter:, store:, engine: nil, verifier: nil, scenarios: Scenarios, new_starter: nil)
         @plan = plan
         @reporter = reporter
@@ -63,7 +63,7 @@ module Arena
         @failures = []
         @starters = []
         @precision = Run::Precision.new(plan: plan, store: store)
-        @new_starter = new_starter || -> { ServerStarter.new(plan: plan) }
+        @new_starter = new_starter || -> { Launch::Starter.new(plan: plan) }
         @rounds = self.class.rounds_for(plan).new(runner: self, plan: plan, store: store, scenarios: scenarios)
       end
 
@@ -94,14 +94,14 @@ module Arena
 
       # A start (a fresh one each round when restarted) and its verification.
       def start(slot, store: @store)
-        slot.session = ServerSession.new(plan: @plan, adapter: slot.adapter, index: slot.index, starter: starter_for,
+        slot.session = Launch::Session.new(plan: @plan, adapter: slot.adapter, index: slot.index, starter: starter_for,
           engine: @engine, store: store, installation: slot.installation, verifier: @verifier)
         return fail_server(slot, "#{slot.adapter.label}: not installed (#{slot.installation.why})") unless slot.installation.found
         guarded(slot) do
           first = slot.workloads.nil?
           slot.workloads = slot.session.start(@plan.workloads)
           @reporter.server_started(slot.session.record) if first
-        rescue ServerSession::Unverified => e
+        rescue Launch::Session::Unverified => e
           @root_not_found = root_not_found?(e.outcomes)
           fail_server(slot, @root_not_found ? root_hint(slot.adapter, slot.index - 1) : e.message)
         end
@@ -134,7 +134,7 @@ module Arena
       # start, warm-up, engine or proxy), recorded as the slot's (fail_server).
       def guarded(slot)
         yield
-      rescue ServerRun::Failed => e
+      rescue Launch::LocalServer::Failed => e
         fail_server(slot, e.message, log_tail: e.log_tail)
       rescue Error => e
         fail_server(slot, e.message)

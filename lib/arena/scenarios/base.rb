@@ -4,7 +4,7 @@ require_relative "figures"
 
 module Arena
   module Scenarios
-    # What a scenario gets: its ServerSession (the running server, the
+    # What a scenario gets: its Launch::Session (the running server, the
     # proxy in front, the engine, a directory, the machine, the user's
     # headers, the baselines), the workload and the load options. Through
     # the session it replaces the server after a crash or restart
@@ -244,13 +244,13 @@ module Arena
       def start_probes(ctx, interval:, per_process:)
         probes = Probes::ProbeSet.new
         probes.read(:noise, Probes::Noise::Watch.new(ours: -> { ctx.server.pids + (ctx.front&.pids || []) }))
-        # Sampled where each runs (RunningServer#sampler): here, or on the server host.
+        # Sampled where each runs (Launch::ServerContract#sampler): here, or on the server host.
         probes.sample(:server, ctx.server.sampler(interval: interval, per_process: per_process))
         probes.sample(:front, ctx.front&.sampler(interval: interval))
         # The envelope's cgroup, when the server runs in one: throttling, peak, OOM kills.
         probes.sample(:cgroup, ctx.server.cgroup&.then { |cgroup| Envelope::Watch.new(cgroup, interval: interval || 0.2) })
         # The run's throwaway database, when there is one: connections, statements.
-        probes.read(:database, Database.watch(ctx.session.plan.live_database, ctx.adapter.label))
+        probes.read(:database, Launch::Database.watch(ctx.session.plan.live_database, ctx.adapter.label))
         probes
       rescue Exception # rubocop:disable Lint/RescueException -- Ctrl-C too: nothing left sampling
         probes&.abort

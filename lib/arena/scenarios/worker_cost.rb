@@ -14,7 +14,7 @@ module Arena
     # refork falls mid-load), to show sharing and cost after a refork.
     #
     # The scenario replaces the server while it runs and starts the original
-    # config again at the end, through the run's ServerSession.
+    # config again at the end, through the run's Launch::Session.
     class WorkerCost < Base
       scenario "worker-cost", "the same load at 1, 2, 4 workers (to --max-workers): PSS = base + n x per-worker, copy-on-write sharing at start and end"
 
@@ -122,7 +122,7 @@ module Arena
       def at(ctx, adapter, name)
         begin
           replace(ctx, adapter, File.join(ctx.dir, "worker-cost", name))
-        rescue ServerRun::Failed => e
+        rescue Launch::LocalServer::Failed => e
           return {"workers" => adapter.settings[adapter.class.worker_setting], "label" => adapter.label, "error" => e.message}
         end
         workers_before = ctx.server.worker_pids

@@ -6,7 +6,7 @@ module Arena
   module Servers
     # The adapter contract. One subclass per server, in a file of its own under
     # lib/arena/servers/, registered by `server "key", "description"`. An adapter only knows
-    # how to describe its server: ProcessGroup starts and stops it, ServerRun waits for
+    # how to describe its server: Launch::ProcessGroup starts and stops it, Launch::LocalServer waits for
     # it, Scenarios drive it.
     #
     #   install(app)            -> Installation (found?, version, bundle|system)
@@ -22,7 +22,7 @@ module Arena
     #   kill_worker(group)      -> SIGKILL one worker (or the only process); returns its pid
     #   stop_signal             -> what stops it cleanly ("TERM"; WEBrick through rackup: "INT")
     #   crash_patterns          -> the log lines that say it cannot run (Verdicts::CrashLine), read while
-    #                              ServerRun waits for it to answer
+    #                              Launch::LocalServer waits for it to answer
     #   transient_boot_patterns -> the log lines that say its own start timed out, not the app:
     #                              a boot that exits with one is started once more ([] for most)
     # A setting's allowed text: a regular expression, and the words for it
@@ -124,7 +124,7 @@ module Arena
           "BUNDLE_GEMFILE" => app.gemfile, "RACK_ENV" => "production", "ARENA_SERVER" => label,
           "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil,
           "BUNDLER_VERSION" => nil
-        }.merge(RailsKnobs.env(self, app)).merge(Database.counted?(app) ? Database.app_name_env(label) : {}).merge(app.env || {}).merge(runtime.env)
+        }.merge(RailsKnobs.env(self, app)).merge(Launch::Database.counted?(app) ? Launch::Database.app_name_env(label) : {}).merge(app.env || {}).merge(runtime.env)
       end
 
       def supports?(feature) = feature == :unix
@@ -174,7 +174,7 @@ module Arena
 
       # The log lines that say the server's own start gave up on a busy
       # machine (a timeout of its own that no option lengthens), not that the
-      # app cannot run: ServerRun starts a boot that exits with one once more,
+      # app cannot run: Launch::LocalServer starts a boot that exits with one once more,
       # and records why. Never an app's error: that would only fail twice.
       def transient_boot_patterns = []
 
@@ -188,7 +188,7 @@ module Arena
 
       def restart_mechanisms = []
 
-      # The signal that stops the server cleanly (ProcessGroup sends it to
+      # The signal that stops the server cleanly (Launch::ProcessGroup sends it to
       # the leader first, then TERM and KILL to whatever is left).
       def stop_signal = "TERM"
 

@@ -26,8 +26,10 @@ module Arena
         end
       end
 
-      # "1.31× (1.24–1.38)"
-      def ratio(value, interval) = "#{sig3(value, trim: false)}× (#{sig3(interval[0], trim: false)}–#{sig3(interval[1], trim: false)})"
+      # "1.31× (1.24–1.38)": two decimals, as a ratio near 1 is read.
+      def ratio(value, interval) = "#{two(value)}× (#{two(interval[0])}–#{two(interval[1])})"
+
+      def two(x) = (x.abs < 10) ? format("%.2f", x) : sig3(x)
 
       def pct(value)
         text = sig3((value - 1) * 100)
@@ -43,21 +45,27 @@ module Arena
       end
 
       # The gain line: "+31% over your config/puma.rb (puma, 3 threads, 1 process): 1.31× (1.24–1.38)",
-      # or what says to keep the baseline.
+      # or, when the baseline ties or wins, "keep what you run: ..." with the best other config's reading.
       def gain(confirmed, baseline)
-        yours = "your #{baseline.words}"
+        yours = baseline.yours
         return "#{yours}: not measured (#{confirmed.baseline&.failed || "it did not start"})" unless confirmed.baseline&.alive?
         return "keep what you run: #{yours} is the best config found" if confirmed.baseline.equal?(confirmed.pick)
         value, interval = confirmed.gain_ratio
         return "keep what you run: #{yours}; the rounds could not compare it (#{confirmed.gain&.reason})" unless value
-        words = ratio(value, interval)
-        return "#{pct(value)} over #{yours}: #{words}" unless confirmed.keep
+        return "#{pct(value)} over #{yours}: #{ratio(value, interval)}" unless confirmed.keep
+        "keep what you run: #{yours}; #{keep_reason(confirmed)}"
+      end
+
+      # Why the best other config is not worth the change, in a few words.
+      def keep_reason(confirmed)
+        value, interval = confirmed.gain_ratio
+        best = config(confirmed.pick.adapter)
         if confirmed.gain.equivalent?
-          "keep what you run: #{confirmed.pick.adapter.key} reads #{words} of #{yours}, equivalent within ±#{sig3(confirmed.band_pct)}%"
+          "#{best} reads #{ratio(value, interval)} of it, equivalent within ±#{sig3(confirmed.band_pct)}%"
         elsif value < 1 && confirmed.gain.significant?
-          "keep what you run: #{yours} serves #{ratio(1 / value, interval.reverse.map { |x| 1 / x })} the best other config"
+          "it serves #{ratio(1 / value, interval.reverse.map { |x| 1 / x })} #{best}"
         else
-          "keep what you run: #{confirmed.pick.adapter.key} reads #{words} of #{yours}, not clear of it"
+          "#{best} reads #{ratio(value, interval)} of it, not clear of it"
         end
       end
 
@@ -78,16 +86,16 @@ module Arena
 
       def ahead?(d) = Confirmed.ahead?(d)
 
-      # What it ran on and the settings a core got: "measured on 1 of 2 cores, 3.8 GiB: 1 process per core, 4 threads each".
+      # What it ran on and the settings a core got: "on 1 of 2 cores, 3.81 GiB: 1 process per core, 4 threads each".
       def measured_on(adapter, server_cores:, cores:, memory_kb:)
         processes = processes(adapter)
         per_core = processes.fdiv(server_cores)
         threads = adapter.request_threads
         mem = memory_kb ? ", #{sig3(memory_kb / 1024.0**2)} GiB" : ""
-        line = "measured on #{server_cores} of #{cores} #{(cores == 1) ? "core" : "cores"}#{mem}: " \
+        line = "on #{server_cores} of #{cores} #{(cores == 1) ? "core" : "cores"}#{mem}: " \
           "#{sig3(per_core)} #{(per_core == 1) ? "process" : "processes"} per core"
         line += ", #{threads} #{(threads == 1) ? "thread" : "threads"} each" if threads
-        line += "; scaling past #{server_cores} #{(server_cores == 1) ? "core" : "cores"} not measured" if server_cores < 2
+        line += " (not measured past #{server_cores} #{(server_cores == 1) ? "core" : "cores"})" if server_cores < 2
         line
       end
 
@@ -103,11 +111,11 @@ module Arena
       def absolute(confirmed)
         iv = confirmed.rps
         rate = (iv&.low && iv.high) ? "#{sig3(iv.median)} req/s (#{sig3(iv.low)}–#{sig3(iv.high)})" : "#{sig3(iv&.median)} req/s"
-        line = "serves #{rate} closed-loop"
+        line = "#{rate} closed-loop"
         line += ", p99 #{sig3(confirmed.p99_ms)} ms" if confirmed.p99_ms
         line += ", PSS #{sig3(confirmed.pss_kb / 1024.0)} MiB" if confirmed.pss_kb
         speed = confirmed.speed_range
-        line += ", at machine speed #{sig3(speed[0])}–#{sig3(speed[1])}× its median" if speed
+        line += "; machine speed #{sig3(speed[0], trim: false)}–#{sig3(speed[1], trim: false)}× its median" if speed
         line
       end
 

@@ -22,6 +22,11 @@ module Arena
         # "config/puma.rb (puma, 3 threads, 1 process)"
         def words = "#{source} (#{shape})"
 
+        # In a sentence: "your config/puma.rb (...)", or "the Rails default (...)" (not the user's).
+        def yours = default? ? words : "your #{words}"
+
+        def default? = source == "the Rails default"
+
         def shape
           threads = settings["threads"]
           processes = settings["workers"] || settings["count"] || settings["processes"] || settings["pool"] || settings["servers"]

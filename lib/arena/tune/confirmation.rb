@@ -60,7 +60,7 @@ module Arena
 
       # speed: the reading (Probes::MachineSpeed's `read(cpus:)`); clock: Support::Clock;
       # judge: (Result) -> true when its intervals are narrow enough (Confirmed.narrow?);
-      # session_for: (side, index) -> a started session's maker (a ServerSession by default).
+      # session_for: (side, index) -> a started session's maker (a Launch::Session by default).
       def initialize(plan:, store:, engine:, workload:, deadline:, seed:, log: ->(_) {}, speed: Probes::MachineSpeed,
         clock: Support::Clock, min_rounds: MIN_ROUNDS, judge: nil, session_for: nil)
         @plan = plan.with(load: plan.load.with(queue_time: "off"))
@@ -124,7 +124,7 @@ module Arena
       end
 
       def server_session(side, index)
-        ServerSession.new(plan: @plan, adapter: side.adapter, index: 300 + index, starter: ServerStarter.new(plan: @plan),
+        Launch::Session.new(plan: @plan, adapter: side.adapter, index: 300 + index, starter: Launch::Starter.new(plan: @plan),
           engine: @engine, store: @store, installation: side.installation)
       end
 
@@ -133,7 +133,7 @@ module Arena
         @sessions[side.role] = session
         session.start([@workload])
         session.warm_up(Scenarios::Steady.new, @workload, load: @plan.load)
-      rescue ServerRun::Failed, Error => e
+      rescue Launch::LocalServer::Failed, Error => e
         @sessions.delete(side.role)&.stop
         side.failed = e.message
         @log.call("confirmation: #{side.role} #{side.key} did not start: #{e.message}")
@@ -163,7 +163,7 @@ module Arena
         side.p99_ms[number] = m.summary&.p99_us&.then { |us| us / 1000.0 }
         side.pss_kb[number] = m.probes&.pss_peak_kb
         side.failed = "served nothing within 1% errors in confirmation round #{number}" unless side.rps[number].positive?
-      rescue ServerRun::Failed, Error => e
+      rescue Launch::LocalServer::Failed, Error => e
         side.failed = "failed in confirmation round #{number}: #{e.message}"
       end
 

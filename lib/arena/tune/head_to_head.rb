@@ -56,12 +56,12 @@ module Arena
           @sessions[entry.key] = session
           return
         end
-        session = ServerSession.new(plan: @plan, adapter: entry.adapter, index: 90 + index, starter: ServerStarter.new(plan: @plan),
+        session = Launch::Session.new(plan: @plan, adapter: entry.adapter, index: 90 + index, starter: Launch::Starter.new(plan: @plan),
           engine: @engine, store: @store, installation: installation)
         session.start([@workload])
         session.warm_up(Scenarios::Steady.new, @workload, load: @plan.load)
         @sessions[entry.key] = session
-      rescue ServerRun::Failed, Error => e
+      rescue Launch::LocalServer::Failed, Error => e
         session&.stop
         entry.failed = e.message
         @log.call("head to head: #{entry.key} did not start: #{e.message}")
@@ -84,7 +84,7 @@ module Arena
         figure = Trial.round_figure(@sessions.fetch(entry.key), workload: @workload, load: load, store: @store, repeat: round)
         entry.failed = "served nothing within 1% errors in head-to-head round #{round}" unless figure.positive?
         entry.rates << figure
-      rescue ServerRun::Failed, Error => e
+      rescue Launch::LocalServer::Failed, Error => e
         entry.failed = "failed in head-to-head round #{round}: #{e.message}"
       end
 

@@ -2,7 +2,7 @@
 
 module Arena
   module Tune
-    # Measures one configuration for the search: a ServerSession with these
+    # Measures one configuration for the search: a Launch::Session with these
     # settings (start, verify the workload, record), the sustained scenario
     # (closed maximum, then the bisection of open rates), stop.
     # Every server record and measurement goes to the results store as in
@@ -31,7 +31,7 @@ module Arena
         @steps = steps
         @baselines = {}
         @count = 0
-        @kept = {} # settings => ServerSession kept up for duels, least recently used first
+        @kept = {} # settings => Launch::Session kept up for duels, least recently used first
       end
 
       # A first look's open levels at most: 90% of the closed maximum, then
@@ -52,7 +52,7 @@ module Arena
         session = @kept.delete(settings) || keep(settings)
         @kept[settings] = session
         Trial.round_figure(session, workload: @workload, load: round_load, store: @store, repeat: @count += 1)
-      rescue ServerRun::Failed, Error => e
+      rescue Launch::LocalServer::Failed, Error => e
         @log.call("  #{settings.map { |k, v| "#{k}=#{v}" }.join(" ")}: a round failed: #{e.message}")
         @kept.delete(settings)&.stop
         0.0
@@ -125,12 +125,12 @@ module Arena
         @kept.delete(settings)&.stop
         evict
         @count += 1
-        session = ServerSession.new(plan: @plan, adapter: configured(settings), index: @count, starter: ServerStarter.new(plan: @plan),
+        session = Launch::Session.new(plan: @plan, adapter: configured(settings), index: @count, starter: Launch::Starter.new(plan: @plan),
           engine: @engine, store: @store, installation: @installation, baselines: @baselines)
         candidate = measure(session, settings)
         @kept[settings] = session if candidate.qualifies?
         candidate.with(elapsed_s: (Support::Clock.now - started).round(2), rates: [candidate.sustained_rps.to_f])
-      rescue ServerRun::Failed, Error => e
+      rescue Launch::LocalServer::Failed, Error => e
         why = session&.fail(e.message, log_tail: e.is_a?(LoggedError) ? e.log_tail : nil)&.error || e.message
         Candidate.failed(settings, why, elapsed_s: (Support::Clock.now - started).round(2)).tap { |c| say(c) }
       ensure
@@ -147,12 +147,12 @@ module Arena
       def keep(settings)
         evict
         @count += 1
-        session = ServerSession.new(plan: @plan, adapter: configured(settings), index: @count, starter: ServerStarter.new(plan: @plan),
+        session = Launch::Session.new(plan: @plan, adapter: configured(settings), index: @count, starter: Launch::Starter.new(plan: @plan),
           engine: @engine, store: @store, installation: @installation, baselines: @baselines)
         session.start([@workload])
         session.warm_up(Scenarios::Steady.new, @workload, load: @plan.load)
         session
-      rescue ServerRun::Failed, Error
+      rescue Launch::LocalServer::Failed, Error
         session&.stop
         raise
       end
