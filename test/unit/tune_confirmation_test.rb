@@ -20,6 +20,15 @@ module Arena
       def with(**) = self
     end
 
+    # What the rounds record: measurements and speed readings.
+    Store = Struct.new(:measurements, :speeds) do
+      def add_measurement(m) = measurements << m
+
+      def add_speed(round:, config:, reading:) = speeds << [round, config, reading]
+
+      def add_speed_summary(median_ms:, flagged:) = speeds << [:summary, median_ms, flagged]
+    end
+
     class Clock
       attr_accessor :now
 
@@ -70,7 +79,7 @@ module Arena
       @clock = Clock.new
       @machine = Machine.new(cores: 2)
       @plan = Plan.new(load: LoadOptions.new(**Load.defaults).freeze, machine: @machine)
-      @store = Object.new.tap { |s| s.define_singleton_method(:add_measurement) { |_| nil } }
+      @store = Store.new([], [])
     end
 
     def sides
@@ -95,6 +104,9 @@ module Arena
       assert s.values.all?(&:stopped), "every session stopped"
       assert_equal [8, 8, 8], s.values.map(&:loads)
       assert_equal 24, speed.calls.size, "a reading before each load"
+      assert_equal 24, @store.measurements.size
+      assert_equal [1, sides.first.key], @store.speeds.find { |r, config, _| r == 1 && config == sides.first.key }&.first(2)
+      assert_equal [:summary, 10.0, []], @store.speeds.last, "the median and the flagged rounds, in results.json"
       assert_equal [@machine.server_cpus], speed.calls.uniq, "on the server's cores"
       assert_operator result.rounds.map(&:order).uniq.size, :>, 1, "the order is shuffled per round"
       assert result.rounds.all? { |r| r.order.sort == sides.map(&:key).sort }

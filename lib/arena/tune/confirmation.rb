@@ -52,6 +52,10 @@ module Arena
         def side(role) = sides.find { |s| s.role == role }
       end
 
+      # The most of a tune's budget kept for the rounds: a short --max-time
+      # still leaves the search most of it.
+      SHARE = 0.4
+
       # seconds: what the rounds are expected to take, for the time kept for
       # them before the search: the starts and MIN_ROUNDS rounds of `sides` loads.
       def self.reserve_s(sides:, boot_s:, duration:, warmup:)
@@ -96,7 +100,7 @@ module Arena
           break "precise" if result.counted.size >= @min_rounds && @judge&.call(result)
           break "most rounds" if rounds.size >= MAX_ROUNDS
         end
-        result(sides, rounds, stopped)
+        result(sides, rounds, stopped).tap { |r| @store.add_speed_summary(median_ms: r.median_ms, flagged: r.flagged) }
       ensure
         @sessions.each_value(&:stop)
         @sessions.clear
@@ -145,6 +149,7 @@ module Arena
         speeds = {}
         order.each do |side|
           speeds[side.key] = @speed.read(cpus: @plan.machine.server_cpus)
+          @store.add_speed(round: number, config: side.key, reading: speeds[side.key])
           measure(side, number)
         end
         @spent << @clock.now - started

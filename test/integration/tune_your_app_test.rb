@@ -1,0 +1,52 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require_relative "../support/your_app_case"
+require "json"
+
+# `arena tune --app DIR` on a stock Rails app, as the README gives it: the
+# app forces SSL, so it gets the header its TLS proxy sends; what to load is
+# asked of the app; what it runs today (the Rails default here: no
+# config/puma.rb) is the baseline the answer is measured against, in
+# confirmation rounds of their own. And an app on which nothing answers
+# 2xx stops at once, exit 2, naming the paths it tried.
+class TuneYourAppTest < Arena::YourAppCase
+  RAILS = File.join(FIXTURES, "rails")
+
+  def test_a_stock_rails_app_that_forces_ssl_gets_an_answer_with_no_flags
+    before = fingerprint(RAILS)
+    # Only the budget is given (and Puma alone): the test's time, not the answer's.
+    outcome = run_app("tune", "--app", RAILS, "--servers", "puma", "--max-time", "110", "-d", "0.5", "-w", "0.2",
+      "--out", File.join(@tmp, "tune"), timeout: 240)
+    assert outcome.status.success?, outcome.describe
+    assert_match(/the app forces SSL: sending X-Forwarded-Proto: https/, outcome.stderr)
+    assert_match(%r{no --workload: loading GET /items, /items/1}, outcome.stderr)
+    assert_match(/the baseline is the Rails default \(puma, 3 threads, 1 process\)/, outcome.stderr)
+    tune = JSON.parse(File.read(File.join(@tmp, "tune", "tune.json")))
+    answer = tune.fetch("answer")
+    assert_equal "puma", answer["server"], outcome.describe
+    assert_equal "the Rails default (puma, 3 threads, 1 process)", answer.dig("baseline", "config")
+    assert_operator answer["rounds"], :>=, 3, "confirmation rounds"
+    assert_equal answer["rounds"], answer.dig("confirmation", "rounds")
+    results = JSON.parse(File.read(File.join(@tmp, "tune", "results.json")))
+    confirmation = results["measurements"].select { |m| m["variant"] == "confirmation" }
+    refute_empty confirmation, "the confirmation rounds are measurements of their own"
+    assert confirmation.all? { |m| m.dig("summary", "good_rps").to_f.positive? }
+    assert_operator results["machine_speed"].size, :>=, confirmation.size, "a speed reading before each load"
+    block = outcome.stdout.lines.map(&:chomp).drop_while { |l| !l.start_with?("THE ANSWER: ") }
+    assert_operator block.size, :<=, 15, block.join("\n")
+    assert block.all? { |l| l.size <= 100 || l.include?("/") }, block.join("\n")
+    assert_match(/\A  (\+\d.*% over|keep what you run|.*reads|no other config) /, block[1] + " ")
+    assert_equal before, fingerprint(RAILS), "the app's files changed"
+  end
+
+  def test_an_app_on_which_nothing_answers_2xx_stops_at_once_naming_the_paths
+    started = Arena::Support::Clock.now
+    outcome = run_app("tune", "--app", RAILS, "--servers", "puma", "--no-proxy-headers", "--out", File.join(@tmp, "none"), timeout: 90)
+    assert_equal 2, outcome.status.exitstatus, outcome.describe
+    assert_operator Arena::Support::Clock.now - started, :<, 60
+    line = outcome.stderr.lines.grep(/no path answered 2xx/).first
+    assert_match %r{tried / \(301 to https://.*\), /items \(301 to https://}, line.to_s, outcome.describe
+    refute_match(/THE ANSWER/, outcome.stdout)
+  end
+end
