@@ -126,12 +126,12 @@ class ProcessGroupTest < Minitest::Test
   end
 
   def live?(pid)
-    state = Arena::Procfs.stat(pid)&.state
+    state = Arena::Probes::Procfs.stat(pid)&.state
     !state.nil? && state != "Z"
   end
 
   def alive_with(marker)
-    Arena::Procfs.all_stats.select { |s| s.state != "Z" && Arena::Procfs.cmdline(s.pid).include?(marker) }.map(&:pid)
+    Arena::Probes::Procfs.all_stats.select { |s| s.state != "Z" && Arena::Probes::Procfs.cmdline(s.pid).include?(marker) }.map(&:pid)
   end
 
   # Waits for the condition, and fails the test if it never comes (a silent

@@ -25,7 +25,7 @@
 module ArenaTiming
   DIR = ENV["ARENA_TIMING_DIR"]
   PER_OCTAVE = 16 # about 4% wide buckets
-  PERIOD_S = 0.05 # Arena waits at most a few of these after a measurement (QueueTime::Files#since)
+  PERIOD_S = 0.05 # Arena waits at most a few of these after a measurement (Probes::QueueTime::Files#since)
   HEADER_ONLY = -1 # mode "h": time the requests that carry X-Request-Start
 
   @queue = Hash.new(0)

@@ -29,7 +29,7 @@ module Arena
 
       # env: the user's --env, over the adapter's own environment.
       # cgroups: where an envelope's cgroup is made (default: this machine's).
-      # queue_time: load Arena's timing wrapper into the server (QueueTime) and
+      # queue_time: load Arena's timing wrapper into the server (Probes::QueueTime) and
       # time one request in this many (true: every one); false: no wrapper.
       def initialize(adapter:, app:, bind:, dir:, machine: Machine.current, ready_timeout: nil, probe_path: "/", env: {}, cgroups: nil,
         queue_time: false)
@@ -74,8 +74,8 @@ module Arena
 
       def local_pids = pids
 
-      # The timing wrapper's files (QueueTime::Files), nil when it is not loaded.
-      def timing = @queue_time ? QueueTime::Files.new(timing_dir) : nil
+      # The timing wrapper's files (Probes::QueueTime::Files), nil when it is not loaded.
+      def timing = @queue_time ? Probes::QueueTime::Files.new(timing_dir) : nil
 
       def timing_dir = File.join(@dir, "timing")
 
@@ -139,8 +139,8 @@ module Arena
         env = @adapter.env(app: @app).merge(@env)
         if @queue_time
           FileUtils.mkdir_p(timing_dir)
-          QueueTime.write_mode(timing_dir, (@queue_time == true) ? 1 : @queue_time)
-          env = env.merge(QueueTime.env(timing_dir, env))
+          Probes::QueueTime.write_mode(timing_dir, (@queue_time == true) ? 1 : @queue_time)
+          env = env.merge(Probes::QueueTime.env(timing_dir, env))
         end
         log_path = File.join(@dir, "server.log")
         @group = Launch::ProcessGroup.new(@argv, env: env, chdir: @app.dir,

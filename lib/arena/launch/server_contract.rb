@@ -29,7 +29,7 @@ module Arena
     #   log_size, log_since(offset) -> its log's length, and the text written since ("" elsewhere)
     #   cgroup                -> the Envelope::Cgroup its tree runs in, nil without an envelope
     #                            (always nil on a server host: --envelope is local only)
-    #   timing                -> QueueTime::Files of Arena's timing wrapper, nil when it is not
+    #   timing                -> Probes::QueueTime::Files of Arena's timing wrapper, nil when it is not
     #                            loaded (always nil on a server host: its files are not read here)
     #   start, stop
     module ServerContract
@@ -38,7 +38,7 @@ module Arena
 
       # Each process's memory, as Probes::Sampler keeps it per process.
       def self.memory(pids)
-        pids.filter_map { |pid| Procfs.memory(pid)&.then { |m| {"pid" => pid, "pss_kb" => m.pss_kb, "rss_kb" => m.rss_kb, "uss_kb" => m.uss_kb} } }
+        pids.filter_map { |pid| Probes::Procfs.memory(pid)&.then { |m| {"pid" => pid, "pss_kb" => m.pss_kb, "rss_kb" => m.rss_kb, "uss_kb" => m.uss_kb} } }
       end
     end
 

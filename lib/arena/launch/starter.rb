@@ -54,7 +54,7 @@ module Arena
 
       def new_server(adapter, bind, dir)
         Launch::LocalServer.new(adapter: adapter, app: @plan.app, bind: bind, dir: dir, machine: @plan.machine,
-          ready_timeout: @plan.ready_timeout, env: @plan.env || {}, queue_time: QueueTime.every(@plan.load.queue_time) || false)
+          ready_timeout: @plan.ready_timeout, env: @plan.env || {}, queue_time: Probes::QueueTime.every(@plan.load.queue_time) || false)
       end
 
       def start_front(adapter, dir)

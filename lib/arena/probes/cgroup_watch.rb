@@ -1,12 +1,12 @@
 # frozen_string_literal: true
 
 module Arena
-  class Envelope
+  module Probes
     # Watches one server's cgroup through one measurement: the CPU
     # throttling and OOM kills in it (counter differences), the peak memory
     # the cgroup saw, and when each OOM kill happened (the counter is polled
     # on a thread of its own, as the probes sample).
-    class Watch
+    class CgroupWatch
       def initialize(cgroup, interval: 0.2)
         @cgroup = cgroup
         @interval = interval

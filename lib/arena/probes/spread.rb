@@ -20,7 +20,7 @@ module Arena
       def start
         @thread = Thread.new do
           sleep @delay
-          Procfs.established(@pids.call, @port, root: @root)
+          Probes::Procfs.established(@pids.call, @port, root: @root)
         end
         @thread.report_on_exception = false
         self

@@ -30,7 +30,7 @@ module Arena
       # time a request spends in the system), so that every connection has had
       # its answer before counting starts, and the warm-up has a full turn for
       # --queue-time on to time (it stamps each connection's requests after its
-      # first: QueueTime); never shorter than -w, at most MAX_S.
+      # first: Probes::QueueTime); never shorter than -w, at most MAX_S.
       # Each measurement opens its connections afresh: Thin with one slot on a
       # 50 ms request holds 32 connections for 1.6 s, writes its answers in
       # batches, and after -w 0.2 read 14-18 of its 20 req/s in 3 s rounds

@@ -46,7 +46,7 @@ module Arena
           body_file: body_file, expect_status: workload.expect_status, expect_body: workload.expect_body,
           headers: headers.merge(workload.headers || {}).map { |k, v| "#{k}: #{v}" }, mix_file: workload.mix_file(dir),
           cacert: entry.ca,
-          request_start: QueueTime.header_every(load.queue_time), pipeline: workload.pipeline
+          request_start: Probes::QueueTime.header_every(load.queue_time), pipeline: workload.pipeline
         ).with(**changes)
       end
 
@@ -248,7 +248,7 @@ module Arena
         probes.sample(:server, ctx.server.sampler(interval: interval, per_process: per_process))
         probes.sample(:front, ctx.front&.sampler(interval: interval))
         # The envelope's cgroup, when the server runs in one: throttling, peak, OOM kills.
-        probes.sample(:cgroup, ctx.server.cgroup&.then { |cgroup| Envelope::Watch.new(cgroup, interval: interval || 0.2) })
+        probes.sample(:cgroup, ctx.server.cgroup&.then { |cgroup| Probes::CgroupWatch.new(cgroup, interval: interval || 0.2) })
         # The run's throwaway database, when there is one: connections, statements.
         probes.read(:database, Launch::Database.watch(ctx.session.plan.live_database, ctx.adapter.label))
         probes
