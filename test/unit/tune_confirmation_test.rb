@@ -77,7 +77,7 @@ module Arena
 
     def setup
       @clock = Clock.new
-      @machine = Machine.new(cores: 2)
+      @machine = Plan::Machine.new(cores: 2)
       @plan = Plan.new(load: LoadOptions.new(**Load.defaults).freeze, machine: @machine)
       @store = Store.new([], [])
     end

@@ -65,9 +65,9 @@ module Arena
 
       # One path is itself; several are a mix of equal weights.
       def self.workload(chosen)
-        members = chosen.map { |a| Workloads.custom("#{a["path"]}=#{a["status"]}") }
+        members = chosen.map { |a| Plan::Workloads.custom("#{a["path"]}=#{a["status"]}") }
         return members.first if members.size == 1
-        Workload.new(name: NAME, path: members.first.path, method: "GET", content_type: nil, expect_status: nil,
+        Plan::Workload.new(name: NAME, path: members.first.path, method: "GET", content_type: nil, expect_status: nil,
           expect_body: nil, mix: members.map { |m| [1, m] }.freeze).freeze
       end
 

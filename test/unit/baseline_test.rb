@@ -3,17 +3,17 @@
 require "test_helper"
 require "arena"
 require "arena/tune"
-require "arena/tune/config_reader"
-require "arena/tune/baseline"
+require "arena/plan/config_reader"
+require "arena/plan/baseline"
 
 module Arena
   # What the app runs today, read from its files without running them: the
   # generated config/puma.rb of Rails 7.2 and 7.1 (RAILS_MAX_THREADS,
   # WEB_CONCURRENCY as they read them), a Procfile's flags, Unicorn's
   # worker_processes, a Passengerfile.json, and the Rails default.
-  class TuneBaselineTest < Minitest::Test
-    cover "Arena::Tune::Baseline*"
-    cover "Arena::Tune::ConfigReader*"
+  class BaselineTest < Minitest::Test
+    cover "Arena::Plan::Baseline*"
+    cover "Arena::Plan::ConfigReader*"
 
     RAILS_72 = <<~RUBY
       threads_count = ENV.fetch("RAILS_MAX_THREADS", 3)
@@ -47,7 +47,7 @@ module Arena
       File.write(File.join(@dir, name), text)
     end
 
-    def read(env: {}, cores: 2) = Tune::Baseline.new(dir: @dir, env: env, cores: cores).call
+    def read(env: {}, cores: 2) = Plan::Baseline.new(dir: @dir, env: env, cores: cores).call
 
     def test_the_rails_default_without_any_server_config
       found = read

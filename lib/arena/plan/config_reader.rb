@@ -3,7 +3,7 @@
 require "ripper"
 
 module Arena
-  module Tune
+  class Plan
     # Reads the settings a server config file sets (config/puma.rb's
     # `threads` and `workers`, config/unicorn.rb's `worker_processes`) by
     # parsing it, never running it: the file is the user's code, and Arena's

@@ -3,7 +3,7 @@
 require "json"
 
 module Arena
-  module Tune
+  class Plan
     # What the app runs today, the reference of the answer's gain: read from
     # the app's own files, first found wins: the Procfile's web line (the
     # server it starts, its -t/-w flags, the config file it names),
