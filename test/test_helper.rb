@@ -50,8 +50,8 @@ ENV["XDG_CACHE_HOME"] = Arena::TestHelp.tmpdir("arena-test-cache")
 module Arena
   module TestHelp
     # A Plan from command-line flags, on a fixed 2-core machine.
-    def self.plan(*argv, machine: Arena::Machine.new(cores: 2))
-      Arena::PlanBuilder.new(machine: machine).parse(argv, banner: "test").build
+    def self.plan(*argv, machine: Arena::Plan::Machine.new(cores: 2))
+      Arena::Plan::Builder.new(machine: machine).parse(argv, banner: "test").build
     end
 
     def self.engine_path

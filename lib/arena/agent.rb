@@ -95,8 +95,8 @@ module Arena
       @app_dir = app_dir && File.realpath(app_dir)
       @remote = f.string("load_target", pattern: /\A[0-9a-fA-F:.]{2,45}\z/, default: nil)
       @inbox.heartbeat(f.number("heartbeat_s", 0.05..600, default: nil))
-      reply(request, ok: true, version: @version, host: Socket.gethostname, cores: Machine.current.cores,
-        environment: Environment.capture(machine: Machine.current, engine_version: Load::Engine.version))
+      reply(request, ok: true, version: @version, host: Socket.gethostname, cores: Plan::Machine.current.cores,
+        environment: Environment.capture(machine: Plan::Machine.current, engine_version: Load::Engine.version))
     rescue Error, SystemCallError => e
       reply(request, ok: false, error: "hello: #{e.message}")
       false
@@ -128,7 +128,7 @@ module Arena
     # started and answering before the reply.
     def op_start(f)
       # A server host gives the server every core: no engine runs beside it.
-      machine = Machine.new(cores: Machine.current.cores, shared: true).freeze
+      machine = Plan::Machine.new(cores: Plan::Machine.current.cores, shared: true).freeze
       launch = launch_spec(Fields.new(f.object("launch")))
       adapter = launch.adapter(machine: machine)
       bind = tcp_bind(f)
@@ -163,7 +163,7 @@ module Arena
       upstream = server(f)
       name = "#{@count += 1}-nginx"
       nginx = Fronts::Nginx.new(upstreams: upstream.adapter.upstreams(upstream.bind), dir: File.join(@dir, name),
-        machine: Machine.new(cores: Machine.current.cores, shared: true).freeze, bind: tcp_bind(f))
+        machine: Plan::Machine.new(cores: Plan::Machine.current.cores, shared: true).freeze, bind: tcp_bind(f))
       @servers[name] = nginx.start
       {handle: name, front: nginx.to_h}
     end

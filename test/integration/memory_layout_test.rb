@@ -33,8 +33,8 @@ class MemoryLayoutTest < Arena::ArenaCase
   # process's environment and the runtime's label: on this boot, not one of
   # its own (a Puma boot of 2-8 s).
   def test_every_installed_server_runs_with_yjit_and_jemalloc
-    skip "libjemalloc2 not installed" unless Arena::Runtime.jemalloc_path
-    runtime = Arena::Runtime.parse("yjit,malloc=jemalloc,malloc_arena_max=2")
+    skip "libjemalloc2 not installed" unless Arena::Plan::Runtime.jemalloc_path
+    runtime = Arena::Plan::Runtime.parse("yjit,malloc=jemalloc,malloc_arena_max=2")
     app = Arena::AppSource.builtin
     keys = Arena::Servers.all.reject { |k| k.ruby_engine != "mri" || !k.install(app).found }.map(&:key)
     refute_empty keys

@@ -35,7 +35,7 @@ class NginxTest < Minitest::Test
   def test_retarget_points_the_same_nginx_at_a_new_upstream
     first = responder("first")
     nginx = Arena::Fronts::Nginx.new(upstreams: [first.last], dir: File.join(@dir, "nginx"),
-      machine: Arena::Machine.new(cores: 2)).start
+      machine: Arena::Plan::Machine.new(cores: 2)).start
     @groups << nginx
     probe = Arena::HttpProbe.new(nginx.bind, timeout: 2)
     assert_equal "first", probe.get("/").body
@@ -53,7 +53,7 @@ class NginxTest < Minitest::Test
     upstream = responder("v6")
     dir = File.join(@dir, "run dir; \"x\" {y}", "nginx")
     bind = Arena::Launch::Bind.new(kind: :tcp, host: "::1", port: Arena::Launch::Bind.free_port("::1")).freeze
-    nginx = Arena::Fronts::Nginx.new(upstreams: [upstream.last], dir: dir, machine: Arena::Machine.new(cores: 2), bind: bind)
+    nginx = Arena::Fronts::Nginx.new(upstreams: [upstream.last], dir: dir, machine: Arena::Plan::Machine.new(cores: 2), bind: bind)
     @groups << nginx
     nginx.start
     assert_equal "v6", Arena::HttpProbe.new(bind, timeout: 2).get("/").body

@@ -16,7 +16,7 @@ module Arena
     # The built-in app's /server shows ARENA_SERVER; the user's --env goes over the adapter's.
     ENV_CHECK = {"ARENA_SERVER" => "contract-check"}.freeze
 
-    def adapter = Servers.fetch("puma").new(settings: {"workers" => 2, "threads" => 2}, runtime: Runtime.parse("yjit"))
+    def adapter = Servers.fetch("puma").new(settings: {"workers" => 2, "threads" => 2}, runtime: Plan::Runtime.parse("yjit"))
 
     def test_the_running_server_contract
       server = start_server

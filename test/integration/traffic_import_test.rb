@@ -32,7 +32,7 @@ class TrafficImportTest < Arena::ArenaCase
       stdout, stderr, status = Open3.capture3(EXE, "traffic", "import", input, "-o", out, "--coverage", "100", "--redact", "q")
       assert status.success?, "#{stdout}\n#{stderr}"
       assert_match(/20000 requests, 4 templates/, stdout)
-      file = Arena::RequestsFile.load(out)
+      file = Arena::Plan::RequestsFile.load(out)
       mix = file.workloads.first.mix
       total = mix.sum(&:first).to_f
       shares = mix.to_h { |weight, wl| [wl.name, weight / total * 100] }
@@ -62,7 +62,7 @@ class TrafficImportTest < Arena::ArenaCase
     assert_match(%r{left out: 15\.0% +POST +/echo +has a body}, stdout)
     assert_match(%r{beyond the coverage: 1 template, 5\.0% of requests \(GET /nope 5\.0%\)}, stdout)
     refute_match(/malformed/, stdout)
-    file = Arena::RequestsFile.load(out)
+    file = Arena::Plan::RequestsFile.load(out)
     names = file.workloads.first.mix.to_h { |weight, wl| [wl.name, weight] }
     assert_equal({"get_items_id" => 6000, "get_items" => 2000}, names)
     assert_equal %w[/items/1 /items/2 /items/3], file.requests.fetch("get_items_id").samples.uniq

@@ -38,7 +38,7 @@ module Arena
     end
 
     # The label Arena gives a spec on this machine (its defaults filled in).
-    def label(spec) = TestHelp.plan("--servers", spec, machine: Machine.current).servers.first.label
+    def label(spec) = TestHelp.plan("--servers", spec, machine: Plan::Machine.current).servers.first.label
 
     def fill(slots) = [slots || CONNECTIONS, CONNECTIONS].min
   end

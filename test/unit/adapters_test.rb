@@ -7,7 +7,7 @@ require "tmpdir"
 # Command lines of the adapters, for a fixed machine, bind and dir. Starting
 # them for real is `arena check` and the integration tests.
 class AdaptersTest < Minitest::Test
-  MACHINE = Arena::Machine.new(cores: 2).freeze
+  MACHINE = Arena::Plan::Machine.new(cores: 2).freeze
   APP = Arena::AppSource.builtin
   RU = APP.rackup
   TCP = Arena::Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: 9292).freeze
@@ -20,7 +20,7 @@ class AdaptersTest < Minitest::Test
     FileUtils.rm_rf(@dir)
   end
 
-  def adapter(spec) = Arena::ServerList.parse([spec], machine: MACHINE).first
+  def adapter(spec) = Arena::Plan::ServerList.parse([spec], machine: MACHINE).first
 
   def argv(spec, bind: TCP) = adapter(spec).command(app: APP, bind: bind, dir: @dir)
 

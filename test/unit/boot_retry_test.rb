@@ -55,7 +55,7 @@ class BootRetryTest < Minitest::Test
 
     def transient_boot_patterns = Arena::Servers::Passenger.new.transient_boot_patterns
 
-    def envelope = Arena::Envelope::NONE
+    def envelope = Arena::Plan::Envelope::NONE
 
     def stop_signal = "TERM"
   end
@@ -73,7 +73,7 @@ class BootRetryTest < Minitest::Test
 
   def run_with(*fails)
     @run = Arena::Launch::LocalServer.new(adapter: FlakyAdapter.new(fails), app: App.new(@dir), bind: Arena::Launch::Bind.tcp,
-      dir: @dir, machine: Arena::Machine.new(cores: 2))
+      dir: @dir, machine: Arena::Plan::Machine.new(cores: 2))
   end
 
   def starts = File.size?(File.join(@dir, "starts")).to_i

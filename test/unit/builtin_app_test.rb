@@ -19,7 +19,7 @@ class BuiltinAppTest < Minitest::Test
       assert_equal 200, response.status
       assert_equal Prime.first(n).sum.to_s, response.body, "count=#{n}"
     end
-    assert_equal Arena::Workloads::PRIMES_1000.to_s, get("/primes?count=1000").body
+    assert_equal Arena::Plan::Workloads::PRIMES_1000.to_s, get("/primes?count=1000").body
   end
 
   def test_trial_gives_the_same_sum_by_its_own_arithmetic

@@ -17,7 +17,7 @@ module Arena
   # socket_timeout counts only in its socket modes), with a cluster of 2
   # where the server has a worker count (Puma's preload counts only then).
   class ConfigFileSettingsTest < Minitest::Test
-    MACHINE = Machine.new(cores: 2)
+    MACHINE = Plan::Machine.new(cores: 2)
     APP = AppSource.new(rackup: "/srv/app/config.ru", gemfile: "/srv/app/Gemfile", app_gemfile: "/srv/app/Gemfile", dir: "/srv/app",
       builtin: false, env: {})
     # Texts a Pattern setting may take, tried in turn (the rule keeps those it allows).

@@ -8,7 +8,7 @@ require "arena/commands/init"
 
 # arena.yml: every key into the plan, flags over it, one line per bad value.
 class ConfigFileTest < Minitest::Test
-  MACHINE = Arena::Machine.new(cores: 2)
+  MACHINE = Arena::Plan::Machine.new(cores: 2)
 
   FULL = <<~YAML
     app: app
@@ -91,11 +91,11 @@ class ConfigFileTest < Minitest::Test
     File.join(@dir, name)
   end
 
-  def builder(*flags) = Arena::PlanBuilder.new(machine: MACHINE).parse(flags, banner: "test")
+  def builder(*flags) = Arena::Plan::Builder.new(machine: MACHINE).parse(flags, banner: "test")
 
   def error_for(text)
     path = write(text)
-    Dir.chdir(@dir) { Arena::ConfigFile.load(path) }
+    Dir.chdir(@dir) { Arena::Plan::ConfigFile.load(path) }
     flunk "no error for #{text.inspect}"
   rescue Arena::UsageError => e
     e.message

@@ -18,20 +18,20 @@ class EnvelopeTest < Minitest::Test
   end
 
   def test_parse_label_and_units
-    e = Arena::Envelope.parse("cpus=0.5,memory=512MiB")
+    e = Arena::Plan::Envelope.parse("cpus=0.5,memory=512MiB")
     assert_equal 0.5, e.cpus
     assert_equal 512 * 1024**2, e.memory_bytes
     assert_equal "@cpus=0.5,memory=512MiB", e.suffix
     assert_equal 50_000, e.quota_us
-    assert_equal "@cpus=2,memory=1GiB", Arena::Envelope.parse(["cpus=2", "memory=1g"]).suffix
-    assert_equal "memory=1000000000", Arena::Envelope.parse("memory=1GB").to_s
-    assert_equal "", Arena::Envelope::NONE.suffix
+    assert_equal "@cpus=2,memory=1GiB", Arena::Plan::Envelope.parse(["cpus=2", "memory=1g"]).suffix
+    assert_equal "memory=1000000000", Arena::Plan::Envelope.parse("memory=1GB").to_s
+    assert_equal "", Arena::Plan::Envelope::NONE.suffix
   end
 
   def test_bad_envelopes_are_one_line_usage_errors
     {"cpus=0" => /cpus must be a number of cores/, "cpus=lots" => /cpus must be/, "memory=1MiB" => /at least 16MiB/,
      "memory=big" => /a size like 512MiB/, "disk=1G" => /unknown envelope setting "disk=1G"/}.each do |text, message|
-      error = assert_raises(Arena::UsageError) { Arena::Envelope.parse(text) }
+      error = assert_raises(Arena::UsageError) { Arena::Plan::Envelope.parse(text) }
       assert_match message, error.message
     end
   end
@@ -65,9 +65,9 @@ class EnvelopeTest < Minitest::Test
   end
 
   def test_a_quota_above_the_servers_cores_is_said_once
-    notes = Arena::Envelope.parse("cpus=2").notes(Arena::Machine.new(cores: 2).freeze)
+    notes = Arena::Plan::Envelope.parse("cpus=2").notes(Arena::Plan::Machine.new(cores: 2).freeze)
     assert_match(/cpus=2 is more than the 1 core\(s\) the server runs on here \(the engine has the last core/, notes.first)
-    assert_empty Arena::Envelope.parse("cpus=1").notes(Arena::Machine.new(cores: 2).freeze)
+    assert_empty Arena::Plan::Envelope.parse("cpus=1").notes(Arena::Plan::Machine.new(cores: 2).freeze)
   end
 
   def test_no_cgroups_is_one_line_and_exit_2
@@ -95,7 +95,7 @@ class EnvelopeTest < Minitest::Test
     hierarchy = Arena::Launch::Cgroups.detect(mounts: mounts, self_cgroup: write("cg", "0::/user.slice/arena.scope\n"), euid: 0)
     assert_equal 2, hierarchy.version
 
-    cgroup = hierarchy.create(Arena::Envelope.parse("cpus=0.5,memory=256MiB"))
+    cgroup = hierarchy.create(Arena::Plan::Envelope.parse("cpus=0.5,memory=256MiB"))
     dir = cgroup.dirs.first
     assert_equal parent, File.dirname(dir)
     assert_match(/\Aarena-#{Process.pid}-\d+\z/o, File.basename(dir))
@@ -130,7 +130,7 @@ class EnvelopeTest < Minitest::Test
       "cgroup #{File.dirname(memory)} cgroup rw,memory 0 0\n")
     hierarchy = Arena::Launch::Cgroups.detect(mounts: mounts, self_cgroup: write("cg", "4:memory:/sandbox\n1:cpu:/\n0::/\n"), euid: 0)
     assert_equal 1, hierarchy.version
-    cgroup = hierarchy.create(Arena::Envelope.parse("cpus=1.5,memory=64MiB"))
+    cgroup = hierarchy.create(Arena::Plan::Envelope.parse("cpus=1.5,memory=64MiB"))
     cpu_dir, memory_dir = cgroup.dirs
     assert_equal [cpu, memory], [File.dirname(cpu_dir), File.dirname(memory_dir)]
     assert_equal ["100000", "150000"], %w[cpu.cfs_period_us cpu.cfs_quota_us].map { |f| File.read(File.join(cpu_dir, f)) }
@@ -150,7 +150,7 @@ class EnvelopeTest < Minitest::Test
     File.write(File.join(root, "cgroup.subtree_control"), "cpu memory\n")
     hierarchy = Arena::Launch::Cgroups::V2.new(parent: root)
     File.stub(:write, ->(path, _) { raise Errno::EBUSY, path if path.end_with?("memory.max") }) do
-      error = assert_raises(Arena::Error) { hierarchy.create(Arena::Envelope.parse("memory=64MiB")) }
+      error = assert_raises(Arena::Error) { hierarchy.create(Arena::Plan::Envelope.parse("memory=64MiB")) }
       assert_match(/envelope: cannot write 67108864 to .*memory.max/, error.message)
     end
     assert_empty Dir.glob(File.join(root, "arena-*"))

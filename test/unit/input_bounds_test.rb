@@ -9,7 +9,7 @@ require "tmpdir"
 # counts, header injection, and a requests file's aliases and dates.
 class InputBoundsTest < Minitest::Test
   def build(*flags)
-    Arena::PlanBuilder.new(machine: Arena::Machine.new(cores: 2)).parse(flags, banner: "test").build
+    Arena::Plan::Builder.new(machine: Arena::Plan::Machine.new(cores: 2)).parse(flags, banner: "test").build
   end
 
   def refused(*flags, pattern)
@@ -33,7 +33,7 @@ class InputBoundsTest < Minitest::Test
   def test_workload_expectations_and_injection
     {"/x=99999" => /status is between 100 and 599/, "/x=200:" => /body check after ':' is empty/,
      "/a\r\nX: y" => /no spaces or control characters/}.each do |spec, pattern|
-      error = assert_raises(Arena::UsageError, spec) { Arena::Workloads.custom(spec) }
+      error = assert_raises(Arena::UsageError, spec) { Arena::Plan::Workloads.custom(spec) }
       assert_match pattern, error.message
     end
     refused("--servers", "puma", "--header", "X-A: 1\r\nX-B: 2", /write 'Name: value'/)
@@ -53,7 +53,7 @@ class InputBoundsTest < Minitest::Test
        "requests:\n  a:\n    path: /a\n    expect_body: 2024-01-02\n" => /:4: .*Date/,
        "requests:\n  a: {path: \"/a\\r\\nX: y\"}\n" => /control characters/}.each do |yaml, pattern|
         file = File.join(dir, "requests.yml").tap { |f| File.write(f, yaml) }
-        error = assert_raises(Arena::UsageError, yaml) { Arena::RequestsFile.load(file) }
+        error = assert_raises(Arena::UsageError, yaml) { Arena::Plan::RequestsFile.load(file) }
         assert_match pattern, error.message, yaml
       end
     end

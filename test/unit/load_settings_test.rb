@@ -119,7 +119,7 @@ class LoadSettingsTest < Minitest::Test
   # The rounds' latency merges their histograms (Report::Rows): every engine
   # run is asked for them, once, before the target.
   def test_the_engine_always_writes_its_histograms
-    engine = Arena::Load::Engine.new(dir: Dir.tmpdir, path: "/bin/true", machine: Arena::Machine.new(cores: 2, shared: false))
+    engine = Arena::Load::Engine.new(dir: Dir.tmpdir, path: "/bin/true", machine: Arena::Plan::Machine.new(cores: 2, shared: false))
     argv = engine.argv("http://127.0.0.1:1/server", Arena::Load::Settings.build(connections: 4, duration: 0.3))
     assert_equal 1, argv.count("--histograms"), argv.inspect
     assert_equal "http://127.0.0.1:1/server", argv.last

@@ -7,7 +7,7 @@ class PlanTest < Minitest::Test
   cover "Arena::Load::Settings*"
   cover "Arena::Load::SETTING*"
 
-  MACHINE = Arena::Machine.new(cores: 2).freeze
+  MACHINE = Arena::Plan::Machine.new(cores: 2).freeze
 
   def build(*argv) = Arena::TestHelp.plan(*argv, machine: MACHINE)
 

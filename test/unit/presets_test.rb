@@ -7,7 +7,7 @@ require "arena"
 # workloads and the counts that --scale shrinks. Servers that cannot run here
 # are skipped with a note, so the expected lists are filtered the same way.
 class PresetsTest < Minitest::Test
-  MACHINE = Arena::Machine.new(cores: 2).freeze
+  MACHINE = Arena::Plan::Machine.new(cores: 2).freeze
 
   def build(*argv) = Arena::TestHelp.plan(*argv, machine: MACHINE)
 

@@ -25,7 +25,7 @@ class ProcessGroupTest < Minitest::Test
 
     def transient_boot_patterns = []
 
-    def envelope = Arena::Envelope::NONE
+    def envelope = Arena::Plan::Envelope::NONE
 
     def stop_signal = "TERM"
   end
@@ -82,7 +82,7 @@ class ProcessGroupTest < Minitest::Test
   # Ctrl-C while the server boots: start unwinds, and what it spawned is gone.
   def test_a_start_interrupted_during_readiness_stops_its_server
     run = Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::Launch::Bind.tcp,
-      dir: File.join(@dir, "server"), machine: Arena::Machine.new(cores: 2))
+      dir: File.join(@dir, "server"), machine: Arena::Plan::Machine.new(cores: 2))
     main = Thread.current
     interrupter = Thread.new do
       sleep 0.05 until run.group&.pid && live?(run.group.pid)
@@ -96,7 +96,7 @@ class ProcessGroupTest < Minitest::Test
 
   def test_a_server_never_ready_is_stopped_and_reported
     run = Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::Launch::Bind.tcp,
-      dir: File.join(@dir, "server"), machine: Arena::Machine.new(cores: 2), ready_timeout: 0.5)
+      dir: File.join(@dir, "server"), machine: Arena::Plan::Machine.new(cores: 2), ready_timeout: 0.5)
     error = assert_raises(Arena::Launch::LocalServer::Failed) { run.start }
     assert_match(/silent not ready after 0.5s/, error.message)
     refute live?(run.group.pid)
@@ -106,15 +106,15 @@ class ProcessGroupTest < Minitest::Test
   # one was pinned; the old server's closed connections may hold the old one.
   def test_successor_takes_a_fresh_port_unless_pinned
     run = Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::Launch::Bind.tcp,
-      dir: @dir, machine: Arena::Machine.new(cores: 2))
+      dir: @dir, machine: Arena::Plan::Machine.new(cores: 2))
     refute_equal run.bind.port, run.successor.bind.port
     with_env = Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::Launch::Bind.tcp, dir: @dir,
-      machine: Arena::Machine.new(cores: 2), env: {"SECRET_KEY_BASE" => "x"})
+      machine: Arena::Plan::Machine.new(cores: 2), env: {"SECRET_KEY_BASE" => "x"})
     assert_equal({"SECRET_KEY_BASE" => "x"}, with_env.successor.env)
     assert_equal run.bind.port, run.successor(keep_port: true).bind.port
     unix = Arena::Launch::Bind.unix(File.join(@dir, "s.sock"))
     assert_equal unix, Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: unix, dir: @dir,
-      machine: Arena::Machine.new(cores: 2)).successor.bind
+      machine: Arena::Plan::Machine.new(cores: 2)).successor.bind
   end
 
   private

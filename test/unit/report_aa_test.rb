@@ -93,7 +93,7 @@ class ReportAATest < Minitest::Test
 
   # Agoo, first in the default list, is the noisiest config: --aa names another.
   def test_aa_names_the_config_it_runs_twice
-    cores = Arena::Machine.new(cores: 2).freeze
+    cores = Arena::Plan::Machine.new(cores: 2).freeze
     plan = Arena::TestHelp.plan("--servers", "puma:workers=1 webrick", "--aa", "webrick", machine: cores)
     assert_equal %w[puma:workers=1,threads=5,preload=false webrick webrick~aa], plan.servers.map(&:label)
     label = "puma:workers=1,threads=5,preload=false"
@@ -105,12 +105,12 @@ class ReportAATest < Minitest::Test
   end
 
   def test_aa_plans_the_first_config_twice
-    plan = Arena::TestHelp.plan("--servers", "puma:workers=1 webrick", "--aa", machine: Arena::Machine.new(cores: 2).freeze)
+    plan = Arena::TestHelp.plan("--servers", "puma:workers=1 webrick", "--aa", machine: Arena::Plan::Machine.new(cores: 2).freeze)
     assert_equal %w[puma:workers=1,threads=5,preload=false webrick puma:workers=1,threads=5,preload=false~aa], plan.servers.map(&:label)
     assert plan.servers.last.twin?
     refute plan.servers.first.twin?
     assert_equal plan.servers.first.settings, plan.servers.last.settings
     assert_equal %w[puma:workers=1,threads=5,preload=false webrick], Arena::TestHelp.plan("--servers", "puma:workers=1 webrick",
-      machine: Arena::Machine.new(cores: 2).freeze).servers.map(&:label), "no twin without --aa"
+      machine: Arena::Plan::Machine.new(cores: 2).freeze).servers.map(&:label), "no twin without --aa"
   end
 end

@@ -118,7 +118,7 @@ class ReportProgressTest < Minitest::Test
   def run_reporter(verbose:)
     err = StringIO.new
     reporter = Arena::Report::Terminal.new(out: StringIO.new, err: err, verbose: verbose)
-    machine = Arena::Machine.new(cores: 2, shared: false)
+    machine = Arena::Plan::Machine.new(cores: 2, shared: false)
     plan = Struct.new(:servers, :workloads, :scenarios, :load, :out_dir, :rounds, :machine)
       .new([1, 2], [1], ["steady"], Struct.new(:connections).new(16), "/tmp/x", 2, machine)
     reporter.planned(plan, 2)

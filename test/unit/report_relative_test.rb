@@ -79,7 +79,7 @@ end
 
 # --baseline names the reference: a label, or a server's name when one config of it runs.
 class BaselineFlagTest < Minitest::Test
-  MACHINE = Arena::Machine.new(cores: 2).freeze
+  MACHINE = Arena::Plan::Machine.new(cores: 2).freeze
 
   def plan(*argv) = Arena::TestHelp.plan(*argv, machine: MACHINE)
 

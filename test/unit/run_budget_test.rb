@@ -10,15 +10,15 @@ require "tmpdir"
 # --max-time bounds the whole run. The estimate and the fit are pure
 # functions of the plan, checked here on the issue's three commands.
 class RunBudgetTest < Minitest::Test
-  cover "Arena::RunBudget*"
-  cover "Arena::RunEstimate*"
+  cover "Arena::Plan::Budget*"
+  cover "Arena::Plan::Estimate*"
 
-  MACHINE = Arena::Machine.new(cores: 2).freeze
-  E = Arena::RunEstimate
-  B = Arena::RunBudget
+  MACHINE = Arena::Plan::Machine.new(cores: 2).freeze
+  E = Arena::Plan::Estimate
+  B = Arena::Plan::Budget
 
   def fitted(*argv)
-    builder = Arena::PlanBuilder.new(machine: MACHINE).parse(argv, banner: "test")
+    builder = Arena::Plan::Builder.new(machine: MACHINE).parse(argv, banner: "test")
     plan = builder.build
     Timeout.timeout(10) { plan.with_budget(B.call(plan, given_s: builder.max_time_given)) }
   end
@@ -135,9 +135,9 @@ class RunBudgetTest < Minitest::Test
   # The built-in /sleep?ms=N says its latency; anything else is fast.
   def test_the_latency_a_plan_can_know
     builtin = Arena::AppSource.builtin
-    sleep = Arena::Workloads.builtin.fetch("sleep")
+    sleep = Arena::Plan::Workloads.builtin.fetch("sleep")
     assert_equal 1.0, E.latency_s(sleep, builtin)
-    assert_equal E::FAST_S, E.latency_s(Arena::Workloads.builtin.fetch("server"), builtin)
+    assert_equal E::FAST_S, E.latency_s(Arena::Plan::Workloads.builtin.fetch("server"), builtin)
     assert_in_delta 5.0 + 1.0, E.baseline_s(1.0), 1e-9
     assert_in_delta 0.5 + 0.002, E.baseline_s(0.002), 1e-9
     assert_in_delta 0.1 * 20 + 0.1, E.baseline_s(0.1), 1e-9

@@ -16,7 +16,7 @@ class RunnerTest < Minitest::Test
 
     def upstreams(bind) = [bind]
 
-    def envelope = Arena::Envelope::NONE
+    def envelope = Arena::Plan::Envelope::NONE
 
     def env(app:) = {}
   end
@@ -161,11 +161,11 @@ class RunnerTest < Minitest::Test
 
   # kept: the servers stay up between rounds (a fake starter per config).
   def run_with(labels, scenarios:, script: {}, verified: true, status: 301, app: Arena::AppSource.builtin,
-    workloads: [Arena::Workloads.builtin.fetch("server")], rounds: 1, seed: nil, kept: false, precision: nil, budget: nil)
+    workloads: [Arena::Plan::Workloads.builtin.fetch("server")], rounds: 1, seed: nil, kept: false, precision: nil, budget: nil)
     servers = labels.map { |l| Adapter.new(label: l, key: l, settings: {}, workers: 1) }
     load = Arena::LoadOptions.new(**Arena::Load.defaults.merge(settle_timeout: 1.0))
     plan = Arena::Plan.new(app: app, servers: servers, workloads: workloads,
-      scenarios: scenarios, load: load, out_dir: @dir, rounds: rounds, machine: Arena::Machine.current, headers: {}, env: {},
+      scenarios: scenarios, load: load, out_dir: @dir, rounds: rounds, machine: Arena::Plan::Machine.current, headers: {}, env: {},
       round_seed: seed, precision: precision, budget: budget, between_rounds: kept ? "keep" : "restart")
     @store = Arena::Results::Store.new(path: File.join(@dir, "results.json"), environment: {}, plan: {})
     @reporter = Recorder.new
@@ -217,14 +217,14 @@ class RunnerTest < Minitest::Test
     File.write(File.join(@dir, "config.ru"), "run ->(_) { [404, {}, []] }\n")
     File.write(File.join(@dir, "Gemfile"), "")
     runner = run_with(%w[a b c], scenarios: ["measures"], verified: false, status: 404,
-      app: Arena::AppSource.user(@dir), workloads: [Arena::Workloads.custom("/")])
+      app: Arena::AppSource.user(@dir), workloads: [Arena::Plan::Workloads.custom("/")])
     assert_equal ["the app answers / with 404 (under a); / is what Arena loads without --workload: name your app's paths, " \
       "e.g. --workload /items/7 (repeatable; PATH=STATUS for another status), or a requests file (--requests FILE); " \
       "the other 2 server(s) were not started"], runner.failures
     assert_equal [[:start, "a"]], @starter.events.select { |e| e.first == :start }
     # Another status, or the built-in app, fails server by server as before.
     runner = run_with(%w[a b], scenarios: ["measures"], verified: false, status: 500,
-      app: Arena::AppSource.user(@dir), workloads: [Arena::Workloads.custom("/")])
+      app: Arena::AppSource.user(@dir), workloads: [Arena::Plan::Workloads.custom("/")])
     assert_equal 2, runner.failures.size
   end
 
@@ -263,7 +263,7 @@ class RunnerTest < Minitest::Test
   end
 
   def fit(long_rounds:, unit_s: {}, budget_s: nil)
-    Arena::RunBudget::Fit.new(budget_s: budget_s, given: !budget_s.nil?, rounds: 3, long_rounds: long_rounds, short_rounds: 3,
+    Arena::Plan::Budget::Fit.new(budget_s: budget_s, given: !budget_s.nil?, rounds: 3, long_rounds: long_rounds, short_rounds: 3,
       overrides: {}, unit_s: unit_s, units: [], start_s: 0.0, seconds: 0.0, cuts: []).freeze
   end
 
@@ -295,7 +295,7 @@ class RunnerTest < Minitest::Test
   # A long unit with a bound of its own runs with it lowered to the time left.
   def test_a_long_unit_that_would_end_past_max_time_runs_with_its_bound_lowered
     BOUNDS.clear
-    budget = Arena::RunBudget::Fit.new(budget_s: 60.0, given: true, rounds: 1, long_rounds: 1, short_rounds: 1,
+    budget = Arena::Plan::Budget::Fit.new(budget_s: 60.0, given: true, rounds: 1, long_rounds: 1, short_rounds: 1,
       overrides: {"long" => {max_time: 100.0}}, unit_s: {"a server long" => 100.0}, units: [], start_s: 0.0, seconds: 0.0, cuts: []).freeze
     run_with(%w[a], scenarios: %w[long], rounds: 1, kept: true, budget: budget)
     assert_equal 1, BOUNDS.size

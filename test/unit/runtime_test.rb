@@ -4,10 +4,10 @@ require_relative "../test_helper"
 require "arena"
 
 class RuntimeTest < Minitest::Test
-  def build(*argv) = Arena::TestHelp.plan(*argv, machine: Arena::Machine.new(cores: 2).freeze)
+  def build(*argv) = Arena::TestHelp.plan(*argv, machine: Arena::Plan::Machine.new(cores: 2).freeze)
 
   def test_tokens_combine_into_the_label_and_environment
-    runtime = Arena::Runtime.parse("yjit,malloc_arena_max=2")
+    runtime = Arena::Plan::Runtime.parse("yjit,malloc_arena_max=2")
     assert_equal %w[yjit malloc_arena_max=2], runtime.to_a
     puma = Arena::Servers::Puma.new(settings: {"workers" => 2}, runtime: runtime)
     assert_equal "puma:workers=2,threads=5,preload=false+yjit+malloc_arena_max=2", puma.label
@@ -23,7 +23,7 @@ class RuntimeTest < Minitest::Test
 
   def test_flag_and_a_servers_own_tail_merge_and_the_tail_wins
     plan = build("--servers", "puma:workers=1+malloc=glibc unicorn:workers=1", "--runtime", "yjit", "--runtime", "malloc=jemalloc")
-    skip "libjemalloc2 not installed" unless Arena::Runtime.jemalloc_path
+    skip "libjemalloc2 not installed" unless Arena::Plan::Runtime.jemalloc_path
     assert_equal ["puma:workers=1,threads=5,preload=false+yjit+malloc=glibc",
       "unicorn:workers=1,preload=true,timeout=60+yjit+malloc=jemalloc"], plan.servers.map(&:label)
     assert_match(/libjemalloc\.so\.2\z/, plan.servers.last.env(app: plan.app)["LD_PRELOAD"])

@@ -21,7 +21,7 @@ class SettleTest < Minitest::Test
   TICK = Arena::Probes::Procfs::CLK_TCK
 
   def settle(delays, limit: 0.5, ticks: ->(_) { 0 }, log: nil, pids: -> { [] })
-    Arena::Settle.new(pids: pids, probe: Probe.new(delays, log), workload: Arena::Workloads.builtin.fetch("server"),
+    Arena::Settle.new(pids: pids, probe: Probe.new(delays, log), workload: Arena::Plan::Workloads.builtin.fetch("server"),
       limit: limit, interval: 0.01, ticks: ticks)
   end
 
@@ -143,7 +143,7 @@ class SettleOnRealProcessesTest < Minitest::Test
   def busy(seconds) = Array.new(4) { Process.spawn({"RUBYOPT" => nil}, RbConfig.ruby, "--disable-gems", "-e", format(BUSY, seconds)) }
 
   def settle_on(pids, limit:) = Arena::Settle.new(pids: -> { pids }, probe: Probe.new([], nil),
-    workload: Arena::Workloads.builtin.fetch("server"), limit: limit, interval: 0.2)
+    workload: Arena::Plan::Workloads.builtin.fetch("server"), limit: limit, interval: 0.2)
 
   def test_a_busy_tree_is_waited_for_until_it_is_idle
     pids = busy(0.8)

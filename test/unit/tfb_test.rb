@@ -59,7 +59,7 @@ class TfbRulesTest < Minitest::Test
     assert_equal [16], Arena::Tfb.workloads.filter_map(&:pipeline)
     assert_equal 16, WORKLOADS.fetch("plaintext").pipeline
     Dir.mktmpdir do |dir|
-      engine = Arena::Load::Engine.new(dir: dir, path: "/bin/true", machine: Arena::Machine.new(cores: 2).freeze)
+      engine = Arena::Load::Engine.new(dir: dir, path: "/bin/true", machine: Arena::Plan::Machine.new(cores: 2).freeze)
       argv = engine.argv("http://127.0.0.1:1/plaintext", Arena::Load::Settings.build(connections: 256, pipeline: 16))
       assert_equal "16", argv[argv.index("-p") + 1]
       refute_includes engine.argv("http://127.0.0.1:1/json", Arena::Load::Settings.build(connections: 256)), "-p"

@@ -24,7 +24,7 @@ class TrafficImportUnitTest < Minitest::Test
     stdout = StringIO.new
     stderr = StringIO.new
     status = Arena::CLI.new(["traffic", "import", log, "-o", out, *flags], out: stdout, err: stderr).run
-    [status, stdout.string, stderr.string, File.exist?(out) ? Arena::RequestsFile.load(out) : nil]
+    [status, stdout.string, stderr.string, File.exist?(out) ? Arena::Plan::RequestsFile.load(out) : nil]
   end
 
   def access(method, target, status) = %(10.0.0.1 - - [23/Nov/2026:13:00:00 +0000] "#{method} #{target} HTTP/1.1" #{status} 5 "-" "curl")
@@ -111,11 +111,11 @@ class TrafficImportUnitTest < Minitest::Test
       mixes:
         m: {show: 3, list: 1}
     YAML
-    mix = Arena::RequestsFile.load(path).workloads.first
+    mix = Arena::Plan::RequestsFile.load(path).workloads.first
     lines = mix.mix_lines.map { |l| l.split(" ", 3).values_at(0, 2).join(" ") }
     assert_equal ["1000:show /items/1 200", "1000:show /items/2 200", "1000:show /items/2 200", "1000:list /items 200"], lines
     assert_equal %w[show list], mix.mix_names
     File.write(path, "requests:\n  a: {path: /a, paths: [nope]}\n")
-    assert_raises(Arena::UsageError) { Arena::RequestsFile.load(path) }
+    assert_raises(Arena::UsageError) { Arena::Plan::RequestsFile.load(path) }
   end
 end

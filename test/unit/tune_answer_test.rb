@@ -12,7 +12,7 @@ module Arena
     cover "Arena::Tune::Answer*"
 
     def entry(key, rates, pss_mib:, p99_ms:, settings: {}, failed: nil, score: nil)
-      adapter = Servers.fetch(key).new(settings: settings, machine: Machine.new(cores: 2))
+      adapter = Servers.fetch(key).new(settings: settings, machine: Plan::Machine.new(cores: 2))
       candidate = Tune::Candidate.new(settings: settings, sustained_rps: score || rates.sum / rates.size, pss_kb: pss_mib && pss_mib * 1024,
         p99_ms: p99_ms, status: "ok", rates: [1.0])
       Tune::HeadToHead::Entry.new(key: key, adapter: adapter, candidate: candidate, rates: rates, failed: failed)

@@ -18,7 +18,7 @@ class TuneEstimateTest < Minitest::Test
   def test_the_least_search_is_the_start_the_prediction_a_step_each_way_and_the_unbounded_winner
     least = E.least([["puma", 2, true], ["unicorn", 1, false]], per_candidate_s: 32.0)
     assert_equal [["puma", 7, 224], ["unicorn", 4, 128]], least.map { |s| [s.server, s.candidates, s.seconds] }
-    puma = Arena::Tune::Space.for(Arena::Servers::Puma, machine: Arena::Machine.new(cores: 2).freeze)
+    puma = Arena::Tune::Space.for(Arena::Servers::Puma, machine: Arena::Plan::Machine.new(cores: 2).freeze)
     assert_equal 2, puma.dimensions.size, "puma searches workers and threads"
   end
 

@@ -43,7 +43,7 @@ module Arena
     end
 
     def finalist(key, figures, log)
-      adapter = Servers.fetch(key).new(machine: Machine.new(cores: 2))
+      adapter = Servers.fetch(key).new(machine: Plan::Machine.new(cores: 2))
       [adapter, Tune::Candidate.new(settings: {}, sustained_rps: 1.0, status: "ok", rates: [1.0]), nil, FakeSession.new(key, figures, log)]
     end
 

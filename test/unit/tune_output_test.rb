@@ -27,9 +27,9 @@ module Arena
 
     def test_tune_json_holds_best_runner_up_candidates_and_constraints
       Dir.mktmpdir do |dir|
-        machine = Machine.new(cores: 2) # one server core: 95% CPU is CPU-bound
+        machine = Plan::Machine.new(cores: 2) # one server core: 95% CPU is CPU-bound
         output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new(memory_mib: 200.0), machine: machine,
-          workload: Workloads.builtin["pi"], rackup: "config.ru")
+          workload: Plan::Workloads.builtin["pi"], rackup: "config.ru")
         output.add(adapter: Servers.fetch("puma").new(machine: machine), outcome: outcome)
         output.add(adapter: Servers.fetch("webrick").new(machine: machine), note: "nothing to tune")
         doc = JSON.parse(File.read(output.write))
@@ -60,12 +60,12 @@ module Arena
     # The model's prediction and the duels, in the lines and in tune.json.
     def test_the_model_and_the_duels
       Dir.mktmpdir do |dir|
-        machine = Machine.new(cores: 3)
+        machine = Plan::Machine.new(cores: 3)
         best = candidate({"workers" => 2, "threads" => 4}, 400.0, 120)
         start = candidate({"workers" => 2, "threads" => 5}, 380.0, 125)
         duel = Tune::Search::Duel.new(a: start.settings, b: best.settings, a_rates: [380.0, 370, 390], b_rates: [400.0, 391, 409],
           level: 0.05, band_pct: 3.0, complete: true)
-        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: machine, workload: Workloads.builtin["pi"], rackup: "config.ru")
+        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: machine, workload: Plan::Workloads.builtin["pi"], rackup: "config.ru")
         output.add(adapter: Servers.fetch("puma").new(machine: machine), outcome: Tune::Search::Outcome.new(candidates: [start, best], best: best,
           runner_up: start, noise: 0.03, stopped: "converged", duels: [duel], model: {slots: 8.0, settings: best.settings}))
         puma = JSON.parse(File.read(output.write)).dig("servers", "puma")
@@ -82,8 +82,8 @@ module Arena
     def test_a_winner_with_yjit_starts_with_it_in_its_environment
       skip "no YJIT in this Ruby" unless defined?(RubyVM::YJIT)
       Dir.mktmpdir do |dir|
-        machine = Machine.new(cores: 2)
-        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: machine, workload: Workloads.builtin["pi"], rackup: "config.ru")
+        machine = Plan::Machine.new(cores: 2)
+        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: machine, workload: Plan::Workloads.builtin["pi"], rackup: "config.ru")
         best = candidate({"workers" => 2, "yjit" => 1}, 400.0, 120)
         output.add(adapter: Servers.fetch("unicorn").new(machine: machine),
           outcome: Tune::Search::Outcome.new(candidates: [best], best: best, noise: 0.05, stopped: "converged"))
@@ -98,17 +98,17 @@ module Arena
     def test_a_rails_winner_starts_with_its_rails_knobs
       app = AppSource.user(File.expand_path("../fixtures/apps/rails_db", __dir__))
       Dir.mktmpdir do |dir|
-        machine = Machine.new(cores: 2)
-        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: machine, workload: Workloads.builtin["pi"],
+        machine = Plan::Machine.new(cores: 2)
+        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: machine, workload: Plan::Workloads.builtin["pi"],
           rackup: "config.ru", app: app)
         output.add(adapter: Servers.fetch("puma").new(machine: machine), outcome: outcome)
         assert_equal %w[env RAILS_MAX_THREADS=4 WEB_CONCURRENCY=2 bundle exec puma -C puma.rb config.ru],
           JSON.parse(File.read(output.write)).dig("servers", "puma", "command")
       end
       Dir.mktmpdir do |dir|
-        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: Machine.new(cores: 2),
-          workload: Workloads.builtin["pi"], rackup: "config.ru", app: app.with_env("RAILS_MAX_THREADS" => "8"))
-        output.add(adapter: Servers.fetch("puma").new(machine: Machine.new(cores: 2)), outcome: outcome)
+        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: Plan::Machine.new(cores: 2),
+          workload: Plan::Workloads.builtin["pi"], rackup: "config.ru", app: app.with_env("RAILS_MAX_THREADS" => "8"))
+        output.add(adapter: Servers.fetch("puma").new(machine: Plan::Machine.new(cores: 2)), outcome: outcome)
         assert_equal %w[env RAILS_MAX_THREADS=8 WEB_CONCURRENCY=2], JSON.parse(File.read(output.write)).dig("servers", "puma", "command").first(3)
       end
     end
@@ -162,12 +162,12 @@ module Arena
     # The winner run again without its envelope, one run a side: a cost only
     # beyond the search's noise, and a faster unbounded run is never a gain.
     def test_what_the_envelope_costs_is_read_against_the_noise
-      machine = Machine.new(cores: 2)
-      adapter = Servers.fetch("puma").new(machine: machine, envelope: Envelope.parse("cpus=1,memory=1GiB"))
+      machine = Plan::Machine.new(cores: 2)
+      adapter = Servers.fetch("puma").new(machine: machine, envelope: Plan::Envelope.parse("cpus=1,memory=1GiB"))
       lines = ->(unbounded_rps) do
         Dir.mktmpdir do |dir|
           output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new(memory_mib: 200.0), machine: machine,
-            workload: Workloads.builtin["pi"], rackup: "config.ru")
+            workload: Plan::Workloads.builtin["pi"], rackup: "config.ru")
           output.add(adapter: adapter, outcome: outcome, unbounded: candidate({"workers" => 2, "threads" => 4}, unbounded_rps, 120))
           output.lines.join("\n")[/envelope cpus=1.*/]
         end

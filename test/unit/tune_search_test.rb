@@ -184,7 +184,7 @@ module Arena
     end
 
     def test_adapters_declare_their_tunables
-      machine = Machine.new(cores: 3) # 2 server cores when pinned
+      machine = Plan::Machine.new(cores: 3) # 2 server cores when pinned
       puma = Tune::Space.for(Servers.fetch("puma"), machine: machine)
       assert_equal [["workers", 0, 4], ["threads", 1, 32]], puma.dimensions.map { |d| [d.name, d.min, d.max] }
       assert_equal({"workers" => 2, "threads" => 5}, puma.start)
@@ -195,11 +195,11 @@ module Arena
     end
 
     def test_runtime_settings_are_tunables_of_every_mri_server_with_tune_runtime
-      machine = Machine.new(cores: 2)
-      names = Tune::Space.for(Servers.fetch("unicorn"), machine: machine, runtime: Runtime::NONE).dimensions.map(&:name)
-      expected = ["workers", ("yjit" if defined?(RubyVM::YJIT)), ("jemalloc" if Runtime.jemalloc_path)].compact
+      machine = Plan::Machine.new(cores: 2)
+      names = Tune::Space.for(Servers.fetch("unicorn"), machine: machine, runtime: Plan::Runtime::NONE).dimensions.map(&:name)
+      expected = ["workers", ("yjit" if defined?(RubyVM::YJIT)), ("jemalloc" if Plan::Runtime.jemalloc_path)].compact
       assert_equal expected, names
-      fixed = Tune::Space.for(Servers.fetch("unicorn"), machine: machine, runtime: Runtime.parse("yjit,malloc=glibc"))
+      fixed = Tune::Space.for(Servers.fetch("unicorn"), machine: machine, runtime: Plan::Runtime.parse("yjit,malloc=glibc"))
       assert_equal ["workers"], fixed.dimensions.map(&:name), "a runtime the user fixed is not searched"
       assert_equal ["yjit"], Tune::Space.runtime_tokens({"workers" => 2, "yjit" => 1, "jemalloc" => 0})
       assert_equal({"workers" => 2}, Tune::Space.adapter_settings({"workers" => 2, "yjit" => 1}))

@@ -12,7 +12,7 @@ module Arena
     def tunable = Servers.all.reject { |klass| klass.tunables.empty? }
 
     def test_every_tunable_adapter_declares_its_start_slots_and_config_file
-      machine = Machine.new(cores: 2)
+      machine = Plan::Machine.new(cores: 2)
       assert_operator tunable.size, :>=, 10
       tunable.each do |klass|
         start = klass.tune_start

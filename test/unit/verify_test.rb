@@ -9,7 +9,7 @@ class VerifyTest < Minitest::Test
   end
 
   def outcome(workload, raw, bind: Arena::Launch::Bind.tcp(port: 1))
-    Arena::Verify.new(bind: bind, probe: Canned.new(raw)).check(Arena::Workloads.builtin.fetch(workload))
+    Arena::Verify.new(bind: bind, probe: Canned.new(raw)).check(Arena::Plan::Workloads.builtin.fetch(workload))
   end
 
   def test_right_primes_answer_passes

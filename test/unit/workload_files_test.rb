@@ -8,7 +8,7 @@ require "tmpdir"
 # request however alike two names are.
 class WorkloadFilesTest < Minitest::Test
   def workload(name, body: nil, mix: nil)
-    Arena::Workload.new(name: name, path: "/#{name}", method: body ? "POST" : "GET", body: body, expect_status: 200, mix: mix).freeze
+    Arena::Plan::Workload.new(name: name, path: "/#{name}", method: body ? "POST" : "GET", body: body, expect_status: 200, mix: mix).freeze
   end
 
   def test_names_alike_never_share_a_body_file

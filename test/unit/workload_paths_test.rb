@@ -6,7 +6,7 @@ require "arena"
 # A user's paths on the command line: PATH[=STATUS[:BODY]], where a query
 # string's own "=" (and its commas) stay part of the path.
 class WorkloadPathsTest < Minitest::Test
-  def spec(text) = Arena::Workloads.custom(text).then { |w| [w.path, w.expect_status, w.expect_body] }
+  def spec(text) = Arena::Plan::Workloads.custom(text).then { |w| [w.path, w.expect_status, w.expect_body] }
 
   def test_query_strings_keep_their_equals_signs
     assert_equal ["/books?limit=2", 200, nil], spec("/books?limit=2")

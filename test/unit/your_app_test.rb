@@ -42,9 +42,9 @@ class YourAppUnitTest < Minitest::Test
   end
 
   def test_header_flag
-    assert_equal({"X-Forwarded-Proto" => "https"}, Arena::Workloads.header("X-Forwarded-Proto: https"))
+    assert_equal({"X-Forwarded-Proto" => "https"}, Arena::Plan::Workloads.header("X-Forwarded-Proto: https"))
     ["no colon", "Bad Name: x", ""].each do |bad|
-      assert_raises(Arena::UsageError, bad) { Arena::Workloads.header(bad) }
+      assert_raises(Arena::UsageError, bad) { Arena::Plan::Workloads.header(bad) }
     end
   end
 
@@ -64,7 +64,7 @@ class YourAppUnitTest < Minitest::Test
         mixes:
           production: {item: 6, list: 3, create: 1}
       YAML
-      file = Arena::RequestsFile.load(path)
+      file = Arena::Plan::RequestsFile.load(path)
       assert_equal %w[production], file.workloads.map(&:name)
       assert_equal %w[item list], file.workloads(%w[item list]).map(&:name)
       assert_equal "/other", file.workloads(["/other=204"]).first.path
@@ -94,7 +94,7 @@ class YourAppUnitTest < Minitest::Test
       "requests: [\n" => /not valid YAML/
     }.each do |yaml, message|
       Dir.mktmpdir do |dir|
-        error = assert_raises(Arena::UsageError, yaml) { Arena::RequestsFile.load(write(dir, yaml)) }
+        error = assert_raises(Arena::UsageError, yaml) { Arena::Plan::RequestsFile.load(write(dir, yaml)) }
         assert_match message, error.message
         refute_includes error.message, "\n"
       end
@@ -103,11 +103,11 @@ class YourAppUnitTest < Minitest::Test
 
   def test_redirect_to_https_of_the_same_path_names_force_ssl
     raw = "HTTP/1.1 301 Moved Permanently\r\nlocation: https://127.0.0.1:9/items/7\r\ncontent-length: 0\r\n\r\n"
-    outcome = verify(raw, Arena::Workloads.custom("/items/7"))
+    outcome = verify(raw, Arena::Plan::Workloads.custom("/items/7"))
     refute outcome.ok
     assert_equal "status 301, expected 200 (redirect to https://127.0.0.1:9/items/7): the app forces SSL " \
       "(Rails `config.force_ssl`): add `--header 'X-Forwarded-Proto: https'`", outcome.problems.first
-    other = verify(raw.sub("/items/7", "/login"), Arena::Workloads.custom("/items/7"))
+    other = verify(raw.sub("/items/7", "/login"), Arena::Plan::Workloads.custom("/items/7"))
     assert_equal "status 301, expected 200 (redirect to https://127.0.0.1:9/login)", other.problems.first
   end
 
@@ -115,7 +115,7 @@ class YourAppUnitTest < Minitest::Test
     seen = []
     raw = "HTTP/1.1 200 OK\r\nconnection: close\r\n\r\nhello"
     probe = Canned.new(raw, seen)
-    wl = Arena::Workload.new(name: "a", path: "/a", method: "GET", expect_status: 200, expect_body: "hello", headers: {"X-A" => "1"})
+    wl = Arena::Plan::Workload.new(name: "a", path: "/a", method: "GET", expect_status: 200, expect_body: "hello", headers: {"X-A" => "1"})
     outcome = Arena::Verify.new(bind: Arena::Launch::Bind.tcp(port: 1), probe: probe, headers: {"X-Forwarded-Proto" => "https"}).check(wl)
     assert outcome.ok, outcome.problems.inspect
     assert_equal [["GET", "/a", {"X-Forwarded-Proto" => "https", "X-A" => "1"}]], seen
@@ -123,7 +123,7 @@ class YourAppUnitTest < Minitest::Test
 
   def test_a_mix_is_verified_request_by_request
     Dir.mktmpdir do |dir|
-      file = Arena::RequestsFile.load(write(dir, "requests: {a: {path: /a, expect_body: 'yes'}, b: {path: /b, expect_body: 'yes'}}\nmixes: {m: {a: 1, b: 1}}\n"))
+      file = Arena::Plan::RequestsFile.load(write(dir, "requests: {a: {path: /a, expect_body: 'yes'}, b: {path: /b, expect_body: 'yes'}}\nmixes: {m: {a: 1, b: 1}}\n"))
       answer = ->(path) { "HTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\n#{(path == "/a") ? "yes" : "no!"}" }
       outcome = verify(answer, file.workloads.first)
       assert_equal ["b: body lacks \"yes\""], outcome.problems

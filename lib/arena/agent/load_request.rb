@@ -61,7 +61,7 @@ module Arena
 
       def argv(dir)
         @dir = dir
-        engine = Load::Engine.new(dir: dir, machine: Machine.new(cores: 1, shared: true).freeze)
+        engine = Load::Engine.new(dir: dir, machine: Plan::Machine.new(cores: 1, shared: true).freeze)
         args = engine.argv(target, settings)
         args.insert(-2, "--wait-go") # --histograms: Load::Engine#argv always asks for them
         args.insert(-2, "--allow-remote") if remote?

@@ -10,8 +10,8 @@ module Arena
     # `arena check`: start each server, run the pre-flight verification, stop.
     class Check < Base
       def call
-        builder = PlanBuilder.new(say: ->(line) { @err.puts line }).parse(@argv, banner: "usage: arena check [options]", load: false)
-        builder.options[:workloads] ||= Workloads.builtin.keys unless builder.options[:app]
+        builder = Plan::Builder.new(say: ->(line) { @err.puts line }).parse(@argv, banner: "usage: arena check [options]", load: false)
+        builder.options[:workloads] ||= Plan::Workloads.builtin.keys unless builder.options[:app]
         plan = builder.build
         Dir.mktmpdir("arena-check") do |dir|
           plan.servers.map { |adapter| check(plan, adapter, dir) }.all? ? 0 : 1

@@ -18,10 +18,10 @@ module Arena
           parser.on("--force", "overwrite an existing arena.yml") { force = true }
         end.parse!(@argv)
         raise UsageError, "unexpected argument #{@argv.first.inspect} (#{USAGE})" unless @argv.empty?
-        path = File.join(Dir.pwd, ConfigFile::NAME)
-        raise UsageError, "#{ConfigFile::NAME} already exists (--force overwrites it)" if File.exist?(path) && !force
+        path = File.join(Dir.pwd, Plan::ConfigFile::NAME)
+        raise UsageError, "#{Plan::ConfigFile::NAME} already exists (--force overwrites it)" if File.exist?(path) && !force
         File.write(path, Template.new(dir: Dir.pwd).render)
-        @err.puts "wrote #{ConfigFile::NAME}: `arena run` here uses it; flags override it"
+        @err.puts "wrote #{Plan::ConfigFile::NAME}: `arena run` here uses it; flags override it"
         0
       end
 
@@ -65,7 +65,7 @@ module Arena
         end
 
         def workloads
-          return "# Built-in workloads: #{Workloads.builtin.keys.join(", ")}\nworkloads: [#{Workloads::DEFAULT.join(", ")}]\n" unless @app
+          return "# Built-in workloads: #{Plan::Workloads.builtin.keys.join(", ")}\nworkloads: [#{Plan::Workloads::DEFAULT.join(", ")}]\n" unless @app
           "# Paths to load, each PATH or PATH=STATUS:BODY_SUBSTRING; or a requests file (named requests, mixes):\n" \
             "workloads: [/]\n# requests: requests.yml\n"
         end

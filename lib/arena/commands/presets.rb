@@ -18,7 +18,7 @@ module Arena
 
       def describe(preset)
         o = preset.options_at(preset.default_scale)
-        workloads = preset.workloads.map { |w| w.is_a?(Workload) ? "#{w.name} (#{w.path})" : w }
+        workloads = preset.workloads.map { |w| w.is_a?(Plan::Workload) ? "#{w.name} (#{w.path})" : w }
         lines = [
           "#{preset.name}  (seed #{preset.seed})",
           "  published: #{preset.method}",

@@ -10,7 +10,7 @@ module Arena
     # `arena run`: plan, start, verify, load, report.
     class Run < Base
       def call
-        builder = PlanBuilder.new(say: ->(line) { @err.puts line })
+        builder = Plan::Builder.new(say: ->(line) { @err.puts line })
         OptionParser.new do |parser|
           parser.banner = "usage: arena run [options]"
           builder.define(parser)
@@ -20,8 +20,8 @@ module Arena
         plan = builder.build
         builder.remote.check(plan)
         # Fitted to its time and said before anything starts (issue 35).
-        plan = plan.with_budget(RunBudget.call(plan, given_s: builder.max_time_given))
-        @err.puts RunBudget.line(plan)
+        plan = plan.with_budget(Plan::Budget.call(plan, given_s: builder.max_time_given))
+        @err.puts Plan::Budget.line(plan)
         return dry_run(plan) if builder.dry_run
         # Servers on another host (docs/distributed.md): its agent starts them, the engine may load its address.
         remote = Remote::Session.new(options: builder.remote, plan: plan, err: @err).open if builder.remote.any?
@@ -61,10 +61,10 @@ module Arena
           "scenarios #{plan.scenarios.join(", ")}; #{plan.rounds} round(s), seed #{plan.round_seed}; results would go to #{plan.out_dir}"
         fit.units.each do |unit|
           bound = fit.overrides[unit.scenario]&.map { |k, v| "#{Load.setting(k).switch} #{v.round} s" }&.join(", ")
-          @out.puts "  #{unit.key}: about #{RunBudget.seconds(unit.seconds)} x #{fit.rounds_of(unit.long)} round(s)#{" (#{bound})" if bound}"
+          @out.puts "  #{unit.key}: about #{Plan::Budget.seconds(unit.seconds)} x #{fit.rounds_of(unit.long)} round(s)#{" (#{bound})" if bound}"
         end
-        @out.puts "  start: about #{RunBudget.seconds(fit.start_s)} (boots, verification, baselines, warm-ups)"
-        @out.puts "  total: about #{RunBudget.seconds(fit.seconds)}#{" of #{fit.budget_s.round} s" if fit.budget_s}"
+        @out.puts "  start: about #{Plan::Budget.seconds(fit.start_s)} (boots, verification, baselines, warm-ups)"
+        @out.puts "  total: about #{Plan::Budget.seconds(fit.seconds)}#{" of #{fit.budget_s.round} s" if fit.budget_s}"
         fit.cuts.each { |cut| @out.puts "  cut: #{cut}" }
         0
       end

@@ -18,7 +18,7 @@ module Arena
       DEFAULTS = {duration: 2.0, warmup: 0.5, max_time: 600.0, settle_timeout: 10.0}.freeze
 
       def call
-        builder = PlanBuilder.new(say: ->(line) { @err.puts line })
+        builder = Plan::Builder.new(say: ->(line) { @err.puts line })
         memory = nil
         tune_runtime = false
         OptionParser.new do |parser|
@@ -38,7 +38,7 @@ module Arena
         given = builder.options[:workloads]
         plan = builder.build
         # The built-in app's default workload for a tune is its mixed /random, not run's pair.
-        plan = plan.with(workloads: [Workloads.builtin.fetch("random")]) if plan.app.builtin && given.nil? && !builder.options[:requests_file]
+        plan = plan.with(workloads: [Plan::Workloads.builtin.fetch("random")]) if plan.app.builtin && given.nil? && !builder.options[:requests_file]
         raise UsageError, "arena tune searches for one workload at a time (got #{plan.workloads.map(&:name).join(", ")})" if plan.workloads.size > 1
         memory ||= builder.options[:memory_budget_mb]&.then { |mb| (mb * 1024**2).round } || Arena::Tune::Budget.default_bytes
         @tune_runtime = tune_runtime
@@ -216,7 +216,7 @@ module Arena
         return nil unless adapter.envelope.bounded? && outcome.best && !outcome.interrupted?
         @err.puts "#{adapter.key}: the winner without its envelope (#{adapter.envelope}), for what the envelope costs"
         load = (slo_ms && !plan.load.slo_ms) ? plan.load.with(slo_ms: slo_ms) : plan.load
-        Arena::Tune::Trial.new(plan: plan.with(load: load), adapter: adapter.rebuilt(envelope: Envelope::NONE),
+        Arena::Tune::Trial.new(plan: plan.with(load: load), adapter: adapter.rebuilt(envelope: Plan::Envelope::NONE),
           installation: installation, workload: plan.workloads.first, store: store, engine: engine, starter: starter,
           memory_kb: memory / 1024, log: ->(line) { @err.puts line }).then { |trial| trial.call(outcome.best.settings).tap { trial.close } }
       end

@@ -99,7 +99,7 @@ module Arena
 
       def limit_v1
         if envelope.cpus
-          Launch::Cgroups.write(@files[:period], Envelope::PERIOD_US)
+          Launch::Cgroups.write(@files[:period], Plan::Envelope::PERIOD_US)
           Launch::Cgroups.write(@files[:quota], envelope.quota_us)
         end
         return unless envelope.memory_bytes
@@ -110,7 +110,7 @@ module Arena
 
       # No swap inside the envelope: a pod's limit is its memory.
       def limit_v2
-        Launch::Cgroups.write(@files[:cpu_max], "#{envelope.quota_us} #{Envelope::PERIOD_US}") if envelope.cpus
+        Launch::Cgroups.write(@files[:cpu_max], "#{envelope.quota_us} #{Plan::Envelope::PERIOD_US}") if envelope.cpus
         return unless envelope.memory_bytes
         Launch::Cgroups.write(@files[:memory_max], envelope.memory_bytes)
         Launch::Cgroups.write(@files[:swap_max], 0) if File.exist?(@files[:swap_max])

@@ -31,7 +31,7 @@ module Arena
       # cgroups: where an envelope's cgroup is made (default: this machine's).
       # queue_time: load Arena's timing wrapper into the server (Probes::QueueTime) and
       # time one request in this many (true: every one); false: no wrapper.
-      def initialize(adapter:, app:, bind:, dir:, machine: Machine.current, ready_timeout: nil, probe_path: "/", env: {}, cgroups: nil,
+      def initialize(adapter:, app:, bind:, dir:, machine: Plan::Machine.current, ready_timeout: nil, probe_path: "/", env: {}, cgroups: nil,
         queue_time: false)
         @queue_time = queue_time
         @env = env

@@ -60,7 +60,7 @@ module Arena
 
       def to_wire = {"server" => server, "settings" => settings, "runtime" => runtime, "env" => env, "rackup" => rackup}
 
-      def adapter(machine:) = Servers.fetch(server).new(settings: settings, machine: machine, runtime: Runtime.parse(runtime))
+      def adapter(machine:) = Servers.fetch(server).new(settings: settings, machine: machine, runtime: Plan::Runtime.parse(runtime))
 
       def app = rackup ? AppSource.user(rackup) : AppSource.builtin
     end

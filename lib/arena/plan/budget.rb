@@ -1,194 +1,196 @@
 # frozen_string_literal: true
 
 module Arena
-  # A run fitted to its time before it starts (issue 35). --max-time bounds
-  # the whole run; without it, a run with a long scenario gets a default
-  # budget (the default arena's 3 minutes, or one round of each long unit at
-  # its own bound when that is more) and a run of short scenarios only is
-  # left as it is. Pure: RunEstimate's seconds in, a Fit out.
-  #
-  # What gives way, in order: the long scenarios' rounds (a sweep's levels,
-  # a soak's timeline already repeat the measurement, and their verdicts
-  # take their range from within: the knee between a held and a missed
-  # level, the soak's fit over its samples), down to one; then each long
-  # unit's own bound (--max-time of a sweep, --soak-time), one cap for all,
-  # never under MIN_UNIT_S; then the short scenarios' rounds, down to one.
-  # What was cut is said in words (the estimate line and results.json).
-  module RunBudget
-    # The default arena's goal: a run without --max-time takes about 3 minutes.
-    DEFAULT_S = 180.0
-    # A long unit's bound when --max-time is the whole run's (the sweeps' old default).
-    UNIT_BOUND_S = 300.0
-    # A long unit is not squeezed under this: a sweep must have room for a
-    # closed maximum and a few levels.
-    MIN_UNIT_S = 20.0
-    # Kept back from a budget that has to be cut into: the larger of these.
-    RESERVE = 0.05
-    RESERVE_S = 3.0
+  class Plan
+    # A run fitted to its time before it starts (issue 35). --max-time bounds
+    # the whole run; without it, a run with a long scenario gets a default
+    # budget (the default arena's 3 minutes, or one round of each long unit at
+    # its own bound when that is more) and a run of short scenarios only is
+    # left as it is. Pure: Plan::Estimate's seconds in, a Fit out.
+    #
+    # What gives way, in order: the long scenarios' rounds (a sweep's levels,
+    # a soak's timeline already repeat the measurement, and their verdicts
+    # take their range from within: the knee between a held and a missed
+    # level, the soak's fit over its samples), down to one; then each long
+    # unit's own bound (--max-time of a sweep, --soak-time), one cap for all,
+    # never under MIN_UNIT_S; then the short scenarios' rounds, down to one.
+    # What was cut is said in words (the estimate line and results.json).
+    module Budget
+      # The default arena's goal: a run without --max-time takes about 3 minutes.
+      DEFAULT_S = 180.0
+      # A long unit's bound when --max-time is the whole run's (the sweeps' old default).
+      UNIT_BOUND_S = 300.0
+      # A long unit is not squeezed under this: a sweep must have room for a
+      # closed maximum and a few levels.
+      MIN_UNIT_S = 20.0
+      # Kept back from a budget that has to be cut into: the larger of these.
+      RESERVE = 0.05
+      RESERVE_S = 3.0
 
-    # budget_s: the run's bound (nil: none); given: from --max-time;
-    # rounds: the plan's; long_rounds: what the long scenarios run;
-    # short_rounds: what the others run; overrides: {scenario => {load
-    # setting => value}} for the long units' bounds; unit_s: {unit key =>
-    # seconds}; seconds: the estimate; start_s: boots, baselines and warm-ups.
-    Fit = Struct.new(:budget_s, :given, :rounds, :long_rounds, :short_rounds, :overrides, :unit_s, :units,
-      :start_s, :seconds, :cuts, keyword_init: true)
+      # budget_s: the run's bound (nil: none); given: from --max-time;
+      # rounds: the plan's; long_rounds: what the long scenarios run;
+      # short_rounds: what the others run; overrides: {scenario => {load
+      # setting => value}} for the long units' bounds; unit_s: {unit key =>
+      # seconds}; seconds: the estimate; start_s: boots, baselines and warm-ups.
+      Fit = Struct.new(:budget_s, :given, :rounds, :long_rounds, :short_rounds, :overrides, :unit_s, :units,
+        :start_s, :seconds, :cuts, keyword_init: true)
 
-    class Fit
-      # How many rounds a scenario runs (long ones may run fewer).
-      def rounds_of(long) = long ? long_rounds : short_rounds
+      class Fit
+        # How many rounds a scenario runs (long ones may run fewer).
+        def rounds_of(long) = long ? long_rounds : short_rounds
 
-      def to_h
-        {"budget_s" => budget_s&.round, "given" => given, "rounds" => rounds, "long_rounds" => long_rounds,
-         "short_rounds" => short_rounds, "estimate_s" => seconds.round, "start_s" => start_s.round(1),
-         "bounds" => overrides.transform_values { |o| o.transform_keys(&:to_s) }, "cuts" => cuts}
+        def to_h
+          {"budget_s" => budget_s&.round, "given" => given, "rounds" => rounds, "long_rounds" => long_rounds,
+           "short_rounds" => short_rounds, "estimate_s" => seconds.round, "start_s" => start_s.round(1),
+           "bounds" => overrides.transform_values { |o| o.transform_keys(&:to_s) }, "cuts" => cuts}
+        end
       end
-    end
 
-    # extend self, not module_function: mutant mutates the methods the module then calls
-    extend self
+      # extend self, not module_function: mutant mutates the methods the module then calls
+      extend self
 
-    # plan: an unfitted Plan; given_s: --max-time when it was given (the
-    # whole run's bound), else nil. estimate: plan -> RunEstimate::Whole.
-    def call(plan, given_s:, estimate: ->(p) { RunEstimate.call(p) })
-      rounds = plan.rounds
-      natural = natural_overrides(plan, given_s)
-      whole = estimate.call(plan.with_budget(stub(natural)))
-      long = whole.units.select(&:long)
-      budget = given_s || (long.empty? ? nil : [DEFAULT_S, total(whole, rounds, 1)].max)
-      return fit(plan, whole, budget, given_s, rounds, rounds, natural, []) if budget.nil? || total(whole, rounds, rounds) <= budget
-      # Room kept for the estimate's own error under --max-time (a busy
-      # machine settles slower); a default budget is the estimate itself.
-      target = given_s ? budget - [RESERVE_S, RESERVE * budget].max : budget
-      cuts = []
-      short_s = whole.units.reject(&:long).sum(&:seconds)
-      long_s = long.sum(&:seconds)
-      k = long.empty? ? rounds : ((target - whole.start_s - rounds * short_s) / long_s).floor.clamp(1, rounds)
-      overrides = natural
-      if total(whole, rounds, k) > target && long.any?
-        overrides, whole = squeeze(plan, whole, natural, target - whole.start_s - rounds * short_s, estimate)
+      # plan: an unfitted Plan; given_s: --max-time when it was given (the
+      # whole run's bound), else nil. estimate: plan -> Plan::Estimate::Whole.
+      def call(plan, given_s:, estimate: ->(p) { Plan::Estimate.call(p) })
+        rounds = plan.rounds
+        natural = natural_overrides(plan, given_s)
+        whole = estimate.call(plan.with_budget(stub(natural)))
+        long = whole.units.select(&:long)
+        budget = given_s || (long.empty? ? nil : [DEFAULT_S, total(whole, rounds, 1)].max)
+        return fit(plan, whole, budget, given_s, rounds, rounds, natural, []) if budget.nil? || total(whole, rounds, rounds) <= budget
+        # Room kept for the estimate's own error under --max-time (a busy
+        # machine settles slower); a default budget is the estimate itself.
+        target = given_s ? budget - [RESERVE_S, RESERVE * budget].max : budget
+        cuts = []
+        short_s = whole.units.reject(&:long).sum(&:seconds)
+        long_s = long.sum(&:seconds)
+        k = long.empty? ? rounds : ((target - whole.start_s - rounds * short_s) / long_s).floor.clamp(1, rounds)
+        overrides = natural
+        if total(whole, rounds, k) > target && long.any?
+          overrides, whole = squeeze(plan, whole, natural, target - whole.start_s - rounds * short_s, estimate)
+        end
+        r = rounds
+        short_s = whole.units.reject(&:long).sum(&:seconds)
+        if total(whole, r, k) > target && short_s.positive?
+          r = ((target - whole.start_s - k * whole.units.select(&:long).sum(&:seconds)) / short_s).floor.clamp(1, rounds)
+        end
+        cuts << "#{names(long)}: #{k} of #{rounds} rounds (each repeats its measurement within: levels, a timeline)" if k < rounds
+        cuts.concat(bound_cuts(natural, overrides))
+        cuts << "#{names(whole.units.reject(&:long))}: #{r} of #{rounds} rounds#{" (under 3: no interval)" if r < 3}" if r < rounds
+        over = total(whole, r, k)
+        cuts << "does not fit #{budget.round} s: about #{over.round} s at the least" if over > budget
+        fit(plan, whole, budget, given_s, r, k, overrides, cuts)
       end
-      r = rounds
-      short_s = whole.units.reject(&:long).sum(&:seconds)
-      if total(whole, r, k) > target && short_s.positive?
-        r = ((target - whole.start_s - k * whole.units.select(&:long).sum(&:seconds)) / short_s).floor.clamp(1, rounds)
+
+      # The line said before anything starts: what the run does, about how
+      # long, against which budget, and what was cut to fit it.
+      def line(plan)
+        fit = plan.budget
+        per = fit.units.group_by(&:scenario).map do |name, units|
+          each = units.sum(&:seconds) / units.size
+          "#{name} about #{seconds(each)} each, #{units.size} x #{fit.rounds_of(units.first.long)} round(s)"
+        end
+        budget = if fit.budget_s.nil? then ""
+        elsif fit.given then "; --max-time #{fit.budget_s.round} s (the whole run)"
+        else "; budget #{fit.budget_s.round} s (the default for a long scenario; --max-time to change)"
+        end
+        "estimate: #{plan.servers.size} server config(s) x #{plan.workloads.size} workload(s) x #{plan.scenarios.join("+")}, " \
+          "#{plan.rounds} round(s): about #{seconds(fit.seconds)} (start #{seconds(fit.start_s)}: boots, baselines, warm-ups, stops; " \
+          "#{per.join("; ")})#{budget}#{"; cut: #{fit.cuts.join("; ")}" if fit.cuts.any?}"
       end
-      cuts << "#{names(long)}: #{k} of #{rounds} rounds (each repeats its measurement within: levels, a timeline)" if k < rounds
-      cuts.concat(bound_cuts(natural, overrides))
-      cuts << "#{names(whole.units.reject(&:long))}: #{r} of #{rounds} rounds#{" (under 3: no interval)" if r < 3}" if r < rounds
-      over = total(whole, r, k)
-      cuts << "does not fit #{budget.round} s: about #{over.round} s at the least" if over > budget
-      fit(plan, whole, budget, given_s, r, k, overrides, cuts)
-    end
 
-    # The line said before anything starts: what the run does, about how
-    # long, against which budget, and what was cut to fit it.
-    def line(plan)
-      fit = plan.budget
-      per = fit.units.group_by(&:scenario).map do |name, units|
-        each = units.sum(&:seconds) / units.size
-        "#{name} about #{seconds(each)} each, #{units.size} x #{fit.rounds_of(units.first.long)} round(s)"
+      def seconds(s) = (s < 10) ? "#{s.round(1)} s" : "#{s.round} s"
+
+      # At run time, before a unit starts with `left_s` of --max-time left:
+      # :go when its estimate fits; a long unit with a bound that fits once
+      # the bound is lowered to the time left gets {setting => value}; else
+      # nil: the unit is skipped (never cut mid-measurement).
+      def now(fit, key:, scenario:, left_s:)
+        need = fit.unit_s.fetch(key, 0.0)
+        return :go if need <= left_s
+        setting, value = fit.overrides[scenario]&.first
+        return nil unless setting
+        # What the unit takes besides its bound (a closed maximum, settling).
+        rest = need - [value, need].min
+        lowered = (left_s - rest).floor.to_f
+        (lowered >= MIN_UNIT_S) ? {setting => lowered} : nil
       end
-      budget = if fit.budget_s.nil? then ""
-      elsif fit.given then "; --max-time #{fit.budget_s.round} s (the whole run)"
-      else "; budget #{fit.budget_s.round} s (the default for a long scenario; --max-time to change)"
+
+      def total(whole, short_rounds, long_rounds)
+        whole.start_s + whole.units.sum { |u| u.seconds * (u.long ? long_rounds : short_rounds) }
       end
-      "estimate: #{plan.servers.size} server config(s) x #{plan.workloads.size} workload(s) x #{plan.scenarios.join("+")}, " \
-        "#{plan.rounds} round(s): about #{seconds(fit.seconds)} (start #{seconds(fit.start_s)}: boots, baselines, warm-ups, stops; " \
-        "#{per.join("; ")})#{budget}#{"; cut: #{fit.cuts.join("; ")}" if fit.cuts.any?}"
-    end
 
-    def seconds(s) = (s < 10) ? "#{s.round(1)} s" : "#{s.round} s"
+      def names(units) = units.map(&:scenario).uniq.join(", ")
 
-    # At run time, before a unit starts with `left_s` of --max-time left:
-    # :go when its estimate fits; a long unit with a bound that fits once
-    # the bound is lowered to the time left gets {setting => value}; else
-    # nil: the unit is skipped (never cut mid-measurement).
-    def now(fit, key:, scenario:, left_s:)
-      need = fit.unit_s.fetch(key, 0.0)
-      return :go if need <= left_s
-      setting, value = fit.overrides[scenario]&.first
-      return nil unless setting
-      # What the unit takes besides its bound (a closed maximum, settling).
-      rest = need - [value, need].min
-      lowered = (left_s - rest).floor.to_f
-      (lowered >= MIN_UNIT_S) ? {setting => lowered} : nil
-    end
-
-    def total(whole, short_rounds, long_rounds)
-      whole.start_s + whole.units.sum { |u| u.seconds * (u.long ? long_rounds : short_rounds) }
-    end
-
-    def names(units) = units.map(&:scenario).uniq.join(", ")
-
-    # Each bounded long scenario at its own bound: a sweep's --max-time (at
-    # most UNIT_BOUND_S when --max-time is the whole run's), --soak-time.
-    def natural_overrides(plan, given_s)
-      plan.scenarios.each_with_object({}) do |name, all|
-        setting = Scenarios.fetch(name).bound
-        next unless setting
-        value = (given_s && setting == :max_time) ? UNIT_BOUND_S : plan.load[setting]
-        all[name] = {setting => value.to_f}.freeze
-      end.freeze
-    end
-
-    # One cap on every bounded long unit so that one round of the long units
-    # fits `room`: each scenario's setting lowered (by bisection) until its
-    # slowest unit takes at most the cap. Returns [overrides, whole].
-    def squeeze(plan, whole, natural, room, estimate)
-      fixed = whole.units.select { |u| u.long && !natural.key?(u.scenario) }.sum(&:seconds)
-      bounded = whole.units.select { |u| u.long && natural.key?(u.scenario) }
-      cap = water_level(bounded.map(&:seconds), room - fixed).clamp(MIN_UNIT_S, nil)
-      overrides = natural.to_h do |name, setting|
-        key, value = setting.first
-        slowest = ->(v) { estimate.call(plan.with_budget(stub(natural.merge(name => {key => v})))).units.select { |u| u.scenario == name }.map(&:seconds).max.to_f }
-        [name, {key => bisect(value, cap, slowest)}.freeze]
-      end.freeze
-      [overrides, estimate.call(plan.with_budget(stub(overrides)))]
-    end
-
-    # The cap c with sum(min(s, c)) = room (every unit under it untouched).
-    def water_level(seconds, room)
-      return 0.0 if seconds.empty? || room <= 0
-      sorted = seconds.sort
-      sorted.each_with_index do |s, i|
-        rest = sorted.size - i
-        return room / rest if s * rest >= room
-        room -= s
+      # Each bounded long scenario at its own bound: a sweep's --max-time (at
+      # most UNIT_BOUND_S when --max-time is the whole run's), --soak-time.
+      def natural_overrides(plan, given_s)
+        plan.scenarios.each_with_object({}) do |name, all|
+          setting = Scenarios.fetch(name).bound
+          next unless setting
+          value = (given_s && setting == :max_time) ? UNIT_BOUND_S : plan.load[setting]
+          all[name] = {setting => value.to_f}.freeze
+        end.freeze
       end
-      sorted.last
-    end
 
-    # The largest value in [1, value] (whole seconds) whose unit takes at most cap.
-    def bisect(value, cap, seconds_at)
-      return value if seconds_at.call(value) <= cap
-      low = 1.0
-      high = value
-      while high - low > 1
-        mid = ((low + high) / 2).floor.to_f
-        (seconds_at.call(mid) <= cap) ? low = mid : high = mid
+      # One cap on every bounded long unit so that one round of the long units
+      # fits `room`: each scenario's setting lowered (by bisection) until its
+      # slowest unit takes at most the cap. Returns [overrides, whole].
+      def squeeze(plan, whole, natural, room, estimate)
+        fixed = whole.units.select { |u| u.long && !natural.key?(u.scenario) }.sum(&:seconds)
+        bounded = whole.units.select { |u| u.long && natural.key?(u.scenario) }
+        cap = water_level(bounded.map(&:seconds), room - fixed).clamp(MIN_UNIT_S, nil)
+        overrides = natural.to_h do |name, setting|
+          key, value = setting.first
+          slowest = ->(v) { estimate.call(plan.with_budget(stub(natural.merge(name => {key => v})))).units.select { |u| u.scenario == name }.map(&:seconds).max.to_f }
+          [name, {key => bisect(value, cap, slowest)}.freeze]
+        end.freeze
+        [overrides, estimate.call(plan.with_budget(stub(overrides)))]
       end
-      low
-    end
 
-    def bound_cuts(natural, overrides)
-      overrides.filter_map do |name, setting|
-        key, value = setting.first
-        was = natural.dig(name, key)
-        next if value >= was
-        flag = Load.setting(key).switch
-        "#{name}: #{flag} #{value.round} s a unit (from #{was.round})"
+      # The cap c with sum(min(s, c)) = room (every unit under it untouched).
+      def water_level(seconds, room)
+        return 0.0 if seconds.empty? || room <= 0
+        sorted = seconds.sort
+        sorted.each_with_index do |s, i|
+          rest = sorted.size - i
+          return room / rest if s * rest >= room
+          room -= s
+        end
+        sorted.last
       end
-    end
 
-    # A Fit carrying only bounds, for pricing the plan under them.
-    def stub(overrides) = Fit.new(overrides: overrides, long_rounds: 1, short_rounds: 1).freeze
+      # The largest value in [1, value] (whole seconds) whose unit takes at most cap.
+      def bisect(value, cap, seconds_at)
+        return value if seconds_at.call(value) <= cap
+        low = 1.0
+        high = value
+        while high - low > 1
+          mid = ((low + high) / 2).floor.to_f
+          (seconds_at.call(mid) <= cap) ? low = mid : high = mid
+        end
+        low
+      end
 
-    def fit(plan, whole, budget, given_s, short_rounds, long_rounds, overrides, cuts)
-      cuts += whole.units.filter_map(&:note).uniq
-      Fit.new(budget_s: budget, given: !given_s.nil?, rounds: plan.rounds, long_rounds: long_rounds, short_rounds: short_rounds,
-        overrides: overrides, unit_s: whole.units.to_h { |u| [u.key, u.seconds] }.freeze, units: whole.units,
-        start_s: whole.start_s, seconds: total(whole, short_rounds, long_rounds), cuts: cuts.freeze).freeze
+      def bound_cuts(natural, overrides)
+        overrides.filter_map do |name, setting|
+          key, value = setting.first
+          was = natural.dig(name, key)
+          next if value >= was
+          flag = Load.setting(key).switch
+          "#{name}: #{flag} #{value.round} s a unit (from #{was.round})"
+        end
+      end
+
+      # A Fit carrying only bounds, for pricing the plan under them.
+      def stub(overrides) = Fit.new(overrides: overrides, long_rounds: 1, short_rounds: 1).freeze
+
+      def fit(plan, whole, budget, given_s, short_rounds, long_rounds, overrides, cuts)
+        cuts += whole.units.filter_map(&:note).uniq
+        Fit.new(budget_s: budget, given: !given_s.nil?, rounds: plan.rounds, long_rounds: long_rounds, short_rounds: short_rounds,
+          overrides: overrides, unit_s: whole.units.to_h { |u| [u.key, u.seconds] }.freeze, units: whole.units,
+          start_s: whole.start_s, seconds: total(whole, short_rounds, long_rounds), cuts: cuts.freeze).freeze
+      end
     end
   end
 end

@@ -15,13 +15,13 @@ module Arena
     def keep_up? = between_rounds != "restart"
 
     # Plain HTTP/1.1 unless --transport said otherwise (plans built elsewhere have none).
-    def transport_or_plain = transport || Transport.plain
+    def transport_or_plain = transport || Plan::Transport.plain
     # database: --database's Database::Spec (its kind); live_database: the
     # live one (Postgres, Sqlite) once Database.open started it, nil before.
     # preset: the Presets::Chosen the run re-runs (nil: none).
     def to_h_members = members.to_h { |m| [m, self[m]] }
 
-    # budget: the RunBudget::Fit the run was fitted to its time with (nil:
+    # budget: the Plan::Budget::Fit the run was fitted to its time with (nil:
     # not fitted). The same plan under a fit.
     def with_budget(fit) = with(budget: fit)
 
@@ -36,7 +36,7 @@ module Arena
       lowered ? base.with(**lowered) : base
     end
 
-    # How many rounds a scenario runs: the long ones may run fewer (RunBudget).
+    # How many rounds a scenario runs: the long ones may run fewer (Plan::Budget).
     def rounds_for(long) = budget ? budget.rounds_of(long) : rounds
 
     def to_h
@@ -51,23 +51,25 @@ module Arena
     end
   end
 
-  module ServerList
-    module_function
+  class Plan
+    module ServerList
+      module_function
 
-    # "puma:workers=2,threads=5 unicorn:workers=3" (spaces or separate flags);
-    # a "+yjit+malloc=jemalloc" tail is that config's runtime (lib/arena/plan/runtime.rb),
-    # an "@cpus=1,memory=512MiB" tail its envelope (lib/arena/plan/envelope.rb).
-    def parse(items, machine:)
-      items.flat_map { |item| item.split(/\s+/) }.reject(&:empty?).map do |spec|
-        spec, envelope = spec.split("@", 2)
-        spec, *runtime = spec.split("+")
-        name, settings = spec.split(":", 2)
-        pairs = settings.to_s.split(",").to_h do |pair|
-          key, value = pair.split("=", 2)
-          raise UsageError, "#{spec}: settings are NAME=VALUE pairs separated by commas" if value.nil? || key.empty?
-          [key, value]
+      # "puma:workers=2,threads=5 unicorn:workers=3" (spaces or separate flags);
+      # a "+yjit+malloc=jemalloc" tail is that config's runtime (lib/arena/plan/runtime.rb),
+      # an "@cpus=1,memory=512MiB" tail its envelope (lib/arena/plan/envelope.rb).
+      def parse(items, machine:)
+        items.flat_map { |item| item.split(/\s+/) }.reject(&:empty?).map do |spec|
+          spec, envelope = spec.split("@", 2)
+          spec, *runtime = spec.split("+")
+          name, settings = spec.split(":", 2)
+          pairs = settings.to_s.split(",").to_h do |pair|
+            key, value = pair.split("=", 2)
+            raise UsageError, "#{spec}: settings are NAME=VALUE pairs separated by commas" if value.nil? || key.empty?
+            [key, value]
+          end
+          Servers.fetch(name).new(settings: pairs, machine: machine, runtime: Plan::Runtime.parse(runtime), envelope: Plan::Envelope.parse(envelope))
         end
-        Servers.fetch(name).new(settings: pairs, machine: machine, runtime: Runtime.parse(runtime), envelope: Envelope.parse(envelope))
       end
     end
   end

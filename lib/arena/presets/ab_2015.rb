@@ -18,7 +18,7 @@ module Arena
       "99th percentile consistently better with Unicorn, above all against single-threaded Puma",
     servers: %w[puma:workers=2,threads=1 puma:workers=2,threads=2 puma:workers=2,threads=16 unicorn:workers=2],
     unavailable: {},
-    workloads: ["trial", Workloads.w("wait", "/sleep?ms=50", expect_body: "slept 50 ms")],
+    workloads: ["trial", Plan::Workloads.w("wait", "/sleep?ms=50", expect_body: "slept 50 ms")],
     scenarios: %w[count],
     options: {requests: 100, levels: [10, 25, 50], keep_alive: "off", timeout: 30.0},
     shrink: {requests: 10},

@@ -16,7 +16,7 @@ module Arena
     finding: "Unicorn 2,451 req/s @ 1,500; Thin 2,102 req/s @ 900; Passenger 1,549 req/s @ 400",
     servers: %w[unicorn:workers=4 thin:servers=4 passenger:pool=4],
     unavailable: {},
-    workloads: [Workloads.builtin.fetch("ip").dup.tap { |w| w.expect_body = "127.0.0.1" }.freeze],
+    workloads: [Plan::Workloads.builtin.fetch("ip").dup.tap { |w| w.expect_body = "127.0.0.1" }.freeze],
     scenarios: %w[breakpoint],
     options: {front: "nginx", step: 100, max_connections: 2000, duration: 5.0, warmup: 1.0, slo_ms: 60_000.0,
               timeout: 30.0, max_time: 600.0},

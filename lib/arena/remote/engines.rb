@@ -36,7 +36,7 @@ module Arena
         @dir = dir
         @count = 0
         # Flags only, never pinned: a loader host's cores are its own.
-        @flags = ServerHostEngine.new(allow: allow, dir: dir, machine: Machine.new(cores: 1, shared: true).freeze)
+        @flags = ServerHostEngine.new(allow: allow, dir: dir, machine: Plan::Machine.new(cores: 1, shared: true).freeze)
       end
 
       # The argv as recorded with a measurement: the whole, before splitting,

@@ -51,7 +51,7 @@ module Arena
         address = @options.server_host.address
         if @loader_channels.empty?
           # No server runs here: the engine is not confined to one core.
-          ServerHostEngine.new(allow: address, dir: @plan.out_dir, machine: Machine.new(cores: @plan.machine.cores, shared: true).freeze)
+          ServerHostEngine.new(allow: address, dir: @plan.out_dir, machine: Plan::Machine.new(cores: @plan.machine.cores, shared: true).freeze)
         else
           LoaderFleet.new(channels: @loader_channels, allow: address, dir: @plan.out_dir)
         end

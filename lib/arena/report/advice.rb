@@ -7,7 +7,7 @@ module Arena
     # The commands a report suggests, written for the run they came from: a
     # run on a user's app keeps its --app and its own paths (without them the
     # built-in workload names, or "/", would not run there). Every suggestion
-    # goes through the PlanBuilder in a test, in the context it was printed for.
+    # goes through the Plan::Builder in a test, in the context it was printed for.
     class Advice
       def initialize(plan)
         @app = plan.app_rackup
@@ -35,7 +35,7 @@ module Arena
         text = path
         text += "=#{status}" if status && (status != 200 || body)
         text += ":#{body}" if body
-        parsed = Workloads.custom(text)
+        parsed = Plan::Workloads.custom(text)
         ([parsed.path, parsed.expect_status, parsed.expect_body] == [path, status || 200, body]) ? text : path
       rescue UsageError
         path

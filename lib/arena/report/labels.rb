@@ -48,7 +48,7 @@ module Arena
         recorded = document&.plan&.raw&.dig("machine")
         return nil unless recorded.is_a?(Hash) && recorded["cores"].is_a?(Integer)
         shared = recorded["cpus"] == "shared" || (recorded["cores"] > 1 && recorded["engine_cpus"].nil?)
-        Machine.new(cores: recorded["cores"], shared: shared).freeze
+        Plan::Machine.new(cores: recorded["cores"], shared: shared).freeze
       end
     end
   end

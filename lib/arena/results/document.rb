@@ -124,7 +124,7 @@ module Arena
           notes: notes.freeze).freeze
       end
 
-      # What fitting the run to its time cut (RunBudget), and the units not
+      # What fitting the run to its time cut (Plan::Budget), and the units not
       # started because --max-time would have passed (Runner#in_time).
       def self.budget_notes(h)
         budget = h["plan"].is_a?(Hash) ? h["plan"]["budget"] : nil

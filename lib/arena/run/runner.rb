@@ -170,14 +170,14 @@ module Arena
       end
 
       # --max-time bounds the whole run: a unit whose estimated seconds
-      # (RunBudget) would end past it runs with its own bound lowered to the
-      # time left, or is not started, and said (RunBudget.now); a unit
+      # (Plan::Budget) would end past it runs with its own bound lowered to the
+      # time left, or is not started, and said (Plan::Budget.now); a unit
       # already running is never cut. Returns the load to run with, or nil.
       def in_time(unit, round, load)
         fit = @plan.budget
         return load unless fit&.given
         left = fit.budget_s - (Support::Clock.now - @started)
-        answer = RunBudget.now(fit, key: unit.key, scenario: unit.scenario, left_s: left)
+        answer = Plan::Budget.now(fit, key: unit.key, scenario: unit.scenario, left_s: left)
         return load if answer == :go
         need = fit.unit_s.fetch(unit.key, 0.0)
         @store.add_cut(key: unit.key, round: round, need_s: need.round(1), left_s: left.round(1), lowered: answer&.transform_keys(&:to_s))

@@ -108,7 +108,7 @@ module Arena
       def key = self.class.key
 
       # How long one unit of this scenario takes here (seconds; an upper
-      # bound where it stops early), from a RunEstimate::Guess: what the
+      # bound where it stops early), from a Plan::Estimate::Guess: what the
       # estimate before a run adds up and what --max-time is fitted with.
       # Each scenario declares its own, as it knows its own shape.
       def self.seconds(guess) = new.planned(guess.load, guess.adapter) * guess.measurement_s

@@ -108,7 +108,7 @@ module Arena
         wl = ctx.workload
         if ctx.load.slow_request
           path = ctx.load.slow_request
-          return [wl, Workload.new(name: SLOW_NAME, path: path, method: "GET", content_type: nil, expect_status: 200).freeze]
+          return [wl, Plan::Workload.new(name: SLOW_NAME, path: path, method: "GET", content_type: nil, expect_status: 200).freeze]
         elsif wl.mix?
           return [nil, "a mix of one request has nothing slow beside its fast requests (--slow-request PATH)"] if wl.mix.size < 2
           slowest = wl.mix.max_by { |_, member| Context.new(session: ctx.session, workload: member, load: ctx.load).baseline&.p50_us.to_i }.last
@@ -118,7 +118,7 @@ module Arena
             w.mix = rest.freeze
           }.freeze, slow_workload(slowest)]
         elsif ctx.session.plan.app.builtin
-          return [wl, slow_workload(Workloads.builtin.fetch("sleep").dup.tap { |w|
+          return [wl, slow_workload(Plan::Workloads.builtin.fetch("sleep").dup.tap { |w|
             w.path = SLOW_DEFAULT
             w.expect_body = "slept 200 ms"
           })]
@@ -135,7 +135,7 @@ module Arena
         weights = members.map { |w, member| [[((100 - share) * 100 * w / total).round, 1].max, member] }
         mix = (weights + [[[(share * 100).round, 1].max, slow]]).freeze
         first = mix.first.last
-        Workload.new(name: "#{fast.name}+#{SLOW_NAME}", path: first.path, method: first.method, body: mix.map(&:last).filter_map(&:body).first,
+        Plan::Workload.new(name: "#{fast.name}+#{SLOW_NAME}", path: first.path, method: first.method, body: mix.map(&:last).filter_map(&:body).first,
           content_type: nil, expect_status: nil, expect_body: nil, headers: first.headers, mix: mix).freeze
       end
 

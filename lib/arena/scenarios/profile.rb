@@ -21,7 +21,7 @@ module Arena
 
       def self.seconds(guess)
         stages = guess.load.profile ? Load::Profile.parse(guess.load.profile).total_s : 0
-        RunEstimate::MEASURE_S + guess.latency_s + stages
+        Plan::Estimate::MEASURE_S + guess.latency_s + stages
       end
 
       def call(ctx)

@@ -28,7 +28,7 @@ module Arena
         closed = guess.measurement_s([load.duration, 5 * guess.latency_s].max)
         plan = Verdicts::RatePlan.call(closed_max_rps: guess.closed_max_rps, unloaded_s: guess.latency_s,
           budget_s: [load.max_time - closed, 0].max, base_duration_s: load.duration)
-        sweep = plan.seconds + plan.levels.size * (load.warmup.to_f + RunEstimate::MEASURE_S)
+        sweep = plan.seconds + plan.levels.size * (load.warmup.to_f + Plan::Estimate::MEASURE_S)
         [closed + sweep, load.max_time + Verdicts::RatePlan.overhead_s(guess.latency_s)].min
       end
 
@@ -43,7 +43,7 @@ module Arena
         return nil if plan.min_requests >= P99_SAMPLES
         least = Verdicts::RatePlan::FRACTIONS - Verdicts::RatePlan::DROP_ORDER
         needs = closed + Verdicts::RatePlan.seconds(least, max, P99_SAMPLES, Verdicts::RatePlan.overhead_s(guess.latency_s), load.duration) +
-          least.size * (load.warmup.to_f + RunEstimate::MEASURE_S)
+          least.size * (load.warmup.to_f + Plan::Estimate::MEASURE_S)
         "rate on #{guess.workload}: about #{plan.min_requests} requests a level, under the #{P99_SAMPLES} a p99 needs " \
           "(its verdict may be \"too few to judge\"; 50%, 100% and 120% with #{P99_SAMPLES} each take about #{needs.ceil} s a sweep)"
       end

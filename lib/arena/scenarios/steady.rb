@@ -21,7 +21,7 @@ module Arena
       # Warmup runs slices until steady or --warmup-max: on this machine a
       # fast server is steady in about half the bound.
       def self.warm_up_s(guess)
-        guess.load.keep_alive_modes.size * (RunEstimate::MEASURE_S + guess.load.warmup_limit * 0.5)
+        guess.load.keep_alive_modes.size * (Plan::Estimate::MEASURE_S + guess.load.warmup_limit * 0.5)
       end
 
       def warm_up(ctx)

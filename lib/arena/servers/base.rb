@@ -76,7 +76,7 @@ module Arena
       # through the environment and shown in the label. envelope: the CPU
       # quota and memory limit its process tree runs under (lib/arena/plan/envelope.rb).
       # twin: this is the A/A copy of the same config (its label ends in TWIN).
-      def initialize(settings: {}, machine: Machine.current, runtime: Runtime::NONE, envelope: Envelope::NONE, twin: false)
+      def initialize(settings: {}, machine: Plan::Machine.current, runtime: Plan::Runtime::NONE, envelope: Plan::Envelope::NONE, twin: false)
         @twin = twin
         @machine = machine
         @runtime = runtime.check!(self)

@@ -68,7 +68,7 @@ module Arena
       end
 
       def unsendable(found)
-        return "method #{found.method} is not one Arena sends (#{RequestsFile::METHODS.join(", ")})" unless RequestsFile::METHODS.include?(found.method)
+        return "method #{found.method} is not one Arena sends (#{Plan::RequestsFile::METHODS.join(", ")})" unless Plan::RequestsFile::METHODS.include?(found.method)
         return nil unless BODY_METHODS.include?(found.method) && !@bodies.key?(key(found))
         "has a body; give one with --body '#{key(found)}=FILE'"
       end

@@ -93,7 +93,7 @@ module Arena
         file = adapter.class.config_file(settings, rackup: @rackup)
         return nil unless file
         knobs = @app ? adapter.rebuilt(settings: settings).env(app: @app).slice(*RailsKnobs::NAMES).compact : {}
-        runtime = adapter.runtime.merge(Runtime.parse(Space.runtime_tokens(best.settings))).env.compact
+        runtime = adapter.runtime.merge(Plan::Runtime.parse(Space.runtime_tokens(best.settings))).env.compact
         env = knobs.merge(runtime).map { |k, v| "#{k}=#{v}" }
         env.empty? ? file : file.with(command: ["env", *env, *file.command])
       end

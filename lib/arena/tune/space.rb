@@ -40,7 +40,7 @@ module Arena
         return [] unless klass.ruby_engine == "mri"
         names = []
         names << "yjit" if defined?(RubyVM::YJIT) && !runtime.yjit
-        names << "jemalloc" if Runtime.jemalloc_path && runtime.malloc.nil?
+        names << "jemalloc" if Plan::Runtime.jemalloc_path && runtime.malloc.nil?
         names.map { |name| Dimension.new(name: name, min: 0, max: 1).freeze }
       end
 

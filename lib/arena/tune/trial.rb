@@ -69,7 +69,7 @@ module Arena
       # go to its runtime, over the one it was given.
       def self.configured(adapter, settings)
         changes = Space.adapter_settings(settings).transform_values(&:to_s)
-        runtime = adapter.runtime.merge(Runtime.parse(Space.runtime_tokens(settings)))
+        runtime = adapter.runtime.merge(Plan::Runtime.parse(Space.runtime_tokens(settings)))
         adapter.class.new(settings: adapter.settings.merge(changes), machine: adapter.machine, runtime: runtime, envelope: adapter.envelope)
       end
 

@@ -50,7 +50,7 @@ module Arena
     end
 
     def workload(name, path, type, substring, checks: nil, pipeline: nil, &rule)
-      Workload.new(name: name, path: path, method: "GET", content_type: type, expect_status: 200, expect_body: substring,
+      Plan::Workload.new(name: name, path: path, method: "GET", content_type: type, expect_status: 200, expect_body: substring,
         body_rule: ->(body, _bind) { rule.call(body) }, header_rule: ->(r) { headers_rule(r) }, checks: checks,
         pipeline: pipeline).freeze
     end
@@ -59,7 +59,7 @@ module Arena
     def clamp_checks(name, base)
       {"0" => 1, "foo" => 1, "501" => 500, nil => 1}.map do |given, count|
         path = given ? "#{base}?queries=#{given}" : base
-        Workload.new(name: "#{name}(#{given.inspect} is #{count})", path: path, method: "GET", content_type: %r{\Aapplication/json},
+        Plan::Workload.new(name: "#{name}(#{given.inspect} is #{count})", path: path, method: "GET", content_type: %r{\Aapplication/json},
           expect_status: 200, body_rule: ->(body, _bind) { worlds_rule(body, count) }, header_rule: ->(r) { headers_rule(r) }).freeze
       end.freeze
     end

@@ -35,7 +35,7 @@ module Arena
     def argv(entry, path)
       settings = Load::Settings.build(requests: 4, duration: 2.0, connections: 1, timeout: 5.0, expect_status: "any",
         transport: @transport, cacert: entry.ca)
-      Load::Engine.new(dir: Dir.tmpdir, path: @engine_path, machine: Machine.new(cores: 1, shared: true)).argv(entry.target(path), settings)
+      Load::Engine.new(dir: Dir.tmpdir, path: @engine_path, machine: Plan::Machine.new(cores: 1, shared: true)).argv(entry.target(path), settings)
     end
 
     private
