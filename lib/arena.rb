@@ -1,6 +1,12 @@
 # frozen_string_literal: true
 
 module Arena
+  # The checkout or gem Arena runs from.
+  ROOT = File.expand_path("..", __dir__)
+
+  # A production app as it is deployed: Rails and Rack read these.
+  APP_ENV = {"RACK_ENV" => "production", "RAILS_ENV" => "production"}.freeze
+
   # A problem Arena can explain in one line; the CLI prints it and exits 1.
   class Error < StandardError; end
 

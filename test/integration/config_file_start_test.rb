@@ -13,7 +13,7 @@ require "socket"
 class ConfigFileStartTest < Minitest::Test
   class NotServed < StandardError; end
 
-  APP = Arena::AppSource.builtin
+  APP = Arena::Bundle::AppSource.builtin
   # Not the defaults (2 workers here, 4 or 5 threads): a setting the file
   # dropped shows.
   # A boot under the whole integration lane took Falcon over 30 s.

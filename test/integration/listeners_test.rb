@@ -18,7 +18,7 @@ class ListenersTest < Minitest::Test
   end
 
   def test_every_server_listens_only_on_arenas_address
-    app = Arena::AppSource.builtin
+    app = Arena::Bundle::AppSource.builtin
     classes = Arena::Servers.all.select { |k| k.install(app).found }
     refute_empty classes
     runs = classes.map do |klass|

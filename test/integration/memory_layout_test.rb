@@ -35,7 +35,7 @@ class MemoryLayoutTest < Arena::ArenaCase
   def test_every_installed_server_runs_with_yjit_and_jemalloc
     skip "libjemalloc2 not installed" unless Arena::Plan::Runtime.jemalloc_path
     runtime = Arena::Plan::Runtime.parse("yjit,malloc=jemalloc,malloc_arena_max=2")
-    app = Arena::AppSource.builtin
+    app = Arena::Bundle::AppSource.builtin
     keys = Arena::Servers.all.reject { |k| k.ruby_engine != "mri" || !k.install(app).found }.map(&:key)
     refute_empty keys
     keys.each do |key|
@@ -66,7 +66,7 @@ class MemoryLayoutTest < Arena::ArenaCase
 
   def test_without_a_runtime_there_is_no_jemalloc_and_no_yjit
     adapter = Arena::Servers::Puma.new(settings: {"workers" => 0})
-    run = Arena::Launch::LocalServer.new(adapter: adapter, app: Arena::AppSource.builtin, bind: Arena::Launch::Bind.tcp, dir: File.join(@tmp, "server"))
+    run = Arena::Launch::LocalServer.new(adapter: adapter, app: Arena::Bundle::AppSource.builtin, bind: Arena::Launch::Bind.tcp, dir: File.join(@tmp, "server"))
     run.start
     run.pids.each { |pid| refute_match(/libjemalloc/, File.read("/proc/#{pid}/maps")) }
     assert_includes Arena::HttpProbe.new(run.bind, timeout: 5).get("/server").body, "yjit: off"

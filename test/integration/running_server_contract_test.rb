@@ -23,7 +23,7 @@ module Arena
       assert_empty Launch::ServerContract::METHODS.reject { |m| server.respond_to?(m) }, "every method of the interface"
 
       # The whole launch spec reached the server: its runtime (YJIT) and the user's --env.
-      assert_equal Launch::Spec.of(adapter: adapter, app: AppSource.builtin, env: ENV_CHECK), server.launch
+      assert_equal Launch::Spec.of(adapter: adapter, app: Bundle::AppSource.builtin, env: ENV_CHECK), server.launch
       body = HttpProbe.new(server.bind, timeout: 10).get("/server").body
       assert_includes body, "yjit: on", "the runtime reached the server"
       assert_includes body, "server: contract-check", "--env reached the server"
@@ -70,7 +70,7 @@ module Arena
 
     def start_server
       @dir = Dir.mktmpdir("contract")
-      Launch::LocalServer.new(adapter: adapter, app: AppSource.builtin, bind: Launch::Bind.tcp, dir: @dir, env: ENV_CHECK).start
+      Launch::LocalServer.new(adapter: adapter, app: Bundle::AppSource.builtin, bind: Launch::Bind.tcp, dir: @dir, env: ENV_CHECK).start
     end
 
     def teardown = FileUtils.rm_rf(@dir)
@@ -85,7 +85,7 @@ module Arena
       @dir = Dir.mktmpdir("contract")
       @channel = LocalAgent.open(@dir)
       port = @channel.request("free_port", host: "127.0.0.1")["port"]
-      Remote::Server.new(channel: @channel, adapter: adapter, app: AppSource.builtin, dir: @dir, ready_timeout: 30, env: ENV_CHECK,
+      Remote::Server.new(channel: @channel, adapter: adapter, app: Bundle::AppSource.builtin, dir: @dir, ready_timeout: 30, env: ENV_CHECK,
         bind: Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: port).freeze).start
     end
 

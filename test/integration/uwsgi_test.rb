@@ -39,7 +39,7 @@ class UwsgiTest < Arena::ArenaCase
   # tells Ruby nothing: a worker of an app that started a thread at boot
   # (Rails does) never answered. The shim does what Ruby's fork does.
   def test_an_app_that_starts_a_thread_at_boot_is_served
-    app = Arena::AppSource.user(user_app(<<~RU))
+    app = Arena::Bundle::AppSource.user(user_app(<<~RU))
       Thread.new { loop { sleep 0.05 } }
       run ->(env) { [200, {"content-type" => "text/plain", "content-length" => "2"}, ["ok"]] }
     RU

@@ -29,7 +29,7 @@ class YourAppSinatraTest < Arena::YourAppCase
       assert_match(/falcon\s+\|\s+yes\s+\|\s+[\d.]+\s+\|\s+added by Arena/, first.stdout)
       assert_match(/puma\s+\|\s+yes\s+\|\s+[\d.]+\s+\|\s+in the app's bundle/, first.stdout)
       # A system program that is missing says why, as without --app.
-      jruby = Arena::Servers::PumaJruby.install(Arena::AppSource.builtin)
+      jruby = Arena::Servers::PumaJruby.install(Arena::Bundle::AppSource.builtin)
       assert_match(/puma-jruby\s+\|\s+no\s+\|\s+-\s+\|\s+#{Regexp.escape(jruby.why)}/, first.stdout) unless jruby.found
       second = run_app("servers", "--app", app, cache: cache)
       assert_match(/^overlay bundle reused: /, second.stderr, second.describe)

@@ -8,7 +8,7 @@ require "tmpdir"
 # them for real is `arena check` and the integration tests.
 class AdaptersTest < Minitest::Test
   MACHINE = Arena::Plan::Machine.new(cores: 2).freeze
-  APP = Arena::AppSource.builtin
+  APP = Arena::Bundle::AppSource.builtin
   RU = APP.rackup
   TCP = Arena::Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: 9292).freeze
 

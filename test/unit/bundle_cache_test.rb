@@ -2,7 +2,7 @@
 
 require_relative "../test_helper"
 require "arena"
-require "arena/bundle/builtin_bundle"
+require "arena/bundle/builtin"
 require "tmpdir"
 
 # A cached bundle is reused only while its files are the ones sealed when it
@@ -24,7 +24,7 @@ class BundleCacheTest < Minitest::Test
   def test_the_builtin_bundle_is_rebuilt_when_its_lock_was_changed
     Dir.mktmpdir do |root|
       bundler = FakeBundler.new
-      bundle = Arena::BuiltinBundle.new(cache_root: root, bundler: bundler, servers: [])
+      bundle = Arena::Bundle::Builtin.new(cache_root: root, bundler: bundler, servers: [])
       gemfile = bundle.call
       assert_equal gemfile, bundle.call
       assert_equal 1, bundler.calls, "an intact bundle is reused"

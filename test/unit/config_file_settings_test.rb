@@ -18,7 +18,7 @@ module Arena
   # where the server has a worker count (Puma's preload counts only then).
   class ConfigFileSettingsTest < Minitest::Test
     MACHINE = Plan::Machine.new(cores: 2)
-    APP = AppSource.new(rackup: "/srv/app/config.ru", gemfile: "/srv/app/Gemfile", app_gemfile: "/srv/app/Gemfile", dir: "/srv/app",
+    APP = Bundle::AppSource.new(rackup: "/srv/app/config.ru", gemfile: "/srv/app/Gemfile", app_gemfile: "/srv/app/Gemfile", dir: "/srv/app",
       builtin: false, env: {})
     # Texts a Pattern setting may take, tried in turn (the rule keeps those it allows).
     TEXTS = %w[0.5 0.01 1 50/100 off].freeze

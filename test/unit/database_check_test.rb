@@ -11,7 +11,7 @@ require "tmpdir"
 class DatabaseCheckTest < Minitest::Test
   FIXTURES = File.expand_path("../fixtures/apps", __dir__)
 
-  def app(name) = Arena::AppSource.user(File.join(FIXTURES, name))
+  def app(name) = Arena::Bundle::AppSource.user(File.join(FIXTURES, name))
 
   def test_postgres_without_pg_in_the_apps_bundle_is_one_line_before_anything_starts
     error = assert_raises(Arena::UsageError) { Arena::Launch::Database.check!("postgres", app("rails")) }

@@ -67,7 +67,7 @@ class PresetsTest < Minitest::Test
 
   def test_siege_2014_runs_geminabox_at_5_and_25
     skip "geminabox bundle not installed (script/setup)" unless File.file?(File.join(Arena::ROOT, "presets/siege-2014/Gemfile.lock")) &&
-      Arena::Installation.gem("geminabox", Arena::AppSource.user(File.join(Arena::ROOT, "presets/siege-2014/config.ru"))).found
+      Arena::Bundle::Installation.gem("geminabox", Arena::Bundle::AppSource.user(File.join(Arena::ROOT, "presets/siege-2014/config.ru"))).found
     plan = build("--preset", "siege-2014", "--scale", "0.1")
     refute plan.app.builtin
     assert_equal File.join(Arena::ROOT, "presets/siege-2014/config.ru"), plan.app.rackup
@@ -83,7 +83,7 @@ class PresetsTest < Minitest::Test
   end
 
   def test_tfb_rack_runs_the_six_test_types_on_its_own_app_and_database
-    skip "the tfb-rack bundle is not installed (script/setup)" unless Arena::Installation.gem("pg", Arena::AppSource.user(File.join(Arena::ROOT, "presets/tfb-rack/config.ru"))).found
+    skip "the tfb-rack bundle is not installed (script/setup)" unless Arena::Bundle::Installation.gem("pg", Arena::Bundle::AppSource.user(File.join(Arena::ROOT, "presets/tfb-rack/config.ru"))).found
     plan = build("--preset", "tfb-rack")
     assert_equal File.join(Arena::ROOT, "presets/tfb-rack/config.ru"), plan.app.rackup
     assert_equal %w[json plaintext db queries fortunes updates], plan.workloads.map(&:name)

@@ -12,7 +12,7 @@ class RailsKnobsTest < Minitest::Test
 
   RAILS_APP = File.expand_path("../fixtures/apps/rails_db", __dir__)
 
-  def app = Arena::AppSource.user(RAILS_APP)
+  def app = Arena::Bundle::AppSource.user(RAILS_APP)
 
   def test_threads_and_processes_become_rails_max_threads_and_web_concurrency
     {"puma:workers=2,threads=7" => {"RAILS_MAX_THREADS" => "7", "WEB_CONCURRENCY" => "2"},
@@ -45,19 +45,19 @@ class RailsKnobsTest < Minitest::Test
       copy = File.join(dir, "rails_db")
       config = File.join(copy, "config/application.rb")
       File.write(config, File.read(config).sub(/^\s*config\.active_support\.isolation_level = :fiber\n/, ""))
-      note = falcon.app_note(Arena::AppSource.user(copy))
+      note = falcon.app_note(Arena::Bundle::AppSource.user(copy))
       assert_match(/\Afalcon:count=2,model=forked: this Rails app keeps per-request state per thread .* share one database connection/, note)
     end
-    assert_nil falcon.app_note(Arena::AppSource.builtin)
+    assert_nil falcon.app_note(Arena::Bundle::AppSource.builtin)
     assert_nil Arena::Servers::Puma.new.app_note(app)
     assert_match(/boots the app in each of its 2 instances at once .* 30 s health check/, falcon.slow_boot_hint(app))
-    assert_nil falcon.slow_boot_hint(Arena::AppSource.builtin)
+    assert_nil falcon.slow_boot_hint(Arena::Bundle::AppSource.builtin)
   end
 
   def test_only_a_rails_app_gets_them
     assert app.rails?
-    refute Arena::AppSource.builtin.rails?
-    assert_empty Arena::RailsKnobs.env(Arena::Servers::Puma.new, Arena::AppSource.builtin)
+    refute Arena::Bundle::AppSource.builtin.rails?
+    assert_empty Arena::RailsKnobs.env(Arena::Servers::Puma.new, Arena::Bundle::AppSource.builtin)
   end
 
   def test_the_command_shown_carries_the_knobs_the_server_got

@@ -134,7 +134,7 @@ class RunBudgetTest < Minitest::Test
 
   # The built-in /sleep?ms=N says its latency; anything else is fast.
   def test_the_latency_a_plan_can_know
-    builtin = Arena::AppSource.builtin
+    builtin = Arena::Bundle::AppSource.builtin
     sleep = Arena::Plan::Workloads.builtin.fetch("sleep")
     assert_equal 1.0, E.latency_s(sleep, builtin)
     assert_equal E::FAST_S, E.latency_s(Arena::Plan::Workloads.builtin.fetch("server"), builtin)

@@ -12,7 +12,7 @@ class RunnerTest < Minitest::Test
   cover "Arena::Results::Measurement*"
 
   Adapter = Struct.new(:label, :key, :settings, :workers, keyword_init: true) do
-    def self.install(_app) = Arena::Installation.new(found: true, version: "1.0", source: "bundle").freeze
+    def self.install(_app) = Arena::Bundle::Installation.new(found: true, version: "1.0", source: "bundle").freeze
 
     def upstreams(bind) = [bind]
 
@@ -160,7 +160,7 @@ class RunnerTest < Minitest::Test
   def teardown = FileUtils.rm_rf(@dir)
 
   # kept: the servers stay up between rounds (a fake starter per config).
-  def run_with(labels, scenarios:, script: {}, verified: true, status: 301, app: Arena::AppSource.builtin,
+  def run_with(labels, scenarios:, script: {}, verified: true, status: 301, app: Arena::Bundle::AppSource.builtin,
     workloads: [Arena::Plan::Workloads.builtin.fetch("server")], rounds: 1, seed: nil, kept: false, precision: nil, budget: nil)
     servers = labels.map { |l| Adapter.new(label: l, key: l, settings: {}, workers: 1) }
     load = Arena::LoadOptions.new(**Arena::Load.defaults.merge(settle_timeout: 1.0))
@@ -217,14 +217,14 @@ class RunnerTest < Minitest::Test
     File.write(File.join(@dir, "config.ru"), "run ->(_) { [404, {}, []] }\n")
     File.write(File.join(@dir, "Gemfile"), "")
     runner = run_with(%w[a b c], scenarios: ["measures"], verified: false, status: 404,
-      app: Arena::AppSource.user(@dir), workloads: [Arena::Plan::Workloads.custom("/")])
+      app: Arena::Bundle::AppSource.user(@dir), workloads: [Arena::Plan::Workloads.custom("/")])
     assert_equal ["the app answers / with 404 (under a); / is what Arena loads without --workload: name your app's paths, " \
       "e.g. --workload /items/7 (repeatable; PATH=STATUS for another status), or a requests file (--requests FILE); " \
       "the other 2 server(s) were not started"], runner.failures
     assert_equal [[:start, "a"]], @starter.events.select { |e| e.first == :start }
     # Another status, or the built-in app, fails server by server as before.
     runner = run_with(%w[a b], scenarios: ["measures"], verified: false, status: 500,
-      app: Arena::AppSource.user(@dir), workloads: [Arena::Plan::Workloads.custom("/")])
+      app: Arena::Bundle::AppSource.user(@dir), workloads: [Arena::Plan::Workloads.custom("/")])
     assert_equal 2, runner.failures.size
   end
 

@@ -11,7 +11,7 @@ class RuntimeTest < Minitest::Test
     assert_equal %w[yjit malloc_arena_max=2], runtime.to_a
     puma = Arena::Servers::Puma.new(settings: {"workers" => 2}, runtime: runtime)
     assert_equal "puma:workers=2,threads=5,preload=false+yjit+malloc_arena_max=2", puma.label
-    env = puma.env(app: Arena::AppSource.builtin)
+    env = puma.env(app: Arena::Bundle::AppSource.builtin)
     assert_equal "1", env["RUBY_YJIT_ENABLE"]
     assert_equal "2", env["MALLOC_ARENA_MAX"]
     assert env.key?("LD_PRELOAD") && env["LD_PRELOAD"].nil?, "an inherited LD_PRELOAD is unset"

@@ -96,7 +96,7 @@ module Arena
     # A Rails app's winner starts with the knobs its candidate ran with, so
     # its pool follows its threads as measured (--env still wins).
     def test_a_rails_winner_starts_with_its_rails_knobs
-      app = AppSource.user(File.expand_path("../fixtures/apps/rails_db", __dir__))
+      app = Bundle::AppSource.user(File.expand_path("../fixtures/apps/rails_db", __dir__))
       Dir.mktmpdir do |dir|
         machine = Plan::Machine.new(cores: 2)
         output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: machine, workload: Plan::Workloads.builtin["pi"],

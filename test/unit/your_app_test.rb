@@ -18,27 +18,27 @@ class YourAppUnitTest < Minitest::Test
   end
 
   def test_app_is_a_directory_or_its_config_ru
-    by_dir = Arena::AppSource.user(File.join(FIXTURES, "sinatra"))
-    by_file = Arena::AppSource.user(File.join(FIXTURES, "sinatra/config.ru"))
+    by_dir = Arena::Bundle::AppSource.user(File.join(FIXTURES, "sinatra"))
+    by_file = Arena::Bundle::AppSource.user(File.join(FIXTURES, "sinatra/config.ru"))
     assert_equal by_dir.rackup, by_file.rackup
     assert_equal File.join(FIXTURES, "sinatra/Gemfile"), by_dir.app_gemfile
     assert_equal "production", by_dir.env["RAILS_ENV"]
-    error = assert_raises(Arena::UsageError) { Arena::AppSource.user(FIXTURES) }
+    error = assert_raises(Arena::UsageError) { Arena::Bundle::AppSource.user(FIXTURES) }
     assert_match(/no config.ru in this directory/, error.message)
   end
 
   def test_the_working_directory_app_is_found_and_announced
-    app = Arena::AppSource.in_directory(File.join(FIXTURES, "rails"))
+    app = Arena::Bundle::AppSource.in_directory(File.join(FIXTURES, "rails"))
     assert_equal :cwd, app.origin
     assert_match(/benchmarking the app in this directory/, app.announcement)
-    assert_nil Arena::AppSource.in_directory(FIXTURES)
+    assert_nil Arena::Bundle::AppSource.in_directory(FIXTURES)
   end
 
   def test_user_env_adds_a_throwaway_rails_secret_unless_given
-    assert_equal "1", Arena::AppSource.user_env({})["SECRET_KEY_BASE_DUMMY"]
-    refute Arena::AppSource.user_env({"SECRET_KEY_BASE" => "x"}).key?("SECRET_KEY_BASE_DUMMY")
-    assert_equal({"DATABASE_URL" => "postgres://x=y"}, Arena::AppSource.env_pair("DATABASE_URL=postgres://x=y"))
-    assert_raises(Arena::UsageError) { Arena::AppSource.env_pair("no-equals") }
+    assert_equal "1", Arena::Bundle::AppSource.user_env({})["SECRET_KEY_BASE_DUMMY"]
+    refute Arena::Bundle::AppSource.user_env({"SECRET_KEY_BASE" => "x"}).key?("SECRET_KEY_BASE_DUMMY")
+    assert_equal({"DATABASE_URL" => "postgres://x=y"}, Arena::Bundle::AppSource.env_pair("DATABASE_URL=postgres://x=y"))
+    assert_raises(Arena::UsageError) { Arena::Bundle::AppSource.env_pair("no-equals") }
   end
 
   def test_header_flag
@@ -161,7 +161,7 @@ class YourAppUnitTest < Minitest::Test
   # is named in one line, and nothing stops the servers already there.
   def test_no_registry_reachable_names_the_gems_not_fetched
     Dir.mktmpdir do |cache|
-      app = Arena::AppSource.user(File.join(FIXTURES, "sinatra"))
+      app = Arena::Bundle::AppSource.user(File.join(FIXTURES, "sinatra"))
       offline = OfflineBundler.new
       result = Arena::Bundle::Overlay.new(app: app, cache_root: cache, bundler: offline,
         servers: %w[puma falcon thin].map { |k| Arena::Servers.fetch(k) }).call

@@ -74,7 +74,7 @@ module Arena
         # Without the app's lock there is nothing to keep; Installation says
         # to run bundle install for the app.
         return Result.new(dir: nil, gemfile: nil, entries: [].freeze, reused: false, seconds: 0.0).freeze unless File.file?(@app.app_lockfile)
-        @app_versions = Installation.lock_versions(@app.app_lockfile)
+        @app_versions = Bundle::Installation.lock_versions(@app.app_lockfile)
         fixed, wanted = classify
         asked = @servers.map(&:key)
         fixed = fixed.select { |e| asked.include?(e.server) }
@@ -143,7 +143,7 @@ module Arena
 
       def installed?(dir, gems)
         lock = File.join(dir, "Gemfile.lock")
-        File.file?(lock) && gems.all? { |g| Installation.installed_spec?(lock, g) }
+        File.file?(lock) && gems.all? { |g| Bundle::Installation.installed_spec?(lock, g) }
       end
 
       def build(dir, wanted)

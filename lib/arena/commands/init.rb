@@ -102,7 +102,7 @@ module Arena
 
         def installed
           return @installed if @installed
-          source = @app ? AppSource.user(File.join(@dir, "config.ru")) : AppSource.builtin
+          source = @app ? Bundle::AppSource.user(File.join(@dir, "config.ru")) : Bundle::AppSource.builtin
           Servers.all.select { |k| k.install(source).found }.map(&:key).sort
         rescue Error
           []

@@ -18,7 +18,7 @@ module Arena
           parser.on("--only-app-bundle", "only what the app's own bundle has (no overlay bundle)") { only_app_bundle = true }
         end.parse!(@argv)
         raise UsageError, "unexpected argument #{@argv.first.inspect}" unless @argv.empty?
-        app = AppSource.for_run(app_path, overlay: !only_app_bundle, say: ->(line) { @err.puts line })
+        app = Bundle::AppSource.for_run(app_path, overlay: !only_app_bundle, say: ->(line) { @err.puts line })
         rows = Arena::Servers.all.sort_by(&:key).map do |klass|
           i = klass.install(app)
           [klass.key, i.found ? "yes" : "no", i.version || "-", source(app, klass, i), klass.description]

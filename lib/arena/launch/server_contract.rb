@@ -62,7 +62,7 @@ module Arena
 
       def adapter(machine:) = Servers.fetch(server).new(settings: settings, machine: machine, runtime: Plan::Runtime.parse(runtime))
 
-      def app = rackup ? AppSource.user(rackup) : AppSource.builtin
+      def app = rackup ? Bundle::AppSource.user(rackup) : Bundle::AppSource.builtin
     end
   end
 end

@@ -34,7 +34,7 @@ module Arena
         parser.on("--workload LIST", Array, "built-in workload names, or paths PATH[=STATUS[:BODY]] for --app ('/books?limit=2', '/books?limit=2=404'), or names from --requests (repeatable)") { |v| (@options[:workloads] ||= []).concat(v) }
         parser.on("--requests FILE", "a requests file (YAML): named requests and weighted mixes (README)") { |v| @options[:requests_file] = v }
         parser.on("--header 'NAME: VALUE'", "sent with every request, verification included (repeatable)") { |v| @options[:headers] = (@options[:headers] || {}).merge(Plan::Workloads.header(v)) }
-        parser.on("--env KEY=VALUE", "in every server's environment (repeatable)") { |v| @options[:env] = (@options[:env] || {}).merge(AppSource.env_pair(v)) }
+        parser.on("--env KEY=VALUE", "in every server's environment (repeatable)") { |v| @options[:env] = (@options[:env] || {}).merge(Bundle::AppSource.env_pair(v)) }
         parser.on("--only-app-bundle", "only the servers in the app's own bundle (no overlay bundle)") { @options[:only_app_bundle] = true }
         parser.on("--bind KIND", %w[tcp unix], "tcp (default) or unix") { |v| @options[:bind] = v }
         parser.on("--port N", Integer, "TCP port for the server (default: a free one)") { |v| @options[:port] = port(v) }
@@ -82,7 +82,7 @@ module Arena
         o = effective_options
         # --max-time from a flag or arena.yml bounds the whole run (Plan::Budget); a preset's bounds its sweeps.
         @max_time_given = @options[:max_time]
-        app = AppSource.for_run(o[:app], env: o[:env] || {}, overlay: !@preset && !o[:only_app_bundle], cwd: !@preset, say: @say,
+        app = Bundle::AppSource.for_run(o[:app], env: o[:env] || {}, overlay: !@preset && !o[:only_app_bundle], cwd: !@preset, say: @say,
           servers: @options[:servers])
         app = app.without_knobs if o[:rails_knobs] == false
         if o[:database]
@@ -180,7 +180,7 @@ module Arena
           Plan::ServerList.parse(@options[:servers], machine: @machine)
         end
         list = Servers.all.select { |k| k.install(app).found }.map { |k| k.new(machine: @machine) } if list.empty?
-        # A server the overlay could not add was reported in one line (AppSource.for_run) and is skipped.
+        # A server the overlay could not add was reported in one line (Bundle::AppSource.for_run) and is skipped.
         list = list.select { |s| app.overlay&.entry(s.key)&.runnable? != false }
         raise Error, "no server is installed (run `bundle install`, see README)" if list.empty?
         list = list.map { |s| s.rebuilt(runtime: @runtime.merge(s.runtime)) } if @runtime
@@ -225,7 +225,7 @@ module Arena
       # A preset's servers that are not installed are skipped with a note
       # instead of failing the run: the rest of the comparison still stands.
       def preset_servers(app, specs: @preset.servers)
-        if @preset.app_gem && !Installation.gem(@preset.app_gem, app).found
+        if @preset.app_gem && !Bundle::Installation.gem(@preset.app_gem, app).found
           raise Error, "#{@preset.name}: skipped, #{@preset.app_gem} is not installed: #{@preset.setup}"
         end
         list, @notes = Presets.servers(@preset, app: app, machine: @machine, specs: specs)

@@ -51,7 +51,7 @@ module Arena
         # Most servers are gems of the same name in the app's bundle.
         def gem_name = key
 
-        def install(app) = Installation.gem(gem_name, app)
+        def install(app) = Bundle::Installation.gem(gem_name, app)
 
         # The setting that is this server's worker-process count (workers,
         # count, pool, processes), or nil when it has none (worker-cost).

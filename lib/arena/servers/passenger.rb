@@ -66,7 +66,7 @@ module Arena
         exit(status&.exitstatus || 1)
       RUBY
 
-      def self.install(_app) = Installation.program(PROGRAM, version_argv: ["--version"])
+      def self.install(_app) = Bundle::Installation.program(PROGRAM, version_argv: ["--version"])
 
       def self.settings
         {"pool" => ->(m) { m.default_workers }, "queue" => 100, "turbocaching" => false}

@@ -31,11 +31,11 @@ module Arena
       def self.allowed = {"threads" => 1..}
 
       def self.install(app)
-        return Installation.missing("#{JRUBY} not installed (apt-get install jruby)") unless File.executable?(JRUBY)
+        return Bundle::Installation.missing("#{JRUBY} not installed (apt-get install jruby)") unless File.executable?(JRUBY)
         _ruby, jruby, puma = probe
-        return Installation.missing("#{JRUBY} did not answer") unless jruby
-        return Installation.missing("no Java build of puma under JRuby #{jruby} (jruby -S gem install puma --platform java)") unless puma
-        Installation.new(found: true, version: "#{puma} (JRuby #{jruby})", source: "system", path: JRUBY).freeze
+        return Bundle::Installation.missing("#{JRUBY} did not answer") unless jruby
+        return Bundle::Installation.missing("no Java build of puma under JRuby #{jruby} (jruby -S gem install puma --platform java)") unless puma
+        Bundle::Installation.new(found: true, version: "#{puma} (JRuby #{jruby})", source: "system", path: JRUBY).freeze
       end
 
       def self.probe

@@ -117,9 +117,9 @@ module Arena
       def self.install(_app)
         %w[http rack_ruby31].each do |plugin|
           next if File.exist?(File.join(PLUGIN_DIR, "#{plugin}_plugin.so"))
-          return Installation.missing("#{PLUGIN_DIR}/#{plugin}_plugin.so missing (apt-get install uwsgi-core uwsgi-plugin-rack-ruby3.1)")
+          return Bundle::Installation.missing("#{PLUGIN_DIR}/#{plugin}_plugin.so missing (apt-get install uwsgi-core uwsgi-plugin-rack-ruby3.1)")
         end
-        Installation.program(PROGRAM, version_argv: ["--version"])
+        Bundle::Installation.program(PROGRAM, version_argv: ["--version"])
       end
 
       def self.settings

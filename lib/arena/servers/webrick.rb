@@ -7,9 +7,9 @@ module Arena
       server "webrick", "thread per connection (baseline)"
 
       def self.install(app)
-        webrick = Installation.gem("webrick", app)
+        webrick = Bundle::Installation.gem("webrick", app)
         return webrick unless webrick.found
-        rackup = Installation.gem("rackup", app)
+        rackup = Bundle::Installation.gem("rackup", app)
         rackup.found ? webrick : rackup
       end
 
