@@ -89,7 +89,7 @@ end
 # The warm-up's stopping rule with an engine whose slices the test chooses,
 # on the real clock.
 class WarmupSteadyTest < Minitest::Test
-  cover "Arena::Warmup*"
+  cover "Arena::Scenarios::Warmup*"
 
   class Engine
     Run = Struct.new(:rps) do
@@ -112,7 +112,7 @@ class WarmupSteadyTest < Minitest::Test
     end
   end
 
-  def warm(series, max_s:) = Arena::Warmup.new(engine: Engine.new(series), target: nil, settings: Arena::Load::Settings.build(duration: 5.0), max_s: max_s, slice_s: 0.0).call
+  def warm(series, max_s:) = Arena::Scenarios::Warmup.new(engine: Engine.new(series), target: nil, settings: Arena::Load::Settings.build(duration: 5.0), max_s: max_s, slice_s: 0.0).call
 
   def test_warm_up_stops_at_the_first_steady_window_and_is_bounded
     cold = [100, 300, 500, 700, 850, 950, 1000, 1000, 1005, 995, 1000, 1000]

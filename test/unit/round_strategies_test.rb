@@ -48,7 +48,7 @@ module Arena
       def warm_up(_scenario, workload)
         return {} if workload.name == "w2"
         turn = (adapter.label == "t") ? 1.2 : nil
-        {nil => Warmup::Result.new(warmup_s: 1.5, slices: [10.0, 10.0].freeze, steady: true, turn_s: turn).freeze}
+        {nil => Scenarios::Warmup::Result.new(warmup_s: 1.5, slices: [10.0, 10.0].freeze, steady: true, turn_s: turn).freeze}
       end
 
       def stop = calls << [:stop, adapter]

@@ -119,7 +119,7 @@ class RunnerTest < Minitest::Test
     Class.new(scenario("warms") { |ctx| STEPS << [:measure, ctx.adapter.label, ctx.load.duration] && [RunnerTest.measurement(ctx, "warms")] }) do
       define_method(:warm_up) do |ctx|
         STEPS << [:warm, ctx.adapter.label]
-        {nil => Arena::Warmup::Result.new(warmup_s: 1.5, slices: [10.0, 11.0].freeze, steady: true).freeze}
+        {nil => Arena::Scenarios::Warmup::Result.new(warmup_s: 1.5, slices: [10.0, 11.0].freeze, steady: true).freeze}
       end
     end
   end

@@ -7,7 +7,7 @@ require "arena"
 # chooses (a fake standing in for the HTTP probe; the real one is exercised by
 # every integration run) and a CPU-tick source the test drives.
 class SettleTest < Minitest::Test
-  cover "Arena::Settle*"
+  cover "Arena::Scenarios::Settle*"
 
   Probe = Struct.new(:delays, :log) do
     def request(*args, **kw)
@@ -21,7 +21,7 @@ class SettleTest < Minitest::Test
   TICK = Arena::Probes::Procfs::CLK_TCK
 
   def settle(delays, limit: 0.5, ticks: ->(_) { 0 }, log: nil, pids: -> { [] })
-    Arena::Settle.new(pids: pids, probe: Probe.new(delays, log), workload: Arena::Plan::Workloads.builtin.fetch("server"),
+    Arena::Scenarios::Settle.new(pids: pids, probe: Probe.new(delays, log), workload: Arena::Plan::Workloads.builtin.fetch("server"),
       limit: limit, interval: 0.01, ticks: ticks)
   end
 
@@ -36,31 +36,31 @@ class SettleTest < Minitest::Test
   end
 
   def test_idle_is_under_a_tenth_of_a_core_over_the_interval
-    assert Arena::Settle.idle?(0, 0.2)
-    assert Arena::Settle.idle?(0.1 * TICK * 0.2 - 1, 0.2)
-    refute Arena::Settle.idle?(0.1 * TICK * 0.2, 0.2), "10% of a core is not idle"
-    refute Arena::Settle.idle?(0.1 * TICK * 1.0, 1.0)
-    assert Arena::Settle.idle?(0.1 * TICK * 1.0 - 1, 1.0)
+    assert Arena::Scenarios::Settle.idle?(0, 0.2)
+    assert Arena::Scenarios::Settle.idle?(0.1 * TICK * 0.2 - 1, 0.2)
+    refute Arena::Scenarios::Settle.idle?(0.1 * TICK * 0.2, 0.2), "10% of a core is not idle"
+    refute Arena::Scenarios::Settle.idle?(0.1 * TICK * 1.0, 1.0)
+    assert Arena::Scenarios::Settle.idle?(0.1 * TICK * 1.0 - 1, 1.0)
   end
 
   def test_quick_is_within_three_times_the_unloaded_p50_and_never_under_3_ms
-    base = Arena::Settle::Baseline.new(n: 50, p50_us: 2000, p99_us: 9000)
-    assert Arena::Settle.quick?(6000, base)
-    refute Arena::Settle.quick?(6001, base)
-    small = Arena::Settle::Baseline.new(n: 50, p50_us: 100, p99_us: 200)
-    assert Arena::Settle.quick?(3000, small)
-    refute Arena::Settle.quick?(3001, small)
-    assert Arena::Settle.quick?(10**9, nil), "no baseline: any answer will do"
+    base = Arena::Scenarios::Settle::Baseline.new(n: 50, p50_us: 2000, p99_us: 9000)
+    assert Arena::Scenarios::Settle.quick?(6000, base)
+    refute Arena::Scenarios::Settle.quick?(6001, base)
+    small = Arena::Scenarios::Settle::Baseline.new(n: 50, p50_us: 100, p99_us: 200)
+    assert Arena::Scenarios::Settle.quick?(3000, small)
+    refute Arena::Scenarios::Settle.quick?(3001, small)
+    assert Arena::Scenarios::Settle.quick?(10**9, nil), "no baseline: any answer will do"
   end
 
   def test_the_baseline_of_probe_times
-    assert_nil Arena::Settle.baseline_of([])
-    three = Arena::Settle.baseline_of([500, 100, 300])
+    assert_nil Arena::Scenarios::Settle.baseline_of([])
+    three = Arena::Scenarios::Settle.baseline_of([500, 100, 300])
     assert_equal [3, 300, 500], [three.n, three.p50_us, three.p99_us]
     assert three.frozen?
-    hundred = Arena::Settle.baseline_of((1..100).to_a.shuffle(random: Random.new(1)))
+    hundred = Arena::Scenarios::Settle.baseline_of((1..100).to_a.shuffle(random: Random.new(1)))
     assert_equal [100, 51, 99], [hundred.n, hundred.p50_us, hundred.p99_us]
-    two_hundred = Arena::Settle.baseline_of((1..200).to_a.reverse)
+    two_hundred = Arena::Scenarios::Settle.baseline_of((1..200).to_a.reverse)
     assert_equal [200, 101, 198], [two_hundred.n, two_hundred.p50_us, two_hundred.p99_us]
     assert_equal({"n" => 3, "p50_us" => 300, "p99_us" => 500}, three.to_h)
   end
@@ -110,7 +110,7 @@ class SettleTest < Minitest::Test
   end
 
   def test_a_server_still_answering_its_queue_is_not_settled_until_it_is_quick
-    base = Arena::Settle::Baseline.new(n: 100, p50_us: 1000, p99_us: 2000)
+    base = Arena::Scenarios::Settle::Baseline.new(n: 100, p50_us: 1000, p99_us: 2000)
     outcome = settle([0.05, 0.05, 0]).call(base)
     assert outcome.settled
     assert_operator outcome.seconds, :>=, 0.1
@@ -121,7 +121,7 @@ class SettleTest < Minitest::Test
   end
 
   def test_past_the_limit_the_measurement_is_marked
-    base = Arena::Settle::Baseline.new(n: 100, p50_us: 1000, p99_us: 2000)
+    base = Arena::Scenarios::Settle::Baseline.new(n: 100, p50_us: 1000, p99_us: 2000)
     outcome = settle([0.2] * 20, limit: 0.3).call(base)
     refute outcome.settled
   end
@@ -142,7 +142,7 @@ class SettleOnRealProcessesTest < Minitest::Test
   # four of them took longer than the settle limit.
   def busy(seconds) = Array.new(4) { Process.spawn({"RUBYOPT" => nil}, RbConfig.ruby, "--disable-gems", "-e", format(BUSY, seconds)) }
 
-  def settle_on(pids, limit:) = Arena::Settle.new(pids: -> { pids }, probe: Probe.new([], nil),
+  def settle_on(pids, limit:) = Arena::Scenarios::Settle.new(pids: -> { pids }, probe: Probe.new([], nil),
     workload: Arena::Plan::Workloads.builtin.fetch("server"), limit: limit, interval: 0.2)
 
   def test_a_busy_tree_is_waited_for_until_it_is_idle

@@ -7,7 +7,7 @@ require "arena"
 # The warm-up's slices on a made-up closed loop whose answers start only
 # after a delay: fresh connections every slice, as the engine opens them.
 class WarmupTest < Minitest::Test
-  cover "Arena::Warmup*"
+  cover "Arena::Scenarios::Warmup*"
 
   Load = Struct.new(:completed, :good_rps)
   RUNAWAY = 100
@@ -38,7 +38,7 @@ class WarmupTest < Minitest::Test
   def warm(engine, connections:, max_s: 10.0)
     settings = Arena::Load::Settings.build(connections: connections, duration: 0.3, warmup: 0.2)
     Arena::Support::Clock.stub(:now, -> { engine.now }) do
-      Arena::Warmup.new(engine: engine, target: "t", settings: settings, max_s: max_s).call
+      Arena::Scenarios::Warmup.new(engine: engine, target: "t", settings: settings, max_s: max_s).call
     end
   end
 
@@ -62,11 +62,11 @@ class WarmupTest < Minitest::Test
   def test_no_warm_up_still_carries_the_turn
     engine = Engine.new(rate: 20, first_s: 0.5)
     settings = Arena::Load::Settings.build(connections: 32, duration: 0.3)
-    skipped = Arena::Warmup.new(engine: engine, target: "t", settings: settings, max_s: 0, turn_s: 1.6).call
+    skipped = Arena::Scenarios::Warmup.new(engine: engine, target: "t", settings: settings, max_s: 0, turn_s: 1.6).call
     assert_equal [0.0, [], nil, 1.6], skipped.to_a
     assert skipped.frozen?
     assert skipped.slices.frozen?
-    assert_nil Arena::Warmup::Result.skipped.turn_s, "no turn known"
+    assert_nil Arena::Scenarios::Warmup::Result.skipped.turn_s, "no turn known"
     assert_empty engine.durations
   end
 
@@ -125,7 +125,7 @@ class WarmupTest < Minitest::Test
     engine = Script.new(loads.map { |c, rps| Load.new(c, rps) }, step: step)
     settings = Arena::Load::Settings.build(connections: connections, duration: 0.3, warmup: 0.2)
     result = Arena::Support::Clock.stub(:now, -> { engine.now }) do
-      Arena::Warmup.new(engine: engine, target: "t", settings: settings, max_s: max_s, **kw).call
+      Arena::Scenarios::Warmup.new(engine: engine, target: "t", settings: settings, max_s: max_s, **kw).call
     end
     [result, engine]
   end

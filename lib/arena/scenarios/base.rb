@@ -53,7 +53,7 @@ module Arena
       def body_file = workload.body_file(dir)
 
       # A server on another host has no processes in this host's /proc: only the probe settles it.
-      def settle = Settle.new(pids: -> { server.local_pids }, probe: HttpProbe.new(entry, timeout: 30), workload: workload,
+      def settle = Scenarios::Settle.new(pids: -> { server.local_pids }, probe: HttpProbe.new(entry, timeout: 30), workload: workload,
         headers: headers.merge(workload.headers || {}), limit: settle_limit)
 
       # The workload's unloaded latency on this server, measured once.
@@ -279,8 +279,8 @@ module Arena
         # A slice long enough for several responses of a slow endpoint, and
         # for a turn of the closed loop (each slice opens its connections afresh).
         turn = Arena::Run::RoundSize.turn(connections: settings.connections, service_us: ctx.baseline&.p50_us, slots: ctx.adapter.declared_slots)
-        slice_s = [Warmup::SLICE_S, 2 * ctx.baseline&.p99_us.to_f / 1e6, turn].max
-        Warmup.new(engine: ctx.engine, target: ctx.target, settings: settings, max_s: ctx.load.warmup_limit, slice_s: slice_s,
+        slice_s = [Scenarios::Warmup::SLICE_S, 2 * ctx.baseline&.p99_us.to_f / 1e6, turn].max
+        Scenarios::Warmup.new(engine: ctx.engine, target: ctx.target, settings: settings, max_s: ctx.load.warmup_limit, slice_s: slice_s,
           turn_s: turn.round(3)).call
       end
 
