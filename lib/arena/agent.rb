@@ -170,11 +170,11 @@ module Arena
 
     def op_ready(f)
       deadline = Support::Clock.now + f.number("timeout", 0.1..600, default: 30)
-      probe = HttpProbe.new(tcp_bind(f), timeout: 2)
+      probe = Verify::HttpProbe.new(tcp_bind(f), timeout: 2)
       path = f.string("path", pattern: %r{\A/[\x21-\x7e]*\z}, default: "/")
       begin
         probe.get(path)
-      rescue HttpProbe::Failure => e
+      rescue Verify::HttpProbe::Failure => e
         raise Error, "not ready: #{e.message}" if Support::Clock.now > deadline
         sleep 0.05
         retry

@@ -102,7 +102,7 @@ class ConfigFileStartTest < Minitest::Test
     env = adapter.env(app: APP).merge("PORT" => port.to_s, "HOST" => "127.0.0.1", "PASSENGER_PORT" => port.to_s)
     group = Arena::Launch::ProcessGroup.new(argv, env: env, chdir: dir, log_path: File.join(dir, "server.log"))
     group.start
-    failure = Arena::HttpProbe.new(Arena::Launch::Bind.tcp(port: port), timeout: 2).await("/", deadline: Arena::Support::Clock.now + READY) { group.exited }
+    failure = Arena::Verify::HttpProbe.new(Arena::Launch::Bind.tcp(port: port), timeout: 2).await("/", deadline: Arena::Support::Clock.now + READY) { group.exited }
     raise NotServed, "#{adapter.key} from #{file.name} (#{argv.join(" ")}): #{failure}\n#{group.log_tail(8).join("\n")}" if failure
     yield port, group
   ensure

@@ -45,7 +45,7 @@ class MemoryLayoutTest < Arena::ArenaCase
         dir: File.join(@tmp, key))
       begin
         run.start
-        body = Arena::HttpProbe.new(run.bind, timeout: 5).get("/server").body
+        body = Arena::Verify::HttpProbe.new(run.bind, timeout: 5).get("/server").body
         assert_includes body, "yjit: on", key
         assert_puma_runtime(run, body) if key == "puma"
         # A process that exited meanwhile (a zombie) has empty maps.
@@ -69,7 +69,7 @@ class MemoryLayoutTest < Arena::ArenaCase
     run = Arena::Launch::LocalServer.new(adapter: adapter, app: Arena::Bundle::AppSource.builtin, bind: Arena::Launch::Bind.tcp, dir: File.join(@tmp, "server"))
     run.start
     run.pids.each { |pid| refute_match(/libjemalloc/, File.read("/proc/#{pid}/maps")) }
-    assert_includes Arena::HttpProbe.new(run.bind, timeout: 5).get("/server").body, "yjit: off"
+    assert_includes Arena::Verify::HttpProbe.new(run.bind, timeout: 5).get("/server").body, "yjit: off"
   ensure
     run&.stop
   end

@@ -37,7 +37,7 @@ class NginxTest < Minitest::Test
     nginx = Arena::Fronts::Nginx.new(upstreams: [first.last], dir: File.join(@dir, "nginx"),
       machine: Arena::Plan::Machine.new(cores: 2)).start
     @groups << nginx
-    probe = Arena::HttpProbe.new(nginx.bind, timeout: 2)
+    probe = Arena::Verify::HttpProbe.new(nginx.bind, timeout: 2)
     assert_equal "first", probe.get("/").body
     master = nginx.group.pid
     first.first.stop
@@ -56,7 +56,7 @@ class NginxTest < Minitest::Test
     nginx = Arena::Fronts::Nginx.new(upstreams: [upstream.last], dir: dir, machine: Arena::Plan::Machine.new(cores: 2), bind: bind)
     @groups << nginx
     nginx.start
-    assert_equal "v6", Arena::HttpProbe.new(bind, timeout: 2).get("/").body
+    assert_equal "v6", Arena::Verify::HttpProbe.new(bind, timeout: 2).get("/").body
     assert_includes File.read(nginx.config_path), "listen \"[::1]:#{bind.port}\";"
   end
 
@@ -73,7 +73,7 @@ class NginxTest < Minitest::Test
     group = Arena::Launch::ProcessGroup.new(["ruby", "-e", RESPONDER, bind.port.to_s, name], log_path: File.join(@dir, "#{name}.log"))
     group.start
     @groups << group
-    refute Arena::HttpProbe.new(bind, timeout: 1).await("/", deadline: Arena::Support::Clock.now + 10), "#{name} never answered"
+    refute Arena::Verify::HttpProbe.new(bind, timeout: 1).await("/", deadline: Arena::Support::Clock.now + 10), "#{name} never answered"
     [group, bind]
   end
 end

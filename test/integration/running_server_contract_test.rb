@@ -24,7 +24,7 @@ module Arena
 
       # The whole launch spec reached the server: its runtime (YJIT) and the user's --env.
       assert_equal Launch::Spec.of(adapter: adapter, app: Bundle::AppSource.builtin, env: ENV_CHECK), server.launch
-      body = HttpProbe.new(server.bind, timeout: 10).get("/server").body
+      body = Verify::HttpProbe.new(server.bind, timeout: 10).get("/server").body
       assert_includes body, "yjit: on", "the runtime reached the server"
       assert_includes body, "server: contract-check", "--env reached the server"
 
@@ -41,7 +41,7 @@ module Arena
 
       # Samples taken where the server runs, each process's figures kept when asked.
       sampler = server.sampler(interval: 0.05, per_process: true).start
-      HttpProbe.new(server.bind, timeout: 10).get("/json")
+      Verify::HttpProbe.new(server.bind, timeout: 10).get("/json")
       summary = sampler.stop
       assert_operator summary.pss_peak_kb, :>, 0
       per = summary.samples.last["processes"]

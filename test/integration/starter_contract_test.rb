@@ -26,7 +26,7 @@ module Arena
 
     def adapter = plan.servers.first
 
-    def answers?(bind) = HttpProbe.new(bind, timeout: 10).get("/server").body.include?("puma")
+    def answers?(bind) = Verify::HttpProbe.new(bind, timeout: 10).get("/server").body.include?("puma")
 
     def test_the_starter_contract
       skip "nginx is not installed" unless Fronts::Nginx.binary

@@ -97,7 +97,7 @@ class TrafficImportTest < Arena::ArenaCase
     nginx = Arena::Launch::ProcessGroup.new([Arena::Fronts::Nginx.binary, "-p", dir, "-c", File.join(dir, "nginx.conf"), "-g", "daemon off;"],
       log_path: File.join(dir, "nginx.out"))
     nginx.start
-    refute Arena::HttpProbe.new(bind, timeout: 1).await("/ready", deadline: Arena::Support::Clock.now + 10), "nginx never answered"
+    refute Arena::Verify::HttpProbe.new(bind, timeout: 1).await("/ready", deadline: Arena::Support::Clock.now + 10), "nginx never answered"
     mix_file = File.join(dir, "mix.txt")
     File.write(mix_file, mix)
     out, err, status = Open3.capture3(ENGINE, "-c", "8", "-t", "1", "-n", requests.to_s, "--mix", mix_file, "http://#{bind.address}/")
@@ -118,7 +118,7 @@ class TrafficImportTest < Arena::ArenaCase
     puma = Arena::Launch::ProcessGroup.new(["bundle", "exec", "puma", "-b", "tcp://#{bind.address}", "-t", "2:2", "config.ru"],
       log_path: log, env: env, chdir: app)
     puma.start
-    probe = Arena::HttpProbe.new(bind, timeout: 5)
+    probe = Arena::Verify::HttpProbe.new(bind, timeout: 5)
     ssl = {"X-Forwarded-Proto" => "https"}
     refute probe.await("/up", deadline: Arena::Support::Clock.now + 60), "the Rails app never answered: #{File.read(log)[-2000..]}"
     File.truncate(log, 0)

@@ -73,11 +73,11 @@ class TuneTest < Arena::ArenaCase
       env: {"PORT" => port.to_s, "HOST" => "127.0.0.1", "BUNDLE_GEMFILE" => File.join(ROOT, "Gemfile")},
       log_path: File.join(@tmp, "puma-config.log"), chdir: @tmp)
     group.start
-    probe = Arena::HttpProbe.new(Arena::Launch::Bind.tcp(port: port), timeout: 2)
+    probe = Arena::Verify::HttpProbe.new(Arena::Launch::Bind.tcp(port: port), timeout: 2)
     deadline = Arena::Support::Clock.now + 30
     begin
       probe.request("GET", "/server")
-    rescue Arena::HttpProbe::Failure
+    rescue Arena::Verify::HttpProbe::Failure
       raise "puma -C #{config} did not answer: #{group.log_tail.join("\n")}" if Arena::Support::Clock.now > deadline
       sleep 0.2
       retry

@@ -46,7 +46,7 @@ class UwsgiTest < Arena::ArenaCase
     run = Arena::Launch::LocalServer.new(adapter: Arena::Servers.fetch("uwsgi").new(settings: {"processes" => 2}), app: app,
       bind: Arena::Launch::Bind.tcp, dir: File.join(@tmp, "server"), ready_timeout: 15)
     run.start
-    assert_equal "ok", Arena::HttpProbe.new(run.bind, timeout: 5).get("/").body
+    assert_equal "ok", Arena::Verify::HttpProbe.new(run.bind, timeout: 5).get("/").body
   ensure
     run&.stop
   end

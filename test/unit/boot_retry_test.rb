@@ -85,7 +85,7 @@ class BootRetryTest < Minitest::Test
     assert_equal "Daemon 'PassengerAgent watchdog' failed to start in time. (PhusionPassenger::DaemonController::StartTimeout)",
       run.boot_retry
     assert_equal run.boot_retry, run.to_h[:boot_retry]
-    assert_equal "ok", Arena::HttpProbe.new(run.bind).get("/").body
+    assert_equal "ok", Arena::Verify::HttpProbe.new(run.bind).get("/").body
   end
 
   # The same run started again (stopped first) says only what its own start did.

@@ -46,12 +46,12 @@ class HttpParserCorpusTest < Minitest::Test
   end
 
   def probe_outcome(c)
-    parser = Arena::HttpProbe::Parser.new(head: c.head)
+    parser = Arena::Verify::HttpProbe::Parser.new(head: c.head)
     parser << c.data
     parser.eof! if !parser.done? && c.eof
     return "incomplete" unless parser.done?
     "#{parser.status}/#{parser.body.bytesize}"
-  rescue Arena::HttpProbe::Failure
+  rescue Arena::Verify::HttpProbe::Failure
     "error"
   end
 

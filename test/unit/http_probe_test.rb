@@ -5,19 +5,19 @@ require "arena"
 
 class HttpProbeTest < Minitest::Test
   def test_content_length_body
-    r = Arena::HttpProbe.parse("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello")
+    r = Arena::Verify::HttpProbe.parse("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello")
     assert_equal [200, "hello", "text/plain", false], [r.status, r.body, r["Content-Type"], r.chunked]
   end
 
   def test_chunked_body_with_extensions_and_trailers
     raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: y\r\n\r\n"
-    r = Arena::HttpProbe.parse(raw)
+    r = Arena::Verify::HttpProbe.parse(raw)
     assert_equal "hello world", r.body
     assert r.chunked
   end
 
   def test_not_http_is_a_failure
-    assert_raises(Arena::HttpProbe::Failure) { Arena::HttpProbe.parse("SSH-2.0-OpenSSH\r\n") }
+    assert_raises(Arena::Verify::HttpProbe::Failure) { Arena::Verify::HttpProbe.parse("SSH-2.0-OpenSSH\r\n") }
   end
 end
 
@@ -58,7 +58,7 @@ class HttpProbeHardeningTest < Minitest::Test
     # The old completeness regex took 25 ms at 10 such chunks, x4 per chunk.
     bind = serve("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + "0\r\n\r\n" * 15 + "x")
     response = nil
-    elapsed = timed { response = Arena::HttpProbe.new(bind, timeout: 1).get("/") }
+    elapsed = timed { response = Arena::Verify::HttpProbe.new(bind, timeout: 1).get("/") }
     assert_equal "", response.body, "the first last-chunk ends the response"
     assert_operator elapsed, :<, 2.5
   end
@@ -70,7 +70,7 @@ class HttpProbeHardeningTest < Minitest::Test
       32.times { c.write("x" * (1024 * 1024)) }
     end)
     response = nil
-    elapsed = timed { response = Arena::HttpProbe.new(bind, timeout: 30).get("/") }
+    elapsed = timed { response = Arena::Verify::HttpProbe.new(bind, timeout: 30).get("/") }
     assert_equal size, response.body.bytesize
     assert_operator elapsed, :<, 8, "32 MiB took #{elapsed.round(1)} s"
   end
@@ -82,7 +82,7 @@ class HttpProbeHardeningTest < Minitest::Test
       c.write("0\r\n\r\n")
     end)
     response = nil
-    elapsed = timed { response = Arena::HttpProbe.new(bind, timeout: 30).get("/") }
+    elapsed = timed { response = Arena::Verify::HttpProbe.new(bind, timeout: 30).get("/") }
     assert_equal 8 * 1024 * 1024, response.body.bytesize
     assert_operator elapsed, :<, 8
   end
@@ -98,24 +98,24 @@ class HttpProbeHardeningTest < Minitest::Test
       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX\r\n0\r\n\r\n" => /CRLF after chunk data/,
       "HTTP/1.1 200 OK\r\nX: #{"a" * 70_000}\r\n\r\n" => /header section too large/
     }.each do |raw, error|
-      e = assert_raises(Arena::HttpProbe::Failure, raw[0, 80]) { Arena::HttpProbe.parse(raw) }
+      e = assert_raises(Arena::Verify::HttpProbe::Failure, raw[0, 80]) { Arena::Verify::HttpProbe.parse(raw) }
       assert_match error, e.message, raw[0, 80]
     end
   end
 
   def test_the_body_limit_holds_for_both_framings
-    parser = Arena::HttpProbe::Parser.new(body_limit: 10)
-    assert_raises(Arena::HttpProbe::Failure) { parser << "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nff\r\n" }
-    parser = Arena::HttpProbe::Parser.new(body_limit: 10)
-    assert_raises(Arena::HttpProbe::Failure) { parser << "HTTP/1.1 200 OK\r\n\r\n" << "x" * 11 }
+    parser = Arena::Verify::HttpProbe::Parser.new(body_limit: 10)
+    assert_raises(Arena::Verify::HttpProbe::Failure) { parser << "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nff\r\n" }
+    parser = Arena::Verify::HttpProbe::Parser.new(body_limit: 10)
+    assert_raises(Arena::Verify::HttpProbe::Failure) { parser << "HTTP/1.1 200 OK\r\n\r\n" << "x" * 11 }
   end
 
   def test_cr_or_lf_in_the_path_or_a_header_is_refused_before_sending
     bind = serve("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-    probe = Arena::HttpProbe.new(bind, timeout: 2)
-    assert_raises(Arena::HttpProbe::Failure) { probe.get("/a\r\nX-Injected: y") }
-    assert_raises(Arena::HttpProbe::Failure) { probe.get("/", headers: {"X-A" => "1\r\nX-Injected: y"}) }
-    assert_raises(Arena::HttpProbe::Failure) { probe.get("/", headers: {"X-A\nB" => "1"}) }
+    probe = Arena::Verify::HttpProbe.new(bind, timeout: 2)
+    assert_raises(Arena::Verify::HttpProbe::Failure) { probe.get("/a\r\nX-Injected: y") }
+    assert_raises(Arena::Verify::HttpProbe::Failure) { probe.get("/", headers: {"X-A" => "1\r\nX-Injected: y"}) }
+    assert_raises(Arena::Verify::HttpProbe::Failure) { probe.get("/", headers: {"X-A\nB" => "1"}) }
     assert probe.get("/", headers: {"Host" => "example.test"})
     head = @received.pop
     assert_equal ["Host: example.test"], head.lines.map(&:chomp).grep(/\Ahost:/i), "one Host header, the user's"

@@ -13,7 +13,7 @@ class SettleTest < Minitest::Test
     def request(*args, **kw)
       log&.push([:probe, args, kw])
       delay = delays.shift
-      raise Arena::HttpProbe::Failure, "refused" if delay == :fail
+      raise Arena::Verify::HttpProbe::Failure, "refused" if delay == :fail
       sleep delay || 0
     end
   end

@@ -9,11 +9,11 @@ require "tmpdir"
 # written here: right ones pass, each broken one fails with what is wrong.
 # The real app answers them in test/integration/tfb_test.rb.
 class TfbRulesTest < Minitest::Test
-  WORKLOADS = Arena::Tfb.workloads.to_h { |w| [w.name, w] }
+  WORKLOADS = Arena::Verify::Tfb.workloads.to_h { |w| [w.name, w] }
   HEADERS = {"server" => "x", "date" => "Mon, 23 Nov 2026 16:00:00 GMT"}.freeze
 
   def problems(name, body, headers: HEADERS, type: "application/json")
-    response = Arena::HttpProbe::Response.new(status: 200, body: body, chunked: false,
+    response = Arena::Verify::HttpProbe::Response.new(status: 200, body: body, chunked: false,
       headers: headers.merge("content-type" => type, "content-length" => body.bytesize.to_s))
     Arena::Verify.new(bind: nil, probe: nil).problems_of(WORKLOADS.fetch(name), response)
   end
@@ -25,7 +25,7 @@ class TfbRulesTest < Minitest::Test
     "<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>#{cells}</table></body></html>"
   end
 
-  def sorted = (Arena::Tfb::FORTUNES + [Arena::Tfb::EXTRA_FORTUNE]).sort_by(&:last)
+  def sorted = (Arena::Verify::Tfb::FORTUNES + [Arena::Verify::Tfb::EXTRA_FORTUNE]).sort_by(&:last)
 
   def test_right_answers_pass
     assert_empty problems("json", '{"message":"Hello, World!"}')
@@ -56,7 +56,7 @@ class TfbRulesTest < Minitest::Test
   # Plaintext is pipelined as TechEmpower loads it: 16 requests in flight
   # per connection, the engine's -p.
   def test_plaintext_is_pipelined_16_deep_and_the_engine_is_told
-    assert_equal [16], Arena::Tfb.workloads.filter_map(&:pipeline)
+    assert_equal [16], Arena::Verify::Tfb.workloads.filter_map(&:pipeline)
     assert_equal 16, WORKLOADS.fetch("plaintext").pipeline
     Dir.mktmpdir do |dir|
       engine = Arena::Load::Engine.new(dir: dir, path: "/bin/true", machine: Arena::Plan::Machine.new(cores: 2).freeze)
@@ -78,7 +78,7 @@ class TfbRulesTest < Minitest::Test
 
   def test_fortunes_must_be_all_sorted_and_escaped
     assert_equal ["fortunes are not sorted by message"], problems("fortunes", fortunes(sorted.reverse), type: "text/html")
-    assert_equal ["12 fortune rows, expected 13"], problems("fortunes", fortunes(sorted - [Arena::Tfb::EXTRA_FORTUNE]), type: "text/html")
+    assert_equal ["12 fortune rows, expected 13"], problems("fortunes", fortunes(sorted - [Arena::Verify::Tfb::EXTRA_FORTUNE]), type: "text/html")
     raw = fortunes(sorted).sub("&lt;script&gt;", "<script>")
     assert_equal ["the <script> fortune is not escaped"], problems("fortunes", raw, type: "text/html")
     wrong = sorted.map { |id, m| [id, m.sub("フレームワーク", "?")] }
@@ -89,7 +89,7 @@ class TfbRulesTest < Minitest::Test
   # arena-db.sql seeds what the rules expect.
   def test_the_seed_holds_every_fortune_and_10000_worlds
     sql = File.read(File.join(Arena::ROOT, "presets/tfb-rack/arena-db.sql"))
-    Arena::Tfb::FORTUNES.each { |id, message| assert_includes sql, "(#{id}, '#{message.gsub("'", "''")}')" }
+    Arena::Verify::Tfb::FORTUNES.each { |id, message| assert_includes sql, "(#{id}, '#{message.gsub("'", "''")}')" }
     assert_includes sql, "generate_series(1, 10000)"
   end
 end

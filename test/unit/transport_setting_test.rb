@@ -43,7 +43,7 @@ module Arena
       plain = engine.argv("http://127.0.0.1:1/", Load::Settings.build(**LoadOptions.new(**Load.defaults).engine_settings, cacert: "/ca.pem"))
       assert_empty plain & %w[--http2 --h2-streams --tls-resume --cacert]
       bind = Launch::Bind.tcp(port: 1).with_tls(:self_signed)
-      check = TransportCheck.new(transport: Plan::Transport.parse("h2"), engine_path: "/bin/true").argv(bind, "/x")
+      check = Verify::TransportCheck.new(transport: Plan::Transport.parse("h2"), engine_path: "/bin/true").argv(bind, "/x")
       assert_equal ["/bin/true", "--json"], check.first(2)
       assert_equal ["--http2", "--h2-streams", "1", "--histograms", "https://127.0.0.1:1/x"], check.last(5)
       assert_equal [%w[-c 1], %w[-d 2], %w[--timeout 5], %w[-n 4], %w[--expect-status any]], [%w[-c], %w[-d], %w[--timeout], %w[-n], %w[--expect-status]].map { |(flag)| check[check.index(flag), 2] }

@@ -83,10 +83,10 @@ class TransportUnitTest < Minitest::Test
       File.write(fake, "#!/bin/sh\necho '{\"transport\":{\"protocol\":\"http/1.1\",\"tls\":\"TLSv1.3\"},\"errors\":{\"total\":0}}'\n")
       File.chmod(0o755, fake)
       bind = Arena::Launch::Bind.tcp(port: 1).with_tls(:self_signed)
-      outcome = Arena::TransportCheck.new(transport: Arena::Plan::Transport.parse("h2"), engine_path: fake).call(bind)
+      outcome = Arena::Verify::TransportCheck.new(transport: Arena::Plan::Transport.parse("h2"), engine_path: fake).call(bind)
       refute outcome.ok?
       assert_equal "negotiated http/1.1, expected h2", outcome.problem
-      assert Arena::TransportCheck.new(transport: Arena::Plan::Transport.parse("tls"), engine_path: fake).call(bind).ok?
+      assert Arena::Verify::TransportCheck.new(transport: Arena::Plan::Transport.parse("tls"), engine_path: fake).call(bind).ok?
     end
   end
 

@@ -5,7 +5,7 @@ require "arena"
 
 class VerifyTest < Minitest::Test
   Canned = Struct.new(:raw) do
-    def request(*, **) = Arena::HttpProbe.parse(raw)
+    def request(*, **) = Arena::Verify::HttpProbe.parse(raw)
   end
 
   def outcome(workload, raw, bind: Arena::Launch::Bind.tcp(port: 1))

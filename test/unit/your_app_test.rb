@@ -13,7 +13,7 @@ class YourAppUnitTest < Minitest::Test
   Canned = Struct.new(:raw, :seen) do
     def request(method, path, body: nil, headers: {})
       seen << [method, path, headers]
-      Arena::HttpProbe.parse(raw.respond_to?(:call) ? raw.call(path) : raw)
+      Arena::Verify::HttpProbe.parse(raw.respond_to?(:call) ? raw.call(path) : raw)
     end
   end
 

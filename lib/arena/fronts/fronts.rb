@@ -35,7 +35,7 @@ module Arena
     # A front is ready when a GET through it is answered.
     def wait_ready(front, timeout)
       exited = nil
-      failure = HttpProbe.new(front.bind, timeout: 2).await("/", deadline: Support::Clock.now + timeout) { exited = front.group.exited }
+      failure = Verify::HttpProbe.new(front.bind, timeout: 2).await("/", deadline: Support::Clock.now + timeout) { exited = front.group.exited }
       return unless failure
       tail = front.group.log_tail(3).join(" ")
       raise Error, "#{front.class.name.split("::").last.downcase} exited at start: #{tail}" if exited

@@ -126,7 +126,7 @@ module Arena
 
       def wait_ready(timeout)
         exited = nil
-        failure = HttpProbe.new(@bind, timeout: 2).await("/", deadline: Support::Clock.now + timeout) { exited = @group.exited }
+        failure = Verify::HttpProbe.new(@bind, timeout: 2).await("/", deadline: Support::Clock.now + timeout) { exited = @group.exited }
         return unless failure
         raise Error, "nginx exited at start: #{@group.log_tail(3).join(" ")}" if exited
         raise Error, "nginx not ready after #{timeout}s (#{failure})"

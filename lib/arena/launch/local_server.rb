@@ -186,7 +186,7 @@ module Arena
       # as the leader's exit does.
       def wait_answer(bind, deadline)
         exited = crash = nil
-        failure = HttpProbe.new(bind, timeout: 2).await(@probe_path, deadline: deadline) do
+        failure = Verify::HttpProbe.new(bind, timeout: 2).await(@probe_path, deadline: deadline) do
           (exited = @group.exited) || (crash = @boot_log.crash)
         end
         return unless failure

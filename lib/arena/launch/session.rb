@@ -50,7 +50,7 @@ module Arena
         @engine = engine
         @store = store
         @installation = installation
-        @verifier = verifier || ->(bind, entry) { Verify.new(bind: bind, probe: HttpProbe.new(entry, timeout: 10), headers: headers) }
+        @verifier = verifier || ->(bind, entry) { Verify.new(bind: bind, probe: Verify::HttpProbe.new(entry, timeout: 10), headers: headers) }
         @baselines = baselines
         @dir = File.join(plan.out_dir, "servers", format("%02d-%s", index, adapter.label.gsub(/[^\w.=-]+/, "_")))
       end

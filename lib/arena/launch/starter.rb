@@ -29,7 +29,7 @@ module Arena
 
       def transport = @plan.transport_or_plain
 
-      # What the first client negotiated (TransportCheck::Outcome).
+      # What the first client negotiated (Verify::TransportCheck::Outcome).
       attr_reader :negotiated
 
       def restart(old)
@@ -66,7 +66,7 @@ module Arena
 
       def check_transport(adapter)
         entry = @front ? @front.bind : @server.bind
-        @negotiated = TransportCheck.new(transport: transport).call(entry)
+        @negotiated = Verify::TransportCheck.new(transport: transport).call(entry)
         raise Error, "#{adapter.label} over #{transport.name}: #{@negotiated.problem}" unless @negotiated.ok?
       end
 

@@ -22,7 +22,7 @@ module Arena
     servers: %w[puma unicorn falcon iodine pitchfork passenger puma-jruby],
     unavailable: {},
     app: "presets/tfb-rack/config.ru",
-    workloads: Tfb.workloads,
+    workloads: Verify::Tfb.workloads,
     scenarios: %w[steady],
     options: {connections: 256, duration: 15.0, warmup: 5.0, rounds: 1, timeout: 30.0, database: "postgres"},
     shrink: {duration: 1.0, warmup: 0.5},

@@ -53,7 +53,7 @@ module Arena
       def body_file = workload.body_file(dir)
 
       # A server on another host has no processes in this host's /proc: only the probe settles it.
-      def settle = Scenarios::Settle.new(pids: -> { server.local_pids }, probe: HttpProbe.new(entry, timeout: 30), workload: workload,
+      def settle = Scenarios::Settle.new(pids: -> { server.local_pids }, probe: Verify::HttpProbe.new(entry, timeout: 30), workload: workload,
         headers: headers.merge(workload.headers || {}), limit: settle_limit)
 
       # The workload's unloaded latency on this server, measured once.

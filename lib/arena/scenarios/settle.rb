@@ -95,7 +95,7 @@ module Arena
         t = Support::Clock.now
         @probe.request(@workload.method || "GET", @workload.path, body: @workload.body, headers: @headers)
         ((Support::Clock.now - t) * 1e6).round
-      rescue HttpProbe::Failure
+      rescue Verify::HttpProbe::Failure
         nil
       end
     end

@@ -15,7 +15,7 @@ module Arena
     # bind is the server's own (rules such as /ip depend on it); the probe may
     # go through a proxy in front of it.
     # headers: the user's --header, sent with every request, these included.
-    def initialize(bind:, probe: HttpProbe.new(bind, timeout: 10), headers: {})
+    def initialize(bind:, probe: Verify::HttpProbe.new(bind, timeout: 10), headers: {})
       @bind = bind
       @probe = probe
       @headers = headers
@@ -44,9 +44,9 @@ module Arena
       response = @probe.request(workload.method, workload.path, body: workload.body, headers: headers)
       @status = response.status
       problems_of(workload, response)
-    rescue HttpProbe::Truncated => e
+    rescue Verify::HttpProbe::Truncated => e
       [e.message]
-    rescue HttpProbe::Failure => e
+    rescue Verify::HttpProbe::Failure => e
       ["no response: #{e.message}"]
     end
 
