@@ -21,8 +21,8 @@ class RailsKnobsTest < Minitest::Test
      "thin:threaded=true" => {"RAILS_MAX_THREADS" => "20", "WEB_CONCURRENCY" => "1"},
      "falcon:count=2" => {"WEB_CONCURRENCY" => "2"}}.each do |spec, expected|
       adapter = Arena::Plan::ServerList.parse([spec], machine: Arena::Plan::Machine.new(cores: 2).freeze).first
-      assert_equal expected, Arena::RailsKnobs.env(adapter, app), spec
-      assert_equal expected, adapter.env(app: app).slice(*Arena::RailsKnobs::NAMES), spec
+      assert_equal expected, Arena::Servers::RailsKnobs.env(adapter, app), spec
+      assert_equal expected, adapter.env(app: app).slice(*Arena::Servers::RailsKnobs::NAMES), spec
     end
   end
 
@@ -57,14 +57,14 @@ class RailsKnobsTest < Minitest::Test
   def test_only_a_rails_app_gets_them
     assert app.rails?
     refute Arena::Bundle::AppSource.builtin.rails?
-    assert_empty Arena::RailsKnobs.env(Arena::Servers::Puma.new, Arena::Bundle::AppSource.builtin)
+    assert_empty Arena::Servers::RailsKnobs.env(Arena::Servers::Puma.new, Arena::Bundle::AppSource.builtin)
   end
 
   def test_the_command_shown_carries_the_knobs_the_server_got
     argv = %w[bundle exec puma -t 5:5]
     assert_equal ["env", "RAILS_MAX_THREADS=5", "WEB_CONCURRENCY=2", *argv],
-      Arena::RailsKnobs.shown(argv, {"RAILS_MAX_THREADS" => "5", "WEB_CONCURRENCY" => "2", "OTHER" => "x"})
-    assert_equal argv, Arena::RailsKnobs.shown(argv, {"OTHER" => "x"})
+      Arena::Servers::RailsKnobs.shown(argv, {"RAILS_MAX_THREADS" => "5", "WEB_CONCURRENCY" => "2", "OTHER" => "x"})
+    assert_equal argv, Arena::Servers::RailsKnobs.shown(argv, {"OTHER" => "x"})
   end
 
   LOG = <<~LOG

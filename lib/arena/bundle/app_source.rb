@@ -104,7 +104,7 @@ module Arena
       # Rails' knobs follow each server config (lib/arena/servers/rails_knobs.rb) unless turned off.
       def rails_knobs? = knobs != false && rails?
 
-      def rails? = RailsKnobs.rails?(self)
+      def rails? = Servers::RailsKnobs.rails?(self)
 
       def without_knobs = self.class.new(**to_struct_h, knobs: false).freeze
 

@@ -128,7 +128,7 @@ module Arena
       end
 
       # Rails' knobs as the server got them, in front of its command (lib/arena/servers/rails_knobs.rb).
-      def shown_command(server) = RailsKnobs.shown(server.argv, @adapter.env(app: @plan.app).merge(@plan.env || {}))
+      def shown_command(server) = Servers::RailsKnobs.shown(server.argv, @adapter.env(app: @plan.app).merge(@plan.env || {}))
 
       # The config's CPU quota and memory limit as recorded, nil without one.
       def envelope = (@adapter.envelope.to_h if @adapter.envelope.bounded?)

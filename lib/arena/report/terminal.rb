@@ -134,7 +134,7 @@ module Arena
 
       # Rails' knobs the server started with (lib/arena/servers/rails_knobs.rb).
       def knobs(command)
-        set = Array(command).drop(1).take_while { |word| word.match?(/\A(#{RailsKnobs::NAMES.join("|")})=/o) }
+        set = Array(command).drop(1).take_while { |word| word.match?(/\A(#{Servers::RailsKnobs::NAMES.join("|")})=/o) }
         (command&.first == "env" && set.any?) ? " with #{set.join(" ")}" : ""
       end
 

@@ -124,7 +124,7 @@ module Arena
           "BUNDLE_GEMFILE" => app.gemfile, "RACK_ENV" => "production", "ARENA_SERVER" => label,
           "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil,
           "BUNDLER_VERSION" => nil
-        }.merge(RailsKnobs.env(self, app)).merge(Launch::Database.counted?(app) ? Launch::Database.app_name_env(label) : {}).merge(app.env || {}).merge(runtime.env)
+        }.merge(Servers::RailsKnobs.env(self, app)).merge(Launch::Database.counted?(app) ? Launch::Database.app_name_env(label) : {}).merge(app.env || {}).merge(runtime.env)
       end
 
       def supports?(feature) = feature == :unix

@@ -92,7 +92,7 @@ module Arena
         settings = adapter.settings.merge(Space.adapter_settings(best.settings))
         file = adapter.class.config_file(settings, rackup: @rackup)
         return nil unless file
-        knobs = @app ? adapter.rebuilt(settings: settings).env(app: @app).slice(*RailsKnobs::NAMES).compact : {}
+        knobs = @app ? adapter.rebuilt(settings: settings).env(app: @app).slice(*Servers::RailsKnobs::NAMES).compact : {}
         runtime = adapter.runtime.merge(Plan::Runtime.parse(Space.runtime_tokens(best.settings))).env.compact
         env = knobs.merge(runtime).map { |k, v| "#{k}=#{v}" }
         env.empty? ? file : file.with(command: ["env", *env, *file.command])
