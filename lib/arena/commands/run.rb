@@ -46,7 +46,7 @@ module Arena
           remote&.close
           FileUtils.cp(store.path, plan.json_path) if plan.json_path
         end
-        @out.print PresetSummary.new(store.view).render if plan.preset
+        @out.print Arena::Report::PresetSummary.new(store.view).render if plan.preset
         @out.flush
         @err.puts "results: #{store.path}"
         # The picks are the run's answer: printed last, after every path and table.
