@@ -49,4 +49,12 @@ class TuneYourAppTest < Arena::YourAppCase
     assert_match %r{tried / \(301 to https://.*\), /items \(301 to https://}, line.to_s, outcome.describe
     refute_match(/THE ANSWER/, outcome.stdout)
   end
+
+  # Every server failed (a path the app does not route): no answer is not a success.
+  def test_a_tune_in_which_no_server_could_be_measured_exits_2
+    outcome = run_app("tune", "--app", RAILS, "--servers", "puma", "--workload", "/nope", "--max-time", "60",
+      "--out", File.join(@tmp, "nothing"), timeout: 120)
+    assert_equal 2, outcome.status.exitstatus, outcome.describe
+    assert_match(/\ATHE ANSWER: none/, outcome.stdout.lines.grep(/THE ANSWER/).first.to_s, outcome.describe)
+  end
 end
