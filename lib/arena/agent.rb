@@ -96,7 +96,7 @@ module Arena
       @remote = f.string("load_target", pattern: /\A[0-9a-fA-F:.]{2,45}\z/, default: nil)
       @inbox.heartbeat(f.number("heartbeat_s", 0.05..600, default: nil))
       reply(request, ok: true, version: @version, host: Socket.gethostname, cores: Plan::Machine.current.cores,
-        environment: Environment.capture(machine: Plan::Machine.current, engine_version: Load::Engine.version))
+        environment: Results::HostFacts.capture(machine: Plan::Machine.current, engine_version: Load::Engine.version))
     rescue Error, SystemCallError => e
       reply(request, ok: false, error: "hello: #{e.message}")
       false

@@ -35,7 +35,7 @@ module Arena
 
       def measure(plan, remote)
         Support::Affinity.pin_self(plan.machine.engine_cpus)
-        environment = Environment.capture(machine: plan.machine, engine_version: Load::Engine.version)
+        environment = Results::HostFacts.capture(machine: plan.machine, engine_version: Load::Engine.version)
         store = Results::Store.new(path: File.join(plan.out_dir, "results.json"),
           environment: remote ? remote.environment(environment) : environment, plan: plan.to_h)
         runner = Arena::Run::Runner.new(plan: plan, reporter: Report::Fanout.new(Report::Terminal.new(out: @out, err: @err, verbose: @verbose), Report::Files.new(dir: plan.out_dir, err: @err)), store: store,

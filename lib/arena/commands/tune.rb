@@ -55,7 +55,7 @@ module Arena
         started = Support::Clock.now
         deadline = started + plan.load.max_time
         constraints = Results::TuneConstraints.of(plan, memory_mib: Arena::Tune::Budget.mib(memory))
-        environment = Environment.capture(machine: plan.machine, engine_version: Load::Engine.version)
+        environment = Results::HostFacts.capture(machine: plan.machine, engine_version: Load::Engine.version)
         store = Results::Store.new(path: File.join(plan.out_dir, "results.json"), environment: environment,
           plan: plan.to_h.merge(tune: constraints.to_record))
         output = Arena::Tune::Output.new(dir: plan.out_dir, constraints: constraints, machine: plan.machine,
