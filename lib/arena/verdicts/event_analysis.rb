@@ -97,20 +97,5 @@ module Arena
         Math.sqrt([variance / mean, 1.0].max * expected)
       end
     end
-
-    # Runs a block at a moment of the engine's counted phase (after its warm-up),
-    # on a thread, so a scenario can act on the server while load runs.
-    module At
-      module_function
-
-      def schedule(delay)
-        Thread.new do
-          sleep delay
-          yield
-        rescue => e
-          {"error" => "#{e.class}: #{e.message}"}
-        end
-      end
-    end
   end
 end
