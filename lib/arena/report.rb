@@ -14,6 +14,18 @@ module Arena
   end
 end
 
+require_relative "report/preset_summary"
+require_relative "report/rows"
+require_relative "report/relative"
+require_relative "report/labels"
+require_relative "report/progress"
+require_relative "report/aa"
+require_relative "report/per_request"
+require_relative "report/queue_work"
+require_relative "report/envelope_lines"
+require_relative "report/findings"
+require_relative "report/advice"
+require_relative "report/terminal"
 require_relative "report/source"
 require_relative "report/facts"
 require_relative "report/svg"

@@ -57,3 +57,5 @@ module Arena
     end
   end
 end
+
+require_relative "stats/linear_fit"

@@ -1,0 +1,10 @@
+# frozen_string_literal: true
+
+# The load engine and its settings: one row per setting, from which the CLI, the plan, arena.yml
+# and the engine's argv are made. The settings name the plan's transports, so those come first.
+require_relative "plan/plan"
+require_relative "plan/transport"
+require_relative "load/slow_clients"
+require_relative "load/profile"
+require_relative "load/settings"
+require_relative "load/engine"

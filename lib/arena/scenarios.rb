@@ -1,0 +1,8 @@
+# frozen_string_literal: true
+
+# What a measurement does: settle, warm-up, the base; each scenario's file is loaded by
+# Scenarios.load_all.
+require_relative "scenarios/warmup"
+require_relative "scenarios/settle"
+require_relative "scenarios/at"
+require_relative "scenarios/base"

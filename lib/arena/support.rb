@@ -1,0 +1,9 @@
+# frozen_string_literal: true
+
+# Small helpers every folder uses: the clock, CPU affinity, signals, quoting, plain YAML, registries.
+require_relative "support/clock"
+require_relative "support/affinity"
+require_relative "support/signals"
+require_relative "support/quote"
+require_relative "support/plain_yaml"
+require_relative "support/registry"
