@@ -198,7 +198,7 @@ class ConfigFileTest < Minitest::Test
     assert_equal File.join(@dir, "config.ru"), plan.app.rackup
     assert_equal %w[puma:workers=2,threads=5,preload=false webrick], plan.servers.map(&:label)
     assert_equal 3, plan.repeat
-    assert_equal Arena::LoadOptions.new(**Arena::Load.defaults).to_h, plan.load.to_h
+    assert_equal Arena::Load::Options.new(**Arena::Load.defaults).to_h, plan.load.to_h
     err = StringIO.new
     status = Dir.chdir(@dir) { Arena::CLI.new(%w[init], out: StringIO.new, err: err).run }
     assert_equal [2, "arena: arena.yml already exists (--force overwrites it)\n"], [status, err.string], "an existing arena.yml is not overwritten"

@@ -127,7 +127,7 @@ class LoadSettingsTest < Minitest::Test
 
   # The warm-up to a steady state is bounded by 2 x -d, at least 2 s, at most 10 s.
   def test_the_warm_up_bound_follows_d_between_2_and_10_seconds
-    bound = ->(d, max = nil) { Arena::LoadOptions.new(**Arena::Load.defaults.merge(duration: d, warmup_max: max)).warmup_limit }
+    bound = ->(d, max = nil) { Arena::Load::Options.new(**Arena::Load.defaults.merge(duration: d, warmup_max: max)).warmup_limit }
     assert_equal 2.0, bound.call(0.3)
     assert_equal 3.0, bound.call(1.5)
     assert_equal 10.0, bound.call(30.0)

@@ -35,12 +35,12 @@ module Arena
     # load's rows give the Transport value every engine run carries, and
     # Load::Engine#argv alone turns it into flags, the transport check's too.
     def test_the_engine_flags_are_made_once_from_the_rows
-      load = LoadOptions.new(**Load.defaults.merge(transport: "h2", h2_streams: 4, tls_resume: true)).freeze
+      load = Load::Options.new(**Load.defaults.merge(transport: "h2", h2_streams: 4, tls_resume: true)).freeze
       assert_equal Plan::Transport.parse("h2", h2_streams: 4, tls_resume: true), load.engine_settings[:transport]
       engine = Load::Engine.new(dir: @dir, path: "/bin/true", machine: Plan::Machine.new(cores: 1, shared: true))
       argv = engine.argv("https://127.0.0.1:1/", Load::Settings.build(**load.engine_settings, cacert: "/ca.pem"))
       assert_equal %w[--http2 --h2-streams 4 --tls-resume --cacert /ca.pem], argv[argv.index("--http2"), 6]
-      plain = engine.argv("http://127.0.0.1:1/", Load::Settings.build(**LoadOptions.new(**Load.defaults).engine_settings, cacert: "/ca.pem"))
+      plain = engine.argv("http://127.0.0.1:1/", Load::Settings.build(**Load::Options.new(**Load.defaults).engine_settings, cacert: "/ca.pem"))
       assert_empty plain & %w[--http2 --h2-streams --tls-resume --cacert]
       bind = Launch::Bind.tcp(port: 1).with_tls(:self_signed)
       check = Verify::TransportCheck.new(transport: Plan::Transport.parse("h2"), engine_path: "/bin/true").argv(bind, "/x")

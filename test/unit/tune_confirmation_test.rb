@@ -78,7 +78,7 @@ module Arena
     def setup
       @clock = Clock.new
       @machine = Plan::Machine.new(cores: 2)
-      @plan = Plan.new(load: LoadOptions.new(**Load.defaults).freeze, machine: @machine)
+      @plan = Plan.new(load: Load::Options.new(**Load.defaults).freeze, machine: @machine)
       @store = Store.new([], [])
     end
 

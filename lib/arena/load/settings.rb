@@ -3,12 +3,12 @@
 module Arena
   module Load
     # Every load setting, declared once. The `arena run` flags and their help,
-    # the plan's LoadOptions, `arena.yml`'s keys, `arena presets`' listing and
+    # the plan's Load::Options, `arena.yml`'s keys, `arena presets`' listing and
     # (for a row with `engine:`) the engine's argv all derive from this table:
     # adding a setting is one row here, plus the C option when it reaches the
     # engine.
     #
-    #   name     the plan's key (LoadOptions member, arena.yml key)
+    #   name     the plan's key (Load::Options member, arena.yml key)
     #   flag     the option as `arena run` takes it ("-c N"); its first word is the flag
     #   type     Integer, Float, String, an Array of allowed words, :list (of whole numbers)
     #            or :switch (a flag without a value; on/off in arena.yml)
@@ -112,7 +112,7 @@ module Arena
     # workload sets (Engine#argv passes it as it is), then those Engine#argv
     # turns into flags of their own (keep-alive off, -H per header, the
     # transport's flags, --request-start). transport is the Transport value
-    # (LoadOptions#client_transport), cacert the CA the entry's certificate is
+    # (Load::Options#client_transport), cacert the CA the entry's certificate is
     # verified against; Engine#argv is the one place they become flags.
     RUN_FLAGS = {requests: "-n", reps: "-r", rate: "-R", method: "-m", body_file: "--body", mix_file: "--mix",
                  expect_status: "--expect-status", expect_body: "--expect-body", timeline_ms: "--timeline-ms",
@@ -128,28 +128,30 @@ module Arena
     end
   end
 
-  # The load knobs every scenario shares, one member per table row.
-  LoadOptions = Struct.new(*Load::TABLE.map(&:name), keyword_init: true)
+  module Load
+    # The load knobs every scenario shares, one member per table row.
+    Options = Struct.new(*TABLE.map(&:name), keyword_init: true)
 
-  class LoadOptions
-    # `both` runs keep-alive on and off side by side, as the 2016 comparison did.
-    def keep_alive_modes
-      {"on" => [true], "off" => [false], "both" => [true, false]}.fetch(keep_alive)
+    class Options
+      # `both` runs keep-alive on and off side by side, as the 2016 comparison did.
+      def keep_alive_modes
+        {"on" => [true], "off" => [false], "both" => [true, false]}.fetch(keep_alive)
+      end
+
+      # The bound of the warm-up to a steady state: 2 x -d, at least 2 s (the
+      # detector needs 1 s of slices to say anything, and a round's -d is short
+      # now that there are more rounds), a cold Rails app at -d 5 up to 10 s.
+      def warmup_limit = warmup_max || (2 * duration).clamp(2.0, 10.0)
+
+      # How clients reach the server: the Transport of the three transport rows
+      # (the plan's, built once by Plan::Builder, and every engine run's).
+      def client_transport = Plan::Transport.of(self)
+
+      # The table's engine rows, and the transport they are spoken over.
+      def engine_settings = Load::TABLE.select(&:engine).to_h { |s| [s.name, self[s.name]] }.merge(transport: client_transport)
+
+      # The same settings with these changed (a round's -d, a lowered bound).
+      def with(**changes) = self.class.new(**to_h, **changes).freeze
     end
-
-    # The bound of the warm-up to a steady state: 2 x -d, at least 2 s (the
-    # detector needs 1 s of slices to say anything, and a round's -d is short
-    # now that there are more rounds), a cold Rails app at -d 5 up to 10 s.
-    def warmup_limit = warmup_max || (2 * duration).clamp(2.0, 10.0)
-
-    # How clients reach the server: the Transport of the three transport rows
-    # (the plan's, built once by Plan::Builder, and every engine run's).
-    def client_transport = Plan::Transport.of(self)
-
-    # The table's engine rows, and the transport they are spoken over.
-    def engine_settings = Load::TABLE.select(&:engine).to_h { |s| [s.name, self[s.name]] }.merge(transport: client_transport)
-
-    # The same settings with these changed (a round's -d, a lowered bound).
-    def with(**changes) = self.class.new(**to_h, **changes).freeze
   end
 end

@@ -90,7 +90,7 @@ module Arena
           Launch::Database.check!(o[:database], app)
         end
         o[:scenarios].each { |name| Scenarios.fetch(name) }
-        load = LoadOptions.new(**Load::TABLE.to_h { |s| [s.name, o[s.name].is_a?(Array) ? o[s.name].dup.freeze : o[s.name]] }).freeze
+        load = Load::Options.new(**Load::TABLE.to_h { |s| [s.name, o[s.name].is_a?(Array) ? o[s.name].dup.freeze : o[s.name]] }).freeze
         transport = load.client_transport
         list = servers(app, o, transport)
         Plan.new(

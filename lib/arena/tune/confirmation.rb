@@ -172,7 +172,7 @@ module Arena
         side.failed = "failed in confirmation round #{number}: #{e.message}"
       end
 
-      def round_load = LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze
+      def round_load = Load::Options.new(**@plan.load.to_h, warmup_max: 0.0).freeze
     end
   end
 end

@@ -88,7 +88,7 @@ module Arena
         entry.failed = "failed in head-to-head round #{round}: #{e.message}"
       end
 
-      def load = LoadOptions.new(**@plan.load.to_h, warmup_max: 0.0).freeze
+      def load = Load::Options.new(**@plan.load.to_h, warmup_max: 0.0).freeze
     end
   end
 end

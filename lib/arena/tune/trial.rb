@@ -162,7 +162,7 @@ module Arena
         @kept.shift.last.stop while @kept.size >= KEPT
       end
 
-      def round_load = LoadOptions.new(**load.to_h, warmup_max: 0.0).freeze
+      def round_load = Load::Options.new(**load.to_h, warmup_max: 0.0).freeze
 
       def configured(settings) = Trial.configured(@adapter, settings)
 
@@ -185,7 +185,7 @@ module Arena
         changes = {}
         changes[:slo_ms] = @slo_ms if @slo_ms && @plan.load.slo_ms.nil?
         changes[:max_time] = (@deadline - Support::Clock.now).clamp(5.0, [@plan.load.max_time, 5.0].max) if @deadline
-        changes.empty? ? @plan.load : LoadOptions.new(**@plan.load.to_h, **changes).freeze
+        changes.empty? ? @plan.load : Load::Options.new(**@plan.load.to_h, **changes).freeze
       end
 
       def say(c)
