@@ -65,17 +65,21 @@ class UnansweredTest < Minitest::Test
 
   # Half the run silent with requests in flight is hung; less, or nothing in
   # flight (an open model at a low rate between its requests), is not.
+  # Its answers take 1 s on average, so they fill the run (the loop was
+  # served: LoadFigures#idle_loop?) and only the silent end decides.
   def test_the_silent_end_needs_half_the_run_and_requests_in_flight
     at = ->(quiet, sent: 40) {
       timeline = (0..9).map { |t| {"t" => t, "completed" => (t < 10 - quiet) ? 3 : 0, "errors" => 0} }
-      Arena::Results::LoadFigures.from_h(hung_engine.merge("timeline" => timeline, "requests" => {"sent" => sent, "completed" => 3 * (10 - quiet)}))
+      Arena::Results::LoadFigures.from_h(hung_engine.merge("timeline" => timeline, "requests" => {"sent" => sent, "completed" => 3 * (10 - quiet)},
+        "latency_us" => {"count" => 3 * (10 - quiet), "p50" => 900_000, "mean" => 1_000_000}))
     }
     assert at.call(5).unanswered?
     refute at.call(4).unanswered?
     assert_equal 0.0, at.call(4).error_pct
     refute at.call(5, sent: 15).unanswered?, "nothing in flight"
     assert at.call(5, sent: 16).unanswered?
-    errors = Arena::Results::LoadFigures.from_h(hung_engine.merge("timeline" => (0..9).map { |t| {"t" => t, "completed" => 0, "errors" => (t == 9) ? 1 : 0} }))
+    errors = Arena::Results::LoadFigures.from_h(hung_engine.merge("timeline" => (0..9).map { |t| {"t" => t, "completed" => 0, "errors" => (t == 9) ? 1 : 0} },
+      "errors" => {"total" => 1, "reset" => 1}))
     refute errors.unanswered?, "an error at the end is an answer of a kind"
     half = (0..19).map { |t| {"t" => t / 2.0, "completed" => (t < 10) ? 2 : 0, "errors" => 0} }
     assert_equal 5.0, Arena::Results::LoadFigures.from_h(hung_engine.merge("timeline" => half, "timeline_ms" => 500)).silent_s

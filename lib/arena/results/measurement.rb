@@ -210,7 +210,22 @@ module Arena
       # 0% errors", and was picked when it was the only server.
       def unanswered?
         return false unless duration_s.positive?
-        (completed.zero? && errors.zero?) || (in_flight.positive? && silent_s >= HUNG_SHARE * duration_s)
+        (completed.zero? && errors.zero?) || (in_flight.positive? && (silent_s >= HUNG_SHARE * duration_s || idle_loop?))
+      end
+
+      # A closed loop that answered fewer requests than it had connections
+      # (most never got one), whose answers account for less than HUNG_SHARE
+      # of the run on a single connection: the latencies of the requests
+      # answered add up to the time connections were served (Little's law),
+      # and a server that answered one request in 900 us of a 10 s run,
+      # wherever the answer fell, left its connections waiting on nothing it
+      # did (the silent end alone missed an answer late in the run). A slow
+      # server's answers fill the run however few (one slot of 1 s: 9
+      # answers, 45 s served); an open model idles between arrivals by design.
+      def idle_loop?
+        return false if open? || errors.positive? || completed >= connections_requested
+        served_us = completed * (latency_all.mean || latency_all.p50).to_f
+        served_us < HUNG_SHARE * duration_s * 1e6
       end
 
       # The requests a hung server left unanswered (0 unless unanswered?).

@@ -88,12 +88,20 @@ module Arena
       # the stall reason of any measurement of its config and workload (its
       # own closed run, or another scenario's): the open-model runs cannot be
       # judged stalled themselves.
+      # A config's error share is the most its head-of-line runs failed in
+      # that round where any was flagged failed or hung (errors, unanswered),
+      # else the one recorded beside the slow request: a config that failed
+      # never wins on the ratio of the responses it did give, whether or not
+      # its summary record carries the share (older records do not).
       def self.entries(measurements)
         stalls = measurements.select { |m| m.flags.include?("stalled") }.group_by { |m| [m.server, m.workload] }
+        failed = measurements.select { |m| m.scenario == key && m.measured? && m.summary&.erroneous? }
+          .group_by { |m| [m.server, m.workload, m.repeat] }
         measurements.select { |m| m.scenario == key && m.summary? && !m.extra["reason"] }.map do |m|
           stall = stalls[[m.server, m.workload]]&.first
+          flagged = failed[[m.server, m.workload, m.repeat]]&.map { |f| f.summary.error_pct.to_f }&.max
           [m.workload, HeadOfLineRule::Entry.new(server: m.server, fast: m.extra["fast"], stalled: stall && (stall.summary.stall || "stalled"),
-            round: m.repeat, error_pct: m.extra["beside_error_pct"]).freeze]
+            round: m.repeat, error_pct: flagged || m.extra["beside_error_pct"]).freeze]
         end
       end
 
