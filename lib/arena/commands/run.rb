@@ -3,19 +3,27 @@
 require_relative "base"
 
 require "fileutils"
-require_relative "../remote/session"
+require_relative "../remote"
 
 module Arena
   module Commands
     # `arena run`: plan, start, verify, load, report.
     class Run < Base
+      # 0 when something was measured (a server that failed beside others is
+      # a finding in the results, not the run's failure); 2 when nothing
+      # could be (every server failed to start or verify).
+      def self.status(document) = document.measured.empty? ? 2 : 0
+
       def call
         builder = Plan::Builder.new(say: ->(line) { @err.puts line })
         OptionParser.new do |parser|
           parser.banner = "usage: arena run [options]"
           builder.define(parser)
-          parser.on("--verbose", "a line per measurement (default: one progress line, rewritten in place on a terminal)") { @verbose = true }
+          parser.on("--verbose", "a line per measurement and the detail at the end: each request of a mix, the waiting/working " \
+            "split, every finding's reason (default: one progress line, rewritten in place on a terminal, and the summary)") { @verbose = true }
+          parser.on("-h", "--help", "this help") { @help = parser.help }
         end.parse!(@argv)
+        return help if @help
         raise UsageError, "unexpected argument #{@argv.first.inspect}" unless @argv.empty?
         plan = builder.build
         builder.remote.check(plan)
@@ -49,9 +57,20 @@ module Arena
         @out.print Arena::Report::PresetSummary.new(store.view).render if plan.preset
         @out.flush
         @err.puts "results: #{store.path}"
-        # The picks are the run's answer: printed last, after every path and table.
-        Report::Closing.new(store.view).write(@out)
-        runner.failures.empty? ? 0 : 1
+        # The pick is the run's answer: printed last, after every path and
+        # table; its reasons (and the whole recommendations) are report.md's.
+        if @verbose
+          Report::Closing.new(store.view).write(@out)
+        else
+          Report::Brief.new(store.view).pick_lines.then { |lines| @out.puts("", *lines) unless lines.empty? }
+        end
+        @out.flush
+        Run.status(store.view)
+      end
+
+      def help
+        @out.puts @help, "", CLI::EXIT_STATUS
+        0
       end
 
       # --dry-run: the plan, unit by unit, and the estimate; nothing started.

@@ -1,8 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "base"
-require_relative "../traffic/import"
-require_relative "../traffic/requests_writer"
+require_relative "../traffic"
 
 module Arena
   module Commands
