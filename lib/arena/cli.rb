@@ -4,8 +4,8 @@ require "optparse"
 
 module Arena
   # Dispatches `arena SUBCOMMAND`; each subcommand is an object with one `call`
-  # that returns the exit status. Every failure Arena can explain becomes one
-  # line on stderr, never a stack trace.
+  # that returns the exit status (EXIT_STATUS). Every failure Arena can
+  # explain becomes one line on stderr, never a stack trace.
   class CLI
     COMMANDS = {
       "run" => "Commands::Run", "servers" => "Commands::Servers", "check" => "Commands::Check",
@@ -13,6 +13,16 @@ module Arena
       "init" => "Commands::Init", "tune" => "Commands::Tune",
       "traffic" => "Commands::Traffic", "agent" => "Commands::Agent"
     }.freeze
+
+    # One meaning per exit status, for scripts and CI (said by --help too).
+    EXIT_STATUS = <<~TEXT.chomp
+      exit status:
+        0    measured (a server that failed beside others is a finding, not a failure)
+        1    a threshold or gate failed (arena compare --fail-on, arena check)
+        2    bad input, or nothing could be measured
+        130  interrupted: what was measured is kept (results.json, the reports)
+        70   a bug in Arena (ARENA_DEBUG=1 shows where)
+    TEXT
 
     USAGE = <<~TEXT
       usage: arena COMMAND [options]
@@ -26,6 +36,8 @@ module Arena
         traffic   arena traffic import LOG: a requests file (--requests) from a production log
         init      write a commented arena.yml for the app here (`arena run` here then uses it)
         agent     the remote side of --server-host/--loader-hosts (started by Arena over SSH)
+
+      #{EXIT_STATUS}
     TEXT
 
     def initialize(argv, out: $stdout, err: $stderr)
@@ -44,12 +56,12 @@ module Arena
       klass = COMMANDS[name] or raise UsageError, "unknown command #{name.inspect} (#{COMMANDS.keys.join(", ")})"
       require_relative "commands/#{name}"
       Arena.const_get(klass).new(@argv, out: @out, err: @err).call
-    rescue UsageError, OptionParser::ParseError => e
+    rescue UsageError, OptionParser::ParseError, Error => e
+      # Bad input, or an Arena error that left nothing measured (a results
+      # file that is not one, an engine that is not built): 1 is kept for a
+      # threshold or gate that failed.
       @err.puts "arena: #{e.message}"
       2
-    rescue Error => e
-      @err.puts "arena: #{e.message}"
-      1
     rescue Interrupt
       @err.puts "arena: interrupted"
       130

@@ -34,8 +34,8 @@ class ConfigFileRunTest < Arena::ArenaCase
     assert_equal 1, measured.size
     assert_equal 3, measured.first.dig("load", "connections", "requested") || measured.first.dig("load", "connections")
     # Into a pipe: one plain progress line, no line per measurement; the picks are the last thing printed.
-    assert_includes stderr.lines, "arena: round 1/1 · puma:workers=0,threads=2 · 1/1 measured\n"
+    assert_includes stderr.lines, "arena: measuring · round 1/1 · puma:workers=0,threads=2 · 1/1 measured\n"
     refute_match(/good req\/s, p99/, stderr)
-    assert_match(/\n\nRecommendations \(from this run's figures only[^\n]*\n(  .*\n)+\z/, stdout)
+    assert_match(/\n\n(.*: (pick|no pick).*\n)*not measured: \d use cases \(report\.md says what runs them\)\n\z/, stdout)
   end
 end

@@ -16,7 +16,8 @@ class QueueTimeIntegrationTest < Arena::ArenaCase
     assert_in_delta 50_000, q["work_p50_us"], 8_000, q.inspect
     assert_operator q["queue_p50_us"], :<, 5_000, "hardly any wait with 2 connections for 10 threads: #{q}"
     assert_operator q["n"], :>=, 40
-    assert_match(/waiting and working/, low.stdout)
+    refute_match(/waiting and working/, low.stdout, "detail: --verbose and the reports")
+    assert_includes File.read(File.join(low.dir, "report.md")), "### Waiting and working"
 
     # 2 workers x 5 threads = 10 slots, 40 connections: the rest queue.
     busy = arena("run", "--servers", "puma", "--requests", file, "--queue-time", "all", "-c", "40", "-d", "1.5", "-w", "0.3", "--rounds", "1")

@@ -15,7 +15,7 @@ class RoundsRunTest < Arena::ArenaCase
     outcome = arena("run", "--servers", "puma:workers=0", "-c", "4", "-w", "0.3", "--repeat", "3", "--workload", "json", "-d", "0.5")
     assert outcome.status.success?, outcome.describe
     assert_equal [1, 2, 3], outcome.measurements.reject { |m| m["rerun"] }.map { |m| m["repeat"] }
-    assert_match(/\d[\d,]* ±\d/, outcome.stdout)
+    assert_match(/\d[\d.]*k? ±\d/, outcome.stdout)
     interval = outcome.results["intervals"].first
     assert_operator interval["low"], :<=, interval["median"]
     assert_operator interval["high"], :>=, interval["median"]

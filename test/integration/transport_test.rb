@@ -50,7 +50,7 @@ module Arena
       assert_measured(run, "puma", protocol: "http/1.1")
       assert_operator run.measurements.first.dig("front_probes", "pss_peak_kb").to_i, :>, 0
       bad = arena("run", "--servers", "puma:workers=0", "--front", "thruster", "--transport", "tls", *LOAD)
-      assert_equal 1, bad.status.exitstatus, bad.describe
+      assert_equal 2, bad.status.exitstatus, bad.describe
       assert_match(/thruster --transport tls: unsupported: Thruster's TLS is Let's Encrypt only/, bad.stderr)
     end
 

@@ -32,14 +32,14 @@ class ReportErrorsTest < Minitest::Test
 
   def test_missing_results_file
     status, out, err = report(@dir)
-    assert_equal 1, status
+    assert_equal 2, status, "bad input"
     assert_equal "", out
     assert_equal "arena: no results file at #{@dir}/results.json\n", err
   end
 
   def test_malformed_results_file
     status, _, err = report(fixture("malformed"))
-    assert_equal 1, status
+    assert_equal 2, status, "bad input"
     assert_match(%r{\Aarena: #{Regexp.escape(@dir)}/results.json is not valid JSON \(.+\)\n\z}, err)
     refute File.exist?(File.join(@dir, "report.html"))
   end
@@ -47,14 +47,14 @@ class ReportErrorsTest < Minitest::Test
   def test_json_that_is_not_a_results_document
     File.write(File.join(@dir, "results.json"), "[1, 2]")
     status, _, err = report(@dir)
-    assert_equal 1, status
+    assert_equal 2, status, "bad input"
     assert_equal "arena: #{@dir}/results.json is not an Arena results file\n", err
   end
 
   def test_measurements_that_are_not_a_list
     File.write(File.join(@dir, "results.json"), %({"schema": "arena-results/1", "measurements": {"a": 1}}))
     status, _, err = report(@dir)
-    assert_equal 1, status
+    assert_equal 2, status, "bad input"
     assert_equal "arena: #{@dir}/results.json: \"measurements\" is not a list\n", err
   end
 
@@ -63,9 +63,9 @@ class ReportErrorsTest < Minitest::Test
     assert_equal 0, status
     note = "arena: note: #{@dir}/results.json is schema arena-results/0; this Arena writes arena-results/1: showing what it holds\n"
     assert_equal note, err.lines.first
-    assert_match(/\| server · steady +\|\n.*\n\| puma:workers=2,threads=2 +\| +6,938 \| +- \| 1 \| +0 \| +524us \| +13\.5ms \| +- \| +0% \|/, out)
-    # The picks close it, as they close a run.
-    assert_match(/\n\nRecommendations \(from this run's figures only[^\n]*\n(  .*\n)+\z/, out)
+    assert_match(/^server · steady +vs the fastest +good req\/s +p99 +memory\npuma:workers=2,threads=2 +fastest +6\.94k +13\.5 ms +-$/, out)
+    # The pick closes it, as it closes a run.
+    assert_match(/\n\nfast request\/response API: no pick, not distinguishable\n(.*\n)*not measured: 4 use cases .*\n\z/, out)
     markdown = File.read(File.join(@dir, "report.md"))
     assert_includes markdown, "> Note: #{@dir}/results.json is schema arena-results/0"
     assert_includes markdown, "| CPU | not recorded |"

@@ -32,11 +32,11 @@ class ReportProgressTest < Minitest::Test
     @clock.now += 2.0
     p.step(server: "puma", round: 2)
     p.finish
-    assert_equal "\r\e[Karena: round 1/3 · puma · 1/6 measured" \
-      "\r\e[Karena: round 1/3 · falcon · 2/6 measured · about 8s left" \
+    assert_equal "\r\e[Karena: measuring · round 1/3 · puma · 1/6 measured" \
+      "\r\e[Karena: measuring · round 1/3 · falcon · 2/6 measured · about 8s left" \
       "\r\e[KFAILED unicorn: not ready after 30s\n" \
-      "\r\e[Karena: round 1/3 · falcon · 2/6 measured · about 8s left" \
-      "\r\e[Karena: round 2/3 · puma · 3/6 measured · about 6s left" \
+      "\r\e[Karena: measuring · round 1/3 · falcon · 2/6 measured · about 8s left" \
+      "\r\e[Karena: measuring · round 2/3 · puma · 3/6 measured · about 6s left" \
       "\r\e[K", @io.string
   end
 
@@ -47,42 +47,49 @@ class ReportProgressTest < Minitest::Test
     p.step(server: "puma", round: 1)
     p.step(server: "puma", round: 1, rerun: true)
     p.step(server: "falcon", round: 1)
-    assert_equal "arena: round 1/1 · falcon · 3/3 measured · 1 re-run (the machine was busy)", @io.string.split("\r\e[K").last
+    assert_equal "arena: measuring · round 1/1 · falcon · 3/3 measured · 1 re-run (the machine was busy)", @io.string.split("\r\e[K").last
   end
 
   # Wider than the terminal, a line would wrap and \r rewrite only its tail.
   def test_a_line_wider_than_the_terminal_is_cut_to_fit
     p = progress(tty: true, width: 30)
     p.step(server: "passenger:pool=4,queue=100", round: 1)
-    assert_equal "\r\e[Karena: round 1/3 · passenger…", @io.string
+    assert_equal "\r\e[Karena: measuring · round 1/3…", @io.string
     assert_operator @io.string.delete_prefix("\r\e[K").size, :<, 30
   end
 
-  # Into a log: a plain line when a round begins, and between, at most one
-  # every 10 s, and the last.
-  def test_a_log_gets_a_line_per_round_and_every_ten_seconds
+  # Into a log: a plain line when a round begins, and no other (issue 45:
+  # at most one line a round), whatever the time between.
+  def test_a_log_gets_one_line_per_round
     p = progress(tty: false, total: 8, rounds: 2)
     p.step(server: "a", round: 1) # new round: printed
     @clock.now += 4
-    p.step(server: "b", round: 1) # 4 s since: not
-    @clock.now += 4
-    p.step(server: "c", round: 1) # 8 s: not
+    p.step(server: "b", round: 1)
+    p.phase("started c") # said on a terminal only
+    @clock.now += 30
+    p.step(server: "c", round: 1) # 30 s since: still not
     @clock.now += 3
-    p.step(server: "d", round: 1) # 11 s: printed
+    p.step(server: "d", round: 1)
     @clock.now += 1
     p.step(server: "a", round: 2) # new round: printed
     @clock.now += 1
     p.step(server: "b", round: 2)
     p.step(server: "c", round: 2)
-    p.step(server: "d", round: 2) # the last: printed
+    p.step(server: "d", round: 2) # the last: not
     p.say("one of its own")
     assert_equal <<~LOG, @io.string
-      arena: round 1/2 · a · 1/8 measured
-      arena: round 1/2 · d · 4/8 measured · about 15s left
-      arena: round 2/2 · a · 5/8 measured · about 9s left
-      arena: round 2/2 · d · 8/8 measured
+      arena: measuring · round 1/2 · a · 1/8 measured
+      arena: measuring · round 2/2 · a · 5/8 measured · about 29s left
       one of its own
     LOG
+  end
+
+  # Between measurements a terminal's line says what the run does.
+  def test_a_terminal_line_says_the_phase
+    p = progress(tty: true)
+    p.phase("started puma")
+    p.step(server: "puma", round: 1)
+    assert_equal "\r\e[Karena: started puma · 0/6 measured\r\e[Karena: measuring · round 1/3 · puma · 1/6 measured", @io.string
   end
 
   # --precision adds rounds past the plan: the count says so, and no time is guessed.
@@ -91,7 +98,7 @@ class ReportProgressTest < Minitest::Test
     p.step(server: "a", round: 1)
     p.step(server: "a", round: 1)
     p.step(server: "a", round: 2)
-    assert_equal "arena: round 2 · a · 3 measured (2 planned, then rounds for --precision)\n", @io.string.lines.last
+    assert_equal "arena: measuring · round 2 · a · 3 measured (2 planned, then rounds for --precision)\n", @io.string.lines.last
   end
 
   def test_durations_read_at_a_glance
@@ -103,7 +110,7 @@ class ReportProgressTest < Minitest::Test
   # measurement; a failure always has its own line.
   def test_the_terminal_reporter_prints_no_line_per_measurement_unless_verbose
     quiet = run_reporter(verbose: false)
-    assert_equal ["arena: round 1/2 · puma · 1/2 measured", "arena: round 2/2 · puma:threads=8 · 2/2 measured"],
+    assert_equal ["arena: measuring · round 1/2 · puma · 1/2 measured", "arena: measuring · round 2/2 · puma:threads=8 · 2/2 measured"],
       quiet.lines.grep(/round/).map(&:chomp)
     refute_match(/good req\/s, p99/, quiet)
     assert_match(/^FAILED unicorn: not ready$/, quiet)

@@ -19,15 +19,14 @@ module Arena
         source = Arena::Report::Source.open(@argv.first)
         source.notes.each { |note| @err.puts "arena: note: #{note}" }
         if @formats.include?("terminal")
-          @out.print Arena::Report::Table.new(source.view).render
-          Arena::Report::Findings.lines(source.view).each { |line| @out.puts line }
+          Arena::Report::Brief.new(source.view).summary_lines.each { |line| @out.puts line }
           @out.flush
         end
         files = @formats & Arena::Report::Formats.registry.keys
         written = Arena::Report::Files.new(dir: source.dir, formats: files).write(source.view, notes: source.notes)
         written.each { |path| @err.puts "report: #{path}" }
-        # As at the end of `arena run`: the picks last.
-        Arena::Report::Closing.new(source.view).write(@out) if @formats.include?("terminal")
+        # As at the end of `arena run`: the pick last.
+        @out.puts("", *Arena::Report::Brief.new(source.view).pick_lines) if @formats.include?("terminal")
         0
       end
 

@@ -2,18 +2,17 @@
 
 module Arena
   module Report
-    # The one line a run shows while it measures: the round, the server just
-    # measured, how many measurements of how many, and the time left at the
-    # pace so far. On a terminal it is rewritten in place (\r); into a file or
-    # a CI log it is a plain line when a round begins and at most every
-    # EVERY seconds between, so a long run's log stays short. A line that
-    # must stand on its own (a server's start, a failure) goes above it.
+    # The one line a run shows while it measures: what it is doing (a
+    # server started, measuring), the round, the server just measured, how
+    # many measurements of how many, and the time left at the pace so far.
+    # On a terminal it is rewritten in place (\r) at every step; into a file
+    # or a CI log it is a plain line when a round begins, and no other, so a
+    # log has at most one line a round. A line that must stand on its own (a
+    # failure) goes above it.
     #
     # The stream and the clock are passed in, so any command's reporter can
     # use it and a test can read every byte it writes.
     class Progress
-      EVERY = 10.0
-
       def initialize(io:, total:, rounds:, tty: io.tty?, clock: Support::Clock.method(:now), width: nil)
         @io = io
         @total = [total.to_i, 1].max
@@ -39,15 +38,22 @@ module Arena
           @total += 1
           @reruns += 1
         end
-        new_round = round != @round
+        new_round = round != @round || @done == 1
         @round = round
         @server = server
+        @phase = "measuring"
         if @tty
           draw(text(now))
-        elsif new_round || @printed_at.nil? || now - @printed_at >= EVERY || @done == @total
-          @printed_at = now
+        elsif new_round
           @io.puts text(now)
         end
+      end
+
+      # What the run is doing between measurements ("started puma"): on a
+      # terminal the line says it at once; a log waits for the round's line.
+      def phase(words)
+        @phase = words
+        draw(text(@clock.call)) if @tty
       end
 
       # A line of its own, above the progress line.
@@ -65,9 +71,9 @@ module Arena
       end
 
       def text(now)
-        parts = []
+        parts = [@phase || "starting"]
         parts << "round #{@round}#{"/#{@rounds}" if @rounds && @round <= @rounds}" if @round
-        parts << @server
+        parts << @server if @server
         parts << ((@done > @total) ? "#{@done} measured (#{@total} planned, then rounds for --precision)" : "#{@done}/#{@total} measured")
         parts << "#{@reruns} re-run (the machine was busy)" if @reruns.positive?
         left = seconds_left(now)

@@ -105,9 +105,9 @@ module Arena
     end
 
     # Reports a run as it happens to a terminal (or any stream): one progress
-    # line (Progress) instead of a line per measurement, a server's start and
-    # every failure on lines of their own, the tables and findings at the end.
-    # verbose: a line per measurement as well, as before.
+    # line (Progress) instead of a line per measurement, every failure on a
+    # line of its own, the summary at the end (Brief). verbose: a line per
+    # measurement and per server started as well, and the detail at the end.
     class Terminal
       def initialize(out: $stdout, err: $stderr, verbose: false, clock: Support::Clock.method(:now))
         @out = out
@@ -127,7 +127,15 @@ module Arena
         @progress = Progress.new(io: @err, total: total, rounds: plan.rounds, clock: @clock)
       end
 
+      # A server's start is a line of its own under --verbose, when a
+      # verification failed, when it took a second start or when Rails' knobs
+      # were set for it; otherwise the progress line's phase says it (its
+      # version and command: report.md).
       def server_started(server)
+        unless @verbose || server.boot_retry || !server.verify.all?(&:ok) || !knobs(server.command).empty?
+          @progress&.phase("started #{@labels.call(server.label)}")
+          return
+        end
         say "#{server.label} #{server.version} ready in #{server.boot_s}s#{Launch::LocalServer.retried(server.boot_retry)}#{knobs(server.command)}; verified " +
           server.verify.map { |v| "#{v.workload} #{v.ok ? "ok" : "FAILED (#{v.problems.join("; ")})"}" }.join(", ")
       end
@@ -153,13 +161,19 @@ module Arena
         @progress&.step(server: @labels.call(m.server), round: m.repeat, rerun: m.rerun ? true : false)
       end
 
+      # The summary (Brief: the tables, a line per finding); --verbose adds
+      # the detail before it: each request of a mix, the waiting/working
+      # split, every finding's whole reason. The pick comes after the paths
+      # (Commands::Run), last.
       def finished(document, interrupted:)
         @progress&.finish
         say "interrupted: the results measured so far are kept" if interrupted
-        @out.print Table.new(document).render
-        @out.print PerRequest.render(document)
-        @out.print QueueWork.render(document)
-        Findings.lines(document).each { |line| @out.puts line }
+        if @verbose
+          @out.print PerRequest.render(document)
+          @out.print QueueWork.render(document)
+          Findings.lines(document).each { |line| @out.puts line }
+        end
+        Brief.new(document).summary_lines.each { |line| @out.puts line }
         @out.flush
       end
 
