@@ -4,7 +4,8 @@ require_relative "../test_helper"
 require "arena"
 
 # report.md of a real run (test/fixtures/results/steady: three servers, two
-# workloads, two repeats), compared as a whole.
+# workloads, two repeats), compared as a whole: the pick, the sorted results
+# with their verdicts, the findings, then the detail (issue 45).
 class ReportMarkdownTest < Minitest::Test
   FIXTURE = File.expand_path("../fixtures/results/steady", __dir__)
 
@@ -14,6 +15,44 @@ class ReportMarkdownTest < Minitest::Test
       # Arena report
 
       Arena 0.1.0, started 2026-11-22T01:13:08Z, complete.
+
+      ## The pick
+
+      Derived from this run's numbers only; a different machine or app may rank differently.
+
+      | use case | pick | why |
+      |---|---|---|
+      | fast request/response API | - | puma:threads=2 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38% on server; runner-up falcon 3,982 good req/s (3,831–4,133 over 2 runs), p99 14.2ms, CPU 31%; not distinguishable: puma:threads=2 and falcon here: falcon has 2 round(s), puma:threads=2 2; the test needs 3 each: run `arena run --rounds 3` |
+      | waiting on I/O or long requests | - | not measured in this run: run `arena run --workload sleep --scenario steady,rate` |
+      | CPU-bound work | - | puma:threads=2 102 good req/s (73.5–130 over 2 runs), p99 204.9ms, CPU 73% on primes; runner-up falcon 65.5 good req/s (65.0–66.0 over 2 runs), p99 179.1ms, CPU 49%; not distinguishable: puma:threads=2 and falcon here: falcon has 2 round(s), puma:threads=2 2; the test needs 3 each: run `arena run --rounds 3` |
+      | limited memory or many small apps | falcon | PSS peak 50.8 MiB (RSS 99.2 MiB) at 3,982 good req/s on server with 2 workers, among the servers within 50% of the best goodput (5,651 req/s); runner-up puma:threads=2 56.7 MiB with 2 workers at 5,651 req/s: 1.12x the memory; 1 smaller-serving server(s) left out |
+      | surviving crashes and deploys | - | not measured in this run: run `arena run --scenario crash,restart` |
+      | slow clients without a proxy | - | not measured in this run: run `arena run --scenario slow-clients` |
+
+      ## Results
+
+      Each row against the fastest config of its group that did not fail, paired on the rounds both ran in: "~ same" where the 95% interval of the ratio holds 1 or lies within ±3%, else the ratio and its interval. Every column of every row: Detail.
+
+      ### server · steady keep-alive
+
+      | server | vs the fastest | good req/s ±95% | p99 (rounds) | PSS peak |
+      |---|---|--:|--:|--:|
+      | puma:threads=2 | fastest | 5,651 (not measured) | 11.8ms (10.1ms-13.5ms) | 56.7 MiB |
+      | falcon | 0.70× (2 rounds: no interval) | 3,982 (not measured) | 14.2ms (14.0ms-14.4ms) | 50.8 MiB |
+      | unicorn | 0.28× (2 rounds: no interval) | 1,592 (not measured) | 170.7ms (16.1ms-325.2ms) | 54.6 MiB |
+
+      ### primes · steady keep-alive
+
+      | server | vs the fastest | good req/s ±95% | p99 (rounds) | PSS peak |
+      |---|---|--:|--:|--:|
+      | puma:threads=2 | fastest | 102 (not measured) | 204.9ms (103.1ms-306.8ms) | 111.1 MiB |
+      | falcon | 0.65× (2 rounds: no interval) | 65.5 (not measured) | 179.1ms (176.3ms-181.8ms) | 77.4 MiB |
+      | unicorn | 0.38× (2 rounds: no interval) | 38.8 (not measured) | n=69 too small | 87.3 MiB |
+
+      ## Findings
+
+      - **unicorn on primes  few-samples  69 good responses: a p99 needs 100, none is shown**  
+        unicorn:workers=2,preload=true,timeout=60 primes steady keep-alive: few-samples (2 of 2 runs): fewer than 100 good responses: no p99 is shown
 
       ## Environment
 
@@ -38,7 +77,7 @@ class ReportMarkdownTest < Minitest::Test
       | unicorn:workers=2,preload=true,timeout=60 | 6.1.0 | bundle | ok | `bundle exec unicorn -E production -c /tmp/rep/a/servers/02-unicorn_workers=2_preload=true_timeout=60/unicorn.conf.rb /work/main/lib/arena/app/arena.ru` |
       | falcon:count=2,model=forked | 0.51.1 | bundle | ok | `bundle exec falcon serve --bind http://127.0.0.1:42741 --count 2 --forked --config /work/main/lib/arena/app/arena.ru` |
 
-      ## Results
+      ## Detail
 
       Good req/s counts only responses that passed the checks; latency is of good responses. Figures are medians over the rounds; ± is the half-width of the median's 95% interval (t on log figures; "not measured" under 3 rounds); p50 and p99 the rounds' median (from their merged histograms where the engine wrote them), the p99 with its range over the rounds; a round flagged noisy is left out when its re-run is there. The ratio is the row's goodput against its group's reference (the fastest of the same workload and scenario), from the rounds both ran in (the machine's drift cancels in it), ± half its 95% interval, n the rounds it rests on; ≈ marks a ratio equivalent to 1 within ±3%. "!" marks errors over 1%, "stalled" latency that sits at a fixed delay while the server idled (Findings say why). Rows are grouped by workload, the highest goodput first; a server is named by the settings that differ from its defaults (its full config: Servers).
 
@@ -50,23 +89,6 @@ class ReportMarkdownTest < Minitest::Test
       | puma:threads=2 | primes | steady keep-alive | 102 (not measured) | reference | 0 | 75.5ms | 204.9ms (103.1ms-306.8ms) | 374.7ms | 111.1 MiB | 149.3 MiB | 73% |
       | falcon | primes | steady keep-alive | 65.5 (not measured) | 0.65× puma n=2 | 0 | 117.4ms | 179.1ms (176.3ms-181.8ms) | 183.3ms | 77.4 MiB | 125.2 MiB | 49% |
       | unicorn | primes | steady closed by server | 38.8 (not measured) | 0.38× puma n=2 | 0 | 207.7ms | n=69 too small | 751.8ms | 87.3 MiB | 119.9 MiB | 25% |
-
-      ## Findings
-
-      - unicorn:workers=2,preload=true,timeout=60 primes steady keep-alive: fewer than 100 good responses: no p99 is shown
-
-      ## Recommendations
-
-      Derived from this run's numbers only; a different machine or app may rank differently.
-
-      | use case | pick | why |
-      |---|---|---|
-      | fast request/response API | - | puma:threads=2 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38% on server; runner-up falcon 3,982 good req/s (3,831–4,133 over 2 runs), p99 14.2ms, CPU 31%; not distinguishable: puma:threads=2 and falcon here: falcon has 2 round(s), puma:threads=2 2; the test needs 3 each: run `arena run --rounds 3` |
-      | waiting on I/O or long requests | - | not measured in this run: run `arena run --workload sleep --scenario steady,rate` |
-      | CPU-bound work | - | puma:threads=2 102 good req/s (73.5–130 over 2 runs), p99 204.9ms, CPU 73% on primes; runner-up falcon 65.5 good req/s (65.0–66.0 over 2 runs), p99 179.1ms, CPU 49%; not distinguishable: puma:threads=2 and falcon here: falcon has 2 round(s), puma:threads=2 2; the test needs 3 each: run `arena run --rounds 3` |
-      | limited memory or many small apps | falcon | PSS peak 50.8 MiB (RSS 99.2 MiB) at 3,982 good req/s on server with 2 workers, among the servers within 50% of the best goodput (5,651 req/s); runner-up puma:threads=2 56.7 MiB with 2 workers at 5,651 req/s: 1.12x the memory; 1 smaller-serving server(s) left out |
-      | surviving crashes and deploys | - | not measured in this run: run `arena run --scenario crash,restart` |
-      | slow clients without a proxy | - | not measured in this run: run `arena run --scenario slow-clients` |
     MD
   end
 
@@ -76,7 +98,7 @@ class ReportMarkdownTest < Minitest::Test
     assert_includes md, "### Slow clients\n"
     assert_includes md, "### Crash kill-worker: puma:workers=2,threads=2,preload=false · server\n"
     assert_match(/^\| from \(s\) \| good req\/s \| errors \| p50 \| p99 \| processes \|$/, md)
-    assert_operator md.index("### Rate sweep"), :<, md.index("## Recommendations")
+    assert_operator md.index("## The pick"), :<, md.index("### Rate sweep"), "the pick first, the detail after"
   end
 
   def test_notes_and_a_run_without_measurements

@@ -32,12 +32,15 @@ module Arena
 
       # Returns the paths written. answer: the lines of `arena tune`'s
       # answer, first in each report.
+      # A tune's directory holds tune.json: its answer record leads each
+      # report (Results::TuneAnswer).
       def write(document, notes: [], answer: [])
         FileUtils.mkdir_p(@dir)
+        tune_answer = Results::TuneAnswer.read(@dir)
         @formats.map do |key|
           format = Formats.fetch(key)
           path = File.join(@dir, format.description)
-          File.write(path, format.new(document, notes: notes, answer: answer).render)
+          File.write(path, format.new(document, notes: notes, answer: answer, tune_answer: tune_answer).render)
           path
         end
       end

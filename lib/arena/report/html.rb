@@ -6,7 +6,11 @@ module Arena
   module Report
     # report.html: one self-contained page (inline CSS, charts as inline SVG,
     # no script, nothing fetched) a team lead can open offline and read in a
-    # minute: the recommendations first, then the evidence.
+    # minute, in the terminal's order: the answer (a tune's, from tune.json's
+    # answer record) or the pick, then one sorted table, then the findings,
+    # then the detail. A tune's page leaves out the run-level use-case picks:
+    # they would rest on the search's unpaired figures and could contradict
+    # the answer, whose margins come from its own confirmation rounds.
     class Html
       extend Support::Registry::Member
 
@@ -16,10 +20,16 @@ module Arena
 
       include ERB::Util
 
-      def initialize(document, notes: [], answer: [])
+      # The results table's columns: the verdict leads, then the figures.
+      RESULT_HEADINGS = ["server", "vs the fastest", "good req/s ±95%", "errors", "p50", "p99 (rounds)", "PSS peak", "CPU"].freeze
+
+      # answer: the terminal's lines of a tune's answer (markdown's fallback);
+      # tune_answer: tune.json's answer record (Results::TuneAnswer) or nil.
+      def initialize(document, notes: [], answer: [], tune_answer: nil)
         @document = document
         @notes = notes
         @answer = answer
+        @tune_answer = tune_answer
       end
 
       def render
@@ -28,12 +38,15 @@ module Arena
         own = Scenarios.all.flat_map { |scenario| scenario.sections(@document, colors: colors) }
         @sections = charts.sections + own.reject(&:panels?)
         @timelines = own.select(&:panels?)
-        @recommendations = Recommend.new(@document).call
+        @answer_section = AnswerSection.of(@tune_answer)
+        @recommendations = @answer_section ? [] : Recommend.new(@document).call
+        @brief = Brief.new(@document)
+        @results = @brief.groups
         @table = Table.new(@document)
         @summary = @table.rows
         @per_request = PerRequest.rows(@document)
         @queue_work = QueueWork.rows(@document)
-        @findings = Findings.lines(@document)
+        @findings = BriefFindings.new(@document).entries
         ERB.new(File.read(TEMPLATE), trim_mode: "-").result(binding)
       end
 
@@ -55,6 +68,23 @@ module Arena
       def command(server) = Facts.command(server.command)
 
       def status(server) = server.state
+
+      def result_cells(row, words)
+        [@brief.label(row), words, Format.rps_spread(row), Format.error_pct(row.error_pct), Format.duration_us(row.p50_us),
+          Format.p99_spread(row), Format.memory_kb(row.pss_peak_kb), "#{row.cpu_pct.round}%"]
+      end
+
+      # The verdict's cell says which kind it is; the figures align right.
+      def cell_class(index, cell, words)
+        if index == 1
+          kind = if words == "fastest" then " fastest"
+          elsif words.start_with?("failed", "unanswered") then " failed"
+          end
+          %( class="verdict#{kind}")
+        elsif index > 1 && numeric?(cell)
+          ' class="num"'
+        end
+      end
 
       def table_html(headings, rows, numeric_from: 1)
         head = headings.map { |h| "<th>#{h(h)}</th>" }.join

@@ -2,7 +2,12 @@
 
 module Arena
   module Report
-    # report.md: for a pull request or a README. Pure: document in, text out.
+    # report.md: for a pull request or a README, in the terminal's order: the
+    # answer (a tune's, from tune.json's answer record) or the pick, the
+    # sorted results with each row's verdict, the findings (the terminal's
+    # line, then the rule's reason), then the detail. A tune's report leaves
+    # out the run-level use-case picks (the search's unpaired figures).
+    # Pure: document in, text out.
     class Markdown
       extend Support::Registry::Member
 
@@ -10,15 +15,16 @@ module Arena
 
       RIGHT = (3..11)
 
-      def initialize(document, notes: [], answer: [])
+      def initialize(document, notes: [], answer: [], tune_answer: nil)
         @document = document
         @notes = notes
         @answer = answer
+        @tune_answer = tune_answer
       end
 
       def render
-        [header, answer, environment, servers, results, per_request, queue_work, scenario_sections, findings, recommendations].compact.join("
-")
+        [header, answer || recommendations, verdicts, findings, environment, servers, results, per_request, queue_work,
+          scenario_sections].compact.join("\n")
       end
 
       private
@@ -29,10 +35,27 @@ module Arena
         lines.join("\n")
       end
 
-      # `arena tune`'s answer, in the words the terminal ends with.
+      # `arena tune`'s answer, from tune.json's record (AnswerSection); the
+      # terminal's lines where there is no record.
       def answer
+        section = AnswerSection.of(@tune_answer)
+        return ["## The answer", "", "**#{section.headline}**", "", *section.facts.map { |f| "- #{f.name}: #{f.code ? "`#{f.value}`" : f.value}" }, ""].join("\n") if section
         return nil if @answer.empty?
         ["## The answer", "", "```", *@answer, "```", ""].join("\n")
+      end
+
+      # Each group of the results, sorted, each row's verdict against the
+      # group's fastest in words (Brief), then its figures.
+      def verdicts
+        brief = Brief.new(@document)
+        return "## Results\n\nNo measurements.\n" if brief.groups.empty?
+        body = brief.groups.map do |title, rows|
+          cells = rows.map { |row, words| [brief.label(row), words, Format.rps_spread(row), Format.p99_spread(row), Format.memory_kb(row.pss_peak_kb)] }
+          ["### #{title}", "", table(["server", "vs the fastest", "good req/s ±95%", "p99 (rounds)", "PSS peak"], cells, right: (2..4)), ""].join("\n")
+        end
+        ["## Results", "", "Each row against the fastest config of its group that did not fail, paired on the rounds both ran in: " \
+          "\"~ same\" where the 95% interval of the ratio holds 1 or lies within ±3%, else the ratio and its interval. " \
+          "Every column of every row: Detail.", "", *body].join("\n")
       end
 
       def environment
@@ -52,9 +75,9 @@ module Arena
       def results
         cells = Table.new(@document)
         rows = cells.rows
-        return "## Results\n\nNo measurements.\n" if rows.empty?
+        return nil if rows.empty?
         body = table(Table::HEADINGS, rows.map { |r| cells.cells(r) }, right: RIGHT)
-        ["## Results", "", "Good req/s counts only responses that passed the checks; latency is of good responses. " \
+        ["## Detail", "", "Good req/s counts only responses that passed the checks; latency is of good responses. " \
           "#{Report::ROUNDS_NOTE} \"!\" marks errors over 1%, " \
           "\"stalled\" latency that sits at a fixed delay while the server idled (Findings say why). " \
           "Rows are grouped by workload, the highest goodput first; a server is named by the settings that differ " \
@@ -93,10 +116,11 @@ module Arena
         ["### #{title}", "", note, "", table(source::HEADINGS, rows.map { |r| source.cells(r) }, right: right), ""].join("\n")
       end
 
+      # The terminal's line for each finding, then its whole reason.
       def findings
-        lines = Findings.lines(@document)
-        return nil if lines.empty?
-        ["## Findings", "", *lines.map { |l| "- #{l}" }, ""].join("\n")
+        entries = BriefFindings.new(@document).entries
+        return nil if entries.empty?
+        ["## Findings", "", *entries.map { |e| (e.detail == e.line) ? "- #{e.line}" : "- **#{e.line}**  \n  #{e.detail}" }, ""].join("\n")
       end
 
       def recommendations
@@ -105,7 +129,7 @@ module Arena
           why += " (then: `#{r.run}`)" if r.pick && r.run&.start_with?("arena run")
           [r.use_case, r.pick || "-", why]
         end
-        ["## Recommendations", "", "Derived from this run's numbers only; a different machine or app may rank differently.", "",
+        ["## The pick", "", "Derived from this run's numbers only; a different machine or app may rank differently.", "",
           table(["use case", "pick", "why"], rows), ""].join("\n")
       end
 

@@ -1,0 +1,66 @@
+# frozen_string_literal: true
+
+require_relative "../test_helper"
+require "arena"
+require "json"
+require "tmpdir"
+
+# A tune's report leads with its answer, built from tune.json's answer
+# record, not the terminal's lines pasted (issue 45), and nothing on the
+# page contradicts it: the run-level use-case picks, from the search's
+# unpaired figures, are left out.
+class ReportAnswerTest < Minitest::Test
+  FIXTURE = File.expand_path("../fixtures/results/steady", __dir__)
+
+  RECORD = {"server" => "iodine:workers=2,threads=4", "settings" => {"workers" => 2, "threads" => 4}, "version" => "0.7.60",
+            "command" => %w[bundle exec iodine -w 2 -t 4 config.ru], "config_file" => "/tmp/x/iodine.sh",
+            "runner_up" => {"server" => "iodine:workers=2,threads=8", "settings" => {"workers" => 2, "threads" => 8}},
+            "ratio" => 1.083, "interval" => [1.041, 1.127], "verdict" => "ahead", "rounds" => 8, "slo_ms" => 100, "memory_mib" => 17800,
+            "baseline" => {"config" => "puma threads=3 (config/puma.rb)", "ratio" => 2.41, "interval" => [2.2, 2.63]},
+            "changes" => ["a memory budget under 47.2 MiB would pick agoo"], "not_done" => [], "out" => {"webrick" => "stalled"}}.freeze
+
+  def render_in(dir, answer)
+    File.write(File.join(dir, "tune.json"), JSON.generate({"schema" => "arena-tune/1", "answer" => answer}))
+    FileUtils.cp(File.join(FIXTURE, "results.json"), dir)
+    source = Arena::Report::Source.open(dir)
+    Arena::Report::Files.new(dir: dir, err: StringIO.new).write(source.view, answer: ["THE ANSWER: pasted terminal text"])
+    [File.read(File.join(dir, "report.html")), File.read(File.join(dir, "report.md"))]
+  end
+
+  def test_the_answer_is_a_designed_section_from_the_record_and_nothing_contradicts_it
+    Dir.mktmpdir do |dir|
+      html, md = render_in(dir, RECORD)
+      assert_includes html, %(<p class="headline">iodine 0.7.60 with workers=2 threads=4</p>)
+      assert_includes html, "<dt>against the runner-up</dt><dd>1.08× the goodput of iodine workers=2 threads=8 (1.04–1.13), 8 paired rounds</dd>"
+      assert_includes html, "<dt>against what you run today</dt><dd>2.41× the goodput of puma threads=3 (config/puma.rb) (2.20–2.63)</dd>"
+      assert_includes html, "<dt>start it with</dt><dd><code>bundle exec iodine -w 2 -t 4 config.ru</code></dd>"
+      refute_includes html, "pasted terminal text"
+      refute_includes html, "<pre>"
+      refute_includes html, %(id="recommendations"), "no use-case picks from the search's unpaired figures"
+      assert_operator html.index(%(id="answer")), :<, html.index(%(id="results"))
+      assert_operator html.index(%(id="results")), :<, html.index(%(id="findings"))
+      assert_operator html.index(%(id="findings")), :<, html.index(%(id="detail"))
+      assert_match(/\A# Arena report\n.*\n## The answer\n\n\*\*iodine 0\.7\.60 with workers=2 threads=4\*\*\n/m, md)
+      assert_includes md, "- against the runner-up: 1.08× the goodput of iodine workers=2 threads=8 (1.04–1.13), 8 paired rounds\n"
+      refute_includes md, "## The pick"
+    end
+  end
+
+  def test_a_tie_and_an_answer_without_a_baseline
+    Dir.mktmpdir do |dir|
+      html, = render_in(dir, RECORD.merge("verdict" => "equivalent", "ratio" => 1.01, "interval" => [0.99, 1.03]).except("baseline"))
+      assert_includes html, "<dd>~ same as iodine workers=2 threads=8 (1.01× (0.99–1.03), 8 paired rounds); it uses less memory</dd>"
+      refute_includes html, "against what you run today"
+    end
+  end
+
+  def test_a_run_without_a_tune_has_its_pick_first
+    Dir.mktmpdir do |dir|
+      FileUtils.cp(File.join(FIXTURE, "results.json"), dir)
+      Arena::Report::Files.new(dir: dir, err: StringIO.new).write(Arena::Report::Source.open(dir).view)
+      html = File.read(File.join(dir, "report.html"))
+      refute_includes html, %(id="answer")
+      assert_operator html.index(%(id="recommendations")), :<, html.index(%(id="results"))
+    end
+  end
+end
