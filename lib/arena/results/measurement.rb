@@ -288,36 +288,18 @@ module Arena
       # processes: the workers that each accept their own connections.
       def self.of(load, settled_s: nil, settled: true, loader_cpu_pct: nil, server_cpu_pct: nil, server_cores: nil, noisy: false,
         envelope: nil, pool: nil, queue: nil, slots: nil, service_us: nil, fault: nil, spread: nil, processes: nil)
-        flags = []
-        flags << fault.word if fault
-        flags << "noisy" if noisy
-        flags << "oom-killed" if envelope&.oom_killed?
-        flags << "pool-exhausted" if pool&.word == "pool-exhausted"
-        # A hung server's unanswered requests count in error_pct; its flag is "unanswered".
-        flags << "errors" if load.error_pct > ERROR_LIMIT_PCT && !(load.unanswered? && load.errors.zero?)
-        flags << "unanswered" if load.unanswered?
-        flags << "loader-bound" if loader_cpu_pct && loader_cpu_pct > LOADER_BUSY_PCT
-        flags << "did-not-settle" unless settled
-        flags << "few-samples" unless load.latency.supported?(:p99)
-        flags << "server-closed" if load.server_closed?
-        cpu = {server_cpu_pct: server_cpu_pct, server_cores: server_cores}
-        stall = Verdicts::Stall.verdict(load.stall_figures(**cpu, queue: queue, slots: slots, service_us: service_us))
-        flags << "stalled" if stall.word == "stalled"
-        concurrency = Verdicts::Concurrency.call(load.concurrency_figures(**cpu, queue: queue, slots: slots, spread: spread&.values,
-          processes: processes))
-        under = concurrency.verdict.word == "under-concurrent"
-        uneven = concurrency.uneven.word == "uneven"
-        flags << "uneven" if uneven
-        flags << "under-concurrent" if under
-        batching = load.batching_figures(queue: queue, slots: slots, **cpu)
-        batched = Verdicts::Batching.call(batching, stalled: stall.word == "stalled")
-        flags << "batched" if batched.word == "batched"
+        figures = Verdicts::Flags::Figures.new(load: load, settled: settled, loader_cpu_pct: loader_cpu_pct,
+          server_cpu_pct: server_cpu_pct, server_cores: server_cores, noisy: noisy, envelope: envelope, pool: pool,
+          queue: queue, slots: slots, service_us: service_us, fault: fault, spread: spread, processes: processes)
+        flagged = Verdicts::Flags.of(figures)
+        reason = ->(word) { flagged.find { |v| v.word == word }&.reason }
+        concurrency = figures.concurrency
         new(good_rps: load.good_rps.round(2), error_pct: load.error_pct, p50_us: load.latency.p50, p99_us: load.latency.p99,
-          samples: load.latency.n, settled_s: settled_s, loader_cpu_pct: loader_cpu_pct, flags: flags.freeze,
-          stall: (stall.reason if stall.word == "stalled"), pool: (pool.reason if pool&.word == "pool-exhausted"),
-          busy_slots: concurrency.busy_slots, declared_slots: slots, concurrency: (concurrency.verdict.reason if under),
-          reachable_slots: concurrency.reachable_slots, uneven: (concurrency.uneven.reason if uneven),
-          fault: fault&.reason, batched: (batched.reason if batched.word == "batched"), loop_rps: Verdicts::Batching.loop_rps(batching)).freeze
+          samples: load.latency.n, settled_s: settled_s, loader_cpu_pct: loader_cpu_pct, flags: flagged.map(&:word).freeze,
+          stall: reason.call("stalled"), pool: reason.call("pool-exhausted"), busy_slots: concurrency.busy_slots,
+          declared_slots: slots, concurrency: reason.call("under-concurrent"), reachable_slots: concurrency.reachable_slots,
+          uneven: reason.call("uneven"), fault: fault&.reason, batched: reason.call("batched"),
+          loop_rps: Verdicts::Batching.loop_rps(figures.batching)).freeze
       end
 
       def self.from_h(h)

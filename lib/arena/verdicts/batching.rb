@@ -30,6 +30,9 @@ module Arena
 
       extend self
 
+      # The summary's flag (Flags::RULES); a stalled measurement is not also batched.
+      def flag(f) = call(f.batching, stalled: f.stalled?).then { |v| v if v.word == "batched" }
+
       # Little's law on a closed loop: every connection always has one request
       # in the system, so throughput = connections ÷ mean time in it. nil for
       # an open model or nothing answered.

@@ -49,6 +49,15 @@ module Arena
       # extend self, not module_function: mutant mutates the methods the module then calls
       extend self
 
+      # The summary's two flags (Flags::RULES) from the one reading of the figures.
+      module Uneven
+        def self.flag(f) = f.concurrency.uneven.then { |v| v if v.word == "uneven" }
+      end
+
+      module Under
+        def self.flag(f) = f.concurrency.verdict.then { |v| v if v.word == "under-concurrent" }
+      end
+
       # The reachable slots may fall this share short of the slots the load
       # could fill and go unsaid. A whole slot is 5% or more of any config up
       # to 20 slots, so there one missing slot speaks (Iodine's 7 of 8, 12.5%,

@@ -16,6 +16,9 @@ module Arena
       # extend self, not module_function: mutant mutates the methods the module then calls
       extend self
 
+      # The summary's flag (Flags::RULES): the pool verdict the scenario read, when it says exhausted.
+      def flag(f) = (f.pool if f.pool&.word == "pool-exhausted")
+
       # The log text of one measurement -> Evidence (the count and, when Rails
       # said it, the wait: "could not obtain a connection from the pool within
       # 5.000 seconds ... all pooled connections were in use"; Rails does not

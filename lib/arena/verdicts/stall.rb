@@ -92,6 +92,9 @@ module Arena
       # extend self, not module_function: mutant mutates the methods the module then calls
       extend self
 
+      # The summary's flag (Flags::RULES): the verdict on the measurement's figures, when stalled.
+      def flag(f) = (f.stall if f.stalled?)
+
       # -> Verdict "stalled" (reason: the time nothing explains, its likely
       # cause, the telling run, the throughput it cost), "not stalled" (why),
       # or cannot judge.
