@@ -75,7 +75,7 @@ module Arena
       end
 
       RULES = [Fault, Noisy, OomKilled, PoolExhaustion, Errors, Unanswered, LoaderBound, DidNotSettle, FewSamples,
-        ServerClosed, Stall, Concurrency::Uneven, Concurrency::Under, Batching].freeze
+        ServerClosed, Stall, TailStall, Concurrency::Uneven, Concurrency::Under, Batching].freeze
 
       # The verdicts that flagged, in RULES' order.
       def self.of(figures, rules: RULES) = rules.filter_map { |rule| rule.flag(figures) }
