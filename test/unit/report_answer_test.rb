@@ -46,6 +46,17 @@ class ReportAnswerTest < Minitest::Test
     end
   end
 
+  # `arena report` of a tune's directory ends with its answer, not the search's picks.
+  def test_the_terminal_report_of_a_tune_ends_with_its_answer
+    Dir.mktmpdir do |dir|
+      render_in(dir, RECORD)
+      out = StringIO.new
+      assert_equal 0, Arena::CLI.new(["report", dir, "--format", "terminal"], out: out, err: StringIO.new).run
+      assert_match(/\n\nthe answer: iodine 0\.7\.60 with workers=2 threads=4\n  against the runner-up: 1\.08× .*\n  against what you run today: 2\.41× .*\n\z/, out.string)
+      refute_match(/pick/, out.string)
+    end
+  end
+
   def test_a_tie_and_an_answer_without_a_baseline
     Dir.mktmpdir do |dir|
       html, = render_in(dir, RECORD.merge("verdict" => "equivalent", "ratio" => 1.01, "interval" => [0.99, 1.03]).except("baseline"))

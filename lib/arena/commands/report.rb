@@ -25,12 +25,19 @@ module Arena
         files = @formats & Arena::Report::Formats.registry.keys
         written = Arena::Report::Files.new(dir: source.dir, formats: files).write(source.view, notes: source.notes)
         written.each { |path| @err.puts "report: #{path}" }
-        # As at the end of `arena run`: the pick last.
-        @out.puts("", *Arena::Report::Brief.new(source.view).pick_lines) if @formats.include?("terminal")
+        # As at the end of `arena run`: the pick last; a tune's directory
+        # ends with its answer instead (the search's figures pick nothing).
+        @out.puts("", *closing(source)) if @formats.include?("terminal")
         0
       end
 
       private
+
+      def closing(source)
+        answer = Arena::Report::AnswerSection.of(Results::TuneAnswer.read(source.dir))
+        return Arena::Report::Brief.new(source.view).pick_lines unless answer
+        ["the answer: #{answer.headline}", *answer.facts.first(2).map { |f| "  #{f.name}: #{f.value}" }]
+      end
 
       def parse
         OptionParser.new do |parser|
