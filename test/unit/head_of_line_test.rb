@@ -5,9 +5,9 @@ require "arena"
 
 # head-of-line's pure parts: its arrival rate and which config protects fast requests best.
 class HeadOfLineUnitTest < Minitest::Test
-  cover "Arena::Scenarios::HeadOfLineRule*"
+  cover "Arena::Verdicts::HeadOfLine*"
 
-  Rule = Arena::Scenarios::HeadOfLineRule
+  Rule = Arena::Verdicts::HeadOfLine
   HoL = Arena::Scenarios::HeadOfLine
 
   def entry(server, *tail_x, stalled: nil, round: nil) = Rule::Entry.new(server: server, fast: tail_x.map { |x| {"tail_x" => x} }, stalled: stalled, round: round).freeze

@@ -80,11 +80,11 @@ module Arena
       # Across server configs, per workload: which protects its fast requests best.
       def self.overall_findings(document)
         entries(document.measurements).group_by(&:first).map do |workload, pairs|
-          "head-of-line #{workload}: #{HeadOfLineRule.best(pairs.map(&:last))}"
+          "head-of-line #{workload}: #{Verdicts::HeadOfLine.best(pairs.map(&:last))}"
         end
       end
 
-      # [workload, HeadOfLineRule::Entry] per head-of-line summary, each with
+      # [workload, Verdicts::HeadOfLine::Entry] per head-of-line summary, each with
       # the stall reason of any measurement of its config and workload (its
       # own closed run, or another scenario's): the open-model runs cannot be
       # judged stalled themselves.
@@ -100,7 +100,7 @@ module Arena
         measurements.select { |m| m.scenario == key && m.summary? && !m.extra["reason"] }.map do |m|
           stall = stalls[[m.server, m.workload]]&.first
           flagged = failed[[m.server, m.workload, m.repeat]]&.map { |f| f.summary.error_pct.to_f }&.max
-          [m.workload, HeadOfLineRule::Entry.new(server: m.server, fast: m.extra["fast"], stalled: stall && (stall.summary.stall || "stalled"),
+          [m.workload, Verdicts::HeadOfLine::Entry.new(server: m.server, fast: m.extra["fast"], stalled: stall && (stall.summary.stall || "stalled"),
             round: m.repeat, error_pct: flagged || m.extra["beside_error_pct"]).freeze]
         end
       end
@@ -153,96 +153,6 @@ module Arena
         settings = sub.settings(keep_alive: ctx.load.keep_alive_modes.first)
         settings = settings.with(rate: rate, duration: duration, connections: [ctx.load.connections * 4, 64].max) if rate
         measure(sub, settings, variant: variant).with(workload: ctx.workload.name, extra: rate ? {"target_rps" => rate} : {})
-      end
-    end
-
-    # Which server config keeps its fast requests' tail closest to what they
-    # took alone: the p90 beside the slow request over the median alone (a
-    # p99 of a few hundred responses, alone, is one unlucky pause on a busy
-    # machine; the p90 beside the slow request is where the fast requests
-    # that waited behind it show). A config whose latency is a socket stall
-    # (the `stalled` flag: lib/arena/verdicts/stall.rb) is never best: its fast
-    # requests wait out the same fixed delay alone and beside the slow one,
-    # so their ratio looks good while the server idles; the verdict says it
-    # was skipped and why. Rounds give one entry per config per round: each
-    # config is ranked once, by the median of its rounds; from 3 rounds the
-    # winner must be ahead of the runner-up by the paired test on their
-    # per-round ratios (Stats.by_rounds, paired where both ran in the same
-    # rounds), else the verdict names both as not distinguishable (or
-    # equivalent): a tie is not broken by sort order. Errors weigh first: a
-    # config that failed more than Results::ERROR_LIMIT_PCT of its requests
-    # beside the slow one (the median of its rounds) ranks below every
-    # config that did not, whatever its ratio, which is of the responses it
-    # gave. Pure: entries in, a Verdict out.
-    module HeadOfLineRule
-      # stalled: the stall rule's reason for one of this config's
-      # measurements of the workload, or nil; round: the round it ran in;
-      # error_pct: the share of the requests beside the slow one that failed
-      # (nil: not recorded).
-      Entry = Struct.new(:server, :fast, :stalled, :round, :error_pct, keyword_init: true)
-
-      extend self
-
-      # The worst fast request's tail inflation per config; the lowest wins.
-      def best(entries)
-        per_config = entries.group_by(&:server).filter_map do |server, rounds|
-          xs = rounds.filter_map { |e| worst(e) }
-          next nil if xs.empty?
-          [server, median(xs), rounds.filter_map(&:stalled).first, median(rounds.map { |e| e.error_pct.to_f })]
-        end
-        stalled, judged = per_config.partition { |c| c[2] }
-        skipped = stalled.map { |server, x, why| "skipped #{server} (x#{format("%.1f", x)}): stalled, #{why}" }
-        if judged.size < 2
-          return Verdicts::Verdict.cannot_judge(["needs two server configs with the fast requests' p90 beside the slow request (10 responses), not stalled", *skipped].join("; "))
-        end
-        rounds = entries.group_by(&:server).values.map(&:size).max
-        ranked = judged.sort_by { |_, x, _, errors| [failed?(errors) ? 1 : 0, x] }
-        (winner, x, _, lost), (second, y, _, errors) = ranked
-        figures = ranked.map { |server, r, _, e| "#{server} x#{format("%.1f", r)}#{" with #{pct(e)} failed" if failed?(e)}" }.join(", ")
-        figures += "; median of #{rounds} rounds" if rounds > 1
-        if failed?(lost)
-          return Verdicts::Verdict.cannot_judge(["every config failed over #{format("%g", Results::ERROR_LIMIT_PCT)}% of its requests beside the slow request (#{figures})", *skipped].join("; "))
-        end
-        if failed?(errors)
-          return Verdicts::Verdict.of("#{winner} protects fast requests best", ["their p90 beside the slow request was x#{format("%.1f", x)} their median alone, " \
-            "against #{second}, which failed #{pct(errors)} of its requests beside it (x#{format("%.1f", y)} on the rest) (#{figures})", *skipped].join("; "))
-        end
-        words = "their p90 beside the slow request was x#{format("%.1f", x)} their median alone, against x#{format("%.1f", y)} on #{second} (#{figures})"
-        diff = lead(entries, winner, second)
-        if diff && (!diff.significant? || diff.equivalent?)
-          word = diff.equivalent? ? "equivalent" : "not distinguishable"
-          return Verdicts::Verdict.of(word, ["#{winner} and #{second} protect fast requests alike here: #{words}; " \
-            "#{diff.reason.delete_prefix("not distinguishable here: ")}", *skipped].join("; "))
-        end
-        Verdicts::Verdict.of("#{winner} protects fast requests best", [words, *(diff && [diff.reason]), *skipped].join("; "))
-      end
-
-      def failed?(error_pct) = error_pct > Results::ERROR_LIMIT_PCT
-
-      def pct(x) = "#{format("%.1f", x)}%"
-
-      # The runner-up's ratios against the winner's, round by round (nil
-      # under 3 rounds a side: one or two rounds are reported as measured).
-      def lead(entries, winner, second)
-        sides = [winner, second].map { |name| entries.select { |e| e.server == name && worst(e) } }
-        return nil if sides.any? { |side| side.size < Stats::PairedMethod::MINIMUM }
-        a, b = sides
-        rounds = ->(side) { side.map(&:round).then { |r| r if r.all? } }
-        Stats.by_rounds(a.map { |e| worst(e) }, b.map { |e| worst(e) }, rounds_a: rounds.call(a), rounds_b: rounds.call(b),
-          names: [winner, second])
-      end
-
-      # The worst fast request's ratio, or nil when any lacks one (or there
-      # is none: [].max is nil).
-      def worst(entry)
-        xs = entry.fast.map { |f| f["tail_x"] }
-        xs.max unless xs.any?(&:nil?)
-      end
-
-      def median(values)
-        sorted = values.sort
-        mid = sorted.size / 2
-        sorted.size.odd? ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0
       end
     end
   end
