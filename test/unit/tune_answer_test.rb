@@ -179,5 +179,44 @@ module Arena
       assert a.frozen?
       assert_equal [1500.0, [], 3.0], [a.memory_mib, a.changes, a.band_pct]
     end
+
+    # The confirmation rounds settle the answer: their pick, margin and
+    # rounds, never the head to head's figures (the search selected on those),
+    # and the gain over the baseline leads the lines.
+    def test_the_confirmation_rounds_give_the_margin_and_the_gain
+      drift = [1.0, 0.8, 1.2, 0.9, 1.1]
+      provisional = decide([entry("falcon", drift.map { |d| 100 * d }, pss_mib: 200, p99_ms: 8.0, settings: {"count" => 2}),
+        entry("puma", drift.map { |d| 150 * d }, pss_mib: 400, p99_ms: 12.0, settings: {"workers" => 2, "threads" => 4})])
+      assert_in_delta 1.5, provisional.ratio, 0.001
+      machine = Plan::Machine.new(cores: 2)
+      side = lambda do |role, key, settings, level|
+        adapter = Servers.fetch(key).new(settings: settings, machine: machine)
+        Tune::Confirmation::Side.new(role: role, adapter: adapter, installation: nil,
+          rps: (1..8).to_h { |n| [n, level * (1 + 0.1 * Math.sin(n)) * (1 + 0.005 * (-1)**n)] },
+          p99_ms: (1..8).to_h { |n| [n, 9.0] }, pss_kb: (1..8).to_h { |n| [n, 300 * 1024] })
+      end
+      sides = [side.call("answer", "puma", {"workers" => 2, "threads" => 4}, 110), side.call("runner-up", "falcon", {"count" => 2}, 100),
+        side.call("baseline", "puma", {"threads" => 3, "workers" => 0}, 80)]
+      rounds = (1..8).map { |n| Tune::Confirmation::Round.new(number: n, order: sides.map(&:key), speeds: {}) }
+      result = Tune::Confirmation::Result.new(sides: sides, rounds: rounds, flagged: [], median_ms: nil, stopped: "precise")
+      confirmed = Tune::Confirmed.decide(result, baseline_key: sides.last.key)
+      baseline = Plan::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "config/puma.rb", notes: [])
+      a = Tune::Answer.confirm(provisional, confirmed: confirmed, baseline: baseline, files: FILES, versions: {"puma" => "6.4.2"}, gems: {},
+        measured_on: "on 1 of 2 cores")
+      assert_equal ["puma", 8, "ahead"], [a.server, a.rounds, a.verdict]
+      assert_in_delta 1.1, a.ratio, 0.005, "the confirmation's margin, not the head to head's 1.5"
+      lines = a.lines
+      assert_equal "THE ANSWER: puma 6.4.2 with workers=2 threads=4 preload=false", lines[0]
+      assert_match(/\A  \+37\.5% over your config\/puma.rb \(puma, 3 threads, 1 process\): 1\.38× \(1\.3\d–1\.\d\d\)\z/, lines[1])
+      assert_match(/\A  \+10% over falcon count=2: 1\.10× .*, ahead; 8 confirmation rounds\z/, lines[2])
+      assert_operator lines.size, :<=, 15
+      assert lines.all? { |l| l.size <= 100 }, lines.join("\n")
+      rec = a.to_record
+      assert_equal 8, rec["rounds"]
+      assert_equal "config/puma.rb (puma, 3 threads, 1 process)", rec.dig("baseline", "config")
+      assert_in_delta 1.375, rec.dig("baseline", "ratio"), 0.005
+      assert_equal 2, rec.dig("baseline", "interval").size
+      assert_equal false, rec["keep"]
+    end
   end
 end

@@ -54,6 +54,10 @@ module Arena
         assert_match(%r{best: workers=2 threads=4: sustains 400 req/s, p99 40.0 ms, PSS 120.0 MiB}, lines)
         assert_match(%r{1 server core serves at most 505 req/s}, lines)
         assert_match(/margin 33\.3%/, lines)
+        # The terminal's default: a line a server; the paragraphs are for --verbose and report.md.
+        assert_equal ["puma: workers=2 threads=4, best of 3 configs: sustains 400 req/s at p99 40 ms, PSS 120 MiB",
+          "webrick: nothing to tune"], output.brief_lines
+        assert_equal output.lines, output.detail_lines
       end
     end
 

@@ -33,6 +33,20 @@ module Arena
       # A round's order: the keys ("label workload scenario") as they ran.
       def add_round(round:, order:) = append("rounds", {"round" => round, "order" => order})
 
+      # A machine-speed reading (Probes::MachineSpeed::Reading, nil: none
+      # could be taken) on the server's cores before a load of tune's
+      # confirmation round `round`, the config loaded next.
+      def add_speed(round:, config:, reading:)
+        append("machine_speed", {"round" => round, "config" => config, "cpu_ms" => reading&.cpu_ms, "memory_ms" => reading&.memory_ms})
+      end
+
+      # The readings' median (the sum of both parts) and the rounds read
+      # more than 15% off it (flagged, their figures left out).
+      def add_speed_summary(median_ms:, flagged:)
+        @document["machine_speed_summary"] = {"median_ms" => median_ms&.round(3), "flagged_rounds" => flagged}
+        flush
+      end
+
       # What --precision reached: the target, the rounds it took, the keys
       # within it and the half-width of those that were not.
       def add_precision(target_pct:, rounds:, reached:, missed:)

@@ -37,6 +37,34 @@ module Arena
          "interrupted" => interrupted || nil, "servers" => servers}.compact
       end
 
+      # The answer the confirmation rounds settled (Tune::Answer.confirm):
+      # the search's record with the rounds' margin (ratio, interval,
+      # rounds), the baseline it is measured against and its gain, the
+      # absolute figures (medians of the counted rounds) with the machine
+      # speed they were taken at, and each round's speed readings.
+      def confirmed_answer(record, answer:)
+        c = answer.confirmed
+        b = answer.baseline
+        ratio, interval = c.gain_ratio
+        record.merge("keep" => c.keep,
+          "baseline" => {"config" => b.words, "source" => b.source, "server" => b.server, "settings" => b.settings,
+                         "ratio" => ratio, "interval" => interval, "verdict" => c.keep ? "keep what you run" : "gain",
+                         "significance" => c.gain&.reason, "failed" => c.baseline&.failed, "notes" => b.notes}.compact,
+          "figures" => {"rps" => c.rps&.median&.round(1), "rps_interval" => c.rps&.low && [c.rps.low.round(1), c.rps.high.round(1)],
+                        "p99_ms" => c.p99_ms&.round(2), "pss_mib" => c.pss_kb && (c.pss_kb / 1024.0).round(1),
+                        "model" => "closed loop", "speed_range" => c.speed_range}.compact,
+          "measured_on" => answer.measured_on,
+          "confirmation" => confirmation(c)).compact
+      end
+
+      def confirmation(c)
+        {"rounds" => c.rounds, "flagged" => c.flagged, "stopped" => c.stopped, "band_pct" => c.band_pct,
+         "verdict" => c.verdict&.word, "reason" => c.verdict&.reason,
+         "sides" => [c.pick, c.other, c.baseline].compact.uniq.map do |s|
+           {"role" => s.role, "config" => s.key, "failed" => s.failed, "rps" => s.rps.transform_keys(&:to_s).transform_values { |x| x&.round(1) }}.compact
+         end}
+      end
+
       # One server's search. capacity: a Tune::Capacity for the winner (or
       # nil); file: {path:, command:} of its config file (or nil);
       # envelope: the envelope record (see #envelope) or nil.

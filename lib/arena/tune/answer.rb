@@ -16,9 +16,13 @@ module Arena
     # - What would change it, from the search's figures: the finalist a
     #   memory budget under the answer's PSS would pick, and the one a p99
     #   objective under the answer's p99 would.
+    #
+    # Then the confirmation rounds (Confirmation, Confirmed) settle it:
+    # `confirm` makes the answer of their pick, its margin, rounds and gain
+    # over the baseline theirs alone, and its lines lead with the gain.
     Answer = Struct.new(:server, :settings, :runtime, :version, :command, :config_file, :runner_up, :runner_up_settings,
       :ratio, :interval, :difference, :verdict, :rounds, :slo_ms, :memory_mib, :pss_mib, :p99_ms, :sustained_rps,
-      :changes, :not_done, :out, :band_pct, :gem, keyword_init: true)
+      :changes, :not_done, :out, :band_pct, :gem, :baseline, :confirmed, :measured_on, keyword_init: true)
 
     class Answer
       # entries: HeadToHead::Entry; files: {server key => {path:, command:}};
@@ -53,6 +57,33 @@ module Arena
           p99_ms: c.p99_ms, sustained_rps: c.sustained_rps, changes: changes(best, ranked - [best]), not_done: not_done, out: out,
           band_pct: band_pct, gem: gems[best.key]).freeze
       end
+
+      # The answer the confirmation rounds give: their pick, with its margin
+      # over the other and its gain over the baseline (AnswerWords);
+      # the search's figures stay only where the rounds have none (its SLO).
+      # measured_on: what the rounds ran on (AnswerWords.measured_on).
+      def self.confirm(provisional, confirmed:, baseline:, files:, versions:, gems:, measured_on:)
+        # No round ran (no time left): the head to head's answer stands, said in not_done.
+        return provisional.with(baseline: baseline, confirmed: confirmed) unless confirmed.found? && confirmed.rounds.positive?
+        pick = confirmed.pick
+        key = pick.adapter.key
+        same = key == provisional.server
+        margin = confirmed.margin_ratio
+        verdict = if confirmed.other.nil? then "only"
+        elsif Confirmed.ahead?(confirmed.margin) then "ahead"
+        elsif confirmed.margin&.equivalent? then "equivalent"
+        else "not distinguishable"
+        end
+        ours = pick.role != "baseline" # the baseline's own config is the user's: nothing to write
+        new(**provisional.to_h, server: key, settings: pick.adapter.settings, runtime: pick.adapter.runtime.to_s, version: versions[key],
+          command: (files.dig(key, :command) if ours), config_file: (files.dig(key, :path) if ours), runner_up: confirmed.other&.adapter&.key,
+          runner_up_settings: confirmed.other&.adapter&.settings, ratio: margin&.first, interval: margin&.last, difference: confirmed.margin,
+          verdict: verdict, rounds: confirmed.rounds, changes: same ? provisional.changes : [], gem: gems[key],
+          pss_mib: confirmed.pss_kb && (confirmed.pss_kb / 1024.0).round(1), p99_ms: confirmed.p99_ms&.round(2),
+          baseline: baseline, confirmed: confirmed, measured_on: measured_on).freeze
+      end
+
+      def with(**changes) = self.class.new(**to_h, **changes).freeze
 
       # b (the answer) against a, on the rounds both ran.
       def self.paired(a, b, band_pct)
@@ -100,9 +131,11 @@ module Arena
         end
       end
 
-      # The answer in words, the same in the terminal (last) and the report (first).
+      # The answer in words, the same in the terminal (last) and the report
+      # (first): at most 15 lines of at most 100 columns (a path whole).
       def lines
         return ["THE ANSWER: none: no server held a rate within the SLO and the memory budget", *tail_lines] unless found?
+        return confirmed_lines.first(15).map { |l| AnswerWords.fit(l) } if confirmed?
         head = "THE ANSWER: #{server}#{" #{version}" if version} with #{setting_words}, runtime #{runtime}"
         rate = "sustains #{Report::Format.rps(sustained_rps)} req/s at p99 #{p99_ms} ms, PSS #{pss_mib} MiB"
         out = [head, "  #{rate}"]
@@ -117,13 +150,50 @@ module Arena
 
       def to_record
         return {"server" => nil, "not_done" => not_done, "out" => out} unless found?
+        return Results::TuneDocument.confirmed_answer(base_record, answer: self) if confirmed?
+        base_record
+      end
+
+      def base_record
         {"server" => server, "settings" => settings, "runtime" => runtime, "version" => version, "command" => command,
          "config_file" => config_file, "gem" => gem && {"name" => gem[0], "version" => gem[1]}, "runner_up" => runner_up && {"server" => runner_up, "settings" => runner_up_settings},
          "ratio" => ratio, "interval" => interval, "verdict" => verdict, "rounds" => rounds, "significance" => difference&.reason,
          "slo_ms" => slo_ms, "memory_mib" => memory_mib, "changes" => changes, "not_done" => not_done, "out" => out}.compact
       end
 
+      # Whether the confirmation rounds settled it (Answer.confirm).
+      def confirmed? = !!confirmed&.found? && confirmed.rounds.positive?
+
+      # Whether the answer is to keep the baseline (the confirmation rounds said so).
+      def keep? = confirmed? && confirmed.keep
+
       private
+
+      def confirmed_lines
+        w = AnswerWords
+        gain = w.gain(confirmed, baseline)
+        text = if keep?
+          why = confirmed.baseline.equal?(confirmed.pick) ? "no other config served more in the confirmation rounds" : w.keep_reason(confirmed)
+          ["THE ANSWER: keep what you run: #{baseline.yours}", "  #{why}"]
+        else
+          ["THE ANSWER: #{server}#{" #{version}" if version} with #{setting_words}#{", runtime #{runtime}" unless runtime.to_s.empty? || runtime == "default"}",
+            "  #{gain}"]
+        end
+        text << "  #{w.margin(confirmed)}"
+        text << "  #{w.absolute(confirmed)}"
+        text << "  #{measured_on}" if measured_on
+        unless keep? && confirmed.pick.role == "baseline"
+          text << "  start: #{command.join(" ")}" if command
+          text << "  config file: #{config_file}" if config_file
+          text << "  Gemfile: add gem \"#{gem[0]}\", \"#{gem[1]}\" (Arena ran it from its overlay; your Gemfile is unchanged)" if gem
+        end
+        text << "  would change it: #{changes.join("; ")}" unless changes.empty?
+        text << "  not in the answer: #{out_words}" unless out.empty?
+        text << "  not done in time: #{not_done.join("; ")}" unless not_done.empty?
+        text
+      end
+
+      def out_words = out.map { |key, why| "#{key} (#{why})" }.join("; ")
 
       def tail_lines
         lines = out.map { |key, why| "  not in the answer: #{key}: #{why}" }

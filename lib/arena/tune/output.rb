@@ -43,19 +43,29 @@ module Arena
         path
       end
 
-      # A block per server, then the answer: the last thing printed.
+      # A block per server, then the answer: the last thing printed (--verbose).
       def lines
-        @results.flat_map { |r| server_lines(r) } + (@answer ? ["", *@answer.lines] : [])
+        detail_lines + (@answer ? ["", *@answer.lines] : [])
       end
+
+      # The terminal's default: a line per server, then the answer block.
+      def brief_lines
+        @results.map { |r| AnswerWords.fit(server_line(r)) } + (@answer ? ["", *@answer.lines] : [])
+      end
+
+      # Each server's search in full: its model, duels, best, runner-up and why.
+      def detail_lines = @results.flat_map { |r| server_lines(r) }
 
       # Each winner's config file, written: {server key => {path:, command:}}.
       def files
         @results.select { |r| r.outcome&.best }.to_h { |r| [r.adapter.key, config_file(r.adapter, r.outcome.best)] }.compact
       end
 
-      # The servers searched that have no winner, and why: {key => why}.
+      # The servers that have no winner, and why: {key => why}: searched
+      # without one, or never searched (not installed, said in its note).
       def unanswered
-        @results.select { |r| r.outcome && !r.outcome.best }.to_h do |r|
+        @results.reject { |r| r.outcome&.best }.to_h do |r|
+          next [r.adapter.key, r.note] unless r.outcome
           failure = r.outcome.candidates.find { |c| !c.qualifies? }
           [r.adapter.key, failure ? "no config qualified (#{failure.status}: #{failure.why})" : "nothing measured"]
         end
@@ -96,6 +106,19 @@ module Arena
         runtime = adapter.runtime.merge(Plan::Runtime.parse(Space.runtime_tokens(best.settings))).env.compact
         env = knobs.merge(runtime).map { |k, v| "#{k}=#{v}" }
         env.empty? ? file : file.with(command: ["env", *env, *file.command])
+      end
+
+      # One server in one line: its best config and figures, or why it has none.
+      def server_line(r)
+        key = r.adapter.key
+        return "#{key}: #{r.note}" unless r.outcome
+        o = r.outcome
+        best = o.best
+        looked = "#{o.candidates.size} #{(o.candidates.size == 1) ? "config" : "configs"}"
+        return "#{key}: no config qualified of #{looked} (#{o.candidates.find { |c| !c.qualifies? }&.why || o.stopped})" unless best
+        w = AnswerWords
+        "#{key}: #{setting_words(best).then { |t| t.empty? ? "its only config" : t }}, best of #{looked}: sustains " \
+          "#{w.sig3(best.sustained_rps)} req/s at p99 #{w.sig3(best.p99_ms)} ms, PSS #{w.sig3(best.pss_mib)} MiB"
       end
 
       def server_lines(r)

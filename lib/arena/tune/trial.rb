@@ -190,7 +190,7 @@ module Arena
 
       def say(c)
         figures = c.qualifies? ? "sustains #{Report::Format.rps(c.sustained_rps)} req/s, p99 #{c.p99_ms} ms, PSS #{c.pss_mib} MiB" : "#{c.status}: #{c.why}"
-        @log.call("  #{c.settings.map { |k, v| "#{k}=#{v}" }.join(" ")}: #{figures} (closed max #{Report::Format.rps(c.closed_rps.to_f)} req/s)")
+        @log.call("  #{c.settings.empty? ? "its defaults" : c.settings.map { |k, v| "#{k}=#{v}" }.join(" ")}: #{figures} (closed max #{Report::Format.rps(c.closed_rps.to_f)} req/s)")
       end
     end
   end
