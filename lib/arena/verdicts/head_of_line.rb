@@ -85,11 +85,7 @@ module Arena
         xs.max unless xs.any?(&:nil?)
       end
 
-      def median(values)
-        sorted = values.sort
-        mid = sorted.size / 2
-        sorted.size.odd? ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0
-      end
+      def median(values) = Stats.median(values)
     end
   end
 end

@@ -35,11 +35,7 @@ module Arena
         "#{rps(knees.min)}-#{rps(knees.max)} req/s over the rounds: #{knees.map { |k| rps(k) }.join(", ")}"
       end
 
-      def median(values)
-        sorted = values.sort
-        mid = sorted.size / 2
-        sorted.size.odd? ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0
-      end
+      def median(values) = Stats.median(values)
 
       def rps(value) = Report::Format.rps(value)
     end
