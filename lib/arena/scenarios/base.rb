@@ -171,105 +171,12 @@ module Arena
       # {variant => Warmup::Result}; {} for a scenario that does not warm up.
       def warm_up(_ctx) = {}
 
-      # warm: warm up to a steady state first (Warmup, bounded by --warmup-max).
-      # interval: the samplers' period; nil samples at start and stop only.
-      def measure(ctx, settings, variant: nil, interval: 0.2, per_process: false, warm: false)
-        settled = ctx.settle.call(ctx.baseline)
-        warmed = warm(ctx, settings) if warm
-        probes = start_probes(ctx, interval: interval, per_process: per_process)
-        # Arena's timing wrapper in the server: its counts before. With
-        # --queue-time on only the warm-up's requests carry the header (the
-        # counted phase goes without the observer): read before the load. With
-        # all, read when the warm-up ends, so the split is of the counted phase.
-        timing = ctx.server.timing
-        before = if timing.nil? then nil
-        elsif settings.request_start == :warmup then timing.snapshot
-        else
-          Thread.new do
-            sleep(settings.warmup.to_f)
-            timing.snapshot
-          end
-        end
-        log_from = ctx.server.log_size
-        run = ctx.engine.start(ctx.target, settings)
-        probes.sample(:loader, Probes::Sampler.new(pids: -> { run.pids }, interval: interval))
-        probes.sample(:spread, spread_probe(ctx, settings))
-        extra = block_given? ? yield(run) : nil
-        load = run.wait
-        ended_at = Time.now
-        extra = extra.value if extra.is_a?(Thread)
-        server = Results::Memory.from_h(probes.stop(:server).to_h)
-        front = probes.stop(:front)
-        loader_cpu = probes.stop(:loader)
-        noise = probes.stop(:noise)
-        envelope = probes.stop(:cgroup)
-        spread = probes.stop(:spread)
-        queue = timing&.since((before.is_a?(Thread) ? before.value : before), ended_at: ended_at)
-        pool = pool_verdict(ctx, ctx.server.log_since(log_from), load)
-        # The database counted from before the warm-up: requests sent in both
-        # phases (those in flight at the end reached the server too), the
-        # warm-up's as the engine counted them. Estimated from the counted
-        # rate, a crowded Pitchfork read 1.41 statements for one SELECT; a
-        # reading taken when the warm-up ended came late by psql's start-up,
-        # and Iodine read 0.46. An engine without the count (a loader host's):
-        # the estimate.
-        warmup_sent = load.warmup_sent || (load.rps * load.warmup_s).round
-        database = probes.stop(:database, requests: load.sent + warmup_sent)
-        done = Results::Measurement.new(
-          server: ctx.adapter.label, workload: ctx.workload.name, scenario: key, variant: variant,
-          engine_argv: ctx.engine.argv(ctx.target, settings)[1..], load: load,
-          probes: server, front_probes: front && Results::Memory.from_h(front.to_h),
-          loader: Results::Memory.from_h(loader_cpu.to_h), envelope: envelope, database: database,
-          summary: Results::Summary.of(load, settled_s: settled.seconds, settled: settled.settled,
-            loader_cpu_pct: loader_cpu.cpu_pct_mean, server_cpu_pct: server&.cpu_pct,
-            server_cores: ctx.adapter.machine.server_cores, noisy: noise.noisy?, envelope: envelope, pool: pool,
-            queue: queue, slots: ctx.adapter.declared_slots, service_us: ctx.baseline&.p50_us,
-            spread: spread, processes: ctx.adapter.accepting_workers,
-            fault: Verdicts::TruncatedResponse.verdict(server: ctx.adapter.key, parse_errors: load.error_kinds["parse"],
-              line: load.raw["first_unparsable"])),
-          extra: (extra || {}).freeze, noise: noise, queue: queue,
-          warmup: warmed && Results::WarmupRecord.of(warmed)
-        ).freeze
-      ensure
-        # Interrupted (Ctrl-C) or failed: the engine lives in its own process
-        # group, so it must be stopped here, and the probes still running with it.
-        unless done
-          run&.abort
-          probes&.abort
-        end
-      end
-
-      # The probes of one measurement, started (those started stopped again
-      # when a later one cannot start).
-      def start_probes(ctx, interval:, per_process:)
-        probes = Probes::ProbeSet.new
-        probes.read(:noise, Probes::Noise::Watch.new(ours: -> { ctx.server.pids + (ctx.front&.pids || []) }))
-        # Sampled where each runs (Launch::ServerContract#sampler): here, or on the server host.
-        probes.sample(:server, ctx.server.sampler(interval: interval, per_process: per_process))
-        probes.sample(:front, ctx.front&.sampler(interval: interval))
-        # The envelope's cgroup, when the server runs in one: throttling, peak, OOM kills.
-        probes.sample(:cgroup, ctx.server.cgroup&.then { |cgroup| Probes::CgroupWatch.new(cgroup, interval: interval || 0.2) })
-        # The run's throwaway database, when there is one: connections, statements.
-        probes.read(:database, Launch::Database.watch(ctx.session.plan.live_database, ctx.adapter.label))
-        probes
-      rescue Exception # rubocop:disable Lint/RescueException -- Ctrl-C too: nothing left sampling
-        probes&.abort
-        raise
-      end
-
-      # How the kept-alive connections fell over the server's processes,
-      # read once midway through the counted window (Probes::Spread): only
-      # where a spread stays put and is the load's own, a closed loop of
-      # kept-alive connections straight to a TCP port on this host, with a
-      # config whose workers each accept their own; nil otherwise (an open
-      # model, keep-alive off, a fixed count of requests, a unix socket, a
-      # front, a server host).
-      def spread_probe(ctx, settings)
-        return nil unless ctx.adapter.accepting_workers && settings.keep_alive && settings.rate.nil? &&
-          settings.requests.nil? && settings.reps.nil?
-        return nil if ctx.front || !ctx.server.bind.tcp? || ctx.server.local_pids.empty?
-        Probes::Spread.new(pids: -> { ctx.server.local_pids }, port: ctx.server.bind.port,
-          delay: settings.warmup.to_f + settings.duration.to_f / 2)
+      # One measurement (Measuring): settle, warm up when warm, probes
+      # sampling every `interval` (nil: at start and stop only), the engine
+      # run with settings while the block acts on the server.
+      def measure(ctx, settings, variant: nil, interval: 0.2, per_process: false, warm: false, &block)
+        Measuring.new(scenario: self, ctx: ctx, settings: settings, variant: variant, interval: interval,
+          per_process: per_process, warm: warm).call(&block)
       end
 
       # Settles the server, then loads it in slices until steady (bounded by
@@ -282,17 +189,6 @@ module Arena
         slice_s = [Scenarios::Warmup::SLICE_S, 2 * ctx.baseline&.p99_us.to_f / 1e6, turn].max
         Scenarios::Warmup.new(engine: ctx.engine, target: ctx.target, settings: settings, max_s: ctx.load.warmup_limit, slice_s: slice_s,
           turn_s: turn.round(3)).call
-      end
-
-      private
-
-      # Rails' pool ran dry during the measurement (lib/arena/verdicts/pool_exhaustion.rb)?
-      def pool_verdict(ctx, log_text, load)
-        evidence = Verdicts::PoolExhaustion.evidence(log_text)
-        return nil if evidence.timeouts.zero?
-        given = ctx.adapter.env(app: ctx.session.plan.app).merge(ctx.session.plan.env || {})["RAILS_MAX_THREADS"]
-        Verdicts::PoolExhaustion.verdict(evidence: evidence, errors: load.errors, threads: ctx.adapter.request_threads,
-          pool: given&.to_i)
       end
     end
 
