@@ -13,7 +13,7 @@ module Arena
     # One connection that never answers and 1000 requests/s due: the backlog
     # is never empty. The engine must wait for an event, not spin its core.
     def test_open_model_backlog_does_not_spin
-      Verdicts::Stall.open do |server|
+      Stall.open do |server|
         before = Process.times
         run = run_ok(server.target, "-c", 1, "-R", 1000, "-d", 1, "--timeout", 0.4, deadline: 6)
         after = Process.times
@@ -55,7 +55,7 @@ module Arena
     # Requests that could never be sent still have a latency: at least from
     # their intended start to the end of the run.
     def test_dropped_requests_have_a_latency
-      Verdicts::Stall.open do |server|
+      Stall.open do |server|
         run = run_ok(server.target, "-c", 1, "-R", 200, "-d", 1, "--timeout", 0.3, deadline: 6)
         dropped = run.json.dig("open", "dropped")
         assert_operator dropped, :>, 50, run.describe

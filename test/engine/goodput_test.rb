@@ -42,7 +42,7 @@ module Arena
     # recorded in the latency with the time from its intended start to the
     # end of the run, so the percentiles show the stall instead of nothing.
     def test_dropped_requests_are_recorded_in_open_model_latency
-      Verdicts::Stall.open do |server|
+      Stall.open do |server|
         run = run_engine(server.target, "-R", 100, "-c", 1, "-d", 1, "-w", 0, "--timeout", 5, deadline: 10)
         doc = run.json
         dropped = doc.dig("open", "dropped")

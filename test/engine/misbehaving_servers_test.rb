@@ -30,7 +30,7 @@ module Arena
     end
 
     def test_stalled_responses_time_out
-      Verdicts::Stall.open do |server|
+      Stall.open do |server|
         run = run_ok(server.target, "-c", 2, "-n", 4, "--timeout", 0.5, deadline: 6)
         assert_equal 4, run.sent, run.describe
         assert_equal 0, run.completed, run.describe

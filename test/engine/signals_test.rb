@@ -32,7 +32,7 @@ module Arena
 
     # In-flight requests that never finish are waited for at most --timeout.
     def test_sigint_with_stalled_requests_waits_at_most_the_timeout
-      Verdicts::Stall.open do |server|
+      Stall.open do |server|
         run = run_engine(server.target, "-c", 2, "-d", 30, "--timeout", 1, "--json", interrupt_after: 0.3, deadline: 6)
         refute run.status.signaled?, "engine died of the signal:\n#{run.describe}"
         assert_consistent(run)
