@@ -105,9 +105,15 @@ int main(int argc, char **argv)
     if ((o.tls_resume || o.cacert || o.alpn) && !target.tls)
         die(2, "--tls-resume, --cacert and --alpn are for TLS: use an https:// target");
     transport_t transport;
-    if (transport_setup(&transport, target.tls, o.http2, o.tls_resume, o.cacert, o.alpn, target.host, err,
-                        sizeof err) < 0)
-        die(2, "%s", err);
+    const transport_opts topts = {
+        .tls = target.tls,
+        .h2 = o.http2,
+        .resume = o.tls_resume,
+        .cacert = o.cacert,
+        .alpn = o.alpn,
+        .sni = target.host,
+    };
+    if (transport_setup(&transport, &topts, err, sizeof err) < 0) die(2, "%s", err);
     if (o.http2 && h2_requests_build(&reqs, target.tls ? "https" : "http") < 0)
         die(2, "a request cannot be sent over HTTP/2");
     if (o.json < 0) o.json = !isatty(STDOUT_FILENO);

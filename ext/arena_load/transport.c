@@ -40,22 +40,21 @@ int transport_has_h2(void)
 #endif
 }
 
-int transport_setup(transport_t *t, int tls, int h2, int resume, const char *cacert, const char *alpn,
-                    const char *sni, char *err, size_t errlen)
+int transport_setup(transport_t *t, const transport_opts *opts, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
-    t->tls = tls;
-    t->h2 = h2;
-    t->resume = resume;
-    t->cacert = cacert;
-    t->alpn = alpn;
-    t->sni = sni;
+    t->tls = opts->tls;
+    t->h2 = opts->h2;
+    t->resume = opts->resume;
+    t->cacert = opts->cacert;
+    t->alpn = opts->alpn;
+    t->sni = opts->sni;
     t->sock = &sock_plain;
-    if (h2 && !transport_has_h2()) {
+    if (t->h2 && !transport_has_h2()) {
         snprintf(err, errlen, "this arena-load was built without HTTP/2: install libnghttp2-dev and rebuild (make -C ext/arena_load)");
         return -1;
     }
-    if (!tls) return 0;
+    if (!t->tls) return 0;
     if (!transport_has_tls()) {
         snprintf(err, errlen, "this arena-load was built without TLS: install libssl-dev and rebuild (make -C ext/arena_load)");
         return -1;

@@ -59,9 +59,20 @@ typedef struct {
 
 extern const transport_t transport_default; /* plain HTTP/1.1 */
 
+/* What the run asks of its transport (from the target and the flags): named
+ * fields, so that a call site says which flag goes where and the four ints
+ * and strings cannot be passed in the wrong order. */
+typedef struct {
+    int tls;              /* https:// */
+    int h2;               /* --http2 */
+    int resume;           /* --tls-resume */
+    const char *cacert;   /* --cacert, or NULL */
+    const char *alpn;     /* --alpn, or NULL */
+    const char *sni;      /* the target's host */
+} transport_opts;
+
 /* Builds the run's transport. Returns 0, or -1 with a one-line reason. */
-int transport_setup(transport_t *t, int tls, int h2, int resume, const char *cacert, const char *alpn,
-                    const char *sni, char *err, size_t errlen);
+int transport_setup(transport_t *t, const transport_opts *opts, char *err, size_t errlen);
 void transport_free(transport_t *t);
 
 /* Which features this binary was built with (for --version and messages). */
