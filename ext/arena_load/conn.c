@@ -1,5 +1,6 @@
-/* A connection's life: connecting, sending, receiving and parsing, closing
- * and reopening, and the errors and results that come of it. */
+/* A connection's life: connecting, sending, receiving, closing and
+ * reopening, and the errors and results that come of it; and HTTP/1.1, the
+ * protocol of its own (proto_http1, below; HTTP/2 is h2conn.c's table). */
 #include "loop.h"
 
 #include <errno.h>
@@ -37,7 +38,7 @@ void count_error(loop_t *L, int kind, uint64_t origin)
 
 void conn_close(loop_t *L, conn_t *c)
 {
-    if (c->h2) h2_close(c);
+    if (c->proto->close) c->proto->close(c);
     if (c->tls) L->tp->sock->close(c);
     if (c->fd >= 0) close(c->fd);
     c->handshaking = c->draining = 0;
@@ -150,7 +151,7 @@ static void on_connected(loop_t *L, conn_t *c)
      * handshake's time is a figure of the counted phase. */
     if (!L->st->protocol[0]) transport_note_protocol(L, c);
     if (counted(L, L->now)) hist_record(&L->st->handshake, L->now > c->since ? (L->now - c->since) / 1000 : 0);
-    if (tp->h2 && h2_start(L, c) < 0) return;
+    if (c->proto->start && c->proto->start(L, c) < 0) return;
     c->state = C_UP;
     if (L->open) L->nconnecting--;
     if (counted(L, L->now)) L->st->opened++;
@@ -215,10 +216,11 @@ void push_request(loop_t *L, conn_t *c, uint64_t origin)
     s->req = request_pick(L->rs, &L->rng);
     /* HTTP/2 frames carry their own placeholder (h2.c): always stamped. */
     if (L->o->request_start_warmup) {
-        s->bare = L->rs->reqs[s->req].ts_off && !c->h2 && (counted(L, origin) || !c->turned);
+        s->bare = L->rs->reqs[s->req].ts_off && !c->proto->always_stamped && (counted(L, origin) || !c->turned);
         c->turned = 1;
     } else
-        s->bare = L->rs->reqs[s->req].ts_off && !c->h2 && (L->stamp_seq++ % L->o->request_start_every) != 0;
+        s->bare = L->rs->reqs[s->req].ts_off && !c->proto->always_stamped &&
+                  (L->stamp_seq++ % L->o->request_start_every) != 0;
     if (L->rs->reqs[s->req].ts_off && !s->bare) {
         if (!L->realtime_offset_us) {
             struct timespec ts;
@@ -252,7 +254,7 @@ void conn_fill(loop_t *L, conn_t *c)
 {
     if (L->open) {
         sched_update(L, c);
-        if (c->h2) conn_flush(L, c); /* the session's replies; due requests follow from the dispatcher */
+        if (c->proto->own_output) conn_flush(L, c); /* its replies; due requests follow from the dispatcher */
         return;
     }
     while (c->count < L->depth && can_issue_closed(L, c)) {
@@ -262,7 +264,7 @@ void conn_fill(loop_t *L, conn_t *c)
         }
         push_request(L, c, L->now);
     }
-    if (c->written < c->count || c->h2) conn_flush(L, c);
+    if (c->written < c->count || c->proto->own_output) conn_flush(L, c);
 }
 
 /* "X-Request-Start: t=" before the digits, "\r\n" after: the line a bare
@@ -305,12 +307,9 @@ static int request_iov(const request_t *r, slot_t *s, size_t off, struct iovec *
     return n;
 }
 
-void conn_flush(loop_t *L, conn_t *c)
+/* HTTP/1.1: the unwritten requests' bytes, as many as the socket takes. */
+static void http1_flush(loop_t *L, conn_t *c)
 {
-    if (c->h2) {
-        h2_flush(L, c);
-        return;
-    }
     struct iovec iov[64];
     while (c->written < c->count) {
         int n = 0;
@@ -418,7 +417,6 @@ static int on_response(loop_t *L, conn_t *c)
     return 1;
 }
 
-/* Bytes arrived. Returns 0 when the connection was closed. */
 /* The first unparsable response of a run is described on stderr (the
  * engine's log): the parser's reason and the bytes of that read, escaped, so
  * that a count in errors.parse can be traced to what the server sent. */
@@ -439,7 +437,8 @@ static void tell_parse_error(const conn_t *c, const char *buf, size_t len, size_
             c->parser.error ? c->parser.error : "?", at, len, (unsigned long long)c->served, from, out);
 }
 
-static int on_bytes(loop_t *L, conn_t *c, const char *buf, size_t len)
+/* Bytes arrived. Returns 0 when the connection was closed. */
+static int http1_on_bytes(loop_t *L, conn_t *c, const char *buf, size_t len)
 {
     size_t off = 0;
     while (off < len) {
@@ -461,19 +460,9 @@ static int on_bytes(loop_t *L, conn_t *c, const char *buf, size_t len)
     return 1;
 }
 
-static void on_eof(loop_t *L, conn_t *c)
+/* The server closed with requests in flight (on_eof took the idle case). */
+static void http1_on_eof(loop_t *L, conn_t *c)
 {
-    if (c->count == 0) {
-        conn_end(L, c);
-        return;
-    }
-    if (c->h2) {
-        /* Streams the server never answered before closing (after a GOAWAY,
-         * or a keep-alive limit) are sent again, as in HTTP/1.1. */
-        if (c->served > 0) conn_end(L, c);
-        else conn_fail(L, c, ERR_CLOSED_BEFORE_RESPONSE);
-        return;
-    }
     if (http_parser_eof(&c->parser)) {
         on_response(L, c); /* closes: keep_alive is 0 */
         return;
@@ -487,6 +476,26 @@ static void on_eof(loop_t *L, conn_t *c)
     conn_fail(L, c, ERR_CLOSED_BEFORE_RESPONSE);
 }
 
+/* No start and no close: the parser is reset at connect and per response,
+ * and a connection holds nothing else of the protocol. */
+const conn_proto proto_http1 = {
+    .name = "http/1.1",
+    .on_bytes = http1_on_bytes,
+    .flush = http1_flush,
+    .on_eof = http1_on_eof,
+};
+
+/* ---- the connection's events, whatever its protocol ---- */
+
+static void on_eof(loop_t *L, conn_t *c)
+{
+    if (c->count == 0) {
+        conn_end(L, c);
+        return;
+    }
+    c->proto->on_eof(L, c);
+}
+
 /* Edge-triggered: a short read means the socket was drained, except that a
  * close reported with the data (hup) is only seen by reading on to 0. */
 static void on_readable(loop_t *L, conn_t *c, int hup)
@@ -496,7 +505,7 @@ static void on_readable(loop_t *L, conn_t *c, int hup)
         if (n > 0) {
             L->now = now_ns();
             if (counted(L, L->now)) L->st->bytes += (uint64_t)n;
-            if (!(c->h2 ? h2_on_bytes(L, c, L->rbuf, (size_t)n) : on_bytes(L, c, L->rbuf, (size_t)n))) return;
+            if (!c->proto->on_bytes(L, c, L->rbuf, (size_t)n)) return;
             /* A TLS read returns one record: only EAGAIN says the socket is drained. */
             if ((size_t)n < READ_BUF && !hup && L->tp->sock == &sock_plain) break;
             continue;

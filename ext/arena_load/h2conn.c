@@ -94,7 +94,9 @@ static void on_stream(void *ud, int32_t stream, int what, int status, int matche
 
 static const h2_hooks hooks = {on_stream};
 
-int h2_start(loop_t *L, conn_t *c)
+/* After the handshake: the session, whose preface and SETTINGS go out with
+ * the first flush. */
+static int h2_start(loop_t *L, conn_t *c)
 {
     h2conn_t *h = calloc(1, sizeof *h);
     if (h) h->s = h2s_new(&hooks, h, H2_WINDOW);
@@ -109,7 +111,7 @@ int h2_start(loop_t *L, conn_t *c)
     return 0;
 }
 
-void h2_close(conn_t *c)
+static void h2_close(conn_t *c)
 {
     h2conn_t *h = c->h2;
     if (!h) return;
@@ -126,7 +128,8 @@ static int only_refused(loop_t *L, conn_t *c)
     return 1;
 }
 
-void h2_flush(loop_t *L, conn_t *c)
+/* Submits the slots not yet streams, then writes the session's frames. */
+static void h2_flush(loop_t *L, conn_t *c)
 {
     h2conn_t *h = c->h2;
     while (c->written < c->count) {
@@ -169,7 +172,7 @@ void h2_flush(loop_t *L, conn_t *c)
     if (kind >= 0) conn_fail(L, c, kind);
 }
 
-int h2_on_bytes(loop_t *L, conn_t *c, const char *buf, size_t len)
+static int h2_on_bytes(loop_t *L, conn_t *c, const char *buf, size_t len)
 {
     h2conn_t *h = c->h2;
     h2s_recv(h->s, (const uint8_t *)buf, len);
@@ -189,4 +192,24 @@ int h2_on_bytes(loop_t *L, conn_t *c, const char *buf, size_t len)
     }
     return 1;
 }
+
+/* Streams the server never answered before closing (after a GOAWAY, or a
+ * keep-alive limit) are sent again, as in HTTP/1.1; a connection closed
+ * before any response failed. */
+static void h2_on_eof(loop_t *L, conn_t *c)
+{
+    if (c->served > 0) conn_end(L, c);
+    else conn_fail(L, c, ERR_CLOSED_BEFORE_RESPONSE);
+}
+
+const conn_proto proto_h2 = {
+    .name = "h2",
+    .start = h2_start,
+    .on_bytes = h2_on_bytes,
+    .flush = h2_flush,
+    .on_eof = h2_on_eof,
+    .close = h2_close,
+    .own_output = 1,
+    .always_stamped = 1,
+};
 #endif

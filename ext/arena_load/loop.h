@@ -70,7 +70,8 @@ typedef struct conn_s {
     slot_t *slots;
     void *tls;          /* the transport's per-connection state (tls.c) */
     void *tls_session;  /* the last session the server gave, offered again with --tls-resume */
-    void *h2;           /* HTTP/2 session (h2.c) */
+    void *h2;           /* HTTP/2 session (h2conn.c) */
+    const conn_proto *proto; /* its protocol, set with the connection (loop_init) */
 } conn_t;
 
 typedef struct loop_s {
@@ -161,12 +162,17 @@ void conn_close(loop_t *L, conn_t *c);
 void conn_fail(loop_t *L, conn_t *c, int kind);
 int closed_has_work(loop_t *L, conn_t *c);
 void push_request(loop_t *L, conn_t *c, uint64_t origin);
-void conn_flush(loop_t *L, conn_t *c);
 void conn_event(loop_t *L, conn_t *c, uint32_t events);
 void conn_end(loop_t *L, conn_t *c);
 void conn_fill(loop_t *L, conn_t *c);
 void account_response(loop_t *L, const slot_t *s, int status, int matched);
 void transport_conn_free(loop_t *L, conn_t *c);
+
+/* Sends what the connection has pushed (and what its protocol owes). */
+static inline void conn_flush(loop_t *L, conn_t *c)
+{
+    c->proto->flush(L, c);
+}
 
 /* schedule.c: the open model. */
 int sched_init(loop_t *L, const worker_t *w);

@@ -11,12 +11,17 @@
  *              meaning "wait for the next edge"; `close` frees what the
  *              connection holds (the descriptor is closed by conn.c).
  *
- *   protocol   HTTP/1.1 (conn.c's own parser, on the slot ring as before) or
- *              HTTP/2 (h2.c, on nghttp2), which maps a slot to a stream.
+ *   conn_proto the protocol: HTTP/1.1 (conn.c's own parser, on the slot
+ *              ring) or HTTP/2 (h2conn.c, on nghttp2), which maps a slot to a
+ *              stream. conn.c calls it where the two differ (bytes in, bytes
+ *              out, the peer's close, the connection's end) and never asks
+ *              which one it has.
  *
- * Both are chosen in transport_setup from the target's scheme and the flags;
- * the plain HTTP/1.1 path calls read/sendmsg through one indirect call and
- * nothing else, so it keeps its speed. */
+ * The byte stream is chosen in transport_setup from the target's scheme and
+ * the flags, the protocol once per connection when the loop sets it up (from
+ * the same flags: every connection of a run speaks the same one). The plain
+ * HTTP/1.1 path reads and writes through one indirect call each way, so it
+ * keeps its speed. */
 #ifndef ARENA_TRANSPORT_H
 #define ARENA_TRANSPORT_H
 
@@ -44,6 +49,35 @@ typedef struct {
 } sock_ops;
 
 extern const sock_ops sock_plain;
+
+/* The protocol on a connection whose handshake is done. Each function may
+ * close the connection (conn_fail, conn_end); those that return an int say so
+ * by returning 0 (on_bytes) or -1 (start). NULL: nothing to do. */
+typedef struct conn_proto {
+    const char *name;
+    /* Its first bytes and state (HTTP/2: the session); 0, or -1 with the
+     * connection failed and its error counted. */
+    int (*start)(struct loop_s *L, struct conn_s *c);
+    /* Bytes read: responses completed and accounted. 0 when the connection was closed. */
+    int (*on_bytes)(struct loop_s *L, struct conn_s *c, const char *buf, size_t len);
+    /* Sends the requests pushed since the last flush, and whatever the
+     * protocol owes the server; sets want_out when the socket is full. */
+    void (*flush)(struct loop_s *L, struct conn_s *c);
+    /* The server closed with requests in flight: end (send them again) or fail. */
+    void (*on_eof)(struct loop_s *L, struct conn_s *c);
+    /* Frees what start made (the descriptor and the TLS layer are conn.c's). */
+    void (*close)(struct conn_s *c);
+    /* It writes on its own, with no request waiting (HTTP/2: SETTINGS and
+     * PING acks, WINDOW_UPDATE): flushed after every read. */
+    uint8_t own_output;
+    /* Every request carries its X-Request-Start: HTTP/2 requests are framed
+     * once (h2.c), header included, so none can be sent without it and
+     * --request-start-every / -warmup do not thin them. */
+    uint8_t always_stamped;
+} conn_proto;
+
+extern const conn_proto proto_http1; /* conn.c */
+extern const conn_proto proto_h2;    /* h2conn.c (a stub that is never chosen when built without nghttp2) */
 
 /* What a run's transport is, from the target and the flags. */
 typedef struct {
@@ -89,11 +123,7 @@ const char *tls_version(struct conn_s *c);
 void tls_session_free(struct conn_s *c);
 void transport_note_protocol(struct loop_s *L, struct conn_s *c);
 
-/* h2.c: HTTP/2 on a connection whose handshake is done. */
-int h2_start(struct loop_s *L, struct conn_s *c);               /* preface and SETTINGS; 0 or -1 (error counted) */
-void h2_flush(struct loop_s *L, struct conn_s *c);              /* submit new requests, write frames */
-int h2_on_bytes(struct loop_s *L, struct conn_s *c, const char *buf, size_t len); /* 0 when closed */
-void h2_close(struct conn_s *c);
+/* h2conn.c: the HTTP/2 form of the run's requests, built once before the threads start. */
 int h2_requests_build(const void *request_set, const char *scheme); /* 0, or -1 when a request cannot be read back */
 void h2_requests_free(void);
 
