@@ -34,6 +34,38 @@ void count_error(loop_t *L, int kind, uint64_t origin)
     tl_local_error(&L->tl, kind);
 }
 
+/* ---- open model: usable connections by requests in flight ---- */
+
+/* Kept here, where a connection's state and count change, and read by the
+ * dispatcher (schedule.c): so conn.c calls nothing of schedule.c. */
+
+static void lv_unlink(loop_t *L, conn_t *c)
+{
+    if (c->level < 0) return;
+    if (c->lv_prev >= 0) L->conns[c->lv_prev].lv_next = c->lv_next;
+    else L->lv_head[c->level] = c->lv_next;
+    if (c->lv_next >= 0) L->conns[c->lv_next].lv_prev = c->lv_prev;
+    c->level = -1;
+}
+
+/* Files an open-model connection under its number of requests in flight,
+ * or nowhere when it cannot take one more. */
+void conn_level_update(loop_t *L, conn_t *c)
+{
+    if (!L->open) return;
+    int usable = c->state == C_UP && c->count < L->depth && (L->o->keep_alive || c->issued == 0) && !c->draining;
+    int want = usable ? (int)c->count : -1;
+    if (want == c->level) return;
+    lv_unlink(L, c);
+    if (want < 0) return;
+    int32_t i = (int32_t)(c - L->conns);
+    c->level = (int16_t)want;
+    c->lv_prev = -1;
+    c->lv_next = L->lv_head[want];
+    if (c->lv_next >= 0) L->conns[c->lv_next].lv_prev = i;
+    L->lv_head[want] = i;
+}
+
 /* ---- closing and reopening ---- */
 
 void conn_close(loop_t *L, conn_t *c)
@@ -51,7 +83,7 @@ void conn_close(loop_t *L, conn_t *c)
     c->wr_off = 0;
     c->served = c->issued = 0;
     c->parser_set = 0;
-    sched_update(L, c);
+    conn_level_update(L, c);
 }
 
 int closed_has_work(loop_t *L, conn_t *c)
@@ -234,7 +266,7 @@ void push_request(loop_t *L, conn_t *c, uint64_t origin)
     c->count++;
     c->issued++;
     L->inflight++;
-    sched_update(L, c);
+    conn_level_update(L, c);
     if (counted(L, origin)) {
         L->st->sent++;
         stage_stats_t *sg = stage_of(L, origin);
@@ -253,7 +285,7 @@ void push_request(loop_t *L, conn_t *c, uint64_t origin)
 void conn_fill(loop_t *L, conn_t *c)
 {
     if (L->open) {
-        sched_update(L, c);
+        conn_level_update(L, c);
         if (c->proto->own_output) conn_flush(L, c); /* its replies; due requests follow from the dispatcher */
         return;
     }
@@ -404,7 +436,7 @@ static int on_response(loop_t *L, conn_t *c)
     L->inflight--;
     c->served++;
     c->parser_set = 0;
-    sched_update(L, c);
+    conn_level_update(L, c);
     if (!p->keep_alive || !L->o->keep_alive) {
         conn_end(L, c);
         return 0;

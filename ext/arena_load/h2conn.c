@@ -65,7 +65,7 @@ static void remove_slot(loop_t *L, conn_t *c, uint32_t i)
     c->count--;
     c->written--;
     L->inflight--;
-    sched_update(L, c);
+    conn_level_update(L, c);
 }
 
 static void on_stream(void *ud, int32_t stream, int what, int status, int matched, int kind)

@@ -155,7 +155,10 @@ static inline slot_t *slot_at(loop_t *L, conn_t *c, uint32_t i)
     return &c->slots[(c->head + i) % L->depth];
 }
 
-/* conn.c: a connection's life. */
+/* conn.c: a connection's life. schedule.c calls into it (conn_connect,
+ * push_request, conn_flush) and it calls nothing of schedule.c: the usable-
+ * connection lists both use are kept here (conn_level_update), so the
+ * dependency goes one way, schedule.c -> conn.c. */
 void count_error(loop_t *L, int kind, uint64_t origin);
 void conn_connect(loop_t *L, conn_t *c);
 void conn_close(loop_t *L, conn_t *c);
@@ -166,6 +169,7 @@ void conn_event(loop_t *L, conn_t *c, uint32_t events);
 void conn_end(loop_t *L, conn_t *c);
 void conn_fill(loop_t *L, conn_t *c);
 void account_response(loop_t *L, const slot_t *s, int status, int matched);
+void conn_level_update(loop_t *L, conn_t *c);
 void transport_conn_free(loop_t *L, conn_t *c);
 
 /* Sends what the connection has pushed (and what its protocol owes). */
@@ -174,10 +178,9 @@ static inline void conn_flush(loop_t *L, conn_t *c)
     c->proto->flush(L, c);
 }
 
-/* schedule.c: the open model. */
+/* schedule.c: the open model (worker.c calls it; conn.c does not). */
 int sched_init(loop_t *L, const worker_t *w);
 void sched_free(loop_t *L);
-void sched_update(loop_t *L, conn_t *c);
 uint64_t sched_intended(const loop_t *L, uint64_t k);
 uint64_t sched_dispatch(loop_t *L);
 void sched_count_dropped(loop_t *L);

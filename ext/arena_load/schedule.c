@@ -1,38 +1,17 @@
 /* The open model: the schedule of intended times, the dispatch of due
  * requests to connections (idle ones first, by requests in flight), and the
- * requests that never went out. */
+ * requests that never went out.
+ *
+ * It drives conn.c (conn_connect, push_request, then conn_flush through the
+ * protocol's table) and conn.c calls nothing here: the dependency goes one
+ * way, from the schedule to the connections. */
 #include "loop.h"
 
 #include <stdlib.h>
 
-/* ---- open model: usable connections by requests in flight ---- */
-
-static void lv_unlink(loop_t *L, conn_t *c)
-{
-    if (c->level < 0) return;
-    if (c->lv_prev >= 0) L->conns[c->lv_prev].lv_next = c->lv_next;
-    else L->lv_head[c->level] = c->lv_next;
-    if (c->lv_next >= 0) L->conns[c->lv_next].lv_prev = c->lv_prev;
-    c->level = -1;
-}
-
-/* Files an open-model connection under its number of requests in flight,
- * or nowhere when it cannot take one more. */
-void sched_update(loop_t *L, conn_t *c)
-{
-    if (!L->open) return;
-    int usable = c->state == C_UP && c->count < L->depth && (L->o->keep_alive || c->issued == 0) && !c->draining;
-    int want = usable ? (int)c->count : -1;
-    if (want == c->level) return;
-    lv_unlink(L, c);
-    if (want < 0) return;
-    int32_t i = (int32_t)(c - L->conns);
-    c->level = (int16_t)want;
-    c->lv_prev = -1;
-    c->lv_next = L->lv_head[want];
-    if (c->lv_next >= 0) L->conns[c->lv_next].lv_prev = i;
-    L->lv_head[want] = i;
-}
+/* The usable connections by requests in flight (L->lv_head) are kept by
+ * conn.c as connections change (conn_level_update); the dispatcher below
+ * only reads them. */
 
 /* ---- open model schedule ---- */
 
