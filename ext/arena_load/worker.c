@@ -89,11 +89,11 @@ static int loop_init(loop_t *L, worker_t *w)
     L->ep = epoll_create1(EPOLL_CLOEXEC);
     L->rbuf = malloc(READ_BUF);
     L->conns = calloc((size_t)L->n, sizeof *L->conns);
-    /* Every descriptor is -1 before anything can fail: loop_free closes
-     * only what was opened (calloc's 0 would be stdin). */
     /* The protocol is the run's, chosen here once: conn.c calls its table
      * and never asks which it is. */
     const conn_proto *proto = L->tp->h2 ? &proto_h2 : &proto_http1;
+    /* Every descriptor is -1 before anything can fail: loop_free closes
+     * only what was opened (calloc's 0 would be stdin). */
     for (int i = 0; L->conns && i < L->n; i++) {
         L->conns[i].fd = -1;
         L->conns[i].level = -1;
