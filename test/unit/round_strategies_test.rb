@@ -5,17 +5,20 @@ require "arena"
 
 module Arena
   # The Runner's two round strategies are objects of their own (issue 36),
-  # chosen from the plan by Runner.rounds_for, each driving the runner's
-  # steps (start, units_of, run_round, precision_rounds) through one
-  # interface: call(slots), load_for(unit, round), warmup(key, variant).
+  # chosen from the plan by Runner.rounds_for, subclasses of Run::Strategy,
+  # which holds the steps they share (start, units_of, run_round,
+  # precision_rounds; issue 47: no strategy calls back into the runner); each
+  # answers call(slots, started:), load_for(unit, round), warmup(key, variant).
   class RoundStrategiesTest < Minitest::Test
     cover "Arena::Run::Runner*"
 
-    # The runner's steps, recorded: what a strategy asked for, in order.
-    class Steps
+    # The shared steps, recorded: what a strategy asked for, in order. Included
+    # in a subclass of the strategy under test, over Run::Strategy's own.
+    module Steps
       attr_reader :calls
 
-      def initialize(units_per_slot:, stop_after: nil)
+      def initialize(units_per_slot:, stop_after: nil, **collaborators)
+        super(**collaborators)
         @units_per_slot = units_per_slot
         @stop_after = stop_after
         @calls = []
@@ -37,6 +40,12 @@ module Arena
       def precision_rounds(_slots) = @calls << [:precision]
 
       def guarded(_slot) = yield
+    end
+
+    # A strategy of class `strategy` whose shared steps are Steps.
+    def recorded(strategy, plan:, store:, units_per_slot: 1, stop_after: nil)
+      Class.new(strategy) { include Steps }.new(units_per_slot: units_per_slot, stop_after: stop_after, plan: plan, store: store,
+        reporter: nil, engine: nil, verifier: nil, scenarios: {"s" => Object}, new_starter: nil)
     end
 
     Workload = Struct.new(:name, keyword_init: true)
@@ -102,23 +111,21 @@ module Arena
     end
 
     def test_kept_up_starts_each_server_once_and_stops_them_after_every_round
-      steps = Steps.new(units_per_slot: 1)
       store = Store.new
-      kept = Arena::Run::KeptUpRounds.new(runner: steps, plan: plan("--rounds", "2", "--seed", "1"), store: store, scenarios: {"s" => Object})
-      kept.call(slots("a", "b"))
-      names = steps.calls.map(&:first)
+      kept = recorded(Arena::Run::KeptUpRounds, plan: plan("--rounds", "2", "--seed", "1"), store: store)
+      kept.call(slots("a", "b"), started: 0.0)
+      names = kept.calls.map(&:first)
       assert_equal %i[start start round round precision stop stop], names
       assert_equal [1, 2], store.rounds.map(&:first)
-      assert_equal store.rounds.map(&:last), steps.calls.select { |c| c.first == :round }.map(&:last), "run in the recorded order"
+      assert_equal store.rounds.map(&:last), kept.calls.select { |c| c.first == :round }.map(&:last), "run in the recorded order"
     end
 
     def test_kept_up_load_has_no_warm_up_bound_but_round_one_of_an_unwarmed_unit_and_is_sized_to_its_rate
-      steps = Steps.new(units_per_slot: 2)
       p = plan("--seed", "1")
-      kept = Arena::Run::KeptUpRounds.new(runner: steps, plan: p, store: Store.new, scenarios: {"s" => Object})
+      kept = recorded(Arena::Run::KeptUpRounds, plan: p, store: Store.new, units_per_slot: 2)
       slot = slots("a")
-      kept.call(slot)
-      warmed, unwarmed = steps.units_of(slot)
+      kept.call(slot, started: 0.0)
+      warmed, unwarmed = kept.units_of(slot)
       assert_equal [2.0, 0.0, 1.6], kept.load_for(warmed, 1).to_h.values_at(:duration, :warmup_max, :warmup), "20 requests at 10 req/s; 8 connections at 10 req/s: 0.8 s in the loop, twice"
       assert_equal [2.0, 0.0, 1.6], kept.load_for(warmed, 2).to_h.values_at(:duration, :warmup_max, :warmup)
       assert_equal p.load, kept.load_for(unwarmed, 1)
@@ -126,30 +133,29 @@ module Arena
       assert_equal 1.5, kept.warmup(warmed.key, nil).seconds
       assert_nil kept.warmup(warmed.key, nil), "handed out once, with the first measurement"
       assert_nil kept.warmup(unwarmed.key, nil)
-      turned = Arena::Run::KeptUpRounds.new(runner: steps, plan: p, store: Store.new, scenarios: {"s" => Object})
+      turned = recorded(Arena::Run::KeptUpRounds, plan: p, store: Store.new, units_per_slot: 2)
       t = slots("t")
-      turned.call(t)
-      assert_equal 2.4, turned.load_for(steps.units_of(t).first, 2).warmup, "two of the slots' turns, longer than the rate's 0.8 s"
+      turned.call(t, started: 0.0)
+      assert_equal 2.4, turned.load_for(turned.units_of(t).first, 2).warmup, "two of the slots' turns, longer than the rate's 0.8 s"
     end
 
     def test_restarted_starts_each_server_every_round_and_stops_it_after_its_units
-      steps = Steps.new(units_per_slot: 1)
       store = Store.new
       p = plan("--rounds", "2", "--seed", "1", "--between-rounds", "restart")
-      restarted = Arena::Run::RestartedRounds.new(runner: steps, plan: p, store: store)
-      restarted.call(slots("a"))
+      restarted = recorded(Arena::Run::RestartedRounds, plan: p, store: store)
+      restarted.call(slots("a"), started: 0.0)
       assert_equal [[:start, Adapter.new("a")], [:round, 1, ["a w1 s"]], [:stop, Adapter.new("a")],
-        [:start, Adapter.new("a")], [:round, 2, ["a w1 s"]], [:stop, Adapter.new("a")], [:precision]], steps.calls
+        [:start, Adapter.new("a")], [:round, 2, ["a w1 s"]], [:stop, Adapter.new("a")], [:precision]], restarted.calls
       assert_equal [[1, ["a w1 s"]], [2, ["a w1 s"]]], store.rounds
       assert_equal p.load, restarted.load_for(nil, 1)
       assert_nil restarted.warmup("a w1 s", nil)
     end
 
     def test_restarted_stops_starting_servers_when_the_runner_says_so
-      steps = Steps.new(units_per_slot: 1, stop_after: 1)
       store = Store.new
-      Arena::Run::RestartedRounds.new(runner: steps, plan: plan("--rounds", "3", "--between-rounds", "restart"), store: store).call(slots("a", "b"))
-      assert_equal %i[start stop], steps.calls.map(&:first), "no round, no precision round after the root's 404"
+      restarted = recorded(Arena::Run::RestartedRounds, plan: plan("--rounds", "3", "--between-rounds", "restart"), store: store, stop_after: 1)
+      restarted.call(slots("a", "b"), started: 0.0)
+      assert_equal %i[start stop], restarted.calls.map(&:first), "no round, no precision round after the root's 404"
       assert_equal [[1, []]], store.rounds
     end
   end

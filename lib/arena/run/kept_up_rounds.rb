@@ -4,34 +4,29 @@ module Arena
   module Run
     # The rounds with every server kept up (--between-rounds keep, the
     # default): each config started and verified once, every unit warmed up
-    # once before round 1, the rounds run across all of them. One of the
-    # Runner's two round strategies (Runner.rounds_for); both answer
-    # call(slots), load_for(unit, round) and warmup(key, variant), and take
-    # their steps (start, units_of, run_round, precision_rounds) from the runner.
-    class KeptUpRounds
-      def initialize(runner:, plan:, store:, scenarios:)
-        @runner = runner
-        @plan = plan
-        @store = store
-        @scenarios = scenarios
+    # once before round 1, the rounds run across all of them. One of the two
+    # Run::Strategy subclasses the Runner chooses from (Runner.rounds_for).
+    class KeptUpRounds < Strategy
+      def initialize(**collaborators)
+        super
         @warmups = {}
         @sizes = {}
       end
 
-      def call(slots)
+      def run_rounds(slots)
         slots.each do |slot|
-          @runner.start(slot)
-          break if @runner.stopped?
+          start(slot)
+          break if stopped?
         end
         # Every unit warms up to a steady state once, before round 1 (in a
         # shuffled order of its own); the servers stay warm. No round's
         # measurement follows its own warm-up, so every round is measured the
         # same way (before, only round 1's did; it read 11% above rounds 2-3 in
         # two quiet arenas, and still reads high without it: see README).
-        @warmups = warm_all(Run::Rounds.order(@runner.units_of(slots), round: 0, seed: seed))
+        @warmups = warm_all(Run::Rounds.order(units_of(slots), round: 0, seed: seed))
         @sizes = round_sizes(@warmups)
-        (1..(@plan.rounds || 1)).each { |round| run(@runner.units_of(slots, round: round), round) }
-        @runner.precision_rounds(slots) { |wide, round| run(wide, round) }
+        (1..rounds).each { |round| run(units_of(slots, round: round), round) }
+        precision_rounds(slots) { |wide, round| run(wide, round) }
       ensure
         slots.each { |slot| slot.session&.stop }
       end
@@ -55,12 +50,10 @@ module Arena
 
       private
 
-      def seed = @plan.round_seed || 0
-
       def run(units, round)
         units = Run::Rounds.order(units, round: round, seed: seed)
         @store.add_round(round: round, order: units.map(&:key))
-        @runner.run_round(units, round)
+        run_round(units, round)
       end
 
       # {unit key => {variant => Results::WarmupRecord}}: each unit's warm-up,
@@ -68,7 +61,7 @@ module Arena
       def warm_all(units)
         units.each_with_object({}) do |unit, all|
           next if unit.slot.failed
-          warmed = @runner.guarded(unit.slot) { unit.slot.session.warm_up(@scenarios.fetch(unit.scenario).new, unit.workload) }
+          warmed = guarded(unit.slot) { unit.slot.session.warm_up(@scenarios.fetch(unit.scenario).new, unit.workload) }
           all[unit.key] = warmed.transform_values { |result| Results::WarmupRecord.of(result) } unless warmed.nil? || warmed.empty?
         end
       end

@@ -4,23 +4,17 @@ module Arena
   module Run
     # The rounds with a fresh start of every server each round
     # (--between-rounds restart): servers in a shuffled order, one at a time,
-    # a noisy measurement run again before its server stops. The Runner's
-    # other round strategy (Runner.rounds_for; its interface: Run::KeptUpRounds).
-    class RestartedRounds
-      def initialize(runner:, plan:, store:, scenarios: nil)
-        @runner = runner
-        @plan = plan
-        @store = store
-      end
-
-      def call(slots)
+    # a noisy measurement run again before its server stops. The other
+    # Run::Strategy subclass the Runner chooses from (Runner.rounds_for).
+    class RestartedRounds < Strategy
+      def run_rounds(slots)
         shared_records = StoreOnce.new(@store)
-        (1..(@plan.rounds || 1)).each do |round|
+        (1..rounds).each do |round|
           restarted_round(slots, round, store: (round == 1) ? @store : shared_records)
-          break if @runner.stopped?
+          break if stopped?
         end
-        return if @runner.stopped?
-        @runner.precision_rounds(slots) { |wide, round| restarted_round(slots, round, store: shared_records, only: wide.map(&:key)) }
+        return if stopped?
+        precision_rounds(slots) { |wide, round| restarted_round(slots, round, store: shared_records, only: wide.map(&:key)) }
       end
 
       # Every round runs with the plan's load: each start warms up afresh.
@@ -31,22 +25,20 @@ module Arena
 
       private
 
-      def seed = @plan.round_seed || 0
-
       # One round with a fresh start of each server (in a shuffled order), its
       # units in a shuffled order; `only`: the keys to run (a precision round),
       # and a server with none of them is not started.
       def restarted_round(slots, round, store:, only: nil)
         order = []
         Run::Rounds.order(slots.reject(&:failed), round: round, seed: seed).each do |slot|
-          units = only && @runner.units_of([slot]).select { |u| only.include?(u.key) }
+          units = only && units_of([slot]).select { |u| only.include?(u.key) }
           next if units && units.empty?
           begin
-            @runner.start(slot, store: store)
-            break if @runner.stopped?
-            units = Run::Rounds.order(units || @runner.units_of([slot], round: round), round: round, seed: seed)
+            start(slot, store: store)
+            break if stopped?
+            units = Run::Rounds.order(units || units_of([slot], round: round), round: round, seed: seed)
             order.concat(units.map(&:key))
-            @runner.run_round(units, round)
+            run_round(units, round)
           ensure
             slot.session&.stop
           end

@@ -15,16 +15,14 @@ module Arena
     # config afresh every round (servers in a shuffled order, one at a time);
     # there a noisy measurement is run again at the end of its server's turn in
     # the round, before that server stops. The plan chooses (Runner.rounds_for:
-    # Run::KeptUpRounds or Run::RestartedRounds, two objects with one interface), for a
-    # local run and a remote one alike (each config gets a starter of its own
-    # from new_starter). Why keep is the default, with the measurements behind it:
-    # README, "Rounds".
+    # Run::KeptUpRounds or Run::RestartedRounds, two subclasses of Run::Strategy,
+    # which holds the steps they share), for a local run and a remote one alike
+    # (each config gets a starter of its own from new_starter). The Runner
+    # chooses, reports the plan and the end, and cleans up the starters. Why
+    # keep is the default, with the measurements behind it: README, "Rounds".
     #
-    # One server's failure never ends the run: a failed boot or verification, a
-    # fresh start that fails after a crash, an engine or proxy failure mid-run
-    # are each recorded as that server's failure, with its log tail, its later
-    # units are skipped, and the run goes on. Only Ctrl-C ends it early, and the
-    # reports are still written.
+    # One server's failure never ends the run (Run::Strategy records it and
+    # goes on). Only Ctrl-C ends it early, and the reports are still written.
     #
     # Reporter protocol (every reporter answers all of these):
     #   planned(plan, total)          before anything starts; total = measurements planned
@@ -34,8 +32,6 @@ module Arena
     #   timed(key, round, words)      a unit shortened or not started: --max-time would have passed
     #   finished(document, interrupted:)  the Results::Document
     class Runner
-      attr_reader :failures
-
       MAX_ROUNDS = Run::Precision::MAX_ROUNDS
 
       # One config's place in the run: its session (nil before it starts), the
@@ -46,8 +42,7 @@ module Arena
       end
 
       # The round strategy the plan chose (Plan#keep_up?, from --between-rounds):
-      # a class taking (runner:, plan:, store:, scenarios:), whose objects answer
-      # call(slots), load_for(unit, round) and warmup(key, variant).
+      # a Run::Strategy subclass.
       def self.rounds_for(plan) = plan.keep_up? ? Run::KeptUpRounds : Run::RestartedRounds
 
       # verifier: (server bind, entry bind) -> Verify; scenarios: what names resolve to;
@@ -57,23 +52,22 @@ module Arena
         @plan = plan
         @reporter = reporter
         @store = store
-        @engine = engine || Load::Engine.new(dir: plan.out_dir, machine: plan.machine)
-        @verifier = verifier
         @scenarios = scenarios
-        @failures = []
         @starters = []
-        @precision = Run::Precision.new(plan: plan, store: store)
-        @new_starter = new_starter || -> { Launch::Starter.new(plan: plan) }
-        @rounds = self.class.rounds_for(plan).new(runner: self, plan: plan, store: store, scenarios: scenarios)
+        new_starter ||= -> { Launch::Starter.new(plan: plan) }
+        @rounds = self.class.rounds_for(plan).new(plan: plan, reporter: reporter, store: store,
+          engine: engine || Load::Engine.new(dir: plan.out_dir, machine: plan.machine), verifier: verifier, scenarios: scenarios,
+          # Each starter kept, to be cleaned up when the run ends.
+          new_starter: -> { new_starter.call.tap { |s| @starters << s } })
       end
 
       def call
-        @started = Support::Clock.now
+        started = Support::Clock.now
         @reporter.planned(@plan, planned_count)
         slots = @plan.servers.each_with_index.map do |adapter, i|
           Slot.new(adapter: adapter, index: i + 1, installation: adapter.class.install(@plan.app))
         end
-        @rounds.call(slots)
+        @rounds.call(slots, started: started)
         finish(interrupted: false)
         self
       rescue Interrupt
@@ -85,111 +79,10 @@ module Arena
 
       def keep_up? = @rounds.is_a?(Run::KeptUpRounds)
 
-      # The steps a round strategy takes (start, stopped?, units_of, run_round,
-      # precision_rounds, guarded); the runner keeps the run's record for both
-      # (failures, the --precision figures, the --max-time clock).
-
-      # A user's app answered / with 404: no further server is started.
-      def stopped? = @root_not_found || false
-
-      # A start (a fresh one each round when restarted) and its verification.
-      def start(slot, store: @store)
-        slot.session = Launch::Session.new(plan: @plan, adapter: slot.adapter, index: slot.index, starter: starter_for,
-          engine: @engine, store: store, installation: slot.installation, verifier: @verifier)
-        return fail_server(slot, "#{slot.adapter.label}: not installed (#{slot.installation.why})") unless slot.installation.found
-        guarded(slot) do
-          first = slot.workloads.nil?
-          slot.workloads = slot.session.start(@plan.workloads)
-          @reporter.server_started(slot.session.record) if first
-        rescue Launch::Session::Unverified => e
-          @root_not_found = root_not_found?(e.outcomes)
-          fail_server(slot, @root_not_found ? root_hint(slot.adapter, slot.index - 1) : e.message)
-        end
-      end
-
-      # round: only the units that run in it (a run fitted to its time may
-      # give long scenarios fewer rounds: Plan#rounds_for).
-      def units_of(slots, round: nil)
-        names = @plan.scenarios.select { |name| round.nil? || @plan.rounds_for(@scenarios.fetch(name).long?) >= round }
-        slots.reject(&:failed).flat_map do |slot|
-          Array(slot.workloads).product(names).map { |wl, name| Unit.new(slot: slot, workload: wl, scenario: name) }
-        end
-      end
-
-      # Each unit once; then once more those whose load was disturbed (a noisy
-      # measurement is kept, flagged, and left out of the interval). A run of
-      # one round makes no interval: it reports what it measured, flagged. A
-      # long scenario is not run again: its levels or timeline repeat the
-      # measurement within, and a second sweep would double its time.
-      def run_round(units, round)
-        noisy = units.select { |unit| run_unit(unit, round).any?(&:noisy?) && !@scenarios.fetch(unit.scenario).long? }
-        return if rounds < 2
-        noisy.each { |unit| run_unit(unit, round, rerun: true) }
-      end
-
-      # --precision's rounds (Precision#rounds), over the servers still in the run.
-      def precision_rounds(slots, &block) = @precision.rounds(units: -> { units_of(slots) }, spent: -> { spent? }, &block)
-
-      # The block's answer; nil when it raised a server's failure (a failed
-      # start, warm-up, engine or proxy), recorded as the slot's (fail_server).
-      def guarded(slot)
-        yield
-      rescue Launch::LocalServer::Failed => e
-        fail_server(slot, e.message, log_tail: e.log_tail)
-      rescue Error => e
-        fail_server(slot, e.message)
-      end
+      # Each server's failure, in the order they came.
+      def failures = @rounds.failures
 
       private
-
-      def rounds = @plan.rounds || 1
-
-      def starter_for = @new_starter.call.tap { |s| @starters << s }
-
-      # The whole run's --max-time is spent (no further round can start).
-      def spent? = @plan.budget&.given && Support::Clock.now - @started >= @plan.budget.budget_s
-
-      # The unit's measurements ([] when it did not run, or its server failed).
-      def run_unit(unit, round, rerun: false)
-        return [] if unit.slot.failed
-        guarded(unit.slot) { measure(unit, round, rerun) } || []
-      end
-
-      def measure(unit, round, rerun)
-        load = in_time(unit, round, @plan.load_for(unit.scenario, @rounds.load_for(unit, round))) or return []
-        scenario = @scenarios.fetch(unit.scenario).new
-        unit.slot.session.run(scenario, unit.workload, load: load).map do |measurement|
-          measurement = measurement.with(repeat: round, rerun: rerun || nil)
-          warmed = @rounds.warmup(unit.key, measurement.variant)
-          measurement = measurement.with(warmup: warmed) if warmed
-          @precision.add(unit.key, measurement) if measurement.measured? && scenario.class.throughput_basis?
-          @store.add_measurement(measurement)
-          @reporter.measured(measurement)
-          measurement
-        end
-      end
-
-      # --max-time bounds the whole run: a unit whose estimated seconds
-      # (Plan::Budget) would end past it runs with its own bound lowered to the
-      # time left, or is not started, and said (Plan::Budget.now); a unit
-      # already running is never cut. Returns the load to run with, or nil.
-      def in_time(unit, round, load)
-        fit = @plan.budget
-        return load unless fit&.given
-        left = fit.budget_s - (Support::Clock.now - @started)
-        answer = Plan::Budget.now(fit, key: unit.key, scenario: unit.scenario, left_s: left)
-        return load if answer == :go
-        need = fit.unit_s.fetch(unit.key, 0.0)
-        @store.add_cut(key: unit.key, round: round, need_s: need.round(1), left_s: left.round(1), lowered: answer&.transform_keys(&:to_s))
-        why = "about #{need.round} s needed, #{[left, 0].max.round} s left of --max-time #{fit.budget_s.round} s"
-        unless answer
-          @reporter.timed(unit.key, round, "not started: #{why}")
-          return nil
-        end
-        setting, value = answer.first
-        @reporter.timed(unit.key, round, "#{Load.setting(setting).switch} lowered to #{value.round} s: #{why}")
-        load.with(**answer)
-      end
 
       def finish(interrupted:)
         @store.finish(interrupted: interrupted)
@@ -204,32 +97,6 @@ module Arena
           end
         end
         per_server.sum * @plan.workloads.size
-      end
-
-      # A user's app whose only workload, /, answered 404: Arena loads / when
-      # no --workload is given, and every other server would fail the same way
-      # (the app answers, not the server). Said once, with what to pass.
-      def root_not_found?(outcomes)
-        !@plan.app.builtin && outcomes.size == 1 && outcomes.first.workload == "/" && outcomes.first.status == 404
-      end
-
-      def root_hint(adapter, index)
-        left = @plan.servers.size - index - 1
-        "the app answers / with 404 (under #{adapter.label}); / is what Arena loads without --workload: name your app's " \
-          "paths, e.g. --workload /items/7 (repeatable; PATH=STATUS for another status), or a requests file " \
-          "(--requests FILE)#{"; the other #{left} server(s) were not started" if left.positive?}"
-      end
-
-      # One server's failure is recorded (beside its start record when it had
-      # started: what was measured stands), its later units are skipped, and
-      # the run goes on.
-      def fail_server(slot, message, log_tail: nil)
-        slot.failed = true
-        record = slot.session.fail(message, log_tail: log_tail)
-        @failures << record.error
-        slot.session.stop
-        @reporter.server_failed(record.label, record.error, record.log_tail)
-        nil
       end
     end
   end
