@@ -75,6 +75,10 @@ module Arena
       assert_equal [answer, 9], [c.pick, c.rounds]
       assert_in_delta 1.1, c.margin_ratio[0], 0.01
       assert_equal [1.0, 1.0], c.speed_range, "the counted rounds' speed"
+      # Too few rounds left without the flagged ones: every round counts, said so.
+      r = result([answer, runner], slow: [1, 2, 3])
+      assert_equal [[1, 2, 3], 10], [r.flagged, r.counted.size]
+      assert r.flagged_kept?
     end
 
     def test_equivalent_configs_are_picked_by_memory

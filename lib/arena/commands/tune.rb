@@ -301,7 +301,10 @@ module Arena
         if counted < Arena::Tune::Confirmation::MIN_ROUNDS
           not_done << "the confirmation counted #{counted} of #{Arena::Tune::Confirmation::MIN_ROUNDS} rounds"
         end
-        not_done << "confirmation rounds #{result.flagged.join(", ")} read the machine >15% off its median speed: left out" unless result.flagged.empty?
+        unless result.flagged.empty?
+          kept = result.flagged_kept? ? "kept: too few rounds without them" : "left out"
+          not_done << "confirmation rounds #{result.flagged.join(", ")} read the machine >15% off its median speed: #{kept}"
+        end
         Arena::Tune::Confirmed.decide(result, baseline_key: base_key)
       end
 
