@@ -126,7 +126,9 @@ module Arena
         reason = m.summary.stall.to_s
         unexplained = reason[/([\d.]+) ms unexplained/, 1]&.to_f
         delay = Verdicts::Stall::DELAYS.find { |d| reason.include?(d.cause) }
-        number = reason.start_with?("p99") ? "p99 #{Short.duration_us(m.load.latency.p99)}" : "#{Short.duration_us(unexplained.to_f * 1000)} a request unexplained"
+        number = if reason.start_with?("p99") || unexplained.nil? then "p99 #{Short.duration_us(m.load.latency.p99)}"
+        else "#{Short.duration_us(unexplained * 1000)} a request unexplained"
+        end
         cpu = m.probes&.cpu_pct.to_f
         stalled = runs.count { |x| x.flags.include?("stalled") }
         "#{number}#{" at #{cpu.round}% CPU" if cpu.positive?}#{" in #{stalled} of #{runs.size} runs" if stalled < runs.size}: " \
@@ -134,7 +136,7 @@ module Arena
       end
 
       def cause(r, delay, unexplained)
-        return "#{Short.duration_us(unexplained.to_f * 1000)} that neither work nor queueing explains" unless delay
+        return "no known fixed delay" unless delay
         setting = timed_setting(r.server, delay)
         return "its #{delay.ms} ms #{DELAY_NAMES.fetch(delay.ms).split(" or ").first} (#{setting})" if setting
         "a #{delay.ms} ms #{DELAY_NAMES.fetch(delay.ms)}"
