@@ -19,7 +19,7 @@ module Arena
 
     def teardown = FileUtils.rm_rf(@dir)
 
-    # As Scenarios::Base records it: the argv without the program name.
+    # As Scenarios::Measuring records it: the argv without the program name.
     def recorded_argv(connections)
       fleet = Remote::LoaderFleet.new(channels: [], allow: "198.18.77.1", dir: @dir)
       fleet.argv(TARGET, Load::Settings.build(connections: connections, threads: 2, duration: 1.0))[1..]

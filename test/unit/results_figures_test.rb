@@ -297,12 +297,15 @@ class ResultsFiguresTest < Minitest::Test
     assert_equal 500.0, m.good_rps, "no summary written: made from the load"
     assert_equal [], m.flags
     refute m.noisy?
-    assert_equal 16.0, m.argv_value("-c")
-    assert_equal 250.5, m.argv_value("-R")
-    assert_nil m.argv_value("-d"), "not a number"
-    assert_nil m.argv_value("-t")
-    assert_nil measurement(engine_argv: ["-d", "1", "-c"]).argv_value("-c"), "a flag with no value after it"
-    assert_nil measurement(engine_argv: nil).argv_value("-c")
+    assert_equal 16, m.settings.connections, "the settings it ran with, as far as the recorded argv tells"
+    assert m.settings.frozen?
+    assert_nil m.settings.rate, "only the connections are read back"
+    assert_nil measurement(engine_argv: ["-c", "x"]).settings.connections, "not a number"
+    assert_nil measurement(engine_argv: ["-d", "1"]).settings.connections
+    assert_nil measurement(engine_argv: ["-d", "1", "-c"]).settings.connections, "a flag with no value after it"
+    assert_nil measurement(engine_argv: nil).settings, "no argv (a summary record): no settings"
+    assert_equal ["-c", "16", "-R", "250.5", "-d", "x"], m.to_record["engine_argv"], "the file keeps the argv"
+    refute m.to_record.key?("settings"), "and no settings of its own: results.json as before"
     assert_equal({}, m.extra)
     assert_nil m.warmup_s
     assert_nil m.rerun

@@ -389,9 +389,11 @@ module Arena
     # before rounds); warmup: WarmupRecord; noise: NoiseRecord; rerun: true
     # for the second run of a measurement flagged noisy; envelope: what the
     # server's cgroup saw (EnvelopeFigures), or nil; database: what the run's
-    # throwaway database saw (DatabaseFigures), or nil.
+    # throwaway database saw (DatabaseFigures), or nil; settings: the
+    # Load::Settings the engine ran with (not in the file, which keeps the
+    # engine's argv: read back, as far as that tells, by from_h).
     Measurement = Struct.new(:server, :workload, :scenario, :variant, :kind, :repeat, :engine_argv, :load, :probes,
-      :front_probes, :loader, :summary, :extra, :warmup, :noise, :rerun, :envelope, :queue, :database, keyword_init: true)
+      :front_probes, :loader, :summary, :extra, :warmup, :noise, :rerun, :envelope, :queue, :database, :settings, keyword_init: true)
 
     class Measurement
       # A soak's fitted memory slope (MiB a minute) from its extra, or nil.
@@ -409,7 +411,16 @@ module Arena
           front_probes: Memory.from_h(h["front_probes"]), loader: Memory.from_h(h["loader"]), summary: summary,
           extra: extra.freeze, warmup: WarmupRecord.from_h(h["warmup_s"], h["warmup"]), noise: NoiseRecord.from_h(h["noise"]),
           rerun: h["rerun"] || nil, envelope: EnvelopeFigures.from_h(h["envelope"]), queue: QueueSplit.from_h(h["queue"]),
-          database: DatabaseFigures.from_h(h["database"])).freeze
+          database: DatabaseFigures.from_h(h["database"]), settings: recorded_settings(h["engine_argv"])).freeze
+      end
+
+      # The settings a measurement read from a results file ran with, as far
+      # as its recorded engine argv tells: its connections (-c; a loader
+      # fleet's record holds the total). nil without an argv (a summary record).
+      def self.recorded_settings(argv)
+        return nil unless argv.is_a?(Array)
+        i = argv.index("-c")
+        Load::Settings.new(connections: i && Float(argv[i + 1], exception: false)&.to_i).freeze
       end
 
       def noisy? = flags.include?("noisy")
@@ -425,12 +436,6 @@ module Arena
       def good_rps = summary&.good_rps.to_f
 
       def flags = summary&.flags || []
-
-      # The engine's flag value from its argv (-c, -R, ...), as a number.
-      def argv_value(flag)
-        i = engine_argv&.index(flag)
-        i && Float(engine_argv[i + 1], exception: false)
-      end
 
       def with(**changes) = self.class.new(**to_h, **changes).freeze
 

@@ -86,7 +86,7 @@ module Arena
         elsif m.load.latency.p99.to_f > slo_ms * 1000
           "p99 #{(m.load.latency.p99 / 1000.0).round(1)} ms > SLO #{slo_ms} ms"
         end
-        Level.new(connections: m.argv_value("-c")&.to_i, rps: m.good_rps, broken_because: because).freeze
+        Level.new(connections: m.settings&.connections, rps: m.good_rps, broken_because: because).freeze
       end
 
       private
@@ -162,7 +162,7 @@ module Arena
         {x: clean, y: level.good_rps, color: @colors.call(summary.server), label: "clean at #{clean}#{broke}"}
       end
 
-      def connections(m) = m.argv_value("-c")&.to_i || m.load.connections_requested
+      def connections(m) = m.settings&.connections || m.load.connections_requested
     end
   end
 end

@@ -147,7 +147,7 @@ module Arena
           loader: Results::Memory.from_h(probed.loader.to_h), envelope: probed.envelope, database: database,
           summary: summary(load, settled, probed, queue, pool),
           extra: (extra || {}).freeze, noise: probed.noise, queue: queue,
-          warmup: warmed && Results::WarmupRecord.of(warmed)
+          warmup: warmed && Results::WarmupRecord.of(warmed), settings: @settings
         ).freeze
       end
 

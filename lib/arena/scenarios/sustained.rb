@@ -67,12 +67,11 @@ module Arena
       end
 
       # What the closed maximum says beside the rate held: its goodput,
-      # memory, mean latency, connections (from the recorded engine argv)
-      # and CPU.
+      # memory, mean latency, connections (the settings it ran with) and CPU.
       def self.closed_figures(closed)
         {"closed_max_rps" => closed.good_rps.round(1), "closed_pss_mib" => mib(closed.probes&.pss_peak_kb),
          "closed_mean_ms" => closed.load&.latency&.mean&.then { |us| (us / 1000.0).round(3) },
-         "closed_connections" => closed.argv_value("-c")&.to_i, "closed_cpu_pct" => closed.probes&.cpu_pct&.round(1)}
+         "closed_connections" => closed.settings&.connections, "closed_cpu_pct" => closed.probes&.cpu_pct&.round(1)}
       end
 
       def self.mib(kb) = kb&.positive? ? (kb / 1024.0).round(1) : nil
