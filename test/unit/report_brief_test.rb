@@ -62,6 +62,17 @@ class ReportBriefTest < Minitest::Test
     assert_match(/^iodine:workers=2 +fastest +1\.77k ±17% +3\.1 ms +41\.2 MiB$/, table)
   end
 
+  # The leading figure orders the rows: a paired ratio can put a row of a
+  # lower median goodput above one of a higher (9.87k at 0.36× above 9.88k at 0.32×).
+  def test_rows_follow_the_ratio_that_leads_them
+    row = ->(server, rps, flags = []) { Arena::Report::Rows::Row.new(server: server, workload: "server", scenario: "steady", rps: rps, flags: flags) }
+    ref, falcon, pitchfork, failed = row.call("iodine", 27_400), row.call("falcon", 9_880), row.call("pitchfork", 9_870), row.call("x", 30_000, ["errors"])
+    value = ->(ratio) { Arena::Report::Relative::Value.new(ratio: ratio) }
+    values = {Arena::Report::Relative.key(falcon) => value.call(0.32), Arena::Report::Relative.key(pitchfork) => value.call(0.36)}
+    assert_equal %w[iodine pitchfork falcon x], Brief.by_ratio([ref, falcon, pitchfork, failed], values, ref).map(&:server)
+    assert_equal %w[iodine falcon pitchfork], Brief.by_ratio([ref, falcon, pitchfork], {}, ref).map(&:server), "no ratios: goodput"
+  end
+
   def test_a_row_without_an_interval_says_so
     one = Arena::Results::Document.from_h({"measurements" => [m("puma", 1000, 1), m("iodine", 1820, 1)]})
     words = Brief.new(one).groups.first.last.map(&:last)

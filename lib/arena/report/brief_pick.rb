@@ -48,8 +48,14 @@ module Arena
         nil
       end
 
-      # The verdict's word: "equivalent", "not distinguishable", "trade-off", "a tie".
-      def unpicked(r) = r.because[/(?:\A|; )((?:equivalent|not distinguishable|trade-off|cannot judge|a tie)[^;:]*)/, 1] || "see report.md"
+      # The verdict in a few words ("equivalent", "not distinguishable",
+      # "a tie", "trade-off: iodine serves more; agoo answers faster"):
+      # its figures and tests left to report.md.
+      def unpicked(r)
+        said = r.because[/(?:\A|; )((?:equivalent|not distinguishable|trade-off|cannot judge|a tie).*)/, 1] or return "see report.md"
+        said = said.gsub(/ \([^()]*\)/, "") while said.match?(/ \([^()]*\)/)
+        said.start_with?("trade-off") ? said : said[/\A[^;:]*/]
+      end
     end
   end
 end
