@@ -54,6 +54,9 @@ class AgooStallFlagTest < Minitest::Test
     assert v.reason.start_with?("p99 101.8 ms: working p99 0.1 ms and at most 1.9 ms queueing (31 requests ahead on one slot)"), v.reason
     assert_match(/while 1% of 8 slots busy and 5% of its cores; likely a 100 ms poll/, v.reason)
     assert_nil Arena::Verdicts::TailStall.flag(flags_figures(queue: nil))
+    open = R::LoadFigures.from_h(agoo_load.raw.merge("model" => "open"))
+    assert_nil Arena::Verdicts::TailStall.flag(flags_figures(load: open)), "an open model idles by design"
+    assert Arena::Verdicts::TailStall.figures(agoo_load, agoo_queue, slots: 8, server_cpu_pct: 10.0, server_cores: 2).frozen?
   end
 
   # WEBrick's delayed ACK shows in its mean: that rule says "stalled", with

@@ -14,7 +14,7 @@ class TailStallTest < Minitest::Test
   # Agoo workers=2,threads=4,poll_timeout=0.1 on the built-in app's /server
   # (issue 45): 1,674 req/s at 10% CPU of 2 cores, p99 101.8 ms in every
   # round, waiting p99 98.9 ms, the app working tens of microseconds.
-  AGOO = {p99_us: 101_800, waiting_p99_us: 98_900, working_p99_us: 60, working_mean_us: 25, good_rps: 1674.0,
+  AGOO = {p99_us: 101_800, working_p99_us: 60, working_mean_us: 25, good_rps: 1674.0,
           connections: 32, slots: 8, server_cpu_pct: 10.0, server_cores: 2, open_model: false, split_n: 400}.freeze
 
   def verdict(**changes) = Rule.verdict(Rule::Figures.new(**AGOO.merge(changes)).freeze)
@@ -43,7 +43,7 @@ class TailStallTest < Minitest::Test
   # Puma workers=2 threads=4 on /io?ms=50 with 32 connections: four waves
   # of 50 ms; the p99 sits near 200 ms, and it is queueing.
   def test_queueing_behind_long_work_is_not_a_stall
-    v = verdict(p99_us: 205_000, waiting_p99_us: 155_000, working_p99_us: 50_600, working_mean_us: 50_200, good_rps: 158.0,
+    v = verdict(p99_us: 205_000, working_p99_us: 50_600, working_mean_us: 50_200, good_rps: 158.0,
       server_cpu_pct: 4.0)
     assert_equal "not stalled", v.word
     assert_match(/at most 1568\.6 ms queueing .* 0\.0 ms unexplained: work and queueing, not a stall\z/, v.reason)
@@ -54,7 +54,12 @@ class TailStallTest < Minitest::Test
   def test_busy_slots_are_a_queue
     v = verdict(p99_us: 130_000, working_p99_us: 1_000, working_mean_us: 1_900, good_rps: 480.0, slots: 1)
     assert_equal "not stalled", v.word
-    assert_match(/, but 91% of 1 slots were busy: a queue, not a stall\z/, v.reason)
+    assert_equal "p99 130.0 ms: working p99 1.0 ms and at most 31.0 ms queueing (31 requests ahead on one slot) explain 32.0 ms, " \
+      "98.0 ms unexplained, but 91% of 1 slots were busy: a queue, not a stall", v.reason
+    # 0.8 of the slot busy is a queue already (480 req/s x 1,666.7 us).
+    assert_equal "not stalled", verdict(p99_us: 130_000, working_p99_us: 1_000, working_mean_us: 5000.0 / 3, good_rps: 480.0, slots: 1).word
+    # The slots a closed loop fills are at most its connections: 64 declared, 32 connections.
+    assert_match(/ of 32 slots busy /, verdict(slots: 64).reason)
     assert_equal "stalled", verdict(p99_us: 130_000, working_p99_us: 1_000, working_mean_us: 1_600, good_rps: 480.0, slots: 1).word,
       "77% busy is under the 80% a queue needs"
   end
@@ -92,5 +97,7 @@ class TailStallTest < Minitest::Test
     assert_equal split, verdict(split_n: nil).to_s
     assert_equal "stalled", verdict(split_n: 20).word
     assert_equal "cannot judge: no connections", verdict(connections: 0).to_s
+    assert_equal "cannot judge: no connections", verdict(connections: nil).to_s
+    assert_equal "stalled", verdict(good_rps: 0.5).word, "a slow rate is still a rate"
   end
 end

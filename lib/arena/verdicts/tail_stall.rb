@@ -25,11 +25,11 @@ module Arena
     # test/unit/tail_stall_test.rb; the flag on a measurement's figures:
     # test/unit/agoo_stall_flag_test.rb.
     module TailStall
-      # p99_us: the good responses' p99 (nil: too few for one); waiting_p99_us,
+      # p99_us: the good responses' p99 (nil: too few for one);
       # working_p99_us, working_mean_us: the app's split (nil without it);
       # split_n: the requests the split timed; slots: the config's declared
       # slots (nil: no fixed ceiling); cpu as /proc counts it (100 = one core).
-      Figures = Struct.new(:p99_us, :waiting_p99_us, :working_p99_us, :working_mean_us, :good_rps, :connections, :slots,
+      Figures = Struct.new(:p99_us, :working_p99_us, :working_mean_us, :good_rps, :connections, :slots,
         :server_cpu_pct, :server_cores, :open_model, :split_n, keyword_init: true)
 
       # A split of fewer timed requests has no p99 worth reading.
@@ -50,7 +50,7 @@ module Arena
       # What this rule reads of a measurement: its load (Results::LoadFigures)
       # and the app's split (Results::QueueSplit or nil).
       def figures(load, queue, slots:, server_cpu_pct:, server_cores:)
-        Figures.new(p99_us: load.latency.at(:p99), waiting_p99_us: queue&.queue_p99_us, working_p99_us: queue&.work_p99_us,
+        Figures.new(p99_us: load.latency.at(:p99), working_p99_us: queue&.work_p99_us,
           working_mean_us: queue&.work_mean_us, good_rps: load.good_rps, connections: load.connections_requested, slots: slots,
           server_cpu_pct: server_cpu_pct, server_cores: server_cores, open_model: load.open?, split_n: queue&.queue_n).freeze
       end
