@@ -47,7 +47,7 @@ class ReportProgressTest < Minitest::Test
     p.step(server: "puma", round: 1)
     p.step(server: "puma", round: 1, rerun: true)
     p.step(server: "falcon", round: 1)
-    assert_equal "arena: measuring · round 1/1 · falcon · 3/3 measured · 1 re-run (the machine was busy)", @io.string.split("\r\e[K").last
+    assert_equal "arena: measuring · round 1/1 · falcon · 3/3 measured · 1 re-run (busy machine)", @io.string.split("\r\e[K").last
   end
 
   # Wider than the terminal, a line would wrap and \r rewrite only its tail.

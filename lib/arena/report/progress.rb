@@ -75,7 +75,7 @@ module Arena
         parts << "round #{@round}#{"/#{@rounds}" if @rounds && @round <= @rounds}" if @round
         parts << @server if @server
         parts << ((@done > @total) ? "#{@done} measured (#{@total} planned, then rounds for --precision)" : "#{@done}/#{@total} measured")
-        parts << "#{@reruns} re-run (the machine was busy)" if @reruns.positive?
+        parts << "#{@reruns} re-run (busy machine)" if @reruns.positive?
         left = seconds_left(now)
         parts << "about #{Progress.duration(left)} left" if left
         "arena: #{parts.join(" · ")}"
