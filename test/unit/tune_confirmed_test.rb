@@ -103,6 +103,23 @@ module Arena
         Tune::AnswerWords.gain(c, baseline))
     end
 
+    # Time ran out after two rounds (a short --max-time): no ratio, and the
+    # answer says the rounds could not compare, instead of Arena failing.
+    def test_two_rounds_give_no_ratio_and_the_words_say_so
+      two = ->(role, key, settings, level) do
+        adapter = Servers.fetch(key).new(settings: settings, machine: Plan::Machine.new(cores: 2))
+        Side.new(role: role, adapter: adapter, installation: nil, rps: {1 => level, 2 => level * 1.1},
+          p99_ms: {1 => 10.0, 2 => 10.0}, pss_kb: {1 => 102_400, 2 => 102_400})
+      end
+      answer = two.call("answer", "iodine", {"workers" => 1, "threads" => 4}, 1000)
+      base = two.call("baseline", "puma", {"threads" => 3, "workers" => 0}, 900)
+      rounds = [1, 2].map { |n| Round.new(number: n, order: [answer.key, base.key], speeds: {}) }
+      c = Tune::Confirmed.decide(Result.new(sides: [answer, base], rounds: rounds, flagged: [], median_ms: nil, stopped: "time"),
+        baseline_key: base.key)
+      assert_nil c.gain_ratio
+      assert_match(/\Aiodine workers=1 threads=4: the rounds could not compare it/, Tune::AnswerWords.keep_reason(c))
+    end
+
     def test_the_baseline_that_is_the_answer
       answer = side("answer", "puma", {"threads" => 3, "workers" => 0}, 1000)
       runner = side("runner-up", "falcon", {"count" => 1}, 900)

@@ -94,7 +94,7 @@ module Arena
         when "unanswered" then "no answer and no error for half the run or more: never picked"
         when "errors" then "#{Short.pct(r.error_pct)} of requests failed: goodput counts the rest; never picked"
         when "oom-killed" then "the kernel killed it for memory (#{Short.memory_kb(r.pss_peak_kb)} PSS at its peak)"
-        when "pool-exhausted" then "Rails' connection pool ran dry: more threads than connections"
+        when "pool-exhausted" then "connection pool ran dry: more threads than connections"
         when "stalled" then stalled(r, s)
         when "uneven" then uneven(s)
         when "under-concurrent" then under(s)

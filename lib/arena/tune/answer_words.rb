@@ -60,6 +60,8 @@ module Arena
       def keep_reason(confirmed)
         value, interval = confirmed.gain_ratio
         best = config(confirmed.pick.adapter)
+        # Too few rounds of both (time ran out): no ratio to read.
+        return "#{best}: the rounds could not compare it (#{confirmed.gain&.reason})" unless value
         if confirmed.gain.equivalent?
           "#{best} reads #{ratio(value, interval)} of it, equivalent within ±#{sig3(confirmed.band_pct)}%"
         elsif value < 1 && confirmed.gain.significant?
