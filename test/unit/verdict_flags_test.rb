@@ -35,6 +35,44 @@ class VerdictFlagsTest < Minitest::Test
     assert_equal %w[errors], F.of(figures(load: engine(errors: 100))).map(&:word)
   end
 
+  # No answer and no error for the run: "unanswered", and its unanswered
+  # requests do not also read as "errors"; a hung run that did fail some
+  # requests outright is both.
+  def test_unanswered_and_errors_apart
+    silent = engine(completed: 0, sent: 40)
+    silent["good"] = {"completed" => 0, "rps" => 0.0, "latency_us" => {"count" => 0}}
+    silent["latency_us"] = {"count" => 0}
+    assert_operator Arena::Results::LoadFigures.from_h(silent).error_pct, :>, Arena::Results::ERROR_LIMIT_PCT
+    assert_equal %w[unanswered few-samples], F.of(figures(load: silent)).map(&:word)
+    failing = silent.merge("errors" => {"total" => 5, "connect_refused" => 5})
+    flags = F.of(figures(load: failing)).map(&:word)
+    assert_includes flags, "errors"
+    refute_includes flags, "unanswered"
+  end
+
+  # One answer, then every connection hung: unanswered; with requests that
+  # also failed outright, errors too (those are not the hung ones).
+  def test_a_hung_loop_is_unanswered_and_its_own_failures_are_errors
+    timeline = (0..9).map { |t| {"t" => t, "completed" => t.zero? ? 1 : 0, "errors" => 0} }
+    hung = {"schema" => "arena-load/2", "model" => "closed", "duration_s" => 10.0, "throughput_rps" => 0.1,
+            "connections" => {"requested" => 32, "opened" => 32}, "requests" => {"sent" => 33, "completed" => 1},
+            "latency_us" => {"count" => 1, "p50" => 900}, "timeline" => timeline,
+            "good" => {"completed" => 1, "rps" => 0.1, "latency_us" => {"count" => 1, "p50" => 900}}}
+    assert_equal %w[unanswered few-samples], F.of(figures(load: hung)).map(&:word)
+    failed = hung.merge("requests" => {"sent" => 36, "completed" => 1}, "errors" => {"total" => 3, "connect_refused" => 3})
+    assert_equal %w[errors unanswered few-samples], F.of(figures(load: failed)).map(&:word)
+  end
+
+  def test_the_envelope_samples_and_connections_flags
+    killed = Struct.new(:oom_killed?).new(true)
+    assert_equal %w[oom-killed], F.of(figures(envelope: killed)).map(&:word)
+    assert_equal [], F.of(figures(envelope: Struct.new(:oom_killed?).new(false))).map(&:word)
+    assert_equal %w[few-samples], F.of(figures(load: engine(completed: 50))).map(&:word)
+    assert_equal [], F.of(figures(load: engine(completed: Arena::Results::PERCENTILE_MIN_SAMPLES.fetch(:p99)))).map(&:word)
+    reopened = engine.merge("keep_alive" => true, "connections" => {"requested" => 16, "opened" => 1016})
+    assert_equal %w[server-closed], F.of(figures(load: reopened)).map(&:word)
+  end
+
   def test_flags_follow_the_list_order_whatever_order_the_rules_flag_in
     f = figures(noisy: true, settled: false, loader_cpu_pct: 99.0, fault: Arena::Verdicts::Verdict.of("truncated", "why"))
     assert_equal %w[truncated noisy loader-bound did-not-settle], F.of(f).map(&:word)
