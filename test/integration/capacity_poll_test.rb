@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# test: serial (Agoo at its poll under a crowded lane lost its config's measurements on a clean clone)
+
 require_relative "../test_helper"
 require_relative "../support/capacity_case"
 
@@ -26,7 +28,7 @@ class CapacityPollTest < Arena::CapacityCase
     out = arena("run", "--servers", "#{POLL} #{SHORT}", "--workload", "server", "-c", "16", "--rounds", "3", timeout: 180)
     assert out.status.success?, out.describe
     runs = out.measurements.select { |m| m["load"] }.group_by { |m| m["server"] }
-    poll = runs.fetch(label(POLL))
+    poll = runs.fetch(label(POLL)) { flunk "no measurement of #{POLL}: #{out.describe}" }
     at_poll = poll.select { |m| m.dig("summary", "p99_us").to_f.between?(85_000, 130_000) }
     at_poll.each do |m|
       s = m.fetch("summary")
@@ -36,7 +38,7 @@ class CapacityPollTest < Arena::CapacityCase
     poll.select { |m| m.dig("summary", "p99_us").to_f < 20_000 }.each do |m|
       refute_match(/100 ms poll/, m.dig("summary", "stall").to_s, "a round that missed no wake-up: #{m["summary"]}")
     end
-    runs.fetch(label(SHORT)).each do |m|
+    runs.fetch(label(SHORT)) { flunk "no measurement of #{SHORT}: #{out.describe}" }.each do |m|
       refute_match(/100 ms poll/, m.dig("summary", "stall").to_s, "poll_timeout=0.01: #{m["summary"]}")
     end
     skip "no round missed a wake-up (p99s #{poll.map { |m| m.dig("summary", "p99_us") }})" if at_poll.empty?
