@@ -205,12 +205,17 @@ module Arena
         measured_on: "on 1 of 2 cores")
       assert_equal ["puma", 8, "ahead"], [a.server, a.rounds, a.verdict]
       assert_in_delta 1.1, a.ratio, 0.005, "the confirmation's margin, not the head to head's 1.5"
-      lines = a.lines
+      lines = a.lines(brief: true)
       assert_equal "THE ANSWER: puma 6.4.2 with workers=2 threads=4 preload=false", lines[0]
       assert_match(/\A  \+37\.5% over your config\/puma.rb \(puma, 3 threads, 1 process\): 1\.38× \(1\.3\d–1\.\d\d\)\z/, lines[1])
       assert_match(/\A  \+10% over falcon count=2: 1\.10× .*, ahead; 8 confirmation rounds\z/, lines[2])
       assert_operator lines.size, :<=, 15
       assert lines.all? { |l| l.size <= 100 }, lines.join("\n")
+      assert_includes a.lines, "  would change it: a memory budget under 400.0 MiB would pick falcon (PSS 200.0 MiB); " \
+        "a p99 objective under 12.0 ms would pick falcon (p99 8.0 ms at its sustained rate)", "report.md gets the lines whole"
+      long = a.with(not_done: ["thin: not looked at (no time left)", "webrick: not looked at (no time left)"], out: {"agoo" => "no config qualified " * 8})
+      assert_equal ["  not in the answer: agoo (report.md says why)", "  not done in time: 2 (listed in report.md)"], long.lines(brief: true).last(2)
+      assert_equal "  not done in time: thin: not looked at (no time left); webrick: not looked at (no time left)", long.lines.last
       rec = a.to_record
       assert_equal 8, rec["rounds"]
       assert_equal "config/puma.rb (puma, 3 threads, 1 process)", rec.dig("baseline", "config")

@@ -28,12 +28,12 @@ class TuneEstimateTest < Minitest::Test
   end
 
   def test_a_budget_under_the_least_search_is_said_with_what_fits
-    least = E.least([["puma", 2, true]], per_candidate_s: 32.0)
-    assert_equal "tune: a candidate takes about 32 s here; the least search is puma 7 candidates, about 224 s; " \
-      "--max-time 90 s fits about 2: each search stops with the best so far, and the answer says so (--max-time 240 for the least search of each)",
-      E.line(least, budget_s: 90.0, per_candidate_s: 32.0, given: true)
-    assert_match(/; the default budget 90 s fits about 2: /, E.line(least, budget_s: 90.0, per_candidate_s: 32.0, given: false))
-    assert_equal "tune: a candidate takes about 32 s here; the least search is puma 7 candidates, about 224 s; budget 600 s " \
-      "(the default)", E.line(least, budget_s: 600.0, per_candidate_s: 32.0, given: false)
+    least = E.least([["puma", 2, true], ["falcon", 1, false]], per_candidate_s: 32.0)
+    assert_equal ["tune: about 32 s a candidate; the least search of every server: 11 candidates, 352 s",
+      "tune: 90 s for the search (--max-time) fits about 2: searches stop early (--max-time 360 fits all)"],
+      E.lines(least, budget_s: 90.0, per_candidate_s: 32.0, given: true)
+    assert_equal "tune: 90 s for the search fits about 2: searches stop early (--max-time 360 fits all)",
+      E.lines(least, budget_s: 90.0, per_candidate_s: 32.0, given: false).last
+    assert_equal "tune: 600 s for the search: it fits", E.lines(least, budget_s: 600.0, per_candidate_s: 32.0, given: false).last
   end
 end

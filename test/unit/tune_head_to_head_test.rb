@@ -44,7 +44,8 @@ module Arena
 
     def finalist(key, figures, log)
       adapter = Servers.fetch(key).new(machine: Plan::Machine.new(cores: 2))
-      [adapter, Tune::Candidate.new(settings: {}, sustained_rps: 1.0, status: "ok", rates: [1.0]), nil, FakeSession.new(key, figures, log)]
+      Tune::HeadToHead::Finalist.new(adapter: adapter, candidate: Tune::Candidate.new(settings: {}, sustained_rps: 1.0, status: "ok", rates: [1.0]),
+        session: FakeSession.new(key, figures, log))
     end
 
     def test_interleaved_rounds_and_a_finalist_out
@@ -62,7 +63,7 @@ module Arena
       assert_equal [Arena::Run::Rounds.order(%w[puma falcon unicorn], round: 1, seed: 7), Arena::Run::Rounds.order(%w[puma falcon unicorn], round: 2, seed: 7)],
         rounds.first(2), "each round in the order Rounds gives from the seed"
       assert_equal 12, store.added.size
-      assert finalists.all? { |f| f[3].stopped }, "every session stopped"
+      assert finalists.all? { |f| f.session.stopped }, "every session stopped"
       assert_equal 5, h2h.rounds_run(entries)
     end
 

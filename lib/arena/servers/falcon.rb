@@ -95,9 +95,7 @@ module Arena
       # RecordNotFound for rows that exist, then requests that never ended).
       def app_note(app)
         return nil unless app.respond_to?(:rails?) && app.rails? && !fiber_isolation?(app.dir)
-        "#{label}: this Rails app keeps per-request state per thread (config.active_support.isolation_level is not " \
-          ":fiber), so Falcon's concurrent requests (fibers of one thread) share one database connection: expect " \
-          "errors and wrong results; set config.active_support.isolation_level = :fiber in config/application.rb"
+        "#{key}: fibers share a DB connection; set config.active_support.isolation_level = :fiber"
       end
 
       def fiber_isolation?(dir)

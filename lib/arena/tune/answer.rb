@@ -133,9 +133,12 @@ module Arena
 
       # The answer in words, the same in the terminal (last) and the report
       # (first): at most 15 lines of at most 100 columns (a path whole).
-      def lines
+      # brief: the terminal's block, at most 15 lines of at most 100 columns
+      # (what was left out or not done named, not explained: report.md has it).
+      def lines(brief: false)
         return ["THE ANSWER: none: no server held a rate within the SLO and the memory budget", *tail_lines] unless found?
-        return confirmed_lines.first(15).map { |l| AnswerWords.fit(l) } if confirmed?
+        return confirmed_lines(brief: false) if confirmed? && !brief
+        return confirmed_lines(brief: true).first(15).map { |l| AnswerWords.fit(l) } if confirmed?
         head = "THE ANSWER: #{server}#{" #{version}" if version} with #{setting_words}, runtime #{runtime}"
         rate = "sustains #{Report::Format.rps(sustained_rps)} req/s at p99 #{p99_ms} ms, PSS #{pss_mib} MiB"
         out = [head, "  #{rate}"]
@@ -169,7 +172,7 @@ module Arena
 
       private
 
-      def confirmed_lines
+      def confirmed_lines(brief:)
         w = AnswerWords
         gain = w.gain(confirmed, baseline)
         text = if keep?
@@ -181,6 +184,7 @@ module Arena
         end
         text << "  #{w.margin(confirmed)}"
         text << "  #{w.absolute(confirmed)}"
+        text << "  #{w.speed(confirmed)}" if confirmed.speed_range
         text << "  #{measured_on}" if measured_on
         unless keep? && confirmed.pick.role == "baseline"
           text << "  start: #{command.join(" ")}" if command
@@ -188,8 +192,8 @@ module Arena
           text << "  Gemfile: add gem \"#{gem[0]}\", \"#{gem[1]}\" (Arena ran it from its overlay; your Gemfile is unchanged)" if gem
         end
         text << "  would change it: #{changes.join("; ")}" unless changes.empty?
-        text << "  not in the answer: #{out_words}" unless out.empty?
-        text << "  not done in time: #{not_done.join("; ")}" unless not_done.empty?
+        text << "  not in the answer: #{brief ? "#{out.keys.join(", ")} (report.md says why)" : out_words}" unless out.empty?
+        text << "  not done in time: #{brief ? "#{not_done.size} (listed in report.md)" : not_done.join("; ")}" unless not_done.empty?
         text
       end
 

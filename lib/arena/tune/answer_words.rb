@@ -116,9 +116,13 @@ module Arena
         line = "#{rate} closed-loop"
         line += ", p99 #{sig3(confirmed.p99_ms)} ms" if confirmed.p99_ms
         line += ", PSS #{sig3(confirmed.pss_kb / 1024.0)} MiB" if confirmed.pss_kb
-        speed = confirmed.speed_range
-        line += "; machine speed #{sig3(speed[0], trim: false)}–#{sig3(speed[1], trim: false)}× its median" if speed
         line
+      end
+
+      # The machine's speed in the counted rounds (Probes::MachineSpeed), against its median over the run.
+      def speed(confirmed)
+        slow, fast = confirmed.speed_range
+        "measured at #{sig3(slow, trim: false)}–#{sig3(fast, trim: false)}× the machine's median speed"
       end
 
       # Lines cut to `width` columns (a path is never cut: it is copied whole).

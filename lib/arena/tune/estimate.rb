@@ -46,20 +46,17 @@ module Arena
         end
       end
 
-      # The line said before the search: how long it needs and whether the
-      # budget holds it (the budget is shared by the servers in turn).
-      def line(searches, budget_s:, per_candidate_s:, given:)
+      # The lines said before the search, each under 100 columns: what a
+      # candidate and the least search of every server take, and whether
+      # the budget holds them (the budget is shared by the servers in turn).
+      def lines(searches, budget_s:, per_candidate_s:, given:)
         total = searches.sum(&:seconds)
-        needs = searches.map { |s| "#{s.server} #{s.candidates}" }.join(", ")
-        text = "tune: a candidate takes about #{per_candidate_s.round} s here; the least search is #{needs} candidates, " \
-          "about #{total} s"
-        if budget_s < total
-          fit = (budget_s / per_candidate_s).floor
-          "#{text}; #{given ? "--max-time" : "the default budget"} #{budget_s.round} s fits about #{fit}: each search stops " \
-            "with the best so far, and the answer says so (--max-time #{(total / 60.0).ceil * 60} for the least search of each)"
-        else
-          "#{text}; budget #{budget_s.round} s#{" (the default)" unless given}"
-        end
+        needs = "tune: about #{per_candidate_s.round} s a candidate; the least search of every server: " \
+          "#{searches.sum(&:candidates)} candidates, #{total} s"
+        left = "tune: #{budget_s.round} s for the search#{" (--max-time)" if given}"
+        return [needs, "#{left}: it fits"] if budget_s >= total
+        [needs, "#{left} fits about #{(budget_s / per_candidate_s).floor}: searches stop early " \
+          "(--max-time #{(total / 60.0).ceil * 60} fits all)"]
       end
     end
   end

@@ -19,6 +19,11 @@ module Arena
         def alive? = failed.nil?
       end
 
+      # One server's winner going in: its adapter (the winning settings), the
+      # search's best candidate, its installation, and the session its
+      # search left running (nil: started here).
+      Finalist = Struct.new(:adapter, :candidate, :installation, :session, keyword_init: true)
+
       # rounds: how many to run at most; deadline: a round is begun only if
       # one more of the mean length fits.
       def initialize(plan:, store:, engine:, workload:, rounds:, deadline: nil, seed: 0, log: ->(_) {})
@@ -33,11 +38,11 @@ module Arena
         @sessions = {}
       end
 
-      # finalists: [[adapter, candidate, installation, session or nil], ...] -> [Entry]
+      # finalists: [Finalist] -> [Entry]
       def call(finalists)
-        entries = finalists.each_with_index.map do |(adapter, candidate, installation, session), i|
-          entry = Entry.new(key: adapter.key, adapter: adapter, candidate: candidate, rates: [])
-          start(entry, installation, session, i)
+        entries = finalists.each_with_index.map do |f, i|
+          entry = Entry.new(key: f.adapter.key, adapter: f.adapter, candidate: f.candidate, rates: [])
+          start(entry, f.installation, f.session, i)
           entry
         end
         run_rounds(entries)

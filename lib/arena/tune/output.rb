@@ -50,7 +50,7 @@ module Arena
 
       # The terminal's default: a line per server, then the answer block.
       def brief_lines
-        @results.map { |r| AnswerWords.fit(server_line(r)) } + (@answer ? ["", *@answer.lines] : [])
+        @results.map { |r| AnswerWords.fit(server_line(r)) } + (@answer ? ["", *@answer.lines(brief: true)] : [])
       end
 
       # Each server's search in full: its model, duels, best, runner-up and why.

@@ -53,7 +53,7 @@ module Arena
         @kept[settings] = session
         Trial.round_figure(session, workload: @workload, load: round_load, store: @store, repeat: @count += 1)
       rescue Launch::LocalServer::Failed, Error => e
-        @log.call("  #{settings.map { |k, v| "#{k}=#{v}" }.join(" ")}: a round failed: #{e.message}")
+        @log.call(AnswerWords.fit("#{@adapter.key} #{Trial.words(settings)}: a round failed: #{e.message}"))
         @kept.delete(settings)&.stop
         0.0
       end
@@ -67,6 +67,9 @@ module Arena
 
       # The adapter with these settings; runtime dimensions (yjit, jemalloc)
       # go to its runtime, over the one it was given.
+      # Settings as a person reads them: "workers=2 threads=4", or "its defaults".
+      def self.words(settings) = settings.empty? ? "its defaults" : settings.map { |k, v| "#{k}=#{v}" }.join(" ")
+
       def self.configured(adapter, settings)
         changes = Space.adapter_settings(settings).transform_values(&:to_s)
         runtime = adapter.runtime.merge(Plan::Runtime.parse(Space.runtime_tokens(settings)))
@@ -188,9 +191,14 @@ module Arena
         changes.empty? ? @plan.load : Load::Options.new(**@plan.load.to_h, **changes).freeze
       end
 
+      # One line per candidate: the server, its settings and what it sustained.
       def say(c)
-        figures = c.qualifies? ? "sustains #{Report::Format.rps(c.sustained_rps)} req/s, p99 #{c.p99_ms} ms, PSS #{c.pss_mib} MiB" : "#{c.status}: #{c.why}"
-        @log.call("  #{c.settings.empty? ? "its defaults" : c.settings.map { |k, v| "#{k}=#{v}" }.join(" ")}: #{figures} (closed max #{Report::Format.rps(c.closed_rps.to_f)} req/s)")
+        figures = if c.qualifies?
+          "sustains #{Report::Format.rps(c.sustained_rps)} req/s, p99 #{Report::Short.sig(c.p99_ms.to_f)} ms, PSS #{Report::Short.sig(c.pss_mib.to_f)} MiB"
+        else
+          "#{c.status}: #{c.why}"
+        end
+        @log.call(AnswerWords.fit("#{@adapter.key} #{Trial.words(c.settings)}: #{figures} (closed max #{Report::Format.rps(c.closed_rps.to_f)} req/s)"))
       end
     end
   end
