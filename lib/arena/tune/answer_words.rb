@@ -51,7 +51,7 @@ module Arena
         return "#{yours}: not measured (#{confirmed.baseline&.failed || "it did not start"})" unless confirmed.baseline&.alive?
         return "keep what you run: #{yours} is the best config found" if confirmed.baseline.equal?(confirmed.pick)
         value, interval = confirmed.gain_ratio
-        return "keep what you run: #{yours}; the rounds could not compare it (#{confirmed.gain&.reason})" unless value
+        return "keep what you run: #{yours}; the rounds could not compare it (#{paired_rounds(confirmed.gain)})" unless value
         return "#{pct(value)} over #{yours}: #{ratio(value, interval)}" unless confirmed.keep
         "keep what you run: #{yours}; #{keep_reason(confirmed)}"
       end
@@ -61,7 +61,7 @@ module Arena
         value, interval = confirmed.gain_ratio
         best = config(confirmed.pick.adapter)
         # Too few rounds of both (time ran out): no ratio to read.
-        return "#{best}: the rounds could not compare it (#{confirmed.gain&.reason})" unless value
+        return "#{best}: the rounds could not compare it (#{paired_rounds(confirmed.gain)})" unless value
         if confirmed.gain.equivalent?
           "#{best} reads #{ratio(value, interval)} of it, equivalent within ±#{sig3(confirmed.band_pct)}%"
         elsif value < 1 && confirmed.gain.significant?
@@ -71,13 +71,20 @@ module Arena
         end
       end
 
+      # Why a pair has no ratio, in a few words: how few rounds both ran
+      # (the whole reason is in tune.json and report.md).
+      def paired_rounds(d)
+        n = d&.n.to_i
+        "#{n} paired #{(n == 1) ? "round" : "rounds"}"
+      end
+
       # The margin over the runner-up, from the same rounds.
       def margin(confirmed)
         other = confirmed.other
         return "the only config confirmed (#{confirmed.rounds} rounds)" unless other
         value, interval = confirmed.margin_ratio
         who = config(other.adapter)
-        return "over #{who}: not compared (#{confirmed.margin&.reason})" unless value
+        return "over #{who}: not compared (#{paired_rounds(confirmed.margin)})" unless value
         word = case confirmed.verdict&.word
         when "pick" then ahead?(confirmed.margin) ? "ahead" : "picked on #{confirmed.verdict.reason[/memory|p99/] || "goodput"}"
         when "equivalent" then "equivalent within ±#{sig3(confirmed.band_pct)}%"
