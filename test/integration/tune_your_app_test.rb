@@ -21,7 +21,11 @@ class TuneYourAppTest < Arena::YourAppCase
     assert outcome.status.success?, outcome.describe
     assert_match(/the app forces SSL: sending X-Forwarded-Proto: https/, outcome.stderr)
     assert_match(%r{no --workload: loading GET /items, /items/1}, outcome.stderr)
-    assert_match(/the baseline is the Rails default \(puma, 3 threads, 1 process\)/, outcome.stderr)
+    assert_match(/^tune: measured against the Rails default \(puma, 3 threads, 1 process\)$/, outcome.stderr)
+    assert_match(/^puma workers=\d+ threads=\d+: (sustains|unsustained)/, outcome.stderr, "a line a candidate, led by its server")
+    paths = Regexp.union(@tmp, Dir.home, FIXTURES)
+    wide = (outcome.stderr.lines + outcome.stdout.lines).map(&:chomp).reject { |l| l.size <= 100 || l.match?(paths) }
+    assert_empty wide, "every line fits 100 columns, but for file paths"
     tune = JSON.parse(File.read(File.join(@tmp, "tune", "tune.json")))
     answer = tune.fetch("answer")
     assert_equal "puma", answer["server"], outcome.describe
