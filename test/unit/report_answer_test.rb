@@ -52,8 +52,29 @@ class ReportAnswerTest < Minitest::Test
       render_in(dir, RECORD)
       out = StringIO.new
       assert_equal 0, Arena::CLI.new(["report", dir, "--format", "terminal"], out: out, err: StringIO.new).run
-      assert_match(/\n\nthe answer: iodine 0\.7\.60 with workers=2 threads=4\n  against the runner-up: 1\.08× .*\n  against what you run today: 2\.41× .*\n\z/, out.string)
+      assert_match(/\n\nthe answer: iodine 0\.7\.60 with workers=2 threads=4\n  against what you run today: 2\.41× .*\n  against the runner-up: 1\.08× .*\n\z/, out.string)
       refute_match(/pick/, out.string)
+    end
+  end
+
+  # The confirmation rounds said to keep the baseline: the page says so
+  # first, as the terminal does, with the best other config's reading and
+  # the figures they were measured at; it never heads the page with that config.
+  def test_keep_what_you_run_heads_the_page_when_the_rounds_say_so
+    keep = RECORD.merge("keep" => true, "baseline" => RECORD["baseline"].merge("ratio" => 1.16, "interval" => [0.95, 1.43], "verdict" => "keep what you run"),
+      "figures" => {"rps" => 1049.5, "p99_ms" => 23.71, "pss_mib" => 63.31, "speed_range" => [0.894, 1.11]},
+      "measured_on" => "on 1 of 2 cores, 23.6 GiB: 1 process per core, 4 threads each")
+    Dir.mktmpdir do |dir|
+      html, md = render_in(dir, keep)
+      assert_includes html, %(<p class="headline">Keep what you run: puma threads=3 (config/puma.rb)</p>)
+      assert_includes html, "<dt>the best other config</dt><dd>iodine 0.7.60 with workers=2 threads=4: 1.16× the goodput of what you run (0.95–1.43), not clear of it</dd>"
+      assert_includes html, "<dt>its figures</dt><dd>1050 req/s closed-loop, p99 23.7 ms, PSS 63.3 MiB; at 0.89–1.11× the machine&#39;s median speed</dd>"
+      assert_includes html, "<dt>measured on</dt><dd>on 1 of 2 cores, 23.6 GiB: 1 process per core, 4 threads each</dd>"
+      assert_includes md, "**Keep what you run: puma threads=3 (config/puma.rb)**"
+      assert_includes html, "PSS ≤ 17800 MiB"
+      assert_includes html, "<dt>the best other config starts with</dt>"
+      html, = render_in(dir, keep.merge("baseline" => keep["baseline"].except("ratio", "interval")))
+      assert_includes html, "<dt>the best other config</dt><dd>iodine 0.7.60 with workers=2 threads=4: the rounds could not compare it with what you run</dd>"
     end
   end
 

@@ -19,11 +19,18 @@ module Arena
 
       def found? = @a.found?
 
-      # "iodine 0.7.60 with workers=2 threads=4".
+      # "iodine 0.7.60 with workers=2 threads=4", or "Keep what you run: ..."
+      # when the confirmation rounds found nothing clearly better than it.
       def headline
         return "No answer: no server held a rate within the SLO and the memory budget" unless found?
-        "#{name(@a.server)}#{" #{@a.version}" if @a.version} with #{settings(@a.settings)}"
+        return "Keep what you run: #{@a.baseline[:config]}" if keep?
+        config
       end
+
+      def keep? = @a.keep && !@a.baseline.nil?
+
+      # The answer's config in words: "iodine 0.7.60 with workers=2 threads=4".
+      def config = "#{name(@a.server)}#{" #{@a.version}" if @a.version} with #{settings(@a.settings)}"
 
       # The answer against the runner-up, from the confirmation rounds.
       def margin
@@ -43,16 +50,30 @@ module Arena
       # Against what the app runs today (its own config), where measured.
       def baseline
         b = @a.baseline
+        return "#{config}: the rounds could not compare it with what you run" if keep? && !b[:ratio]
         return nil unless b && b[:ratio]
-        "#{times(b[:ratio])} the goodput of #{b[:config]}#{interval(b[:interval])}"
+        return "#{times(b[:ratio])} the goodput of #{b[:config]}#{interval(b[:interval])}" unless keep?
+        "#{config}: #{times(b[:ratio])} the goodput of what you run#{interval(b[:interval])}, not clear of it"
+      end
+
+      # The answer's own figures from the confirmation rounds, and the machine speed they were read at.
+      def figures
+        f = @a.figures
+        return nil unless f && f[:rps]
+        words = ["#{Short.sig(f[:rps].to_f)} req/s closed-loop", ("p99 #{Short.sig(f[:p99_ms].to_f)} ms" if f[:p99_ms]),
+          ("PSS #{Short.sig(f[:pss_mib].to_f)} MiB" if f[:pss_mib])].compact.join(", ")
+        speed = f[:speed_range]
+        speed ? "#{words}; at #{format("%.2f", speed[0])}–#{format("%.2f", speed[1])}× the machine's median speed" : words
       end
 
       # The facts in the order a person acts on them.
       def facts
         list = []
+        list << Fact.new(name: keep? ? "the best other config" : "against what you run today", value: baseline) if baseline
         list << Fact.new(name: "against the runner-up", value: margin) if found?
-        list << Fact.new(name: "against what you run today", value: baseline) if baseline
-        list << Fact.new(name: "start it with", value: @a.command.join(" "), code: true) if @a.command
+        list << Fact.new(name: "its figures", value: figures) if figures
+        list << Fact.new(name: "measured on", value: @a.measured_on) if @a.measured_on
+        list << Fact.new(name: keep? ? "the best other config starts with" : "start it with", value: @a.command.join(" "), code: true) if @a.command
         list << Fact.new(name: "config file", value: @a.config_file, code: true) if @a.config_file
         list << Fact.new(name: "Gemfile", value: %(gem "#{@a.gem[0]}", "#{@a.gem[1]}"), code: true) if @a.gem
         list << Fact.new(name: "held to", value: held_to) if found?
@@ -64,7 +85,7 @@ module Arena
 
       private
 
-      def held_to = ["p99 ≤ #{@a.slo_ms || "?"} ms", "< 1% errors", ("PSS ≤ #{@a.memory_mib} MiB" if @a.memory_mib)].compact.join(", ")
+      def held_to = ["p99 ≤ #{@a.slo_ms || "?"} ms", "< 1% errors", ("PSS ≤ #{Short.sig(@a.memory_mib.to_f)} MiB" if @a.memory_mib)].compact.join(", ")
 
       def name(key) = key.to_s.split(":", 2).first
 
