@@ -28,6 +28,12 @@ module Arena
             "A/A: #{where} and its twin read alike (#{words})"
           end
         end
+
+        # The terminal's [word, text] (Report::BriefFindings): line is report.md's.
+        def brief
+          words = difference.reason.delete_prefix("not distinguishable here: ")
+          different? ? ["A/A WARNING", "its twin read apart (#{words}): gaps this size may be noise"] : ["A/A", "its twin reads alike (#{words})"]
+        end
       end
 
       extend self

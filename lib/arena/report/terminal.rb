@@ -179,12 +179,13 @@ module Arena
 
       private
 
-      # A finding as it comes, unless its scenario answers once over several
-      # rounds (Findings.scenario_lines says it at the end).
+      # A finding as it comes, in its short line, unless its scenario answers
+      # once over several rounds (the summary says it at the end).
       def live_finding(m)
         scenario = Scenarios.registry[m.scenario]
         return if scenario&.round_key(m) && @plan&.rounds_for(scenario.long?).to_i > 1
-        (line = Findings.line(m)) && say(line)
+        line = BriefFindings.scenario_line(m, labels: @labels, workload: @plan&.workloads.to_a.size > 1)
+        line && say(line)
       end
 
       def measurement_line(m)
