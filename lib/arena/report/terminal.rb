@@ -119,8 +119,8 @@ module Arena
 
       def planned(plan, total)
         @plan = plan
-        @err.puts "arena: #{plan.servers.size} server config(s) x #{plan.workloads.size} workload(s) x " \
-          "#{plan.scenarios.join("+")}, #{plan.load.connections} connections, results in #{plan.out_dir}"
+        # What the run does and how long it takes are the estimate's, just said.
+        @err.puts "arena: #{plan.load.connections} connections; results in #{plan.out_dir}"
         @labels = Labels.new(nil, machine: plan.machine)
         # A log that has every measurement's line needs no progress lines between them.
         return if @verbose && !@err.tty?
