@@ -40,11 +40,6 @@ module Arena
       # The whole sentence of a group (report.md, report.html, --verbose).
       def sentence(scenario, ms, rounds) = rounds ? scenario.rounds_finding(ms) : scenario.finding(ms.first)
 
-      def line(m)
-        scenario = Scenarios.registry[m.scenario]
-        scenario&.finding(m)
-      end
-
       # One line per stalled row (server, workload, scenario), with the reason
       # of its first stalled run: the delay, the likely cause and the run that
       # tells it apart differ by row; rounds and repeats would say it again.

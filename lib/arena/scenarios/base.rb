@@ -76,7 +76,8 @@ module Arena
     # thread, what the thread returns) is kept as the measurement's extra.
     #
     # A scenario also owns how it is shown: `finding(m)` (one sentence, or
-    # nil, for the reports), `brief(m)` (its line in the terminal), `sections(document, colors:)` (report sections with charts), and
+    # nil, for the reports), `brief(m)` (its line in the terminal),
+    # `sections(document, colors:)` (report sections with charts), and
     # `throughput_basis?` (its rows are plain closed-model throughput, which
     # recommendations compare).
     class Base
