@@ -102,6 +102,8 @@ class ReportFindingLinesTest < Minitest::Test
         fault: Arena::Verdicts::Verdict.of("truncated-response", "12 responses could not be parsed; the first began mid-header " \
           "(\"Content-Length: 2\\r\\n\"), without its status line: Puma's truncated response, a fault of Puma's keep-alive hand-off"))
     ]
+    # A/A: a config and its twin over three rounds.
+    ms += [PUMA, "#{PUMA}~aa"].product([1, 2, 3]).map { |server, round| m(server, "steady", variant: "keep-alive", measured: true, repeat: round) }
     # Two cores, as recorded: labels leave out what is a default there (workers=2).
     plan = R::PlanRecord.from_h({"machine" => {"cores" => 2, "engine_cpus" => [1]}})
     R::Document.new(measurements: ms.freeze, servers: [].freeze, notes: [].freeze, plan: plan).freeze
@@ -113,7 +115,7 @@ class ReportFindingLinesTest < Minitest::Test
 
   def test_every_kind_of_finding_is_one_terminal_line_of_at_most_100_columns
     lines = Arena::Report::Brief.new(document).summary_lines
-    kinds = %w[crash restart rate soak head-of-line breakpoint slow-clients sustained worker-cost profile OOM-killed envelope fault]
+    kinds = %w[crash restart rate soak head-of-line breakpoint slow-clients sustained worker-cost profile OOM-killed envelope fault A/A]
     kinds.each { |kind| assert lines.any? { |l| l.include?("  #{kind}") }, "no #{kind} line in:\n#{lines.join("\n")}" }
     wide = lines.select { |l| l.size > WIDTH }
     assert_empty wide, "over #{WIDTH} columns:\n#{wide.join("\n")}"
@@ -130,7 +132,7 @@ class ReportFindingLinesTest < Minitest::Test
   def test_report_md_keeps_each_whole_sentence_under_its_line
     md = Arena::Report::Markdown.new(document).send(:findings)
     lines = Arena::Report::BriefFindings.new(document).lines
-    sentences.each { |s| assert_includes md, s }
+    (sentences + Arena::Report::AA.lines(document)).each { |s| assert_includes md, s }
     lines.each { |l| assert_includes md, "**#{l}**" }
     assert_includes md, "a fresh heap also grows this early"
   end
