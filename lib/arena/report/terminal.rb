@@ -67,7 +67,7 @@ module Arena
       # the group's top row (named once, by its place), and a server that
       # closes every connection asked to keep alive says so beside its name.
       def compact(r)
-        [closed?(r) ? "#{server(r)} (no keep-alive)" : server(r), goodput(r, spread: Format.rps_spread(r).sub(" (not measured)", "")),
+        [closed?(r) ? "#{server(r)} (no keep-alive)" : server(r), goodput(r, spread: Format.rps_spread(r).sub(" (no interval)", "")),
           ratio(relative[Relative.key(r)]), r.runs, Format.error_pct(r.error_pct), Format.duration_us(r.p50_us), p99(r),
           Format.memory_kb(r.pss_peak_kb), "#{r.cpu_pct.round}%"]
       end
