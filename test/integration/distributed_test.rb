@@ -87,7 +87,7 @@ module Arena
       _, err, status = arena_in("l1", "--server-host", @lab.url("srv"), "--servers", "#{PUMA} unicorn:workers=2",
         "--workload", "server", "-c", "8", "-d", "1", "-w", "0.3")
       assert status.success?, err
-      assert_match(/\A(estimate: .*\n)?distributed: servers on #{Regexp.escape(@lab.url("srv"))} \(#{@lab.address("srv")}\).*--allow-remote/, err)
+      assert_match(/\A(estimate: .*\n(  .*\n)*)?distributed: servers on #{Regexp.escape(@lab.url("srv"))} \(#{@lab.address("srv")}\).*--allow-remote/, err)
       doc = results
       assert_equal @lab.address("srv"), doc.dig("environment", "server_host", "address"), "server host environment"
       assert doc.dig("environment", "server_host", "environment", "kernel"), "server host environment recorded"
@@ -236,7 +236,7 @@ module Arena
       _, err, status = arena_in("l1", "--server-host", @lab.url("srv"), "--servers", "puma", "-d", "1",
         "--remote-arena", "#{RbConfig.ruby} -e 'v = STDIN.gets; puts %q({\"id\":1,\"ok\":false,\"error\":\"version mismatch: agent is arena 0.0.0\"})' #{EXE} agent")
       refute status.success?
-      said = err.lines.grep_v(/\Aestimate: /) # the run's estimate comes before anything starts
+      said = err.lines.grep_v(/\A(estimate: |  )/) # the run's estimate (and its indented lines) comes before anything starts
       assert_equal 2, said.size, err
       assert_match(/version mismatch: agent is arena 0\.0\.0/, said.last)
     end

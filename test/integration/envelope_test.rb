@@ -42,7 +42,9 @@ class EnvelopeIntegrationTest < Arena::ArenaCase
     # (64 pages) over.
     assert_operator envelope["peak_bytes"], :<=, 150 * 1024**2 + 64 * 4096, envelope.inspect
     assert_includes bounded.dig("summary", "flags"), "oom-killed"
-    assert_match(/unicorn:.*@memory=150MiB leak steady keep-alive: \d+ process(es)? OOM-killed under 150 MiB at [\d.]+ s/, outcome.stdout)
+    # The terminal: one line; report.md: the whole sentence with each kill's time.
+    assert_match(/^unicorn\S*@memory=150MiB  OOM-killed  \d+ process(es)? from [\d.]+ s/, outcome.stdout)
+    assert_match(/unicorn:.*@memory=150MiB leak steady keep-alive: \d+ process(es)? OOM-killed under 150 MiB at [\d.]+ s/, outcome.report_md)
     # The run went on: the next config was measured, outside any envelope.
     assert_equal "puma:workers=0,threads=5,preload=false", free["server"]
     assert_nil free["envelope"]
@@ -65,7 +67,8 @@ class EnvelopeIntegrationTest < Arena::ArenaCase
       assert_operator half.dig("envelope", "throttled_s"), :>, 0
     end
     assert_operator half.dig("envelope", "periods"), :>, 20, "3.5 s of 100 ms CFS periods"
-    assert_match(/@cpus=0\.5 in its envelope: CPU quota 0\.5 throttled [\d.]+% of CFS periods/, outcome.stdout)
+    assert_match(/@cpus=0\.5  envelope  throttled [\d.]+% of CPU periods/, outcome.stdout)
+    assert_match(/@cpus=0\.5 in its envelope: CPU quota 0\.5 throttled [\d.]+% of CFS periods/, outcome.report_md)
     # Half the goodput needs a machine where the server at cpus=1 had most of
     # a core; on a busy one (eight engineers on two cores) it had a third,
     # and both quotas were above what the scheduler gave: then the halving

@@ -26,7 +26,8 @@ class HeadOfLineTest < Arena::ArenaCase
     # requests' median alone); Puma's 10 threads go on.
     assert_operator fast["unicorn"]["beside_p90_us"], :>=, 20_000, "a fast request waited behind a 100 ms one: #{fast["unicorn"]}"
     assert_operator fast["unicorn"]["tail_x"], :>, 2 * fast["puma"]["tail_x"], fast.inspect
+    assert_match(/^server  head-of-line  puma\S* best: fast p90 x[\d.]+ beside slow ones \(unicorn\S* x[\d.]+\)$/, out.stdout)
     assert_match(/head-of-line server: puma\S* protects fast requests best: their p90 beside the slow request was x[\d.]+ their median alone, against x[\d.]+ on unicorn/,
-      out.stdout)
+      out.report_md)
   end
 end

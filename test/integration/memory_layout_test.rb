@@ -24,7 +24,8 @@ class MemoryLayoutTest < Arena::ArenaCase
     assert_operator x["per_worker_kb"], :<, x["worker_rss_kb"], "per-worker cost below one worker's RSS"
     labels = outcome.measurements.select { |m| m["scenario"] == "worker-cost" && m["kind"] != "summary" }.map { |m| m["server"] }
     assert_equal %w[1 2 4].map { |n| "puma:workers=#{n},threads=5,preload=true" }, labels
-    assert_match(/worker-cost: PSS ≈ .* \+ n × /, outcome.stdout)
+    assert_match(/^puma\S*  worker-cost  PSS ≈ [\d.]+ MiB \+ n × [\d.]+ [MG]iB \(R² [\d.]+\)$/, outcome.stdout)
+    assert_match(/worker-cost: PSS ≈ .* \+ n × .*sharing per worker at start→end of load/, outcome.report_md)
   end
 
   # The runtime reaches every server the same way, its environment: also

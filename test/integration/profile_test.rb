@@ -25,7 +25,9 @@ class ProfileTest < Arena::ArenaCase
     assert_equal starts.sort, starts, "in order"
     assert_equal [1.0, 2.0, 2.5], m["extra"]["marks"].map { |v| v["x"] }
     assert_equal "spike 600/s 0.5s", m["extra"]["recoveries"].first["spike"]
-    assert_match(/profile: ramp 0\.\.200\/s 1s: .*; spike 600\/s 0\.5s: \w+.*throughput after it: /, out.stdout)
+    # The terminal: the spike's verdict and what followed; report.md: each stage too.
+    assert_match(/^puma\S*  profile  spike 600\/s 0\.5s: #{r_words(m)}$/, out.stdout)
+    assert_match(/profile: ramp 0\.\.200\/s 1s: .*; spike 600\/s 0\.5s: \w+.*throughput after it: /, out.report_md)
     bad = arena("run", "--servers", "puma", "--scenario", "profile", "--profile", "hold 5/s")
     assert_equal 2, bad.status.exitstatus
     assert_match(/--profile "hold 5\/s": "hold 5\/s" is not a stage/, bad.stderr)
@@ -51,6 +53,13 @@ class ProfileTest < Arena::ArenaCase
     assert_operator r["spike_reason"][/served at most ([\d.]+)/, 1].to_f, :<, 90, "one thread on 20 ms serves ~50/s: #{r["spike_reason"]}"
     drained = r["spike_reason"][/the queue drained \(p99 back to its level before\) ([\d.]+) s after the spike/, 1]
     assert(drained ? (drained.to_f - r["p99_back_s"]).abs < 0.051 : r["p99_back_s"].nil?, "the drain time is the p99's return: #{r.inspect}")
-    assert_match(/sleep20 profile: .*spike 150\/s 0\.5s: queued and shed: /, out.stdout)
+    assert_match(/^puma\S*  profile  spike 150\/s 0\.5s: queued and shed, then #{Regexp.escape(r["verdict"])}$/, out.stdout)
+    assert_match(/sleep20 profile: .*spike 150\/s 0\.5s: queued and shed: /, out.report_md)
+  end
+
+  # The first spike's verdict and the recovery's, as the terminal says them.
+  def r_words(m)
+    r = m.dig("extra", "recoveries").first
+    Regexp.escape([r["spike_verdict"], r["verdict"]].compact.join(", then "))
   end
 end

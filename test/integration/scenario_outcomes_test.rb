@@ -36,9 +36,11 @@ class ScenarioOutcomesTest < Arena::ArenaCase
       m = find(outcome, "restart", mechanism)
       assert_equal m.dig("load", "errors", "total"), m.dig("extra", "failed_requests")
       assert m.dig("extra", "serving_after"), "#{mechanism}: serving after the restart"
-      assert_match(/restart #{mechanism}: #{m.dig("extra", "failed_requests")} failed requests/, outcome.stdout)
+      assert_match(/^puma\S*  restart #{mechanism}  #{m.dig("extra", "failed_requests")} failed, longest [\d.]+ m?s, dip -?[\d.]+%$/, outcome.stdout)
+      assert_match(/restart #{mechanism}: #{m.dig("extra", "failed_requests")} failed requests/, outcome.report_md)
     end
     assert_match(/webrick has no zero-downtime restart/, find(outcome, "restart", "none").dig("extra", "unsupported"))
+    assert_match(/^webrick  restart  unsupported: no zero-downtime restart Arena can trigger$/, outcome.stdout)
   end
 
   def test_scenario_bad_input

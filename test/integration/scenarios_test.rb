@@ -15,7 +15,8 @@ class ScenariosTest < Arena::ArenaCase
     assert_equal "replaced", crash["outcome"], crash.inspect
     assert crash["recovered"], crash.inspect
     assert_operator crash["recovery_s"], :<=, 4
-    assert_match(/crash: worker \d+ killed at .*replaced/, outcome.stdout)
+    assert_match(/^puma\S*  crash  worker replaced, \d+ errors, (no lasting effect|recovered in [\d.]+ s), longest [\d.]+ m?s$/, outcome.stdout)
+    assert_match(/crash: worker \d+ killed at .*replaced/, outcome.report_md)
   end
 
   # One Unicorn worker, two slow clients holding it: directly it starves;
@@ -60,6 +61,15 @@ class ScenariosTest < Arena::ArenaCase
     end
     assert_equal [held.last&.fetch("target_rps")], [x["knee_rps"]], x["curve"].inspect
     assert_equal x["curve"].size, x["levels"]
-    assert_includes outcome.stdout, "rate: #{x["verdict"]}: #{x["verdict_reason"]}"
+    # The terminal: the knee in one line (over several rounds, their median
+    # and their words); report.md: the verdict with its reason.
+    if outcome.measurements.count { |m| m["scenario"] == "rate" && m["kind"] == "summary" } == 1
+      said = (x["verdict"] == "knee") ? "knee #{Arena::Report::Short.rate(x["knee_rps"])} req/s" : x["verdict"]
+      assert_match(/^puma\S*  rate  #{Regexp.escape(said)}\b.* at p99 ≤ [\d.]+ ms/, outcome.stdout)
+      assert_includes outcome.report_md, "rate: #{x["verdict"]}: #{x["verdict_reason"]}"
+    else
+      assert_match(/^puma\S*  rate  \w.* at p99 ≤ [\d.]+ ms/, outcome.stdout)
+      assert_match(/rate over \d+ rounds: /, outcome.report_md)
+    end
   end
 end

@@ -20,6 +20,9 @@ module Arena
 
       def measurements = results.fetch("measurements")
 
+      # The run's report.md: every finding's whole sentence, under its terminal line.
+      def report_md = File.read(File.join(dir, "report.md"))
+
       def describe = "exit #{status.exitstatus}\nstdout:\n#{stdout}\nstderr:\n#{stderr}"
     end
 

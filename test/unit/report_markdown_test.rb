@@ -37,17 +37,17 @@ class ReportMarkdownTest < Minitest::Test
 
       | server | vs the fastest | good req/s ±95% | p99 (rounds) | PSS peak |
       |---|---|--:|--:|--:|
-      | puma:threads=2 | fastest | 5,651 (not measured) | 11.8ms (10.1ms-13.5ms) | 56.7 MiB |
-      | falcon | 0.70× (2 rounds: no interval) | 3,982 (not measured) | 14.2ms (14.0ms-14.4ms) | 50.8 MiB |
-      | unicorn | 0.28× (2 rounds: no interval) | 1,592 (not measured) | 170.7ms (16.1ms-325.2ms) | 54.6 MiB |
+      | puma:threads=2 | fastest | 5,651 (no interval) | 11.8ms (10.1ms-13.5ms) | 56.7 MiB |
+      | falcon | 0.70× (2 rounds: no interval) | 3,982 (no interval) | 14.2ms (14.0ms-14.4ms) | 50.8 MiB |
+      | unicorn | 0.28× (2 rounds: no interval) | 1,592 (no interval) | 170.7ms (16.1ms-325.2ms) | 54.6 MiB |
 
       ### primes · steady keep-alive
 
       | server | vs the fastest | good req/s ±95% | p99 (rounds) | PSS peak |
       |---|---|--:|--:|--:|
-      | puma:threads=2 | fastest | 102 (not measured) | 204.9ms (103.1ms-306.8ms) | 111.1 MiB |
-      | falcon | 0.65× (2 rounds: no interval) | 65.5 (not measured) | 179.1ms (176.3ms-181.8ms) | 77.4 MiB |
-      | unicorn | 0.38× (2 rounds: no interval) | 38.8 (not measured) | n=69 too small | 87.3 MiB |
+      | puma:threads=2 | fastest | 102 (no interval) | 204.9ms (103.1ms-306.8ms) | 111.1 MiB |
+      | falcon | 0.65× (2 rounds: no interval) | 65.5 (no interval) | 179.1ms (176.3ms-181.8ms) | 77.4 MiB |
+      | unicorn | 0.38× (2 rounds: no interval) | 38.8 (no interval) | n=69 too small | 87.3 MiB |
 
       ## Findings
 
@@ -79,16 +79,16 @@ class ReportMarkdownTest < Minitest::Test
 
       ## Detail
 
-      Good req/s counts only responses that passed the checks; latency is of good responses. Figures are medians over the rounds; ± is the half-width of the median's 95% interval (t on log figures; "not measured" under 3 rounds); p50 and p99 the rounds' median (from their merged histograms where the engine wrote them), the p99 with its range over the rounds; a round flagged noisy is left out when its re-run is there. The ratio is the row's goodput against its group's reference (the fastest of the same workload and scenario), from the rounds both ran in (the machine's drift cancels in it), ± half its 95% interval, n the rounds it rests on; ≈ marks a ratio equivalent to 1 within ±3%. "!" marks errors over 1%, "stalled" latency that sits at a fixed delay while the server idled (Findings say why). Rows are grouped by workload, the highest goodput first; a server is named by the settings that differ from its defaults (its full config: Servers).
+      Good req/s counts only responses that passed the checks; latency is of good responses. Figures are medians over the rounds; ± is the half-width of the median's 95% interval (t on log figures; "no interval" under 3 rounds); p50 and p99 the rounds' median (from their merged histograms where the engine wrote them), the p99 with its range over the rounds; a round flagged noisy is left out when its re-run is there. The ratio is the row's goodput against its group's reference (the fastest of the same workload and scenario), from the rounds both ran in (the machine's drift cancels in it), ± half its 95% interval, n the rounds it rests on; ≈ marks a ratio equivalent to 1 within ±3%. "!" marks errors over 1%, "stalled" latency that sits at a fixed delay while the server idled (Findings say why). Rows are grouped by workload, the highest goodput first; a server is named by the settings that differ from its defaults (its full config: Servers).
 
       | server | workload | scenario | good req/s ±95% | ratio ±95% | errors | p50 | p99 (rounds) | max | PSS peak | RSS peak | CPU |
       |---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|
-      | puma:threads=2 | server | steady keep-alive | 5,651 (not measured) | reference | 0 | 537us | 11.8ms (10.1ms-13.5ms) | 373.4ms | 56.7 MiB | 95.3 MiB | 38% |
-      | falcon | server | steady keep-alive | 3,982 (not measured) | 0.70× puma n=2 | 0 | 369us | 14.2ms (14.0ms-14.4ms) | 47.6ms | 50.8 MiB | 99.2 MiB | 31% |
-      | unicorn | server | steady closed by server | 1,592 (not measured) | 0.28× puma n=2 | 0 | 434us | 170.7ms (16.1ms-325.2ms) | 325.4ms | 54.6 MiB | 87.6 MiB | 9% |
-      | puma:threads=2 | primes | steady keep-alive | 102 (not measured) | reference | 0 | 75.5ms | 204.9ms (103.1ms-306.8ms) | 374.7ms | 111.1 MiB | 149.3 MiB | 73% |
-      | falcon | primes | steady keep-alive | 65.5 (not measured) | 0.65× puma n=2 | 0 | 117.4ms | 179.1ms (176.3ms-181.8ms) | 183.3ms | 77.4 MiB | 125.2 MiB | 49% |
-      | unicorn | primes | steady closed by server | 38.8 (not measured) | 0.38× puma n=2 | 0 | 207.7ms | n=69 too small | 751.8ms | 87.3 MiB | 119.9 MiB | 25% |
+      | puma:threads=2 | server | steady keep-alive | 5,651 (no interval) | reference | 0 | 537us | 11.8ms (10.1ms-13.5ms) | 373.4ms | 56.7 MiB | 95.3 MiB | 38% |
+      | falcon | server | steady keep-alive | 3,982 (no interval) | 0.70× puma n=2 | 0 | 369us | 14.2ms (14.0ms-14.4ms) | 47.6ms | 50.8 MiB | 99.2 MiB | 31% |
+      | unicorn | server | steady closed by server | 1,592 (no interval) | 0.28× puma n=2 | 0 | 434us | 170.7ms (16.1ms-325.2ms) | 325.4ms | 54.6 MiB | 87.6 MiB | 9% |
+      | puma:threads=2 | primes | steady keep-alive | 102 (no interval) | reference | 0 | 75.5ms | 204.9ms (103.1ms-306.8ms) | 374.7ms | 111.1 MiB | 149.3 MiB | 73% |
+      | falcon | primes | steady keep-alive | 65.5 (no interval) | 0.65× puma n=2 | 0 | 117.4ms | 179.1ms (176.3ms-181.8ms) | 183.3ms | 77.4 MiB | 125.2 MiB | 49% |
+      | unicorn | primes | steady closed by server | 38.8 (no interval) | 0.38× puma n=2 | 0 | 207.7ms | n=69 too small | 751.8ms | 87.3 MiB | 119.9 MiB | 25% |
     MD
   end
 

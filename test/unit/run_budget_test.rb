@@ -40,7 +40,9 @@ class RunBudgetTest < Minitest::Test
     assert_nil fit.budget_s
     assert_equal [], fit.cuts
     assert_equal [6, 6], [fit.short_rounds, fit.long_rounds]
-    assert_match(/\Aestimate: 1 server config\(s\) x 2 workload\(s\) x steady, 6 round\(s\): about 2\d s \(start/, B.line(plan))
+    assert_equal ["estimate: about #{B.seconds(fit.seconds)} for 1 server config x 2 workloads x steady, 6 rounds",
+      "  start #{B.seconds(fit.start_s)} (boots, baselines, warm-ups, stops); steady #{B.seconds(fit.units.sum(&:seconds) / fit.units.size)} each, 2 x 6 rounds"],
+      B.lines(plan)
   end
 
   # The issue's first command: a 1 s endpoint, 2 workers, --max-time 120.
@@ -60,7 +62,9 @@ class RunBudgetTest < Minitest::Test
     assert_includes fit.cuts, "rate: --max-time #{bound.round} s a unit (from 300)"
     sweep = Arena::Verdicts::RatePlan.call(closed_max_rps: 2.0, unloaded_s: 1.0, budget_s: bound - 6, base_duration_s: 0.3)
     assert_operator sweep.levels.map(&:fraction).min, :<=, 0.5
-    line = B.line(plan)
+    lines = B.lines(plan)
+    assert lines.all? { |l| l.size <= 100 }, lines.join("\n")
+    line = lines.join("\n").gsub(/\n +/, " ")
     assert_match(/--max-time 120 s \(the whole run\); cut: rate: 1 of 6 rounds/, line)
     # Too short for a p99 at 50%: said before it starts, with the time that would do.
     assert_match(/; rate on sleep: about \d\d requests a level, under the 100 a p99 needs \(its verdict may be "too few to judge"; 50%, 100% and 120% with 100 each take about 2\d\d s a sweep\)\z/, line)
@@ -169,7 +173,7 @@ class RunBudgetTest < Minitest::Test
       status = Arena::CLI.new(["run", "--servers", "unicorn:workers=2", "--workload", "sleep", "--scenario", "rate",
         "--max-time", "120", "--dry-run", "--out", target], out: out, err: err).run
       assert_equal 0, status
-      assert_match(/\Aestimate: 1 server config\(s\) x 1 workload\(s\) x rate, 6 round\(s\): about 1\d\d s .*--max-time 120 s \(the whole run\)/, err.string)
+      assert_match(/\Aestimate: about 1 min \d+ s for 1 server config x 1 workload x rate, 6 rounds\n  start .*\n  --max-time 120 s \(the whole run\)/, err.string)
       assert_match(/^  unicorn:workers=2\S* sleep rate: about \d+ s x 1 round\(s\) \(--max-time \d+ s\)$/, out.string)
       assert_match(/^  cut: rate: 1 of 6 rounds/, out.string)
       refute File.exist?(target), "nothing written"

@@ -332,7 +332,7 @@ class StallReportTest < Minitest::Test
     table = Arena::Report::Table.new(document).render
     assert_match(/\| puma:threads=2 +\| +5,651 stalled \|/, table)
     assert_match(/\| falcon +\| +3,982 \|/, table)
-    assert_equal "5,651 (not measured) stalled", Arena::Report::Table.new(document).cells(Arena::Report::Rows.from(document).first)[3]
+    assert_equal "5,651 (no interval) stalled", Arena::Report::Table.new(document).cells(Arena::Report::Rows.from(document).first)[3]
     stall_lines = Arena::Report::Findings.lines(document).grep(/stalled/)
     assert_includes stall_lines, "#{puma} server steady keep-alive: stalled (2 of 2 runs): p50 43.9 ms sits at 40 ms"
     assert_equal 2, stall_lines.size, "one line per row (server, primes), not one per run"

@@ -82,24 +82,54 @@ module Arena
         fit(plan, whole, budget, given_s, r, k, overrides, cuts)
       end
 
-      # The line said before anything starts: what the run does, about how
-      # long, against which budget, and what was cut to fit it.
-      def line(plan)
+      # What is said before anything starts, in lines of at most WIDTH
+      # columns: what the run does and about how long; the start and each
+      # scenario's part of it; against which budget, and what was cut to fit it.
+      #   estimate: about 2 min 5 s for 4 server configs x 1 workload x steady, 3 rounds
+      #     start 31 s (boots, baselines, warm-ups, stops); steady 7.8 s each, 4 x 3 rounds
+      def line(plan) = lines(plan).join("\n")
+
+      WIDTH = 100
+
+      def lines(plan)
         fit = plan.budget
         per = fit.units.group_by(&:scenario).map do |name, units|
-          each = units.sum(&:seconds) / units.size
-          "#{name} about #{seconds(each)} each, #{units.size} x #{fit.rounds_of(units.first.long)} round(s)"
+          "#{name} #{seconds(units.sum(&:seconds) / units.size)} each, #{units.size} x #{count(fit.rounds_of(units.first.long), "round")}"
         end
-        budget = if fit.budget_s.nil? then ""
-        elsif fit.given then "; --max-time #{fit.budget_s.round} s (the whole run)"
-        else "; budget #{fit.budget_s.round} s (the default for a long scenario; --max-time to change)"
+        budget = if fit.budget_s.nil? then nil
+        elsif fit.given then "--max-time #{fit.budget_s.round} s (the whole run)"
+        else "budget #{fit.budget_s.round} s (the default for a long scenario; --max-time to change)"
         end
-        "estimate: #{plan.servers.size} server config(s) x #{plan.workloads.size} workload(s) x #{plan.scenarios.join("+")}, " \
-          "#{plan.rounds} round(s): about #{seconds(fit.seconds)} (start #{seconds(fit.start_s)}: boots, baselines, warm-ups, stops; " \
-          "#{per.join("; ")})#{budget}#{"; cut: #{fit.cuts.join("; ")}" if fit.cuts.any?}"
+        tail = [budget, ("cut: #{fit.cuts.join("; ")}" if fit.cuts.any?)].compact.join("; ")
+        wrap("estimate: about #{duration(fit.seconds)} for #{count(plan.servers.size, "server config")} x " \
+          "#{count(plan.workloads.size, "workload")} x #{plan.scenarios.join("+")}, #{count(plan.rounds, "round")}") +
+          wrap("  start #{seconds(fit.start_s)} (boots, baselines, warm-ups, stops); #{per.join("; ")}") +
+          (tail.empty? ? [] : wrap("  #{tail}"))
       end
 
       def seconds(s) = (s < 10) ? "#{s.round(1)} s" : "#{s.round} s"
+
+      # "83 s", "2 min 5 s", "1 h 2 min".
+      def duration(s)
+        return seconds(s) if s < 100
+        m = (s / 60.0).round
+        return "#{m / 60} h #{m % 60} min" if m >= 100
+        "#{s.round / 60} min #{s.round % 60} s"
+      end
+
+      def count(n, word) = "#{n} #{word}#{"s" unless n == 1}"
+
+      # A line cut at spaces into lines of at most WIDTH, each after the first indented by two.
+      def wrap(text)
+        text.split(" ").each_with_object([""]) do |word, lines|
+          candidate = lines.last.empty? ? "#{text[/\A */]}#{word}" : "#{lines.last} #{word}"
+          if candidate.size > WIDTH && !lines.last.strip.empty?
+            lines << "  #{"  " if text.start_with?("  ")}#{word}"
+          else
+            lines[-1] = candidate
+          end
+        end
+      end
 
       # At run time, before a unit starts with `left_s` of --max-time left:
       # :go when its estimate fits; a long unit with a bound that fits once

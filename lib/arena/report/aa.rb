@@ -28,6 +28,18 @@ module Arena
             "A/A: #{where} and its twin read alike (#{words})"
           end
         end
+
+        # The terminal's [word, text] (Report::BriefFindings), the gap to
+        # three figures: "A/A  its twin reads alike: +1.2% (-3.1% to +5.5%)";
+        # line is report.md's.
+        def brief
+          d = difference
+          gap = d.low_pct && "#{signed(d.estimate_pct)} (#{signed(d.low_pct)} to #{signed(d.high_pct)})"
+          return ["A/A WARNING", "its twin read #{gap} apart: gaps this size may be noise here"] if different?
+          ["A/A", gap ? "its twin reads alike: #{gap}" : "its twin reads alike (#{d.reason.delete_prefix("not distinguishable here: ")})"]
+        end
+
+        def signed(pct) = "#{(pct.to_f < 0) ? "-" : "+"}#{Short.sig(pct.to_f.abs)}%"
       end
 
       extend self

@@ -7,9 +7,10 @@ module Arena
     # shows it ("agoo  stalled  p99 102 ms at 10% CPU: its 100 ms poll
     # (poll_timeout)"); the reasons, the arithmetic behind them and what to
     # try are report.md's and report.html's, under the same flag (Findings).
-    # A finding that is not a row's flag (a scenario's, the A/A check's, the
-    # envelope's) is its scenario's sentence as it words it: a short form of
-    # each is not written yet.
+    # A finding that is not a row's flag is said the same way: a scenario's
+    # by its `brief` ("puma  crash  worker replaced, 0 errors, no lasting
+    # effect, longest 64.5 ms"), the A/A check's, the envelope's and a known
+    # fault's here; their whole sentences are report.md's and report.html's.
     class BriefFindings
       # The flags said here, in this order; the rest change no reading.
       FLAGS = %w[unanswered errors oom-killed pool-exhausted stalled uneven under-concurrent batched loader-bound did-not-settle
@@ -38,7 +39,7 @@ module Arena
             Entry.new(line: line(r, flag, text, several), detail: detail(r, flag)).freeze
           end
         end
-        flagged + noisy + others.map { |l| Entry.new(line: l, detail: l).freeze }
+        flagged + noisy + others
       end
 
       # One line for the run: how many of its measurements the noise probe
@@ -58,6 +59,15 @@ module Arena
       # At most Brief::WIDTH columns; a longer line ends in "…" (report.md has it whole).
       def self.fit(line, width = Brief::WIDTH) = (line.size > width) ? "#{line[0, width - 1]}…" : line
 
+      # A scenario's finding as a measurement comes (Terminal, live): its
+      # short line, the config by its short label.
+      def self.scenario_line(m, labels:, workload: false)
+        scenario = Scenarios.registry[m.scenario] or return nil
+        full = scenario.finding(m) or return nil
+        short = scenario.brief(m)
+        fit(short ? ["#{labels.call(m.server)}#{" on #{m.workload}" if workload}", *short].join("  ") : full)
+      end
+
       private
 
       def line(r, flag, text, several)
@@ -65,11 +75,47 @@ module Arena
         BriefFindings.fit("#{who}  #{flag}  #{text}")
       end
 
-      # The findings that are not a row's flag: the scenarios' own, the
-      # A/A check's, the envelope's, a server's known fault.
-      def others
-        AA.lines(@document) + Findings.scenario_lines(@document) + Findings.overall_lines(@document) +
-          EnvelopeLines.call(@document) + Findings.fault_lines(@document)
+      # The findings that are not a row's flag, each its short line over its
+      # whole sentence: the A/A check's, the scenarios' own (a scenario's
+      # `brief` beside its `finding`), the envelope's, a server's known fault.
+      def others = aa + scenario_entries + overall_entries + envelope_entries + fault_entries
+
+      def aa
+        AA.pairs(Rows.from(@document)).map { |p| entry([who(p.original.server, p.original.workload), *p.brief], p.line) }
+      end
+
+      def scenario_entries
+        Findings.scenario_groups(@document).filter_map do |scenario, ms, rounds|
+          full = Findings.sentence(scenario, ms, rounds) or next
+          short = rounds ? scenario.rounds_brief(ms) : scenario.brief(ms.first)
+          entry(short && [who(ms.first.server, ms.first.workload), *short], full)
+        end
+      end
+
+      def overall_entries
+        Scenarios.all.flat_map do |scenario|
+          scenario.overall_findings(@document).zip(scenario.overall_briefs(@document, @labels)).map { |full, short| entry(short, full) }
+        end
+      end
+
+      def envelope_entries
+        EnvelopeLines.entries(@document).map { |server, workload, short, full| entry([who(server, workload), *short], full) }
+      end
+
+      # The fault's first clause ("12 responses could not be parsed"); its reason is report.md's.
+      def fault_entries
+        @document.measured.select { |m| m.summary&.fault }.map do |m|
+          entry([who(m.server, m.workload), "fault", m.summary.fault.split(";").first], Findings.fault_line(m))
+        end
+      end
+
+      # parts: [who, word, text] joined by two spaces (nil: the sentence, cut to fit).
+      def entry(parts, full) = Entry.new(line: BriefFindings.fit(parts ? parts.join("  ") : full), detail: full).freeze
+
+      # The config's short label, and its workload where the run had several.
+      def who(server, workload)
+        several = (@several ||= [@document.measurements.map(&:workload).uniq.size > 1]).first
+        "#{@labels.call(server)}#{" on #{workload}" if several && workload}"
       end
 
       # What report.md says under a row's flag: its rule's reason (of the
@@ -93,7 +139,7 @@ module Arena
         case flag
         when "unanswered" then "no answer and no error for half the run or more: never picked"
         when "errors" then "#{Short.pct(r.error_pct)} of requests failed: goodput counts the rest; never picked"
-        when "oom-killed" then "the kernel killed it for memory (#{Short.memory_kb(r.pss_peak_kb)} PSS at its peak)"
+        when "oom-killed" then "the kernel killed it for memory#{" (#{Short.memory_kb(r.pss_peak_kb)} PSS at its peak)" if r.pss_peak_kb.to_i.positive?}"
         when "pool-exhausted" then "connection pool ran dry: more threads than connections"
         when "stalled" then stalled(r, s)
         when "uneven" then uneven(s)

@@ -9,10 +9,33 @@ module Arena
     module EnvelopeLines
       module_function
 
-      def call(document)
+      def call(document) = entries(document).map(&:last)
+
+      # [server, workload (nil: not said in the terminal), the terminal's [word, text], the sentence].
+      def entries(document)
         measured = document.measured.select(&:envelope)
-        kills = measured.select { |m| m.envelope.oom_killed? }.map { |m| oom_line(m) }
-        kills + measured.group_by(&:server).map { |server, ms| usage_line(server, ms) }
+        kills = measured.select { |m| m.envelope.oom_killed? }.map { |m| [m.server, nil, oom_brief(m), oom_line(m)] }
+        kills + measured.group_by(&:server).map { |server, ms| [server, nil, usage_brief(ms), usage_line(server, ms)] }
+      end
+
+      # ["OOM-killed", "3 processes from 0.8 s; goodput 410 -> 35/s"]: the
+      # limits are in the config's label (@memory=150MiB), the times report.md's.
+      def oom_brief(m)
+        e = m.envelope
+        rates = goodput_rates(m)
+        ["OOM-killed", "#{e.oom_kills} #{(e.oom_kills == 1) ? "process" : "processes"}" \
+          "#{" from #{Short.sig(e.oom_at_s.first.to_f)} s" if e.oom_at_s.any?}" \
+          "#{"; goodput #{Short.rate(rates[0])} -> #{Short.rate(rates[1])}/s" if rates}"]
+      end
+
+      # ["envelope", "throttled 18.5% of CPU periods; peak 149 MiB"]
+      def usage_brief(ms)
+        worst = ms.max_by { |m| m.envelope.throttled_pct }.envelope
+        peak = ms.filter_map { |m| m.envelope.peak_mib }.max
+        parts = []
+        parts << "throttled #{Short.pct(worst.throttled_pct)} of CPU periods" if worst.cpus
+        parts << "peak #{Short.memory_kb(peak * 1024)}" if peak
+        ["envelope", parts.join("; ")]
       end
 
       # "unicorn:workers=4@memory=512MiB /leak steady: 2 processes OOM-killed
@@ -26,15 +49,20 @@ module Arena
       end
 
       def goodput_change(m)
+        was, now = goodput_rates(m)
+        return "" unless was
+        "; goodput #{(now < was) ? "fell" : "went"} from #{Format.rps(was)} req/s before to #{Format.rps(now)} req/s after"
+      end
+
+      # [goodput before the first kill, after it] in req/s, or nil.
+      def goodput_rates(m)
         first = m.envelope.oom_at_s.first
         timeline = m.load&.timeline || []
-        return "" if first.nil? || timeline.size < 2
+        return nil if first.nil? || timeline.size < 2
         before, after = timeline.partition { |p| p.t <= first }
-        return "" if before.empty? || after.empty?
+        return nil if before.empty? || after.empty?
         rate = ->(points) { points.sum(&:good) / (points.size * m.load.interval_s) }
-        was = rate.call(before)
-        now = rate.call(after)
-        "; goodput #{(now < was) ? "fell" : "went"} from #{Format.rps(was)} req/s before to #{Format.rps(now)} req/s after"
+        [rate.call(before), rate.call(after)]
       end
 
       # The worst throttling and the highest peak any measurement of a config saw.

@@ -23,19 +23,22 @@ module Arena
 
       # Each measurement's finding, except that those a scenario keys as
       # one answer over rounds are worded once, where the first stood.
-      def scenario_lines(document)
+      def scenario_lines(document) = scenario_groups(document).filter_map { |scenario, ms, rounds| sentence(scenario, ms, rounds) }
+
+      # [scenario, measurements, rounds?] in the document's order: one
+      # measurement each, or the rounds a scenario words as one answer.
+      def scenario_groups(document)
         document.measurements.group_by do |m|
           key = Scenarios.registry[m.scenario]&.round_key(m)
           key ? [m.scenario, key] : m.object_id
         end.filter_map do |key, ms|
-          key.is_a?(Array) ? Scenarios.registry[ms.first.scenario].rounds_finding(ms) : line(ms.first)
+          scenario = Scenarios.registry[ms.first.scenario] or next
+          [scenario, key.is_a?(Array) ? ms : ms.first(1), key.is_a?(Array)]
         end
       end
 
-      def line(m)
-        scenario = Scenarios.registry[m.scenario]
-        scenario&.finding(m)
-      end
+      # The whole sentence of a group (report.md, report.html, --verbose).
+      def sentence(scenario, ms, rounds) = rounds ? scenario.rounds_finding(ms) : scenario.finding(ms.first)
 
       # One line per stalled row (server, workload, scenario), with the reason
       # of its first stalled run: the delay, the likely cause and the run that
@@ -81,8 +84,10 @@ module Arena
 
       # A known server fault explained the errors (lib/arena/verdicts/truncated_response.rb): each measurement, named.
       def fault_lines(document)
-        document.measured.select { |m| m.summary&.fault }.map { |m| "#{m.server} #{m.workload} #{m.label}: server fault: #{m.summary.fault}" }
+        document.measured.select { |m| m.summary&.fault }.map { |m| fault_line(m) }
       end
+
+      def fault_line(m) = "#{m.server} #{m.workload} #{m.label}: server fault: #{m.summary.fault}"
 
       def flag_lines(document)
         # A round under 100 responses still has a p99 in its row when the

@@ -4,7 +4,7 @@ module Arena
   module Report
     # What the figures of a table are, said once for every renderer.
     ROUNDS_NOTE = "Figures are medians over the rounds; ± is the half-width of the median's 95% interval " \
-      "(t on log figures; \"not measured\" under 3 rounds); p50 and p99 the rounds' median (from their merged histograms where the engine wrote them), the p99 with its range over the rounds; a round flagged " \
+      "(t on log figures; \"no interval\" under 3 rounds); p50 and p99 the rounds' median (from their merged histograms where the engine wrote them), the p99 with its range over the rounds; a round flagged " \
       "noisy is left out when its re-run is there. The ratio is the row's goodput against its group's reference " \
       "(the fastest of the same workload and scenario), from the rounds both ran in (the machine's drift cancels in it), ± " \
       "half its 95% interval, n the rounds it rests on; ≈ marks a ratio equivalent to 1 within ±3%."
@@ -164,11 +164,12 @@ module Arena
       end
 
       # "12,340 ±2.1%": the median over the rounds and the half-width of its
-      # 95% interval; "(not measured)" from 2 rounds, the figure alone from 1.
+      # 95% interval; "(no interval)" from 2 rounds (the goodput was measured,
+      # its interval needs 3), the figure alone from 1.
       def rps_spread(row)
         return rps(row.rps) if row.runs < 2
         iv = row.interval
-        return "#{rps(row.rps)} (not measured)" unless iv&.measured?
+        return "#{rps(row.rps)} (no interval)" unless iv&.measured?
         "#{rps(row.rps)} ±#{pct(iv.half_width_pct)}"
       end
 

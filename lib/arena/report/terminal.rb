@@ -67,7 +67,7 @@ module Arena
       # the group's top row (named once, by its place), and a server that
       # closes every connection asked to keep alive says so beside its name.
       def compact(r)
-        [closed?(r) ? "#{server(r)} (no keep-alive)" : server(r), goodput(r, spread: Format.rps_spread(r).sub(" (not measured)", "")),
+        [closed?(r) ? "#{server(r)} (no keep-alive)" : server(r), goodput(r, spread: Format.rps_spread(r).sub(" (no interval)", "")),
           ratio(relative[Relative.key(r)]), r.runs, Format.error_pct(r.error_pct), Format.duration_us(r.p50_us), p99(r),
           Format.memory_kb(r.pss_peak_kb), "#{r.cpu_pct.round}%"]
       end
@@ -119,8 +119,8 @@ module Arena
 
       def planned(plan, total)
         @plan = plan
-        @err.puts "arena: #{plan.servers.size} server config(s) x #{plan.workloads.size} workload(s) x " \
-          "#{plan.scenarios.join("+")}, #{plan.load.connections} connections, results in #{plan.out_dir}"
+        # What the run does and how long it takes are the estimate's, just said.
+        @err.puts "arena: #{plan.load.connections} connections; results in #{plan.out_dir}"
         @labels = Labels.new(nil, machine: plan.machine)
         # A log that has every measurement's line needs no progress lines between them.
         return if @verbose && !@err.tty?
@@ -179,12 +179,13 @@ module Arena
 
       private
 
-      # A finding as it comes, unless its scenario answers once over several
-      # rounds (Findings.scenario_lines says it at the end).
+      # A finding as it comes, in its short line, unless its scenario answers
+      # once over several rounds (the summary says it at the end).
       def live_finding(m)
         scenario = Scenarios.registry[m.scenario]
         return if scenario&.round_key(m) && @plan&.rounds_for(scenario.long?).to_i > 1
-        (line = Findings.line(m)) && say(line)
+        line = BriefFindings.scenario_line(m, labels: @labels, workload: @plan&.workloads.to_a.size > 1)
+        line && say(line)
       end
 
       def measurement_line(m)

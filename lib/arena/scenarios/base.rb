@@ -76,7 +76,8 @@ module Arena
     # thread, what the thread returns) is kept as the measurement's extra.
     #
     # A scenario also owns how it is shown: `finding(m)` (one sentence, or
-    # nil), `sections(document, colors:)` (report sections with charts), and
+    # nil, for the reports), `brief(m)` (its line in the terminal),
+    # `sections(document, colors:)` (report sections with charts), and
     # `throughput_basis?` (its rows are plain closed-model throughput, which
     # recommendations compare).
     class Base
@@ -101,6 +102,23 @@ module Arena
       def self.round_key(_measurement) = nil
 
       def self.rounds_finding(measurements) = finding(measurements.first)
+
+      # The finding's line in the terminal: [word, text], which
+      # Report::BriefFindings sets after the config's label, at most 100
+      # columns in all, its figures to three significant figures
+      # (Report::Short): "crash  killed a worker at 2 s: replaced, 0 errors".
+      # `finding` stays the whole sentence, which report.md and report.html
+      # give under that line. nil: no short form (the sentence is cut to fit).
+      def self.brief(_measurement) = nil
+
+      def self.rounds_brief(measurements) = brief(measurements.first)
+
+      # "not measured: REASON" where the reason fits the line, else where to read it.
+      def self.not_measured(reason) = (reason.to_s.size <= 56) ? "not measured: #{reason}" : "not measured (report.md says why)"
+
+      # The terminal's lines for overall_findings, one each, in their order:
+      # [who, word, text]; labels: a config's full label -> its short one.
+      def self.overall_briefs(_document, _labels) = []
 
       # Sentences about the whole run (across server configs), beside the per-measurement finding.
       def self.overall_findings(_document) = []

@@ -45,6 +45,16 @@ module Arena
         "#{m.server} #{m.workload} breakpoint: #{clean}; #{outcome_words(x)}"
       end
 
+      # "broke at 100 connections; last clean 50 (10.7k req/s)".
+      def self.brief(m)
+        return nil unless m.summary?
+        x = m.extra
+        word = x["verdict"] || (x["broke_at_connections"] ? "broke" : "did not break")
+        word = "broke at #{x["broke_at_connections"] || x["verdict_reason"].to_s[/\Aat (\d+) connections/, 1]} connections" if word == "broke"
+        clean = x["last_clean_connections"] ? "last clean #{x["last_clean_connections"]} (#{Report::Short.rate(x["last_clean_rps"])} req/s)" : "no clean level"
+        ["breakpoint", "#{word}; #{clean}"]
+      end
+
       # Older results files stored no verdict: they ran every level or broke.
       def self.outcome_words(x)
         return "#{x["verdict"]}: #{x["verdict_reason"]}" if x["verdict"]

@@ -78,6 +78,32 @@ module Arena
       end
 
       # Across server configs, per workload: which protects its fast requests best.
+      # "server p99 x194 beside 10% /sleep?ms=200 (203 ms)": the fast
+      # request it slowed most.
+      def self.brief(m)
+        return nil unless m.scenario == key && m.summary?
+        return ["head-of-line", not_measured(m.extra["reason"])] if m.extra["reason"]
+        x = m.extra
+        s = Report::Short
+        f = x["fast"].max_by { |r| r["p99_x"].to_f }
+        more = (x["fast"].size > 1) ? " (+#{x["fast"].size - 1} more)" : ""
+        ["head-of-line", "#{f["request"]} p99 x#{s.sig(f["p99_x"].to_f)} beside #{s.sig(x["share_pct"].to_f)}% #{x["slow"]} " \
+          "(#{s.duration_us(f["beside_p99_us"])})#{more}"]
+      end
+
+      # [workload, "head-of-line", "puma best: fast p90 x1.4 beside slow ones (unicorn x3.4)"],
+      # the configs by their short labels; other verdicts by their word.
+      def self.overall_briefs(document, labels)
+        entries(document.measurements).group_by(&:first).map do |workload, pairs|
+          v = Verdicts::HeadOfLine.best(pairs.map(&:last))
+          figures = v.reason.to_s.match(/was (x[\d.]+) their median alone, against (x[\d.]+) on (\S+)/)
+          winner = v.word[/\A(.+) protects fast requests best\z/, 1]
+          text = (winner && figures) ? "#{winner} best: fast p90 #{figures[1]} beside slow ones (#{figures[3]} #{figures[2]})" : v.word
+          names = pairs.map { |_, e| e.server }.uniq.sort_by { |n| -n.size }
+          [workload, "head-of-line", names.reduce(text) { |t, n| t.gsub(n, labels.call(n)) }]
+        end
+      end
+
       def self.overall_findings(document)
         entries(document.measurements).group_by(&:first).map do |workload, pairs|
           "head-of-line #{workload}: #{Verdicts::HeadOfLine.best(pairs.map(&:last))}"

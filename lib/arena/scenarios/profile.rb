@@ -53,6 +53,23 @@ module Arena
       end
 
       # The stage's p99, or its p90 where it has too few responses for a p99.
+      # "spike 1500/s 10s: queued and shed, then recovered"; with no spike,
+      # "4 stages: 12 errors, 48 dropped".
+      def self.brief(m)
+        return nil unless m.scenario == key
+        return ["profile", not_measured(m.extra["reason"])] if m.extra["reason"]
+        s = Report::Short
+        stages = m.extra["stages"]
+        spikes = m.extra["recoveries"]
+        r = spikes.first
+        unless r
+          return ["profile", "#{stages.size} stages: #{s.rate(stages.sum { |t| t["errors"].to_i })} errors, " \
+            "#{s.rate(stages.sum { |t| t["dropped"].to_i })} dropped"]
+        end
+        more = (spikes.size > 1) ? " (+#{spikes.size - 1} more)" : ""
+        ["profile", "#{r["spike"]}: #{[r["spike_verdict"], r["verdict"]].compact.join(", then ")}#{more}"]
+      end
+
       def self.tail(stage)
         return "p99 #{Report::Format.duration_us(stage["p99_us"])}" if stage["p99_us"]
         stage["p90_us"] ? "p90 #{Report::Format.duration_us(stage["p90_us"])}" : "p99 -"

@@ -33,6 +33,13 @@ module Arena
           "#{(100 * x["rps_ratio"].to_f).round}% of alone"
       end
 
+      # "2 slow headers clients: good throughput 4.12% of alone".
+      def self.brief(m)
+        x = m.extra
+        return nil unless x["count"]
+        ["slow-clients", "#{x["count"]} slow #{x["mode"]} clients: good throughput #{Report::Short.pct(100 * x["rps_ratio"].to_f)} of alone"]
+      end
+
       def self.sections(document, colors:)
         pairs = document.measured.select { |m| m.scenario == key && m.extra["rps_ratio"] }
         return [] if pairs.empty?

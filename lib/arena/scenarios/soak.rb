@@ -67,6 +67,28 @@ module Arena
           "#{slopes.uniq.join(" to ")} MiB/min#{short(xs.last)}"
       end
 
+      # "growing: PSS +41.2 MiB/min over a 10 s soak; may be warm-up".
+      def self.brief(m)
+        return nil unless judged?(m)
+        x = m.extra
+        s = Report::Short
+        ["soak", "#{x["verdict"]}: PSS #{signed(x["slope_mib_per_min"])} MiB/min over a #{s.sig(x["soak_s"].to_f)} s soak" \
+          "#{"; may be warm-up" unless short(x).empty?}"]
+      end
+
+      # "growing in 3 of 3 rounds: PSS +1.2 to +1.5 MiB/min".
+      def self.rounds_brief(ms)
+        return brief(ms.first) if ms.size == 1
+        xs = ms.map(&:extra)
+        words = xs.map { |x| x["verdict"] }
+        said = (words.uniq.size == 1) ? "#{words.first} in #{ms.size} of #{ms.size} rounds" :
+          "unsettled: #{words.tally.map { |w, n| "#{w} in #{n}" }.join(", ")} of #{ms.size} rounds"
+        slopes = xs.map { |x| x["slope_mib_per_min"].to_f }.minmax.map { |v| signed(v) }.uniq
+        ["soak", "#{said}: PSS #{slopes.join(" to ")} MiB/min#{"; may be warm-up" unless short(xs.last).empty?}"]
+      end
+
+      def self.signed(value) = "#{"+" unless value.to_f.negative?}#{Report::Short.sig(value.to_f)}"
+
       # A fresh Ruby process's heap grows for its first minutes under load
       # (Puma on /server here: USS +26 MiB/min in a soak's first 3 s, still
       # +1.7 MiB/min 40-60 s in), so growth in a short soak may be warm-up.

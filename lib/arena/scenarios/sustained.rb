@@ -95,6 +95,16 @@ module Arena
           "(closed maximum #{Report::Format.rps(x["closed_max_rps"])} req/s, PSS #{x["pss_mib"] || "-"} MiB)"
       end
 
+      # "6.79k req/s at p99 ≤ 100 ms; closed max 9.06k, PSS 123 MiB".
+      def self.brief(m)
+        return nil unless m.summary?
+        x = m.extra
+        s = Report::Short
+        rate = x["sustained_rps"].to_f.positive? ? "#{s.rate(x["sustained_rps"])} req/s" : "no rate"
+        ["sustained", "#{rate} at p99 ≤ #{s.sig(x["slo_ms"].to_f)} ms; closed max #{s.rate(x["closed_max_rps"])}, " \
+          "PSS #{x["pss_mib"] ? s.memory_kb(x["pss_mib"].to_f * 1024) : "-"}"]
+      end
+
       def self.sections(document, colors:) = [Tune::Chart.new(document, scenario: self, colors: colors).section].compact
 
       # The bisection's next fraction of the closed maximum, or nil to stop:

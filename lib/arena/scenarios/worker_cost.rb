@@ -73,6 +73,17 @@ module Arena
           "one worker's RSS #{mib(x["worker_rss_kb"])}; sharing per worker at start→end of load #{sharing}#{refork_text}#{failed}"
       end
 
+      # "PSS ≈ 40.3 MiB + n × 22.9 MiB (R² 1.00)".
+      def self.brief(m)
+        return ["worker-cost", not_measured(m.extra["reason"])] if m.summary? && m.extra["reason"]
+        return nil unless m.summary? && m.extra["per_worker_kb"]
+        x = m.extra
+        s = Report::Short
+        failed = x["points"].select { |p| p["error"] }.map { |p| p["workers"] }
+        ["worker-cost", "PSS ≈ #{s.memory_kb(x["base_kb"])} + n × #{s.memory_kb(x["per_worker_kb"])} (R² #{format("%.2f", x["r2"].to_f)})" \
+          "#{"; #{failed.join(", ")} did not start" if failed.any?}"]
+      end
+
       def self.pct(share) = share ? "#{(100 * share).round}%" : "-"
 
       def self.mib(kb) = kb ? "#{(kb.to_f / 1024).round(1)} MiB" : "-"
