@@ -15,7 +15,11 @@ module Arena
         servers: [].freeze, workloads: nil, scenarios: ["steady"], bind: "tcp", rounds: 6, app: nil,
         between_rounds: "keep", round_seed: nil, precision: nil,
         out: nil, json: nil, port: nil, ready_timeout: nil, front: nil
-      }.merge(Load.defaults).freeze
+      }.freeze
+
+      # DEFAULTS and every load setting's default (Load::TABLE holds the
+      # scenarios' own rows, so it is read when a plan is built, not here).
+      def self.defaults = DEFAULTS.merge(Load.defaults).freeze
 
       attr_reader :options, :notes, :remote, :dry_run, :max_time_given
 
@@ -143,7 +147,8 @@ module Arena
         parser.on("--json FILE", "also copy the results document to FILE") { |v| @options[:json] = v }
       end
 
-      # Every load setting from its one declaration (lib/arena/load/settings.rb).
+      # Every load setting from its one declaration (Load::TABLE: a row of
+      # lib/arena/load/settings.rb, or a `setting` of the scenario that reads it).
       def define_load_settings(parser)
         Load::TABLE.each do |setting|
           parser.on(setting.flag, String, "#{setting.help}#{default_text(setting.default)}") { |v| @options[setting.name] = setting.cast(v) }
@@ -169,9 +174,9 @@ module Arena
       # DEFAULTS, then the preset at its scale, then whatever a flag set.
       def effective_options
         given = @options.reject { |_, v| v.nil? || v == [] }
-        return DEFAULTS.merge(given) unless @preset
+        return self.class.defaults.merge(given) unless @preset
         preset = @preset.options_at(preset_scale).merge(scenarios: @preset.scenarios, app: @preset.app_path)
-        DEFAULTS.merge(preset).merge(given)
+        self.class.defaults.merge(preset).merge(given)
       end
 
       def preset_scale = @scale || @preset.default_scale

@@ -10,6 +10,9 @@ module Arena
     # Latency per slice of the run shows drift (GC pauses growing with the heap).
     class Soak < Base
       scenario "soak", "open model at 70% of the closed maximum for --soak-time; memory growth slope, plateau or growth, latency drift"
+      setting :soak_time, flag: "--soak-time SEC", type: Float, default: 300.0, check: 1..86_400, help: "soak: seconds of sustained open-model load"
+      setting :soak_rate, flag: "--soak-rate RPS", type: Integer, check: 1..1_000_000,
+        help: "soak: this request rate instead of 70% of the closed maximum"
 
       FRACTION = 0.7
       # About this many memory samples over a soak, whatever its length.

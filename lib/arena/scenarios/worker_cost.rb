@@ -17,6 +17,7 @@ module Arena
     # config again at the end, through the run's Launch::Session.
     class WorkerCost < Base
       scenario "worker-cost", "the same load at 1, 2, 4 workers (to --max-workers): PSS = base + n x per-worker, copy-on-write sharing at start and end"
+      setting :max_workers, flag: "--max-workers N", type: Integer, default: 4, check: 1..256, help: "worker-cost: largest worker count of 1, 2, 4, ..."
 
       def self.counts(max) = [1, 2, 4, 8, 16, 32, 64, 128, 256].select { |n| n <= max }.then { |c| c.include?(max) ? c : c + [max] }
 
