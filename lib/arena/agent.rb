@@ -200,7 +200,7 @@ module Arena
 
     def op_probe_stop(f)
       sampler = @samplers.delete(f.handle) or raise Error, "no probe running for #{f.handle}"
-      {summary: sampler.stop.to_h}
+      {summary: sampler.stop.to_record}
     end
 
     def op_kill_worker(f) = {victim: server(f).kill_worker}

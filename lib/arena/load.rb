@@ -7,4 +7,8 @@ require_relative "plan/transport"
 require_relative "load/slow_clients"
 require_relative "load/profile"
 require_relative "load/settings"
+# The whole table and the plan's values of it hold the scenarios' own rows:
+# they are made when first used, after Scenarios.load_all (lib/arena.rb).
+Arena::Load.autoload(:TABLE, File.expand_path("load/options", __dir__))
+Arena::Load.autoload(:Options, File.expand_path("load/options", __dir__))
 require_relative "load/engine"

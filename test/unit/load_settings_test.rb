@@ -10,6 +10,7 @@ require "arena"
 class LoadSettingsTest < Minitest::Test
   cover "Arena::Load::SETTING*"
   cover "Arena::Load::Settings*"
+  cover "Arena::Load.gather"
 
   def setting(name) = Arena::Load.setting(name)
 
@@ -132,5 +133,34 @@ class LoadSettingsTest < Minitest::Test
     assert_equal 3.0, bound.call(1.5)
     assert_equal 10.0, bound.call(30.0)
     assert_equal 0.0, bound.call(0.3, 0.0), "--warmup-max 0: none"
+  end
+
+  # A scenario declares the rows only it reads; the table gathers them in
+  # the place ROWS gives them, the order --help and arena.yml list.
+  def test_scenarios_own_their_rows_and_the_table_keeps_its_order
+    assert_equal %i[soak_time soak_rate], Arena::Scenarios::Soak.setting_rows.map(&:name)
+    assert_equal %i[step max_connections], Arena::Scenarios::Breakpoint.setting_rows.map(&:name)
+    assert_empty Arena::Scenarios::Rate.setting_rows
+    assert_equal %i[connections duration warmup round_requests warmup_max threads timeout keep_alive reps requests levels
+      slo_ms step max_connections max_time slow_clients slow_mode soak_time soak_rate slow_request slow_share profile
+      queue_time transport h2_streams tls_resume max_workers settle_timeout], Arena::Load::TABLE.map(&:name)
+    assert_equal Arena::Load::TABLE.map(&:name), Arena::Load::Options.members
+    owned = Arena::Scenarios.all.flat_map(&:setting_rows)
+    assert_empty owned.select(&:engine), "an engine row is a shared row"
+    assert_equal owned.size, Arena::Load::TABLE.count { |row| owned.include?(row) }
+  end
+
+  def test_gather_places_a_scenarios_rows_and_appends_an_unplaced_ones
+    row = ->(name) { Arena::Load::SETTING.new(name: name, flag: "--#{name} N", type: Integer, help: name.to_s) }
+    scenario = Struct.new(:key, :setting_rows)
+    rows = [row.call(:a), Arena::Load::Owned.new("x"), row.call(:b)]
+    placed = scenario.new("x", [row.call(:x1), row.call(:x2)])
+    later = scenario.new("y", [row.call(:y1)])
+    none = scenario.new("z", [])
+    assert_equal %i[a x1 x2 b y1], Arena::Load.gather(rows, [later, none, placed]).map(&:name)
+    assert_equal %i[a b], Arena::Load.gather(rows, [scenario.new("x", [])]).map(&:name)
+    twice = assert_raises(ArgumentError) { Arena::Load.gather(rows, [placed, scenario.new("y", [row.call(:a)])]) }
+    assert_equal "load settings declared twice: a", twice.message
+    assert_raises(KeyError, "a place for a scenario that is not there") { Arena::Load.gather(rows, [later]) }
   end
 end

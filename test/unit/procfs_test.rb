@@ -34,10 +34,13 @@ class ProcfsTest < Minitest::Test
   def test_sampler_sums_pss_over_the_tree_once_per_process
     sampler = Arena::Probes::Sampler.new(pids: -> { Arena::Probes::Procfs.tree(100, root: ROOT) }, interval: 10, root: ROOT)
     sampler.start
-    summary = sampler.stop
-    assert_equal (100 + 101 + 102) * 100, summary.pss_peak_kb
-    assert_equal 3 * 40_000, summary.rss_peak_kb
-    assert_equal 3, summary.procs_max
+    memory = sampler.stop
+    assert_kind_of Arena::Results::Memory, memory, "the measurement's value itself"
+    assert memory.frozen?
+    assert_equal (100 + 101 + 102) * 100, memory.pss_peak_kb
+    assert_equal 3 * 40_000, memory.rss_peak_kb
+    assert_equal 3, memory.procs_max
+    assert_equal [Arena::Results::MemorySample], memory.samples.map(&:class).uniq
   end
 
   # A throughput round's sampler (interval nil) reads the tree at its start

@@ -34,7 +34,7 @@ module Arena
       end
 
       # The settings a listing shows, in this order; each flag is the load table's
-      # (lib/arena/load/settings.rb), the rounds the plan's own option.
+      # (Load::TABLE), the rounds the plan's own option.
       SHOWN = %i[connections levels reps requests duration warmup keep_alive rounds step max_connections max_time slo_ms timeout].freeze
 
       def flag(key) = (key == :rounds) ? "--rounds" : Load.setting(key).switch

@@ -50,57 +50,68 @@ module Arena
 
       def config_path = File.join(@dir, "nginx.conf")
 
+      # Where nginx spools each kind of body: the run directory's temp/.
+      TEMP_PATHS = {"client_body" => "body", "proxy" => "proxy", "fastcgi" => "fastcgi", "uwsgi" => "uwsgi", "scgi" => "scgi"}.freeze
+
+      # Upstream keep-alive (HTTP/1.1 with no Connection header) and buffering
+      # both ways, as deployed.
+      LOCATION = <<~NGINX.gsub(/^/, "    ").chomp
+        location / {
+          proxy_pass http://app;
+          proxy_http_version 1.1;
+          proxy_set_header Connection "";
+          proxy_set_header Host $host;
+          proxy_set_header X-Forwarded-For $remote_addr;
+          proxy_buffering on;
+          proxy_request_buffering on;
+        }
+      NGINX
+
       def to_h
         {"kind" => "nginx", "version" => self.class.version, "bind" => @bind.to_h, "transport" => @transport.name,
          "upstreams" => @upstreams.map(&:to_h), "config" => config_path}
       end
 
       def config
-        # max_fails=0: a kept-alive upstream connection the server closed just
-        # as nginx reused it (Thin does at its persistent-connection limit) is
-        # retried on the next upstream; nginx's default would instead take that
-        # upstream out for 10 s, and after a few such races every upstream,
-        # answering 502 for what is nginx's own circuit breaker.
-        # Every path and address is an nginx string (Quote.nginx): a space or
-        # a ; in a directory name cannot end a directive.
-        q = ->(value) { Support::Quote.nginx(value, "nginx.conf value") }
-        servers = @upstreams.map { |u| "    server #{q.call(u.to_s)} max_fails=0;" }.join("\n")
-        temp = File.join(@dir, "temp")
         <<~NGINX
           #{"user root;" if Process.uid.zero?}
           worker_processes 1;
-          pid #{q.call(File.join(@dir, "nginx.pid"))};
-          error_log #{q.call(File.join(@dir, "nginx-error.log"))} warn;
+          pid #{quoted(File.join(@dir, "nginx.pid"))};
+          error_log #{quoted(File.join(@dir, "nginx-error.log"))} warn;
           events { worker_connections 8192; }
           http {
             access_log off;
-            client_body_temp_path #{q.call("#{temp}/body")};
-            proxy_temp_path #{q.call("#{temp}/proxy")};
-            fastcgi_temp_path #{q.call("#{temp}/fastcgi")};
-            uwsgi_temp_path #{q.call("#{temp}/uwsgi")};
-            scgi_temp_path #{q.call("#{temp}/scgi")};
+          #{temp_paths}
             upstream app {
-          #{servers}
+          #{upstream_servers}
               keepalive 64;
             }
             server {
-              listen #{q.call(@bind.address)}#{listen_options};
+              listen #{quoted(@bind.address)}#{listen_options};
           #{tls_lines}
-              location / {
-                proxy_pass http://app;
-                proxy_http_version 1.1;
-                proxy_set_header Connection "";
-                proxy_set_header Host $host;
-                proxy_set_header X-Forwarded-For $remote_addr;
-                proxy_buffering on;
-                proxy_request_buffering on;
-              }
+          #{LOCATION}
             }
           }
         NGINX
       end
 
       private
+
+      # Every path and address is an nginx string (Quote.nginx): a space or
+      # a ; in a directory name cannot end a directive.
+      def quoted(value) = Support::Quote.nginx(value, "nginx.conf value")
+
+      def temp_paths
+        temp = File.join(@dir, "temp")
+        TEMP_PATHS.map { |directive, dir| "  #{directive}_temp_path #{quoted("#{temp}/#{dir}")};" }.join("\n")
+      end
+
+      # max_fails=0: a kept-alive upstream connection the server closed just
+      # as nginx reused it (Thin does at its persistent-connection limit) is
+      # retried on the next upstream; nginx's default would instead take that
+      # upstream out for 10 s, and after a few such races every upstream,
+      # answering 502 for what is nginx's own circuit breaker.
+      def upstream_servers = @upstreams.map { |u| "    server #{quoted(u.to_s)} max_fails=0;" }.join("\n")
 
       def listen_options
         return "" unless @bind.tls?

@@ -17,7 +17,7 @@ module Arena
     #   worker_pids           -> the pids of its workers, read on its own host ([] for one process)
     #   local_pids            -> pids this host may read in /proc ([] when it runs elsewhere:
     #                            only the probe settles it then)
-    #   sampler(interval:, per_process: false) -> started by #start, #stop returns Probes::Summary;
+    #   sampler(interval:, per_process: false) -> started by #start, #stop returns Results::Memory;
     #                            the samples are taken on the server's host
     #   memory(pids)          -> [{"pid", "pss_kb", "rss_kb", "uss_kb"}] of those pids, read there
     #   kill_worker           -> SIGKILL one worker (or the only process); the pid killed

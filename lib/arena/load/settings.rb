@@ -2,11 +2,13 @@
 
 module Arena
   module Load
-    # Every load setting, declared once. The `arena run` flags and their help,
-    # the plan's Load::Options, `arena.yml`'s keys, `arena presets`' listing and
-    # (for a row with `engine:`) the engine's argv all derive from this table:
-    # adding a setting is one row here, plus the C option when it reaches the
-    # engine.
+    # Every load setting, declared once: a row here when several scenarios
+    # (or the engine) read it, a row in the scenario's own class when one
+    # scenario alone does (Scenarios::Base.setting). The `arena run` flags and
+    # their help, the plan's Load::Options, `arena.yml`'s keys, `arena presets`'
+    # listing and (for a row with `engine:`) the engine's argv all derive from
+    # Load::TABLE, which gathers both (load/options.rb): adding a setting is one
+    # row, plus the C option when it reaches the engine.
     #
     #   name     the plan's key (Load::Options member, arena.yml key)
     #   flag     the option as `arena run` takes it ("-c N"); its first word is the flag
@@ -50,42 +52,40 @@ module Arena
       def whole(x) = Integer(x.to_s, exception: false) || fail!("takes whole numbers")
     end
 
+    # Where a scenario's own rows (Scenarios::Base.setting) stand in ROWS, by
+    # the scenario's key.
+    Owned = Struct.new(:scenario)
+
     # The engine's own ceiling for any time (ext/arena_load/options.c,
     # parse_seconds: at most 1e7 s): a value it would refuse after the
     # servers started is refused at plan time instead.
     POSITIVE = (Float::EPSILON..10_000_000)
     PATH = %r{\A/[^\s]*\z}
     CHECK_WORDS = {PATH => "a path starting with / (query allowed, no spaces)"}.freeze
-    TABLE = [
+    # The shared rows, and where each scenario's own rows stand among them
+    # (Owned): the order `arena run --help`, arena.yml and results.json list
+    # the settings in.
+    ROWS = [
       SETTING.new(name: :connections, flag: "-c N", type: Integer, default: 16, check: 1..20_000, engine: "-c", help: "connections"),
       SETTING.new(name: :duration, flag: "-d SEC", type: Float, default: 0.3, check: POSITIVE, engine: "-d", help: "seconds of load per measurement"),
       SETTING.new(name: :warmup, flag: "-w SEC", type: Float, default: 0.2, check: 0..3600, engine: "-w", help: "warm-up seconds, not counted"),
-      SETTING.new(name: :round_requests, flag: "--round-requests N", type: Integer, default: 2000, check: 0..100_000_000,
-        help: "steady: a round lasts long enough for N requests at the rate its warm-up reached (longer than -d where the app is slow; at most 5 s; 0: -d as given)"),
+      Owned.new("steady"),
       SETTING.new(name: :warmup_max, flag: "--warmup-max SEC", type: Float, default: nil, check: 0..3600,
         help: "steady: longest warm-up to a steady state before -w (default 2 x -d, at least 2, at most 10; 0: none)"),
       SETTING.new(name: :threads, flag: "-t N", type: Integer, default: 1, check: 1..64, engine: "-t", help: "load engine threads (on the engine's own cores)"),
       SETTING.new(name: :timeout, flag: "--timeout SEC", type: Float, default: 10.0, check: POSITIVE, engine: "--timeout", help: "response timeout"),
       SETTING.new(name: :keep_alive, flag: "--keep-alive MODE", type: %w[on off both], default: "on", help: "on, off, or both side by side"),
-      SETTING.new(name: :reps, flag: "-r N", type: Integer, default: 100, check: 1..10_000_000, help: "reps: requests per connection"),
-      SETTING.new(name: :requests, flag: "-n N", type: Integer, default: 1000, check: 1..100_000_000, help: "count: total requests"),
+      Owned.new("reps"),
+      Owned.new("count"),
       SETTING.new(name: :levels, flag: "--levels LIST", type: :list, default: nil, check: 1..20_000, help: "count, reps: run at each of these connection counts"),
       SETTING.new(name: :slo_ms, flag: "--slo MS", type: Float, default: nil, check: 0.1..600_000,
         help: "p99 objective for rate and breakpoint (default: max(100 ms, 3 x the workload's unloaded p99))"),
-      SETTING.new(name: :step, flag: "--step N", type: Integer, default: 100, check: 1..10_000, help: "breakpoint: connections added per level after 1, 2, 4, ..."),
-      SETTING.new(name: :max_connections, flag: "--max-connections N", type: Integer, default: 1000, check: 1..20_000, help: "breakpoint: highest level tried"),
+      Owned.new("breakpoint"),
       SETTING.new(name: :max_time, flag: "--max-time SEC", type: Float, default: 300.0, check: POSITIVE, help: "the whole run's time bound: the plan is fitted to it (long scenarios' rounds first, then their own bounds) and no unit starts that would end past it (default: none; a sweep at most 300 s)"),
-      SETTING.new(name: :slow_clients, flag: "--slow-clients N", type: Integer, default: nil, check: 1..10_000, help: "slow-clients: how many (default 2 x workers)"),
-      SETTING.new(name: :slow_mode, flag: "--slow-mode MODE", type: Load::SlowClients::MODES, default: "headers", help: "slow-clients: headers, upload or read"),
-      SETTING.new(name: :soak_time, flag: "--soak-time SEC", type: Float, default: 300.0, check: 1..86_400, help: "soak: seconds of sustained open-model load"),
-      SETTING.new(name: :soak_rate, flag: "--soak-rate RPS", type: Integer, default: nil, check: 1..1_000_000,
-        help: "soak: this request rate instead of 70% of the closed maximum"),
-      SETTING.new(name: :slow_request, flag: "--slow-request PATH", type: String, default: nil, check: PATH,
-        help: "head-of-line: the slow request beside the fast one (default /sleep?ms=200 on the built-in app, a mix's slowest request)"),
-      SETTING.new(name: :slow_share, flag: "--slow-share PCT", type: Float, default: 10.0, check: 0.1..90,
-        help: "head-of-line: the slow request's share of the requests, in percent"),
-      SETTING.new(name: :profile, flag: "--profile STAGES", type: Load::Profile, default: nil,
-        help: "profile: open-model stages in order, e.g. 'ramp 0..500/s 60s, hold 500/s 120s, spike 1500/s 10s, hold 500/s 60s'"),
+      Owned.new("slow-clients"),
+      Owned.new("soak"),
+      Owned.new("head-of-line"),
+      Owned.new("profile"),
       SETTING.new(name: :queue_time, flag: "--queue-time MODE", type: %w[on off all], default: "on",
         help: "on (default): Arena's timing wrapper in the server times one request in 16 (X-Request-Start on every request): p50/p99 split into waiting and working; all: every request (costs the fastest servers up to a quarter of their throughput); off: neither"),
       # How clients reach the server (Transport): the engine's TLS and HTTP/2
@@ -97,10 +97,22 @@ module Arena
         help: "HTTP/2 requests in flight per connection (default 1)"),
       SETTING.new(name: :tls_resume, flag: "--tls-resume", type: :switch, default: nil,
         help: "resume TLS sessions on reconnect (default: a full handshake per connection)"),
-      SETTING.new(name: :max_workers, flag: "--max-workers N", type: Integer, default: 4, check: 1..256, help: "worker-cost: largest worker count of 1, 2, 4, ..."),
+      Owned.new("worker-cost"),
       SETTING.new(name: :settle_timeout, flag: "--settle-timeout SEC", type: Float, default: 30.0, check: POSITIVE,
         help: "longest wait for a quiet server before each measurement")
     ].freeze
+
+    # The whole table: ROWS with each scenario's own rows in their place,
+    # then those of a scenario ROWS does not place (so a new scenario's rows
+    # need no line in ROWS). scenarios: what answer key and setting_rows.
+    def self.gather(rows, scenarios)
+      by_key = scenarios.to_h { |s| [s.key, s] }
+      table = rows.flat_map { |row| row.is_a?(Owned) ? by_key.fetch(row.scenario).setting_rows : [row] } +
+        (by_key.keys - rows.grep(Owned).map(&:scenario)).flat_map { |key| by_key[key].setting_rows }
+      twice = table.map(&:name).tally.select { |_, n| n > 1 }.keys
+      raise ArgumentError, "load settings declared twice: #{twice.join(", ")}" unless twice.empty?
+      table
+    end
 
     def self.setting(name) = TABLE.find { |s| s.name == name }
 
@@ -118,39 +130,12 @@ module Arena
                  expect_status: "--expect-status", expect_body: "--expect-body", timeline_ms: "--timeline-ms",
                  profile: "--profile", pipeline: "-p"}.freeze
     RUN_ONLY = [*RUN_FLAGS.keys, :keep_alive, :headers, :transport, :cacert, :request_start].freeze
-    Settings = Struct.new(*TABLE.select(&:engine).map(&:name), *RUN_ONLY, keyword_init: true)
+    Settings = Struct.new(*ROWS.grep(SETTING).select(&:engine).map(&:name), *RUN_ONLY, keyword_init: true)
 
     class Settings
       # The table's engine defaults (threads, timeout) for what a caller leaves out; keep-alive on.
       def self.build(**kw) = new(keep_alive: true, threads: Load.setting(:threads).default, timeout: Load.setting(:timeout).default, **kw).freeze
 
-      def with(**changes) = self.class.new(**to_h, **changes).freeze
-    end
-  end
-
-  module Load
-    # The load knobs every scenario shares, one member per table row.
-    Options = Struct.new(*TABLE.map(&:name), keyword_init: true)
-
-    class Options
-      # `both` runs keep-alive on and off side by side, as the 2016 comparison did.
-      def keep_alive_modes
-        {"on" => [true], "off" => [false], "both" => [true, false]}.fetch(keep_alive)
-      end
-
-      # The bound of the warm-up to a steady state: 2 x -d, at least 2 s (the
-      # detector needs 1 s of slices to say anything, and a round's -d is short
-      # now that there are more rounds), a cold Rails app at -d 5 up to 10 s.
-      def warmup_limit = warmup_max || (2 * duration).clamp(2.0, 10.0)
-
-      # How clients reach the server: the Transport of the three transport rows
-      # (the plan's, built once by Plan::Builder, and every engine run's).
-      def client_transport = Plan::Transport.of(self)
-
-      # The table's engine rows, and the transport they are spoken over.
-      def engine_settings = Load::TABLE.select(&:engine).to_h { |s| [s.name, self[s.name]] }.merge(transport: client_transport)
-
-      # The same settings with these changed (a round's -d, a lowered bound).
       def with(**changes) = self.class.new(**to_h, **changes).freeze
     end
   end

@@ -15,7 +15,11 @@ module Arena
         servers: [].freeze, workloads: nil, scenarios: ["steady"], bind: "tcp", rounds: 6, app: nil,
         between_rounds: "keep", round_seed: nil, precision: nil,
         out: nil, json: nil, port: nil, ready_timeout: nil, front: nil
-      }.merge(Load.defaults).freeze
+      }.freeze
+
+      # DEFAULTS and every load setting's default (Load::TABLE holds the
+      # scenarios' own rows, so it is read when a plan is built, not here).
+      def self.defaults = DEFAULTS.merge(Load.defaults).freeze
 
       attr_reader :options, :notes, :remote, :dry_run, :max_time_given
 
@@ -28,43 +32,13 @@ module Arena
         @remote = Remote::Options.new # --server-host, --loader-hosts (docs/distributed.md)
       end
 
+      # The flags of every command that plans a run; load: false (`check`,
+      # which starts and verifies the servers but loads none) leaves out the rest.
       def define(parser, load: true)
-        parser.on("--app PATH", "an app directory or its config.ru (run in its bundle, plus an overlay for servers it lacks); default: the app in this directory, else the built-in one") { |v| @options[:app] = v }
-        parser.on("--servers LIST", "e.g. 'puma:workers=2,threads=5 unicorn:workers=3'; default: every installed server") { |v| @options[:servers] << v }
-        parser.on("--workload LIST", Array, "built-in workload names, or paths PATH[=STATUS[:BODY]] for --app ('/books?limit=2', '/books?limit=2=404'), or names from --requests (repeatable)") { |v| (@options[:workloads] ||= []).concat(v) }
-        parser.on("--requests FILE", "a requests file (YAML): named requests and weighted mixes (README)") { |v| @options[:requests_file] = v }
-        parser.on("--header 'NAME: VALUE'", "sent with every request, verification included (repeatable)") { |v| @options[:headers] = (@options[:headers] || {}).merge(Plan::Workloads.header(v)) }
-        parser.on("--env KEY=VALUE", "in every server's environment (repeatable)") { |v| @options[:env] = (@options[:env] || {}).merge(Bundle::AppSource.env_pair(v)) }
-        parser.on("--only-app-bundle", "only the servers in the app's own bundle (no overlay bundle)") { @options[:only_app_bundle] = true }
-        parser.on("--bind KIND", %w[tcp unix], "tcp (default) or unix") { |v| @options[:bind] = v }
-        parser.on("--port N", Integer, "TCP port for the server (default: a free one)") { |v| @options[:port] = port(v) }
-        parser.on("--ready-timeout SEC", Float, "how long a server may take to answer (default: the adapter's, 30 s for most)") { |v| @options[:ready_timeout] = positive(v, "--ready-timeout") }
-        parser.on("--front PROXY", Fronts::NAMES, "put a proxy in front of the server: #{Fronts::NAMES.join(", ")}") { |v| @options[:front] = v }
-        parser.on("--cpus MODE", Plan::Machine::MODES, "pinned (default): the engine on the last core, the server on the rest; shared: both on every core") { |v| @machine = @machine.with_cpus(v) }
-        parser.on("--config FILE", "an arena.yml to use (default: ./arena.yml when there is one)") { |v| @config = Plan::ConfigFile.load(v) }
-        parser.on("--out DIR", "results directory (default ~/arena-results/TIMESTAMP)") { |v| @options[:out] = v }
-        parser.on("--runtime LIST", "every server's Ruby runtime: #{Plan::Runtime::KNOWN} (comma-separated; added to each server's own +tail)") { |v| @runtime = (@runtime || Plan::Runtime::NONE).merge(Plan::Runtime.parse(v)) }
-        parser.on("--no-rails-knobs", "a Rails app keeps its own RAILS_MAX_THREADS and WEB_CONCURRENCY (default: each follows the server config's threads and processes)") { @options[:rails_knobs] = false }
-        parser.on("--envelope LIST", "every server's CPU quota and memory limit, in a cgroup of its own: cpus=N,memory=SIZE (e.g. cpus=1,memory=512MiB; needs root)") { |v| @options[:envelope] = Plan::Envelope.parse([@options[:envelope], v].compact) }
+        define_app_and_servers(parser)
         return unless load
-        parser.on("--dry-run", "print the plan and how long it will take, then exit without starting anything") { @dry_run = true }
-        parser.on("--database KIND", "a Rails app on a throwaway database: postgres (Debian's PostgreSQL, a unix socket) or sqlite (a file in the run directory); DATABASE_URL points at it, db:prepare and db:seed run once (an app that is not Rails: its arena-db.sql, postgres only)") { |v| @options[:database] = v }
-        @remote.define(parser)
-        parser.on("--preset NAME", "re-run a published comparison (arena presets lists them)") { |v| @preset = Presets.fetch(v) }
-        parser.on("--scale F", Float, "with --preset: 1 = the original size; default: a few minutes") { |v| @scale = scale(v) }
-        parser.on("--scenario LIST", Array, "#{Scenarios.registry.keys.join(", ")} (default steady)") { |v| @options[:scenarios] = v }
-        parser.on("--rounds N", Integer, "rounds: every config x workload x scenario once per round, shuffled per round; figures are the median with a 95% interval (default 6)") { |v| @options[:rounds] = positive(v, "--rounds") }
-        parser.on("--repeat N", Integer, "the same as --rounds (its old name)") { |v| @options[:rounds] = positive(v, "--repeat") }
-        parser.on("--baseline CONFIG", "the reference of the tables' ratio column: a server config's label or name (default: the fastest row)") { |v| @options[:baseline] = v }
-        parser.on("--aa [CONFIG]", "A/A: a server config (its label or name; default the first) runs twice, the second time as NAME~aa; the report says how far apart the two read, and warns when the test calls them different") { |v| @options[:aa] = v || true }
-        parser.on("--seed N", Integer, "the rounds' order from this seed (default: a new one, recorded in results.json)") { |v| @options[:round_seed] = v }
-        parser.on("--precision PCT", "more rounds until every config's 95% interval is within ±PCT of its median (e.g. 5%), or --max-time is spent") { |v| @options[:precision] = precision(v) }
-        parser.on("--between-rounds MODE", %w[keep restart], "keep (default): servers stay up between rounds; restart: each round starts them afresh") { |v| @options[:between_rounds] = v }
-        parser.on("--json FILE", "also copy the results document to FILE") { |v| @options[:json] = v }
-        # Every load setting from its one declaration (lib/arena/load/settings.rb).
-        Load::TABLE.each do |setting|
-          parser.on(setting.flag, String, "#{setting.help}#{default_text(setting.default)}") { |v| @options[setting.name] = setting.cast(v) }
-        end
+        define_run_flags(parser)
+        define_load_settings(parser)
       end
 
       # The command's flags into this builder; what is left of argv stays there.
@@ -133,6 +107,54 @@ module Arena
 
       private
 
+      # What runs: the app, its servers and how they are started.
+      def define_app_and_servers(parser)
+        parser.on("--app PATH", "an app directory or its config.ru (run in its bundle, plus an overlay for servers it lacks); default: the app in this directory, else the built-in one") { |v| @options[:app] = v }
+        parser.on("--servers LIST", "e.g. 'puma:workers=2,threads=5 unicorn:workers=3'; default: every installed server") { |v| @options[:servers] << v }
+        parser.on("--workload LIST", Array, "built-in workload names, or paths PATH[=STATUS[:BODY]] for --app ('/books?limit=2', '/books?limit=2=404'), or names from --requests (repeatable)") { |v| (@options[:workloads] ||= []).concat(v) }
+        parser.on("--requests FILE", "a requests file (YAML): named requests and weighted mixes (README)") { |v| @options[:requests_file] = v }
+        parser.on("--header 'NAME: VALUE'", "sent with every request, verification included (repeatable)") { |v| @options[:headers] = (@options[:headers] || {}).merge(Plan::Workloads.header(v)) }
+        parser.on("--env KEY=VALUE", "in every server's environment (repeatable)") { |v| @options[:env] = (@options[:env] || {}).merge(Bundle::AppSource.env_pair(v)) }
+        parser.on("--only-app-bundle", "only the servers in the app's own bundle (no overlay bundle)") { @options[:only_app_bundle] = true }
+        parser.on("--bind KIND", %w[tcp unix], "tcp (default) or unix") { |v| @options[:bind] = v }
+        parser.on("--port N", Integer, "TCP port for the server (default: a free one)") { |v| @options[:port] = port(v) }
+        parser.on("--ready-timeout SEC", Float, "how long a server may take to answer (default: the adapter's, 30 s for most)") { |v| @options[:ready_timeout] = positive(v, "--ready-timeout") }
+        parser.on("--front PROXY", Fronts::NAMES, "put a proxy in front of the server: #{Fronts::NAMES.join(", ")}") { |v| @options[:front] = v }
+        parser.on("--cpus MODE", Plan::Machine::MODES, "pinned (default): the engine on the last core, the server on the rest; shared: both on every core") { |v| @machine = @machine.with_cpus(v) }
+        parser.on("--config FILE", "an arena.yml to use (default: ./arena.yml when there is one)") { |v| @config = Plan::ConfigFile.load(v) }
+        parser.on("--out DIR", "results directory (default ~/arena-results/TIMESTAMP)") { |v| @options[:out] = v }
+        parser.on("--runtime LIST", "every server's Ruby runtime: #{Plan::Runtime::KNOWN} (comma-separated; added to each server's own +tail)") { |v| @runtime = (@runtime || Plan::Runtime::NONE).merge(Plan::Runtime.parse(v)) }
+        parser.on("--no-rails-knobs", "a Rails app keeps its own RAILS_MAX_THREADS and WEB_CONCURRENCY (default: each follows the server config's threads and processes)") { @options[:rails_knobs] = false }
+        parser.on("--envelope LIST", "every server's CPU quota and memory limit, in a cgroup of its own: cpus=N,memory=SIZE (e.g. cpus=1,memory=512MiB; needs root)") { |v| @options[:envelope] = Plan::Envelope.parse([@options[:envelope], v].compact) }
+      end
+
+      # What only a run that loads the servers reads: its database, hosts,
+      # preset, scenarios, rounds and their order.
+      def define_run_flags(parser)
+        parser.on("--dry-run", "print the plan and how long it will take, then exit without starting anything") { @dry_run = true }
+        parser.on("--database KIND", "a Rails app on a throwaway database: postgres (Debian's PostgreSQL, a unix socket) or sqlite (a file in the run directory); DATABASE_URL points at it, db:prepare and db:seed run once (an app that is not Rails: its arena-db.sql, postgres only)") { |v| @options[:database] = v }
+        @remote.define(parser)
+        parser.on("--preset NAME", "re-run a published comparison (arena presets lists them)") { |v| @preset = Presets.fetch(v) }
+        parser.on("--scale F", Float, "with --preset: 1 = the original size; default: a few minutes") { |v| @scale = scale(v) }
+        parser.on("--scenario LIST", Array, "#{Scenarios.registry.keys.join(", ")} (default steady)") { |v| @options[:scenarios] = v }
+        parser.on("--rounds N", Integer, "rounds: every config x workload x scenario once per round, shuffled per round; figures are the median with a 95% interval (default 6)") { |v| @options[:rounds] = positive(v, "--rounds") }
+        parser.on("--repeat N", Integer, "the same as --rounds (its old name)") { |v| @options[:rounds] = positive(v, "--repeat") }
+        parser.on("--baseline CONFIG", "the reference of the tables' ratio column: a server config's label or name (default: the fastest row)") { |v| @options[:baseline] = v }
+        parser.on("--aa [CONFIG]", "A/A: a server config (its label or name; default the first) runs twice, the second time as NAME~aa; the report says how far apart the two read, and warns when the test calls them different") { |v| @options[:aa] = v || true }
+        parser.on("--seed N", Integer, "the rounds' order from this seed (default: a new one, recorded in results.json)") { |v| @options[:round_seed] = v }
+        parser.on("--precision PCT", "more rounds until every config's 95% interval is within ±PCT of its median (e.g. 5%), or --max-time is spent") { |v| @options[:precision] = precision(v) }
+        parser.on("--between-rounds MODE", %w[keep restart], "keep (default): servers stay up between rounds; restart: each round starts them afresh") { |v| @options[:between_rounds] = v }
+        parser.on("--json FILE", "also copy the results document to FILE") { |v| @options[:json] = v }
+      end
+
+      # Every load setting from its one declaration (Load::TABLE: a row of
+      # lib/arena/load/settings.rb, or a `setting` of the scenario that reads it).
+      def define_load_settings(parser)
+        Load::TABLE.each do |setting|
+          parser.on(setting.flag, String, "#{setting.help}#{default_text(setting.default)}") { |v| @options[setting.name] = setting.cast(v) }
+        end
+      end
+
       def port(v)
         raise UsageError, "--port #{v}: a TCP port is between 1 and 65535" unless (1..65_535).cover?(v)
         v
@@ -152,9 +174,9 @@ module Arena
       # DEFAULTS, then the preset at its scale, then whatever a flag set.
       def effective_options
         given = @options.reject { |_, v| v.nil? || v == [] }
-        return DEFAULTS.merge(given) unless @preset
+        return self.class.defaults.merge(given) unless @preset
         preset = @preset.options_at(preset_scale).merge(scenarios: @preset.scenarios, app: @preset.app_path)
-        DEFAULTS.merge(preset).merge(given)
+        self.class.defaults.merge(preset).merge(given)
       end
 
       def preset_scale = @scale || @preset.default_scale

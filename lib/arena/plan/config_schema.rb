@@ -5,7 +5,8 @@ module Arena
     class ConfigFile
       # The keys arena.yml may hold and how each becomes a Plan::Builder option.
       # Load settings are not listed here: `load:` takes every row of the one
-      # declared table (lib/arena/load/settings.rb), cast by the row itself.
+      # declared table (Load::TABLE: load/settings.rb's rows and the scenarios'
+      # own), cast by the row itself.
       class Schema
         TOP = {
           "app" => "a config.ru or the app's directory (default: the app in this directory, else the built-in app)",

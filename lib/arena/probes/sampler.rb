@@ -6,9 +6,9 @@ module Arena
     # USS from smaps_rollup, CPU from stat, and the process count. The tree is
     # re-read on every sample so respawned workers are counted. PSS is the
     # figure that counts shared copy-on-write pages once; RSS is kept beside it.
+    # Its samples are Results::MemorySample values; stop gives the Results::Memory
+    # a measurement records.
     class Sampler
-      Sample = Struct.new(:t, :procs, :pss_kb, :rss_kb, :uss_kb, :cpu_pct, :processes, keyword_init: true)
-
       # per_process: also keep each process's figures in every sample (soak,
       # worker-cost), as {"pid", "pss_kb", "rss_kb", "uss_kb"}.
       # interval: seconds between samples; nil samples at start and stop only.
@@ -39,33 +39,44 @@ module Arena
         self
       end
 
+      # -> Results::Memory of every sample taken, this last one included.
       def stop
         @thread&.kill&.join
         take
-        summary
+        memory
       end
 
       def take(first: false)
         now = Support::Clock.now
         pids = @pids.call
         read = pids.filter_map { |pid| Probes::Procfs.memory(pid, root: @root)&.then { |m| [pid, m] } }
-        memory = read.map(&:last)
+        figures = read.map(&:last)
         busy = cpu_ticks(pids, first: first)
         elapsed = now - @last
         @last = now
-        @samples << Sample.new(
+        @samples << Results::MemorySample.new(
           t: (now - @started).round(3), procs: pids.size,
-          pss_kb: memory.sum(&:pss_kb), rss_kb: memory.sum(&:rss_kb), uss_kb: memory.sum(&:uss_kb),
+          pss_kb: figures.sum(&:pss_kb), rss_kb: figures.sum(&:rss_kb), uss_kb: figures.sum(&:uss_kb),
           cpu_pct: (first || elapsed <= 0) ? 0.0 : (100.0 * busy / Probes::Procfs::CLK_TCK / elapsed).round(1),
           processes: @per_process ? read.map { |pid, m| {"pid" => pid, "pss_kb" => m.pss_kb, "rss_kb" => m.rss_kb, "uss_kb" => m.uss_kb} } : nil
-        )
-      end
-
-      def summary
-        Summary.from(@samples, wall: Support::Clock.now - @started)
+        ).freeze
       end
 
       private
+
+      # The tree's peaks and mean PSS over the samples; its CPU is the mean
+      # of the samples after the first (the first alone when it is all there
+      # is), as the first reads no interval.
+      def memory
+        measured = @samples.drop(1)
+        measured = @samples if measured.empty?
+        Results::Memory.new(
+          pss_peak_kb: @samples.map(&:pss_kb).max, pss_mean_kb: @samples.sum(&:pss_kb) / @samples.size,
+          rss_peak_kb: @samples.map(&:rss_kb).max, uss_peak_kb: @samples.map(&:uss_kb).max,
+          cpu_pct: (measured.sum { |s| s.cpu_pct * 1.0 } / measured.size).round(1),
+          procs_max: @samples.map(&:procs).max, procs_min: @samples.map(&:procs).min, samples: @samples.dup.freeze
+        ).freeze
+      end
 
       # CPU used since the last sample, per process; a process seen for the
       # first time after the start (a respawned worker) counts from zero.
@@ -79,24 +90,6 @@ module Arena
           [total - before, 0].max
         end
       end
-    end
-
-    Summary = Struct.new(:pss_peak_kb, :pss_mean_kb, :rss_peak_kb, :uss_peak_kb, :cpu_pct_mean,
-      :procs_max, :procs_min, :samples, keyword_init: true) do
-      def self.from(samples, wall:)
-        measured = samples.drop(1)
-        measured = samples if measured.empty?
-        cpu = measured.sum { |s| s.cpu_pct * 1.0 } / measured.size
-        new(
-          pss_peak_kb: samples.map(&:pss_kb).max, pss_mean_kb: (samples.sum(&:pss_kb) / samples.size),
-          rss_peak_kb: samples.map(&:rss_kb).max, uss_peak_kb: samples.map(&:uss_kb).max,
-          cpu_pct_mean: cpu.round(1), procs_max: samples.map(&:procs).max, procs_min: samples.map(&:procs).min,
-          samples: samples.map { |s| s.to_h.compact.transform_keys(&:to_s) }
-        )
-      end
-
-      # String keys, as the results file has them once written.
-      def to_h = super.transform_keys(&:to_s)
     end
   end
 end

@@ -65,7 +65,7 @@ module Arena
       def finish
         sleep 0.02 while @group.alive?
         @go.close unless @go.closed?
-        cpu = @sampler&.stop&.cpu_pct_mean
+        cpu = @sampler&.stop&.cpu_pct
         text = File.read(@out)
         return {"error" => "load engine: #{@group.log_tail(1).first || "no output"}"} if text.strip.empty?
         {"document" => JSON.parse(text), "cpu_pct" => cpu}

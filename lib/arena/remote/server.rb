@@ -120,10 +120,8 @@ module Arena
         self
       end
 
-      def stop
-        summary = @server.call("probe_stop")["summary"].transform_keys(&:to_sym)
-        Probes::Summary.new(**summary.slice(*Probes::Summary.members))
-      end
+      # -> Results::Memory, as the agent's Probes::Sampler gave it (its record).
+      def stop = Results::Memory.from_h(@server.call("probe_stop")["summary"])
     end
 
     # The Runner's server starter for --server-host: servers start on that

@@ -87,6 +87,18 @@ module Arena
 
       def self.scenario(key, description) = declare(key, description, into: Scenarios)
 
+      # A load setting only this scenario reads, declared where it is read
+      # (Load::SETTING's fields): its `arena run` flag and help, arena.yml key
+      # and Load::Options member come from Load::TABLE, which gathers every
+      # scenario's rows. No engine flag: the rows every engine run passes
+      # are the shared ones (Load::ROWS).
+      def self.setting(name, flag:, type:, help:, default: nil, check: nil)
+        (@setting_rows ||= []) << Load::SETTING.new(name: name, flag: flag, type: type, default: default, check: check, help: help)
+      end
+
+      # The rows this scenario declared, in their order.
+      def self.setting_rows = @setting_rows || []
+
       def self.throughput_basis? = false
 
       def self.finding(_measurement) = nil

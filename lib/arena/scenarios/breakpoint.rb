@@ -10,6 +10,8 @@ module Arena
     # over all levels.
     class Breakpoint < Base
       scenario "breakpoint", "raise concurrency 1, 2, 4, ... then by --step until errors or p99 > SLO; last clean level"
+      setting :step, flag: "--step N", type: Integer, default: 100, check: 1..10_000, help: "breakpoint: connections added per level after 1, 2, 4, ..."
+      setting :max_connections, flag: "--max-connections N", type: Integer, default: 1000, check: 1..20_000, help: "breakpoint: highest level tried"
 
       def planned(load, _adapter) = self.class.levels(load).size
 

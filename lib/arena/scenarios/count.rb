@@ -8,6 +8,7 @@ module Arena
     # No warm-up: ab has none, and the first requests are part of what it saw.
     class Count < Base
       scenario "count", "fixed total: -n requests over -c connections (ab -n -c), at each --levels concurrency"
+      setting :requests, flag: "-n N", type: Integer, default: 1000, check: 1..100_000_000, help: "count: total requests"
       figures :ab
 
       include Levels

@@ -20,6 +20,10 @@ module Arena
     # 200 times as long), so every config ends up waiting on them.
     class HeadOfLine < Base
       scenario "head-of-line", "fast requests alone, then beside a slow one at --slow-share (default 10% /sleep?ms=200): the fast ones' p50/p99 inflation"
+      setting :slow_request, flag: "--slow-request PATH", type: String, check: Load::PATH,
+        help: "head-of-line: the slow request beside the fast one (default /sleep?ms=200 on the built-in app, a mix's slowest request)"
+      setting :slow_share, flag: "--slow-share PCT", type: Float, default: 10.0, check: 0.1..90,
+        help: "head-of-line: the slow request's share of the requests, in percent"
 
       SLOW_DEFAULT = "/sleep?ms=200"
       SLOW_NAME = "slow"

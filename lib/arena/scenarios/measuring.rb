@@ -108,14 +108,10 @@ module Arena
           delay: @settings.warmup.to_f + @settings.duration.to_f / 2)
       end
 
+      # Each probe's Results value (the spread: {pid => connections held}), in Probed's order.
       def stop_probes
-        server = Results::Memory.from_h(@probes.stop(:server).to_h)
-        front = @probes.stop(:front)
-        loader = @probes.stop(:loader)
-        noise = @probes.stop(:noise)
-        envelope = @probes.stop(:cgroup)
-        spread = @probes.stop(:spread)
-        Probed.new(server: server, front: front, loader: loader, noise: noise, envelope: envelope, spread: spread)
+        Probed.new(server: @probes.stop(:server), front: @probes.stop(:front), loader: @probes.stop(:loader),
+          noise: @probes.stop(:noise), envelope: @probes.stop(:cgroup), spread: @probes.stop(:spread))
       end
 
       # Rails' pool ran dry during the measurement (lib/arena/verdicts/pool_exhaustion.rb)?
@@ -143,8 +139,7 @@ module Arena
         Results::Measurement.new(
           server: @ctx.adapter.label, workload: @ctx.workload.name, scenario: @scenario.key, variant: @variant,
           engine_argv: @ctx.engine.argv(@ctx.target, @settings)[1..], load: load,
-          probes: probed.server, front_probes: probed.front && Results::Memory.from_h(probed.front.to_h),
-          loader: Results::Memory.from_h(probed.loader.to_h), envelope: probed.envelope, database: database,
+          probes: probed.server, front_probes: probed.front, loader: probed.loader, envelope: probed.envelope, database: database,
           summary: summary(load, settled, probed, queue, pool),
           extra: (extra || {}).freeze, noise: probed.noise, queue: queue,
           warmup: warmed && Results::WarmupRecord.of(warmed), settings: @settings
@@ -153,7 +148,7 @@ module Arena
 
       def summary(load, settled, probed, queue, pool)
         Results::Summary.of(load, settled_s: settled.seconds, settled: settled.settled,
-          loader_cpu_pct: probed.loader.cpu_pct_mean, server_cpu_pct: probed.server&.cpu_pct,
+          loader_cpu_pct: probed.loader.cpu_pct, server_cpu_pct: probed.server&.cpu_pct,
           server_cores: @ctx.adapter.machine.server_cores, noisy: probed.noise.noisy?, envelope: probed.envelope, pool: pool,
           queue: queue, slots: @ctx.adapter.declared_slots, service_us: @ctx.baseline&.p50_us,
           spread: probed.spread, processes: @ctx.adapter.accepting_workers,

@@ -12,6 +12,8 @@ module Arena
     # was before the spike.
     class Profile < Base
       scenario "profile", "open-model stages in order (--profile 'ramp 0..500/s 60s, hold 500/s 120s, spike 1500/s 10s, ...'): each stage, recovery after a spike"
+      setting :profile, flag: "--profile STAGES", type: Load::Profile,
+        help: "profile: open-model stages in order, e.g. 'ramp 0..500/s 60s, hold 500/s 120s, spike 1500/s 10s, hold 500/s 60s'"
 
       figures :profile, :stages, :marks, :recoveries, :reason, :event_at_s
 

@@ -7,6 +7,7 @@ module Arena
     # beside new ones.
     class Reps < Base
       scenario "reps", "fixed work: -c connections x -r repetitions (siege -r -c)"
+      setting :reps, flag: "-r N", type: Integer, default: 100, check: 1..10_000_000, help: "reps: requests per connection"
       figures :siege
 
       # With --levels it runs once per concurrency (siege -c 5, then -c 25).

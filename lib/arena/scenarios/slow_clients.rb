@@ -7,6 +7,8 @@ module Arena
     # proxy; threaded and evented ones should barely notice.
     class SlowClientsScenario < Base
       scenario "slow-clients", "steady load with and without N slow connections (headers, upload or read)"
+      setting :slow_clients, flag: "--slow-clients N", type: Integer, check: 1..10_000, help: "slow-clients: how many (default 2 x workers)"
+      setting :slow_mode, flag: "--slow-mode MODE", type: Load::SlowClients::MODES, default: "headers", help: "slow-clients: headers, upload or read"
       figures :count, :mode, :bytes_trickled, :rps_alone, :p99_us_alone, :rps_ratio
 
       def planned(_load, _adapter) = 2

@@ -10,6 +10,9 @@ module Arena
     # Latency per slice of the run shows drift (GC pauses growing with the heap).
     class Soak < Base
       scenario "soak", "open model at 70% of the closed maximum for --soak-time; memory growth slope, plateau or growth, latency drift"
+      setting :soak_time, flag: "--soak-time SEC", type: Float, default: 300.0, check: 1..86_400, help: "soak: seconds of sustained open-model load"
+      setting :soak_rate, flag: "--soak-rate RPS", type: Integer, check: 1..1_000_000,
+        help: "soak: this request rate instead of 70% of the closed maximum"
 
       FRACTION = 0.7
       # About this many memory samples over a soak, whatever its length.
@@ -137,6 +140,18 @@ module Arena
         # the end, so only a run cut at once).
         return {"target_rps" => rate, "verdict" => died ? "died at once" : "too short to judge", "died_at_s" => died&.t} if samples.size < 2
         window = samples.last.t - samples.first.t
+        {
+          "target_rps" => rate, "closed_max_rps" => closed_max&.round(1), "soak_s" => window.round(1),
+          "pss_first_kb" => samples.first.pss_kb, "pss_last_kb" => samples.last.pss_kb
+        }.merge(growth(samples, window, died)).merge(
+          "died_at_s" => died&.t, "procs_start" => samples.first.procs, "procs_min" => all.map(&:procs).min,
+          "processes" => processes(samples)
+        ).merge(latency(m.load, window))
+      end
+
+      # The tree's PSS fitted over the whole soak and its last third, the
+      # last third's USS, and the verdict on it (unless the tree died).
+      def growth(samples, window, died)
         whole = Stats::LinearFit.of(samples.map { |s| [s.t, s.pss_kb] })
         tail = samples.select { |s| s.t >= samples.first.t + window * 2 / 3.0 }
         last = Stats::LinearFit.of(tail.map { |s| [s.t, s.pss_kb] })
@@ -146,15 +161,11 @@ module Arena
         middle = samples.select { |s| s.t >= samples.first.t + window / 3.0 && s.t < samples.first.t + window * 2 / 3.0 }
         judged = Verdicts::Soak.call(tail.map { |s| [s.t, s.uss_kb] }, before: middle.map { |s| [s.t, s.uss_kb] })
         {
-          "target_rps" => rate, "closed_max_rps" => closed_max&.round(1), "soak_s" => window.round(1),
-          "pss_first_kb" => samples.first.pss_kb, "pss_last_kb" => samples.last.pss_kb,
           "slope_mib_per_min" => per_min(whole), "r2" => whole&.r2&.round(3),
           "last_third_mib_per_min" => per_min(last), "last_third_uss_mib_per_min" => per_min(private),
           "last_third_growth_pct" => growth_pct(private, tail), "verdict" => died ? "died at #{died.t.round(1)} s" : verdict(judged.verdict),
-          "verdict_reason" => (judged.verdict.reason unless died), "floor_mib_per_min" => judged.floor_mib_per_min,
-          "died_at_s" => died&.t, "procs_start" => samples.first.procs, "procs_min" => all.map(&:procs).min,
-          "processes" => processes(samples)
-        }.merge(latency(m.load, window))
+          "verdict_reason" => (judged.verdict.reason unless died), "floor_mib_per_min" => judged.floor_mib_per_min
+        }
       end
 
       def per_min(fit) = fit && (fit.slope * 60 / 1024).round(3)

@@ -7,6 +7,8 @@ module Arena
     # keep-alive on, off, or both side by side.
     class Steady < Base
       scenario "steady", "closed loop, -c connections for -d seconds"
+      setting :round_requests, flag: "--round-requests N", type: Integer, default: 2000, check: 0..100_000_000,
+        help: "steady: a round lasts long enough for N requests at the rate its warm-up reached (longer than -d where the app is slow; at most 5 s; 0: -d as given)"
 
       def self.throughput_basis? = true
 

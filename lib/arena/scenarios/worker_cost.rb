@@ -17,6 +17,7 @@ module Arena
     # config again at the end, through the run's Launch::Session.
     class WorkerCost < Base
       scenario "worker-cost", "the same load at 1, 2, 4 workers (to --max-workers): PSS = base + n x per-worker, copy-on-write sharing at start and end"
+      setting :max_workers, flag: "--max-workers N", type: Integer, default: 4, check: 1..256, help: "worker-cost: largest worker count of 1, 2, 4, ..."
 
       def self.counts(max) = [1, 2, 4, 8, 16, 32, 64, 128, 256].select { |n| n <= max }.then { |c| c.include?(max) ? c : c + [max] }
 
@@ -214,6 +215,11 @@ module Arena
       BAR = 18
       GAP = 10
       WIDTH = 960
+      # The plot's edges: worker labels left of LEFT, totals right of RIGHT,
+      # the legend above TOP.
+      LEFT = 150
+      RIGHT = WIDTH - 110
+      TOP = 40
 
       def initialize(document, colors:)
         @fits = document.measurements.select { |m| m.scenario == WorkerCost.key && m.summary? && m.extra["per_worker_kb"] }
@@ -245,37 +251,39 @@ module Arena
       def chart(m)
         points = m.extra["points"].reject { |p| p["error"] }
         colour = @colors.call(m.server)
-        labels = points.map { |p| p["refork"] ? "#{p["workers"]} workers, reforked" : "#{p["workers"]} worker#{"s" unless p["workers"] == 1}" }
-        left = 150
-        right = WIDTH - 110
-        top = 40
-        height = top + points.size * (BAR + GAP) + 44
-        max = Report::Svg.nice_max(points.map { |p| p["pss_kb"].to_f / 1024 }.max.to_f)
-        scale = Report::Svg::Scale.new(0, max, left, right)
-        title = "#{m.server} #{m.workload}: PSS by worker count"
-        legend, = Report::Svg.legend([["private (USS)", colour], ["shared, counted once (PSS - USS)", "#{colour}55"]], x: left, y: 18, width: right - left)
-        parts = [Report::Svg.open(WIDTH, height, title), legend]
-        scale.ticks.each do |t|
-          x = scale.call(t)
-          parts << Report::Svg.line(x, top, x, height - 40, stroke: "#e3e3e3") <<
-            Report::Svg.text(x, height - 26, Report::Svg.trim(t), anchor: "middle", fill: "#555")
-        end
-        points.each_with_index do |p, i|
-          y = top + i * (BAR + GAP)
-          private_mib = p["uss_kb"].to_f / 1024
-          shared_mib = [p["pss_kb"].to_f / 1024 - private_mib, 0].max
-          x0 = scale.call(0)
-          x1 = scale.call(private_mib)
-          x2 = scale.call(private_mib + shared_mib)
-          parts << Report::Svg.text(left - 8, y + BAR - 5, labels[i], anchor: "end")
-          parts << rect(x0, y, x1 - x0, colour, 1, "#{labels[i]}: private #{private_mib.round(1)} MiB")
-          parts << rect(x1, y, x2 - x1, colour, 0.33, "#{labels[i]}: shared #{shared_mib.round(1)} MiB")
-          parts << Report::Svg.text(x2 + 6, y + BAR - 5, "#{(private_mib + shared_mib).round(1)} MiB")
-        end
-        parts << Report::Svg.text((left + right) / 2.0, height - 8, "PSS of the tree under load, MiB " \
+        height = TOP + points.size * (BAR + GAP) + 44
+        scale = Report::Svg::Scale.new(0, Report::Svg.nice_max(points.map { |p| p["pss_kb"].to_f / 1024 }.max.to_f), LEFT, RIGHT)
+        legend, = Report::Svg.legend([["private (USS)", colour], ["shared, counted once (PSS - USS)", "#{colour}55"]], x: LEFT, y: 18, width: RIGHT - LEFT)
+        parts = [Report::Svg.open(WIDTH, height, "#{m.server} #{m.workload}: PSS by worker count"), legend, *grid(scale, height)]
+        points.each_with_index { |p, i| parts.concat(bar(p, TOP + i * (BAR + GAP), scale, colour)) }
+        parts << Report::Svg.text((LEFT + RIGHT) / 2.0, height - 8, "PSS of the tree under load, MiB " \
           "(≈ #{mib(m.extra["base_kb"])} + n × #{mib(m.extra["per_worker_kb"])})", anchor: "middle", weight: "600")
         parts << "</svg>"
         {title: "PSS by worker count: #{m.server} · #{m.workload}", svg: parts.join}
+      end
+
+      # A vertical line and its MiB figure at each tick of the scale.
+      def grid(scale, height)
+        scale.ticks.flat_map do |t|
+          x = scale.call(t)
+          [Report::Svg.line(x, TOP, x, height - 40, stroke: "#e3e3e3"),
+            Report::Svg.text(x, height - 26, Report::Svg.trim(t), anchor: "middle", fill: "#555")]
+        end
+      end
+
+      # One worker count's bar at y: its label, USS solid, the rest of its PSS
+      # shaded, and the total after it.
+      def bar(p, y, scale, colour)
+        label = p["refork"] ? "#{p["workers"]} workers, reforked" : "#{p["workers"]} worker#{"s" unless p["workers"] == 1}"
+        private_mib = p["uss_kb"].to_f / 1024
+        shared_mib = [p["pss_kb"].to_f / 1024 - private_mib, 0].max
+        x0 = scale.call(0)
+        x1 = scale.call(private_mib)
+        x2 = scale.call(private_mib + shared_mib)
+        [Report::Svg.text(LEFT - 8, y + BAR - 5, label, anchor: "end"),
+          rect(x0, y, x1 - x0, colour, 1, "#{label}: private #{private_mib.round(1)} MiB"),
+          rect(x1, y, x2 - x1, colour, 0.33, "#{label}: shared #{shared_mib.round(1)} MiB"),
+          Report::Svg.text(x2 + 6, y + BAR - 5, "#{(private_mib + shared_mib).round(1)} MiB")]
       end
 
       def rect(x, y, width, colour, opacity, tip)

@@ -77,21 +77,13 @@ module Arena
       # beside the file, loaded through %d: the file's own directory).
       def self.config_file(s, rackup:)
         mode = s["mode"] || "http"
-        listen = if mode == "http"
-          ["http = :$(PORT)", "http-keepalive = 1", "http-auto-chunked = true",
-            "http-buffer-size = #{s["http_buffer_size"] || 65_536}",
-            "; the router reaches the workers here (left alone, uWSGI opens a TCP port for it)",
-            "socket = @uwsgi-$(PORT)"]
-        else
-          ["#{mode} = :$(PORT)", "socket-timeout = #{s["socket_timeout"] || 1}"]
-        end
         text = <<~INI
           ; Found by `arena tune`; start with `env PORT=8080 uwsgi --ini uwsgi.ini` in the app's directory.
           ; Debian's rack plugin predates Rack 3: #{SHIM_FILE}, beside this file, is the shim Arena ran it
           ; with (lib/arena/servers/uwsgi.rb); a Rack 3 app needs it too.
           [uwsgi]
           plugins = #{(mode == "http") ? "http,#{PLUGIN}" : PLUGIN}
-          #{listen.join("\n")}
+          #{listen_lines(s, mode).join("\n")}
           master = true
           processes = #{s["processes"]}
           die-on-term = true
@@ -106,6 +98,17 @@ module Arena
         ConfigFile.new(name: "uwsgi.ini", text: text, command: ["env", "PORT=8080", "uwsgi", "--ini", "uwsgi.ini"],
           files: {SHIM_FILE => SHIM})
       end
+
+      # The router in front of the workers (mode http), or the workers on
+      # the port themselves.
+      def self.listen_lines(s, mode)
+        return ["#{mode} = :$(PORT)", "socket-timeout = #{s["socket_timeout"] || 1}"] unless mode == "http"
+        ["http = :$(PORT)", "http-keepalive = 1", "http-auto-chunked = true",
+          "http-buffer-size = #{s["http_buffer_size"] || 65_536}",
+          "; the router reaches the workers here (left alone, uWSGI opens a TCP port for it)",
+          "socket = @uwsgi-$(PORT)"]
+      end
+      private_class_method :listen_lines
 
       def self.worker_setting = "processes"
 

@@ -31,21 +31,14 @@ module Arena
 
       # The worst fast request's tail inflation per config; the lowest wins.
       def best(entries)
-        per_config = entries.group_by(&:server).filter_map do |server, rounds|
-          xs = rounds.filter_map { |e| worst(e) }
-          next nil if xs.empty?
-          [server, median(xs), rounds.filter_map(&:stalled).first, median(rounds.map { |e| e.error_pct.to_f })]
-        end
-        stalled, judged = per_config.partition { |c| c[2] }
+        stalled, judged = per_config(entries).partition { |c| c[2] }
         skipped = stalled.map { |server, x, why| "skipped #{server} (x#{format("%.1f", x)}): stalled, #{why}" }
         if judged.size < 2
           return Verdicts::Verdict.cannot_judge(["needs two server configs with the fast requests' p90 beside the slow request (10 responses), not stalled", *skipped].join("; "))
         end
-        rounds = entries.group_by(&:server).values.map(&:size).max
         ranked = judged.sort_by { |_, x, _, errors| [failed?(errors) ? 1 : 0, x] }
         (winner, x, _, lost), (second, y, _, errors) = ranked
-        figures = ranked.map { |server, r, _, e| "#{server} x#{format("%.1f", r)}#{" with #{pct(e)} failed" if failed?(e)}" }.join(", ")
-        figures += "; median of #{rounds} rounds" if rounds > 1
+        figures = figures_line(entries, ranked)
         if failed?(lost)
           return Verdicts::Verdict.cannot_judge(["every config failed over #{format("%g", Results::ERROR_LIMIT_PCT)}% of its requests beside the slow request (#{figures})", *skipped].join("; "))
         end
@@ -53,6 +46,31 @@ module Arena
           return Verdicts::Verdict.of("#{winner} protects fast requests best", ["their p90 beside the slow request was x#{format("%.1f", x)} their median alone, " \
             "against #{second}, which failed #{pct(errors)} of its requests beside it (x#{format("%.1f", y)} on the rest) (#{figures})", *skipped].join("; "))
         end
+        ahead(entries, ranked, figures, skipped)
+      end
+
+      # Per config with a ratio: [server, the median of its rounds' worst
+      # ratios, the stall rule's reason (nil: not stalled), its median error share].
+      def per_config(entries)
+        entries.group_by(&:server).filter_map do |server, rounds|
+          xs = rounds.filter_map { |e| worst(e) }
+          next nil if xs.empty?
+          [server, median(xs), rounds.filter_map(&:stalled).first, median(rounds.map { |e| e.error_pct.to_f })]
+        end
+      end
+
+      # Each ranked config's ratio (and failures), and how many rounds it is the median of.
+      def figures_line(entries, ranked)
+        rounds = entries.group_by(&:server).values.map(&:size).max
+        line = ranked.map { |server, r, _, e| "#{server} x#{format("%.1f", r)}#{" with #{pct(e)} failed" if failed?(e)}" }.join(", ")
+        line += "; median of #{rounds} rounds" if rounds > 1
+        line
+      end
+
+      # The winner against a runner-up that did not fail either: ahead by the
+      # paired test on their rounds, or alike (equivalent, not distinguishable).
+      def ahead(entries, ranked, figures, skipped)
+        (winner, x), (second, y) = ranked
         words = "their p90 beside the slow request was x#{format("%.1f", x)} their median alone, against x#{format("%.1f", y)} on #{second} (#{figures})"
         diff = lead(entries, winner, second)
         if diff && (!diff.significant? || diff.equivalent?)

@@ -1,0 +1,35 @@
+# frozen_string_literal: true
+
+module Arena
+  module Load
+    # Every load setting (Load.gather), made once when first used: load.rb
+    # autoloads this file, as the scenarios that declare their own rows are
+    # loaded after load/ (lib/arena.rb ends with Scenarios.load_all).
+    TABLE = Load.gather(ROWS, Scenarios.all).freeze
+
+    # The plan's load settings, one member per table row.
+    Options = Struct.new(*TABLE.map(&:name), keyword_init: true)
+
+    class Options
+      # `both` runs keep-alive on and off side by side, as the 2016 comparison did.
+      def keep_alive_modes
+        {"on" => [true], "off" => [false], "both" => [true, false]}.fetch(keep_alive)
+      end
+
+      # The bound of the warm-up to a steady state: 2 x -d, at least 2 s (the
+      # detector needs 1 s of slices to say anything, and a round's -d is short
+      # now that there are more rounds), a cold Rails app at -d 5 up to 10 s.
+      def warmup_limit = warmup_max || (2 * duration).clamp(2.0, 10.0)
+
+      # How clients reach the server: the Transport of the three transport rows
+      # (the plan's, built once by Plan::Builder, and every engine run's).
+      def client_transport = Plan::Transport.of(self)
+
+      # The table's engine rows, and the transport they are spoken over.
+      def engine_settings = Load::TABLE.select(&:engine).to_h { |s| [s.name, self[s.name]] }.merge(transport: client_transport)
+
+      # The same settings with these changed (a round's -d, a lowered bound).
+      def with(**changes) = self.class.new(**to_h, **changes).freeze
+    end
+  end
+end
