@@ -22,12 +22,6 @@ class LayoutTest < Minitest::Test
   # several jobs, and its parts want names of their own.
   METHOD_LINES = 30
 
-  # Not yet held to METHOD_LINES: their owner is splitting them in a branch
-  # of their own. Empty this list as they land.
-  LONG_METHODS_LATER = %w[
-    arena/commands/tune.rb
-    arena/tune/
-  ].freeze
 
   def files = Dir[File.join(LIB, "arena/*/**/*.rb")].map { |f| f.delete_prefix("#{LIB}/") }.sort
 
@@ -82,19 +76,12 @@ class LayoutTest < Minitest::Test
   def test_no_method_is_longer_than_method_lines
     long = Dir[File.join(LIB, "**/*.rb")].sort.flat_map do |file|
       path = file.delete_prefix("#{LIB}/")
-      next [] if LONG_METHODS_LATER.any? { |later| later.end_with?("/") ? path.start_with?(later) : path == later }
       defs(Prism.parse(File.read(file)).value).filter_map do |node|
         lines = node.location.end_line - node.location.start_line + 1
         "#{path}:#{node.location.start_line} #{node.name} (#{lines} lines)" if lines > METHOD_LINES
       end
     end
     assert_empty long, "methods over #{METHOD_LINES} lines: split them into named parts"
-  end
-
-  def test_the_long_method_exemptions_exist
-    LONG_METHODS_LATER.each do |later|
-      assert File.exist?(File.join(LIB, later)), "#{later} is gone: drop it from LONG_METHODS_LATER"
-    end
   end
 
   # Every def in a tree, nested ones included.
