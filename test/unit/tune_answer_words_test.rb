@@ -67,6 +67,7 @@ module Arena
 
     def test_two_decimals_under_ten_and_three_figures_from_ten
       assert_equal %w[1.31 0.90 9.99 10 12.3 -1.50 -12.3 0.00], [1.3149, 0.9, 9.99, 10.0, 12.34, -1.5, -12.34, 0.001].map { |x| W.two(x) }
+      assert_equal %w[9.50 9.00], [9.5, 9.0].map { |x| W.two(x) }, "under ten: two decimals, never trimmed"
       assert_equal "1.31× (1.24–1.38)", W.ratio(1.3149, [1.2412, 1.3801])
     end
 
@@ -193,6 +194,8 @@ module Arena
       assert_equal 7, W.processes(Stub.new({"servers" => 9, "pool" => 8, "processes" => 7}, nil))
       assert_equal 8, W.processes(Stub.new({"servers" => 9, "pool" => 8}, nil))
       assert_equal 1, W.processes(Stub.new({"workers" => -2}, nil))
+      # A setting read from a config file that is not a number (an ENV lookup): one process, not an error.
+      assert_equal [1, 3], [{"workers" => "auto"}, {"workers" => "3 "}].map { |s| W.processes(Stub.new(s, nil)) }
     end
 
     def test_absolute_figures
@@ -219,6 +222,8 @@ module Arena
       assert_equal 100, W.fit("b" * 150).size
       assert_equal "abc…", W.fit("abcdef", width: 4)
       assert_equal "abcd", W.fit("abcd", width: 4)
+      assert_equal "short", W.fit("short"), "under the width: whole"
+      assert_equal "ab", W.fit("ab", width: 4)
       path = "config file: /#{"d/" * 60}puma.rb"
       assert_equal path, W.fit(path)
       results = "  results: /#{"r/" * 60}"
