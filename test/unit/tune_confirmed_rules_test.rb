@@ -90,6 +90,8 @@ module Arena
       no_pss = Side.new(adapter: Label.new("z"), rps: s.rps, p99_ms: s.p99_ms, pss_kb: {1 => 10, 3 => nil, 4 => 40})
       c = C.candidate(no_pss, [1, 3, 4])
       assert_equal [[5.0, 7.0, 8.0], []], [c.p99, c.pss], "a round without PSS: no PSS at all"
+      unsampled = Side.new(adapter: Label.new("u"), rps: s.rps, p99_ms: s.p99_ms, pss_kb: {1 => 10, 4 => 40})
+      assert_equal [], C.candidate(unsampled, [1, 3, 4]).pss, "a round never sampled: no PSS at all"
     end
 
     def test_fallback_when_the_rule_picks_none
@@ -97,14 +99,19 @@ module Arena
       heavy = Side.new(adapter: Label.new("heavy"), rps: {1 => 200.0, 2 => 210.0}, pss_kb: {1 => 300, 2 => 300})
       light = Side.new(adapter: Label.new("light"), rps: {1 => 100.0, 2 => 110.0}, pss_kb: {1 => 100, 2 => 120, 3 => 1})
       assert_same light, C.fallback([heavy, light], [1, 2], equivalent)
+      assert_same light, C.fallback([light, heavy], [1, 2], equivalent)
       unsampled = Side.new(adapter: Label.new("unsampled"), rps: {1 => 300.0, 2 => 300.0}, pss_kb: {})
       assert_same heavy, C.fallback([unsampled, heavy], [1, 2], equivalent), "no PSS reads as the most memory"
+      assert_same heavy, C.fallback([heavy, unsampled], [1, 2], equivalent)
       bare = Side.new(adapter: Label.new("bare"), rps: {1 => 50.0, 2 => 60.0}, pss_kb: {})
       assert_same unsampled, C.fallback([bare, unsampled], [1, 2], equivalent), "no PSS on either: the higher goodput"
       assert_same heavy, C.fallback([light, heavy], [1, 2], Verdicts::Verdict.of("not distinguishable", "...")), "not equivalent: the higher goodput"
       assert_same heavy, C.fallback([light, heavy], [1, 2], nil)
+      assert_same heavy, C.fallback([heavy, light], [1, 2], nil)
       none = Side.new(adapter: Label.new("none"), rps: {3 => 900.0}, pss_kb: {})
       assert_same light, C.fallback([none, light], [1, 2], nil), "no goodput in the counted rounds reads as 0"
+      slow = Side.new(adapter: Label.new("slow"), rps: {1 => 0.4, 2 => 0.6}, pss_kb: {})
+      assert_same slow, C.fallback([none, slow], [1, 2], nil), "0.5 req/s is more than none"
     end
 
     def test_the_speed_range_of_the_counted_rounds
@@ -112,6 +119,8 @@ module Arena
       assert_equal [0.8, 1.111], C.speed_range(result([], flagged: [10], speeds: speeds)), "round 10 (flagged) left out"
       assert_equal [0.5, 1.111], C.speed_range(result([], flagged: [], speeds: speeds))
       assert_equal [1.0, 1.0], C.speed_range(result([], speeds: {4 => 10.0}))
+      # 10/11.7 = 0.85470..., 10/9.3 = 1.07526...; the first round neither.
+      assert_equal [0.855, 1.075], C.speed_range(result([], speeds: {1 => 10.0, 2 => 11.7, 3 => 9.3}))
       assert_nil C.speed_range(result([], speeds: {}))
       assert_nil C.speed_range(result([], median_ms: nil, speeds: speeds))
     end
@@ -243,6 +252,56 @@ module Arena
       assert_same answer, c.pick
       assert_equal [true, nil], [c.keep, c.gain]
       assert c.frozen?
+    end
+
+    def test_the_rule_picks_the_lighter_though_its_median_is_lower
+      heavy = side("heavy", 1.0, pss: 200 * 1024)
+      light = side("light", 0.995, role: "runner-up", pss: 100 * 1024)
+      c = C.decide(result([heavy, light]), baseline_key: nil)
+      assert_equal "pick", c.verdict.word
+      assert_match(/memory/, c.verdict.reason)
+      assert_same light, c.pick, "the rule's pick, not the higher median"
+      assert_same heavy, c.other
+    end
+
+    def test_equivalent_and_no_rule_pick_the_lighter_though_its_median_is_lower
+      # PSS 1% apart, inside the band: the rule does not pick by memory; the fallback takes the lighter.
+      answer = side("answer", 1.005, pss: 101 * 1024)
+      runner = side("runner", 1.0, role: "runner-up", pss: 100 * 1024)
+      c = C.decide(result([answer, runner]), baseline_key: nil)
+      assert_equal ["equivalent", true], [c.verdict.word, c.margin.equivalent?]
+      assert_same runner, c.pick
+    end
+
+    def test_the_band_reaches_the_margin
+      a = side("a", 1.06)
+      b = side("b", 1.0, role: "runner-up", noise: NOISE.rotate(3))
+      c = C.decide(result([a, b]), baseline_key: nil, band_pct: 10.0)
+      assert_equal "equivalent within ±10%: a is +6.0% against b (95% interval +4.8% to +7.2%; paired t on log ratios, 10 rounds, p=9e-07)",
+        c.margin.reason
+      assert_equal [true, "equivalent"], [c.margin.equivalent?, c.verdict.word]
+      c = C.decide(result([a, b]), baseline_key: nil)
+      assert_equal [false, "pick"], [c.margin.equivalent?, c.verdict.word]
+    end
+
+    def test_a_round_the_pick_missed_is_not_counted
+      answer = side("answer", 1.2)
+      answer.rps.delete(4)
+      runner = side("runner", 1.0, role: "runner-up", noise: NOISE.rotate(3))
+      c = C.decide(result([answer, runner]), baseline_key: nil)
+      assert_same answer, c.pick
+      assert_equal [9, 9, 9], [c.rounds, c.margin.n, c.rps.n]
+      assert_equal "answer is +20.1% against runner (95% interval +18.7% to +21.6%; paired t on log ratios, 9 rounds, p=6.01e-10 < 0.05)",
+        c.margin.reason, "the pick named against the runner-up"
+    end
+
+    def test_a_baseline_role_read_from_elsewhere_is_still_the_baseline
+      answer = side("answer", 1.0)
+      base = side("base", 1.3, role: String.new("baseline"))
+      c = C.decide(result([answer, base]), baseline_key: "base")
+      assert_same answer, c.pick, "the baseline is never a contender"
+      assert_same base, c.baseline
+      assert_equal true, c.keep
     end
   end
 end
