@@ -297,7 +297,7 @@ module Arena
 
     def test_a_baseline_role_read_from_elsewhere_is_still_the_baseline
       answer = side("answer", 1.0)
-      base = side("base", 1.3, role: String.new("baseline"))
+      base = side("base", 1.3, role: +"baseline")
       c = C.decide(result([answer, base]), baseline_key: "base")
       assert_same answer, c.pick, "the baseline is never a contender"
       assert_same base, c.baseline
