@@ -9,7 +9,8 @@ module Arena
     # carry at most three significant figures; every line fits 100 columns.
     # Pure: values in, strings out.
     module AnswerWords
-      module_function
+      # extend self, not module_function: AnswerWords.x then runs the methods mutant mutates
+      extend self
 
       # 3 significant figures, no exponent, no trailing zeros: 1234 -> "1230",
       # 8.123 -> "8.12", 0.01234 -> "0.0123", 31.04 -> "31", 1.302 -> "1.3".
