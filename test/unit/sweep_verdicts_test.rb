@@ -9,6 +9,7 @@ module Arena
   class SweepVerdictsTest < Minitest::Test
     cover "Arena::Scenarios::Rate*"
     cover "Arena::Scenarios::Breakpoint*"
+    cover "Arena::Verdicts::Breakpoint*"
     cover "Arena::Scenarios::Sustained*"
 
     SLO = 100_000
@@ -143,9 +144,9 @@ module Arena
       refute Scenarios::Rate.sustained?(level(1, **slow, good_rps: 0.95, p50_us: 1_002_240), 3_000_000), "two short is short"
     end
 
-    Level = Scenarios::Breakpoint::Level
+    Level = Verdicts::Breakpoint::Level
 
-    def bp(*levels, planned:) = Scenarios::Breakpoint.judge(levels, planned: planned).to_s
+    def bp(*levels, planned:) = Verdicts::Breakpoint.judge(levels, planned: planned).to_s
 
     def test_breakpoint_outcomes
       clean = ->(c) { Level.new(connections: c, rps: 10.0 * c) }
@@ -206,31 +207,31 @@ module Arena
     # A level breaks on errors over 1% (said by kind) before its p99 is read,
     # or on a p99 over the SLO; the last clean level is the one before.
     def test_a_breakpoint_level_from_its_measurement
-      clean = Scenarios::Breakpoint.level(measurement(8, p99: 100_000), 100)
+      clean = Verdicts::Breakpoint.level(measurement(8, p99: 100_000), 100)
       assert_equal [8, 1000.0, nil], clean.to_a
       assert clean.frozen?
-      slow = Scenarios::Breakpoint.level(measurement(16, p99: 100_001), 100)
+      slow = Verdicts::Breakpoint.level(measurement(16, p99: 100_001), 100)
       assert_equal "p99 100.0 ms > SLO 100 ms", slow.broken_because
-      assert_equal "p99 150.3 ms > SLO 150.0 ms", Scenarios::Breakpoint.level(measurement(16, p99: 150_349), 150.0).broken_because
-      assert_equal "p99 150.3 ms > SLO 120 ms", Scenarios::Breakpoint.level(measurement(16, p99: 150_349), 120).broken_because
+      assert_equal "p99 150.3 ms > SLO 150.0 ms", Verdicts::Breakpoint.level(measurement(16, p99: 150_349), 150.0).broken_because
+      assert_equal "p99 150.3 ms > SLO 120 ms", Verdicts::Breakpoint.level(measurement(16, p99: 150_349), 120).broken_because
       assert_kind_of Integer, clean.connections
       few = Results::Measurement.from_h({"server" => "puma", "scenario" => "breakpoint", "load" => {"schema" => "arena-load/2",
                                                                                                     "throughput_rps" => 5, "duration_s" => 1.0, "requests" => {"completed" => 5}, "latency_us" => {"count" => 5}}})
-      assert_equal [nil, nil], Scenarios::Breakpoint.level(few, 100).to_a.values_at(0, 2), "no p99 and no argv: clean, connections unknown"
-      erroneous = Scenarios::Breakpoint.level(measurement(32, p99: 1000, errors: 11, kinds: {"timeout" => 11, "connect" => 0}), 100)
+      assert_equal [nil, nil], Verdicts::Breakpoint.level(few, 100).to_a.values_at(0, 2), "no p99 and no argv: clean, connections unknown"
+      erroneous = Verdicts::Breakpoint.level(measurement(32, p99: 1000, errors: 11, kinds: {"timeout" => 11, "connect" => 0}), 100)
       assert_equal "11 errors, 1.088% (timeout)", erroneous.broken_because
-      assert_nil Scenarios::Breakpoint.level(measurement(32, p99: 1000, errors: 10, kinds: {"timeout" => 10}), 100).broken_because, "1% is within the limit"
-      both = Scenarios::Breakpoint.level(measurement(64, p99: 900_000, errors: 50, kinds: {"read" => 20, "timeout" => 30}), 100)
+      assert_nil Verdicts::Breakpoint.level(measurement(32, p99: 1000, errors: 10, kinds: {"timeout" => 10}), 100).broken_because, "1% is within the limit"
+      both = Verdicts::Breakpoint.level(measurement(64, p99: 900_000, errors: 50, kinds: {"read" => 20, "timeout" => 30}), 100)
       assert_equal "50 errors, 4.762% (read, timeout)", both.broken_because, "errors are said before the p99"
       ok = ->(c) { Level.new(connections: c) }
-      assert_equal 4, Scenarios::Breakpoint.last_clean([ok[1], ok[2], ok[4], slow, ok[32]]).connections
-      assert_equal 32, Scenarios::Breakpoint.last_clean([ok[1], ok[32]]).connections
-      assert_nil Scenarios::Breakpoint.last_clean([slow, ok[32]])
-      assert_nil Scenarios::Breakpoint.last_clean([])
+      assert_equal 4, Verdicts::Breakpoint.last_clean([ok[1], ok[2], ok[4], slow, ok[32]]).connections
+      assert_equal 32, Verdicts::Breakpoint.last_clean([ok[1], ok[32]]).connections
+      assert_nil Verdicts::Breakpoint.last_clean([slow, ok[32]])
+      assert_nil Verdicts::Breakpoint.last_clean([])
     end
 
     def test_older_breakpoint_and_rate_records_in_words
-      bp = Scenarios::Breakpoint
+      bp = Verdicts::Breakpoint
       assert_equal "stopped: time ran out", bp.outcome_words({"verdict" => "stopped", "verdict_reason" => "time ran out", "broke_at_connections" => 4})
       assert_equal "broke at 64: p99 120.0 ms > SLO 100 ms", bp.outcome_words({"broke_at_connections" => 64, "broke_because" => "p99 120.0 ms > SLO 100 ms"})
       assert_equal "did not break within the bounds", bp.outcome_words({})
