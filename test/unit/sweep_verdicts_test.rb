@@ -8,6 +8,7 @@ module Arena
   # the breakpoint's outcome, the sustained bisection's steps and stop.
   class SweepVerdictsTest < Minitest::Test
     cover "Arena::Scenarios::Rate*"
+    cover "Arena::Verdicts::Rate*"
     cover "Arena::Scenarios::Breakpoint*"
     cover "Arena::Verdicts::Breakpoint*"
     cover "Arena::Scenarios::Sustained*"
@@ -20,7 +21,7 @@ module Arena
        "samples" => 500, "p99_us" => held ? 50_000 : 400_000}.merge(over.transform_keys(&:to_s))
     end
 
-    def knee(curve, planned: 6) = Scenarios::Rate.knee(curve, slo_us: SLO, planned: planned)
+    def knee(curve, planned: 6) = Verdicts::Rate.knee(curve, slo_us: SLO, planned: planned)
 
     def test_the_knee_is_the_top_of_the_sustained_run
       verdict, rps = knee([level(100), level(250), level(500), level(750), level(900, held: false), level(1000, held: false)])
@@ -96,7 +97,7 @@ module Arena
       assert_equal "none", knee([level(1.0, samples: 35, p99_us: SLO + 1)], planned: 1).first.word, "late even in few samples"
       assert_equal "none", knee([level(1.0, samples: 35, good_rps: 0.5)], planned: 1).first.word, "not served"
       assert_equal "cannot judge", knee([level(1.0, samples: 35, p99_us: nil)], planned: 1).first.word, "no p99 of 35"
-      thin = ->(point, slo = SLO) { Scenarios::Rate.thin?(point, slo) }
+      thin = ->(point, slo = SLO) { Verdicts::Rate.thin?(point, slo) }
       refute thin.call(level(1.0)), "enough samples"
       refute thin.call(level(1.0, samples: 100)), "exactly enough"
       assert thin.call(level(1.0, samples: 99))
@@ -116,7 +117,7 @@ module Arena
 
     # Each condition of a sustained level, at its edge.
     def test_sustained_needs_goodput_few_drops_few_errors_enough_samples_and_p99
-      rule = ->(**over) { Scenarios::Rate.sustained?(level(1000, **over), SLO) }
+      rule = ->(**over) { Verdicts::Rate.sustained?(level(1000, **over), SLO) }
       assert rule.call
       assert rule.call(good_rps: 990)
       refute rule.call(good_rps: 989)
@@ -139,9 +140,9 @@ module Arena
     # the end (rate x p50): kept up (issue 35's "none" came from this).
     def test_the_request_in_flight_at_a_levels_end_is_not_a_shortfall
       slow = {target_rps: 0.995, good_rps: 0.98, duration_s: 44.0, p99_us: 1_013_278, samples: 100}
-      refute Scenarios::Rate.sustained?(level(1, **slow), 3_000_000), "without its p50 the level read short"
-      assert Scenarios::Rate.sustained?(level(1, **slow, p50_us: 1_002_240), 3_000_000)
-      refute Scenarios::Rate.sustained?(level(1, **slow, good_rps: 0.95, p50_us: 1_002_240), 3_000_000), "two short is short"
+      refute Verdicts::Rate.sustained?(level(1, **slow), 3_000_000), "without its p50 the level read short"
+      assert Verdicts::Rate.sustained?(level(1, **slow, p50_us: 1_002_240), 3_000_000)
+      refute Verdicts::Rate.sustained?(level(1, **slow, good_rps: 0.95, p50_us: 1_002_240), 3_000_000), "two short is short"
     end
 
     Level = Verdicts::Breakpoint::Level
@@ -239,7 +240,7 @@ module Arena
       assert_equal "did not break within the bounds", bp.outcome_words({"broke_at_connections" => nil})
       assert_equal "stopped: ", bp.outcome_words({"verdict" => "stopped"})
       assert_equal "broke at 4: ", bp.outcome_words({"broke_at_connections" => 4})
-      rate = Scenarios::Rate
+      rate = Verdicts::Rate
       assert_equal "knee: 900 req/s (the highest level measured)", rate.knee_words({"verdict" => "knee", "verdict_reason" => "900 req/s (the highest level measured)", "knee_rps" => 1})
       assert_equal "knee at 1,200 req/s", rate.knee_words({"knee_rps" => 1200, "planned_levels" => [1, 2], "measured_levels" => %w[a b]})
       assert_equal "knee at none (no rate sustained with p99 within the SLO)", rate.knee_words({})
@@ -261,8 +262,8 @@ module Arena
                    "errors" => {"total" => 2}, "open" => {"dropped" => 3}, "latency_us" => {"count" => 498, "p99" => 8000}}})
       row = Scenarios::Sustained.row(m)
       assert_equal({"target_rps" => 250.0, "good_rps" => 249.0, "dropped" => 3, "duration_s" => 2.0, "error_pct" => 0.4, "samples" => 498, "p99_us" => 8000}, row)
-      assert Scenarios::Rate.sustained?(row, 10_000)
-      refute Scenarios::Rate.sustained?(row, 7_999)
+      assert Verdicts::Rate.sustained?(row, 10_000)
+      refute Verdicts::Rate.sustained?(row, 7_999)
     end
   end
 end
