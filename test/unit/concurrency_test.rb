@@ -222,6 +222,7 @@ class ConcurrencyTest < Minitest::Test
     document = Arena::Results::Document.new(measurements: [m.call(1, ok), m.call(2, summary)].freeze)
     assert_equal ["iodine:workers=2,threads=4 io steady keep-alive: uneven (1 of 2 runs): #{said}"], Arena::Report::Findings.uneven_lines(document)
   end
+
   # The rate the reachable slots allow is said from a millisecond of work a
   # request up: at exactly SHORTEST_WORK_US it is said, a microsecond under it not.
   def test_the_spread_s_rate_limit_is_said_from_a_millisecond_of_work
