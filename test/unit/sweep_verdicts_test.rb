@@ -83,6 +83,30 @@ module Arena
       assert_equal "none", knee([level(1.8, held: false)], planned: 1).first.word, "older curves have no fraction"
     end
 
+    # The lowest level above 90% (a sweep whose low levels were dropped) has no answer either.
+    def test_a_lowest_level_above_ninety_percent_that_missed_is_no_answer
+      verdict, rps = knee([level(2.0, held: false, fraction: 1.0), level(2.4, held: false, fraction: 1.2)], planned: 2)
+      assert_equal ["cannot judge", nil], [verdict.word, rps]
+      assert_match(/the lowest level, 2\.0 req\/s, missed/, verdict.reason)
+    end
+
+    # Requests in flight count only over a level that ran: at no duration
+    # the goodput alone must keep up (a level of 0 s does not divide by zero).
+    def test_a_level_of_no_duration_counts_nothing_in_flight
+      refute Verdicts::Rate.sustained?(level(1000, good_rps: 900, duration_s: 0.0, p50_us: 40_000), SLO)
+      assert Verdicts::Rate.sustained?(level(1000, good_rps: 990, duration_s: 0.0, p50_us: 40_000), SLO)
+    end
+
+    # A row without its drop and error counts (a figure the engine did not
+    # give) reads them as none; one without a rate or samples is not sustained.
+    def test_a_row_missing_counts_reads_them_as_none
+      sparse = level(1000).except("dropped", "error_pct")
+      assert Verdicts::Rate.sustained?(sparse, SLO)
+      refute Verdicts::Rate.sustained?(level(1000).except("good_rps"), SLO)
+      refute Verdicts::Rate.sustained?(level(1000).except("samples"), SLO)
+      assert Verdicts::Rate.sustained?(level(0.5).except("duration_s"), SLO), "no duration: nothing in flight, nothing dropped"
+    end
+
     # Too few responses for a p99 is not a miss: a 1 s endpoint at 1 req/s
     # for 35 s answers every request in time, with 35 of the 100 a p99 needs.
     def test_too_few_responses_is_not_a_miss
