@@ -34,7 +34,7 @@ class RoundsTest < Arena::ArenaCase
     assert_includes first.dig("summary", "flags"), "noisy", first["noise"].inspect
     # Sharing the server's core with a busy server, the loop gets a third to a
     # half of it (CI saw 34.7%, this machine 50-60%): well past the limit.
-    assert_operator first.dig("noise", "other_cpu_pct"), :>=, 1.5 * Arena::Probes::Noise::OTHER_CPU_LIMIT_PCT,
+    assert_operator first.dig("noise", "other_cpu_pct"), :>=, 1.5 * Arena::Verdicts::Noise::OTHER_CPU_LIMIT_PCT,
       "the busy loop is counted as another process's CPU"
     rerun = rest.find { |m| m["repeat"] == 1 && m["rerun"] }
     refute_nil rerun, "run again in its round"

@@ -222,4 +222,40 @@ class ConcurrencyTest < Minitest::Test
     document = Arena::Results::Document.new(measurements: [m.call(1, ok), m.call(2, summary)].freeze)
     assert_equal ["iodine:workers=2,threads=4 io steady keep-alive: uneven (1 of 2 runs): #{said}"], Arena::Report::Findings.uneven_lines(document)
   end
+
+  # The rate the reachable slots allow is said from a millisecond of work a
+  # request up: at exactly SHORTEST_WORK_US it is said, a microsecond under it not.
+  def test_the_spread_s_rate_limit_is_said_from_a_millisecond_of_work
+    at = iodine(working_mean_us: 1_000)
+    assert_equal "uneven", at.uneven.word
+    assert_match(/: 7 of 8 slots reachable, so at most 7000\.0 req\/s at 1\.0 ms a request\z/, at.uneven.reason)
+    under = iodine(working_mean_us: 999)
+    assert_match(/: 7 of 8 slots reachable\z/, under.uneven.reason)
+  end
+
+  # The summary's two flags read the one Result: each returns its own
+  # verdict where it is the finding, and nil otherwise.
+  Held = Struct.new(:concurrency)
+
+  def test_the_uneven_and_under_concurrent_flags_each_return_their_own_finding
+    verdict = Arena::Verdicts::Verdict
+    uneven = verdict.of("uneven", "spread")
+    under = verdict.of("under-concurrent", "slots")
+    both = Held.new(Arena::Verdicts::Concurrency::Result.new(verdict: under, uneven: uneven))
+    assert_same uneven, Arena::Verdicts::Concurrency::Uneven.flag(both)
+    assert_same under, Arena::Verdicts::Concurrency::Under.flag(both)
+    neither = Held.new(Arena::Verdicts::Concurrency::Result.new(verdict: verdict.of("ok", "x"), uneven: verdict.of("ok", "y")))
+    assert_nil Arena::Verdicts::Concurrency::Uneven.flag(neither)
+    assert_nil Arena::Verdicts::Concurrency::Under.flag(neither)
+    unjudged = Held.new(Arena::Verdicts::Concurrency::Result.new(verdict: verdict.cannot_judge("a"), uneven: verdict.cannot_judge("b")))
+    assert_nil Arena::Verdicts::Concurrency::Uneven.flag(unjudged)
+    assert_nil Arena::Verdicts::Concurrency::Under.flag(unjudged)
+    # Each reads its own half: an uneven spread alone is not under-concurrent, and the reverse.
+    swapped = Held.new(Arena::Verdicts::Concurrency::Result.new(verdict: verdict.of("ok", "x"), uneven: uneven))
+    assert_same uneven, Arena::Verdicts::Concurrency::Uneven.flag(swapped)
+    assert_nil Arena::Verdicts::Concurrency::Under.flag(swapped)
+    alone = Held.new(Arena::Verdicts::Concurrency::Result.new(verdict: under, uneven: verdict.of("ok", "y")))
+    assert_nil Arena::Verdicts::Concurrency::Uneven.flag(alone)
+    assert_same under, Arena::Verdicts::Concurrency::Under.flag(alone)
+  end
 end

@@ -5,6 +5,8 @@ require "arena"
 
 # --profile: its syntax, and the profile scenario's reading of a run (stages, recovery after a spike).
 class LoadProfileTest < Minitest::Test
+  cover "Arena::Verdicts::Profile*"
+
   SPEC = "ramp 0..500/s 60s, hold 500/s 2m, spike 1500/s 10s, hold 500/s 60s"
 
   def test_stages_as_people_write_them_become_the_engines
@@ -52,7 +54,7 @@ class LoadProfileTest < Minitest::Test
 
   def test_each_stage_and_the_recovery_after_a_spike
     profile = Arena::Load::Profile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
-    x = Arena::Scenarios::Profile.analyse(profile, load(dip: 8, slow: 12))
+    x = Arena::Verdicts::Profile.analyse(profile, load(dip: 8, slow: 12))
     assert_equal [100.0, 400.0, 100.0], x["stages"].map { |s| s["sent_rps"] }
     assert_equal [5000, 9000, 80_000], x["stages"].map { |s| s["p99_us"] }
     assert_equal [{"x" => 2.0, "label" => "spike"}, {"x" => 3.0, "label" => "hold"}], x["marks"]
@@ -63,10 +65,10 @@ class LoadProfileTest < Minitest::Test
     assert_equal 10_000, r["p99_limit_us"]
     assert_in_delta 1.3, r["p99_back_s"], 0.11, r.inspect
 
-    calm = Arena::Scenarios::Profile.analyse(profile, load(dip: 0, slow: 0))["recoveries"].first
+    calm = Arena::Verdicts::Profile.analyse(profile, load(dip: 0, slow: 0))["recoveries"].first
     assert_equal "no lasting effect", calm["verdict"]
     assert_in_delta 0.1, calm["p99_back_s"], 0.01
-    stuck = Arena::Scenarios::Profile.analyse(profile, load(dip: 20, slow: 20))["recoveries"].first
+    stuck = Arena::Verdicts::Profile.analyse(profile, load(dip: 20, slow: 20))["recoveries"].first
     assert_equal "not recovered", stuck["verdict"]
     assert_nil stuck["p99_back_s"]
   end
@@ -76,12 +78,12 @@ class LoadProfileTest < Minitest::Test
   # return says when the queue drained.
   def test_a_spike_answered_late_is_queued_and_drains_when_the_p99_is_back
     profile = Arena::Load::Profile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
-    r = Arena::Scenarios::Profile.analyse(profile, load(dip: 0, slow: 12, spike_p90: 300_000))["recoveries"].first
+    r = Arena::Verdicts::Profile.analyse(profile, load(dip: 0, slow: 12, spike_p90: 300_000))["recoveries"].first
     assert_equal "no lasting effect", r["verdict"], "throughput alone sees nothing"
     assert_equal "queued", r["spike_verdict"]
     assert_equal "asked 400/s for 1 s, served at most 400/s; its requests' p90 300.0ms against 4.0ms before (x75.0); none of 400 shed; " \
       "the queue drained (p99 back to its level before) 1.3 s after the spike", r["spike_reason"]
-    calm = Arena::Scenarios::Profile.analyse(profile, load(dip: 0, slow: 0))["recoveries"].first
+    calm = Arena::Verdicts::Profile.analyse(profile, load(dip: 0, slow: 0))["recoveries"].first
     assert_equal "absorbed", calm["spike_verdict"]
   end
 
@@ -101,30 +103,30 @@ class LoadProfileTest < Minitest::Test
     }
     with_after = ->(st) { calm.dup.tap { |l| l.stages = [calm.stages[0], calm.stages[1], st].freeze }.freeze }
     starved = with_after.call(after.call(19, 181))
-    r = Arena::Scenarios::Profile.analyse(profile, starved)["recoveries"].first
+    r = Arena::Verdicts::Profile.analyse(profile, starved)["recoveries"].first
     assert_equal "not recovered", r["verdict"]
     assert_equal false, r["recovered"]
     assert_equal "19 of the 200 requests asked in the stage after were answered well (181 dropped, 0 errors); by completion time alone: " \
-      "no lasting effect: #{Arena::Scenarios::Profile.analyse(profile, calm)["recoveries"].first["verdict_reason"]}", r["verdict_reason"]
+      "no lasting effect: #{Arena::Verdicts::Profile.analyse(profile, calm)["recoveries"].first["verdict_reason"]}", r["verdict_reason"]
     edge = with_after.call(after.call(180, 20))
-    assert_equal "no lasting effect", Arena::Scenarios::Profile.analyse(profile, edge)["recoveries"].first["verdict"], "90% answered: recovered"
+    assert_equal "no lasting effect", Arena::Verdicts::Profile.analyse(profile, edge)["recoveries"].first["verdict"], "90% answered: recovered"
     short = with_after.call(after.call(179, 21))
-    assert_equal "not recovered", Arena::Scenarios::Profile.analyse(profile, short)["recoveries"].first["verdict"]
-    assert_equal "no lasting effect", Arena::Scenarios::Profile.own_requests({"verdict" => "no lasting effect"}, nil, 200)["verdict"], "no figures: as measured"
+    assert_equal "not recovered", Arena::Verdicts::Profile.analyse(profile, short)["recoveries"].first["verdict"]
+    assert_equal "no lasting effect", Arena::Verdicts::Profile.own_requests({"verdict" => "no lasting effect"}, nil, 200)["verdict"], "no figures: as measured"
   end
 
   # Slices with no response say nothing about the p99: a server that answers
   # nothing for a while after the spike is not back.
   def test_the_p99_is_not_back_over_slices_that_answered_nothing
     profile = Arena::Load::Profile.parse("hold 100/s 2s, spike 400/s 1s, hold 100/s 2s")
-    r = Arena::Scenarios::Profile.analyse(profile, load(dip: 0, slow: 0, empty_after: 8))["recoveries"].first
+    r = Arena::Verdicts::Profile.analyse(profile, load(dip: 0, slow: 0, empty_after: 8))["recoveries"].first
     assert_in_delta 0.9, r["p99_back_s"], 0.01, r.inspect
   end
 
   def test_the_peak_rate_is_the_busiest_window_as_long_as_the_spike
     l = load(dip: 0, slow: 0)
-    assert_in_delta 400.0, Arena::Scenarios::Profile.peak_rate(l, 2.0, 5.0, 1.0), 0.01
-    assert_in_delta 400.0, Arena::Scenarios::Profile.peak_rate(l, 2.0, 5.0, 0.05), 0.01, "at least one slice"
-    assert_in_delta 100.0, Arena::Scenarios::Profile.peak_rate(l, 3.0, 5.0, 1.0), 0.01
+    assert_in_delta 400.0, Arena::Verdicts::Profile.peak_rate(l, 2.0, 5.0, 1.0), 0.01
+    assert_in_delta 400.0, Arena::Verdicts::Profile.peak_rate(l, 2.0, 5.0, 0.05), 0.01, "at least one slice"
+    assert_in_delta 100.0, Arena::Verdicts::Profile.peak_rate(l, 3.0, 5.0, 1.0), 0.01
   end
 end

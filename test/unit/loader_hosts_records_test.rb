@@ -40,7 +40,7 @@ module Arena
     end
 
     def test_a_breakpoint_level_reads_its_connections_from_a_fleet_record
-      level = Scenarios::Breakpoint.level(measurement("breakpoint", recorded_argv(24)), 100)
+      level = Verdicts::Breakpoint.level(measurement("breakpoint", recorded_argv(24)), 100)
       assert_equal 24, level.connections
     end
 

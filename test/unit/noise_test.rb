@@ -27,13 +27,13 @@ class NoiseTest < Minitest::Test
     f = Noise.between(before, after, ours: [10])
     assert_in_delta 50.0, f.other_cpu_pct, 1.0, f.inspect
     assert_in_delta 40.0, f.unseen_cpu_pct, 1.0
-    assert_equal "noisy", Noise.judge(f).word
+    assert_equal "noisy", Arena::Verdicts::Noise.judge(f).word
     # The same without the strangers: only what is ours and what was seen.
     calm = Noise.between(before, snap(1.0, steal: 0, busy: (TCK * 0.9).round, ticks: {10 => TCK / 2, 30 => TCK / 10},
       reaped: 50 + (0.3 * TCK).round, softirq: TCK / 5), ours: [10])
     assert_in_delta 10.0, calm.other_cpu_pct, 1.0, calm.inspect
     assert_equal 0.0, calm.unseen_cpu_pct
-    assert_equal "quiet", Noise.judge(calm).word
+    assert_equal "quiet", Arena::Verdicts::Noise.judge(calm).word
   end
 
   def test_other_processes_cpu_counts_everything_but_ours
@@ -45,7 +45,7 @@ class NoiseTest < Minitest::Test
     assert_in_delta 70.0, f.other_cpu_pct, 1.0
     assert_equal 1.0, f.steal_pct
     assert_equal 0.5, f.load_before
-    v = Noise.judge(f)
+    v = Arena::Verdicts::Noise.judge(f)
     assert_equal "noisy", v.word
     assert_match(/other processes took 70% of a core \(limit 20%\)/, v.reason)
   end
@@ -62,7 +62,7 @@ class NoiseTest < Minitest::Test
     # A snapshot that did not see Arena (a fixture's /proc) says nothing of it.
     assert_nil Noise.between(before, after, ours: [10, 77], own: 5).arena_cpu_pct
     # Recorded with the measurement, and read back.
-    record = Arena::Results::NoiseRecord.new(figures: f, verdict: Noise.judge(f)).to_record
+    record = Arena::Results::NoiseRecord.new(figures: f, verdict: Arena::Verdicts::Noise.judge(f)).to_record
     assert_in_delta 12.0, record.fetch("arena_cpu_pct"), 0.5
     assert_in_delta 12.0, Arena::Results::NoiseRecord.from_h(record).figures.arena_cpu_pct, 0.5
   end
@@ -70,11 +70,11 @@ class NoiseTest < Minitest::Test
   def test_a_quiet_machine_and_a_stealing_hypervisor
     before = snap(0.0, steal: 0, busy: 0, ticks: {10 => 0})
     quiet = Noise.between(before, snap(1.0, steal: 1, busy: TCK, ticks: {10 => TCK}), ours: [10])
-    assert_equal "quiet", Noise.judge(quiet).word
+    assert_equal "quiet", Arena::Verdicts::Noise.judge(quiet).word
     stolen = Noise.between(before, snap(1.0, steal: 80, busy: TCK, ticks: {10 => TCK}), ours: [10])
-    assert_equal "noisy", Noise.judge(stolen).word
-    assert_match(/steal 8.0% \(limit 5%\)/, Noise.judge(stolen).reason)
-    refute Noise.judge(nil).judged?
+    assert_equal "noisy", Arena::Verdicts::Noise.judge(stolen).word
+    assert_match(/steal 8.0% \(limit 5%\)/, Arena::Verdicts::Noise.judge(stolen).reason)
+    refute Arena::Verdicts::Noise.judge(nil).judged?
   end
 
   def test_the_live_system_can_be_read

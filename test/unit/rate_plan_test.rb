@@ -10,6 +10,7 @@ require "timeout"
 # levels share a rate.
 class RatePlanTest < Minitest::Test
   cover "Arena::Verdicts::RatePlan*"
+  cover "Arena::Verdicts::Rate*"
 
   Plan = Arena::Verdicts::RatePlan
 
@@ -100,8 +101,8 @@ class RatePlanTest < Minitest::Test
   def test_a_sweep_cut_short_says_what_it_measured
     x = {"planned_levels" => %w[10% 25% 50% 75% 90% 100%], "measured_levels" => %w[10% 25%], "knee_rps" => 0.5,
          "closed_max_rps" => 2.0, "slo_ms" => 3000}
-    assert_equal "incomplete: measured 10% and 25% of 6 planned levels", Arena::Scenarios::Rate.incomplete(x)
-    assert_nil Arena::Scenarios::Rate.incomplete(x.merge("measured_levels" => x["planned_levels"]))
+    assert_equal "incomplete: measured 10% and 25% of 6 planned levels", Arena::Verdicts::Rate.incomplete(x)
+    assert_nil Arena::Verdicts::Rate.incomplete(x.merge("measured_levels" => x["planned_levels"]))
     m = Arena::Results::Measurement.new(server: "unicorn", workload: "sleep", scenario: "rate", variant: "curve", kind: "summary", extra: x)
     finding = Arena::Scenarios::Rate.finding(m)
     assert_match(/incomplete: measured 10% and 25% of 6 planned levels; knee at or above 0.5 req\/s/, finding)

@@ -8,7 +8,9 @@ module Arena
   # the breakpoint's outcome, the sustained bisection's steps and stop.
   class SweepVerdictsTest < Minitest::Test
     cover "Arena::Scenarios::Rate*"
+    cover "Arena::Verdicts::Rate*"
     cover "Arena::Scenarios::Breakpoint*"
+    cover "Arena::Verdicts::Breakpoint*"
     cover "Arena::Scenarios::Sustained*"
 
     SLO = 100_000
@@ -19,7 +21,7 @@ module Arena
        "samples" => 500, "p99_us" => held ? 50_000 : 400_000}.merge(over.transform_keys(&:to_s))
     end
 
-    def knee(curve, planned: 6) = Scenarios::Rate.knee(curve, slo_us: SLO, planned: planned)
+    def knee(curve, planned: 6) = Verdicts::Rate.knee(curve, slo_us: SLO, planned: planned)
 
     def test_the_knee_is_the_top_of_the_sustained_run
       verdict, rps = knee([level(100), level(250), level(500), level(750), level(900, held: false), level(1000, held: false)])
@@ -81,6 +83,30 @@ module Arena
       assert_equal "none", knee([level(1.8, held: false)], planned: 1).first.word, "older curves have no fraction"
     end
 
+    # The lowest level above 90% (a sweep whose low levels were dropped) has no answer either.
+    def test_a_lowest_level_above_ninety_percent_that_missed_is_no_answer
+      verdict, rps = knee([level(2.0, held: false, fraction: 1.0), level(2.4, held: false, fraction: 1.2)], planned: 2)
+      assert_equal ["cannot judge", nil], [verdict.word, rps]
+      assert_match(/the lowest level, 2\.0 req\/s, missed/, verdict.reason)
+    end
+
+    # Requests in flight count only over a level that ran: at no duration
+    # the goodput alone must keep up (a level of 0 s does not divide by zero).
+    def test_a_level_of_no_duration_counts_nothing_in_flight
+      refute Verdicts::Rate.sustained?(level(1000, good_rps: 900, duration_s: 0.0, p50_us: 40_000), SLO)
+      assert Verdicts::Rate.sustained?(level(1000, good_rps: 990, duration_s: 0.0, p50_us: 40_000), SLO)
+    end
+
+    # A row without its drop and error counts (a figure the engine did not
+    # give) reads them as none; one without a rate or samples is not sustained.
+    def test_a_row_missing_counts_reads_them_as_none
+      sparse = level(1000).except("dropped", "error_pct")
+      assert Verdicts::Rate.sustained?(sparse, SLO)
+      refute Verdicts::Rate.sustained?(level(1000).except("good_rps"), SLO)
+      refute Verdicts::Rate.sustained?(level(1000).except("samples"), SLO)
+      assert Verdicts::Rate.sustained?(level(0.5).except("duration_s"), SLO), "no duration: nothing in flight, nothing dropped"
+    end
+
     # Too few responses for a p99 is not a miss: a 1 s endpoint at 1 req/s
     # for 35 s answers every request in time, with 35 of the 100 a p99 needs.
     def test_too_few_responses_is_not_a_miss
@@ -95,7 +121,7 @@ module Arena
       assert_equal "none", knee([level(1.0, samples: 35, p99_us: SLO + 1)], planned: 1).first.word, "late even in few samples"
       assert_equal "none", knee([level(1.0, samples: 35, good_rps: 0.5)], planned: 1).first.word, "not served"
       assert_equal "cannot judge", knee([level(1.0, samples: 35, p99_us: nil)], planned: 1).first.word, "no p99 of 35"
-      thin = ->(point, slo = SLO) { Scenarios::Rate.thin?(point, slo) }
+      thin = ->(point, slo = SLO) { Verdicts::Rate.thin?(point, slo) }
       refute thin.call(level(1.0)), "enough samples"
       refute thin.call(level(1.0, samples: 100)), "exactly enough"
       assert thin.call(level(1.0, samples: 99))
@@ -115,7 +141,7 @@ module Arena
 
     # Each condition of a sustained level, at its edge.
     def test_sustained_needs_goodput_few_drops_few_errors_enough_samples_and_p99
-      rule = ->(**over) { Scenarios::Rate.sustained?(level(1000, **over), SLO) }
+      rule = ->(**over) { Verdicts::Rate.sustained?(level(1000, **over), SLO) }
       assert rule.call
       assert rule.call(good_rps: 990)
       refute rule.call(good_rps: 989)
@@ -138,14 +164,14 @@ module Arena
     # the end (rate x p50): kept up (issue 35's "none" came from this).
     def test_the_request_in_flight_at_a_levels_end_is_not_a_shortfall
       slow = {target_rps: 0.995, good_rps: 0.98, duration_s: 44.0, p99_us: 1_013_278, samples: 100}
-      refute Scenarios::Rate.sustained?(level(1, **slow), 3_000_000), "without its p50 the level read short"
-      assert Scenarios::Rate.sustained?(level(1, **slow, p50_us: 1_002_240), 3_000_000)
-      refute Scenarios::Rate.sustained?(level(1, **slow, good_rps: 0.95, p50_us: 1_002_240), 3_000_000), "two short is short"
+      refute Verdicts::Rate.sustained?(level(1, **slow), 3_000_000), "without its p50 the level read short"
+      assert Verdicts::Rate.sustained?(level(1, **slow, p50_us: 1_002_240), 3_000_000)
+      refute Verdicts::Rate.sustained?(level(1, **slow, good_rps: 0.95, p50_us: 1_002_240), 3_000_000), "two short is short"
     end
 
-    Level = Scenarios::Breakpoint::Level
+    Level = Verdicts::Breakpoint::Level
 
-    def bp(*levels, planned:) = Scenarios::Breakpoint.judge(levels, planned: planned).to_s
+    def bp(*levels, planned:) = Verdicts::Breakpoint.judge(levels, planned: planned).to_s
 
     def test_breakpoint_outcomes
       clean = ->(c) { Level.new(connections: c, rps: 10.0 * c) }
@@ -206,31 +232,31 @@ module Arena
     # A level breaks on errors over 1% (said by kind) before its p99 is read,
     # or on a p99 over the SLO; the last clean level is the one before.
     def test_a_breakpoint_level_from_its_measurement
-      clean = Scenarios::Breakpoint.level(measurement(8, p99: 100_000), 100)
+      clean = Verdicts::Breakpoint.level(measurement(8, p99: 100_000), 100)
       assert_equal [8, 1000.0, nil], clean.to_a
       assert clean.frozen?
-      slow = Scenarios::Breakpoint.level(measurement(16, p99: 100_001), 100)
+      slow = Verdicts::Breakpoint.level(measurement(16, p99: 100_001), 100)
       assert_equal "p99 100.0 ms > SLO 100 ms", slow.broken_because
-      assert_equal "p99 150.3 ms > SLO 150.0 ms", Scenarios::Breakpoint.level(measurement(16, p99: 150_349), 150.0).broken_because
-      assert_equal "p99 150.3 ms > SLO 120 ms", Scenarios::Breakpoint.level(measurement(16, p99: 150_349), 120).broken_because
+      assert_equal "p99 150.3 ms > SLO 150.0 ms", Verdicts::Breakpoint.level(measurement(16, p99: 150_349), 150.0).broken_because
+      assert_equal "p99 150.3 ms > SLO 120 ms", Verdicts::Breakpoint.level(measurement(16, p99: 150_349), 120).broken_because
       assert_kind_of Integer, clean.connections
       few = Results::Measurement.from_h({"server" => "puma", "scenario" => "breakpoint", "load" => {"schema" => "arena-load/2",
                                                                                                     "throughput_rps" => 5, "duration_s" => 1.0, "requests" => {"completed" => 5}, "latency_us" => {"count" => 5}}})
-      assert_equal [nil, nil], Scenarios::Breakpoint.level(few, 100).to_a.values_at(0, 2), "no p99 and no argv: clean, connections unknown"
-      erroneous = Scenarios::Breakpoint.level(measurement(32, p99: 1000, errors: 11, kinds: {"timeout" => 11, "connect" => 0}), 100)
+      assert_equal [nil, nil], Verdicts::Breakpoint.level(few, 100).to_a.values_at(0, 2), "no p99 and no argv: clean, connections unknown"
+      erroneous = Verdicts::Breakpoint.level(measurement(32, p99: 1000, errors: 11, kinds: {"timeout" => 11, "connect" => 0}), 100)
       assert_equal "11 errors, 1.088% (timeout)", erroneous.broken_because
-      assert_nil Scenarios::Breakpoint.level(measurement(32, p99: 1000, errors: 10, kinds: {"timeout" => 10}), 100).broken_because, "1% is within the limit"
-      both = Scenarios::Breakpoint.level(measurement(64, p99: 900_000, errors: 50, kinds: {"read" => 20, "timeout" => 30}), 100)
+      assert_nil Verdicts::Breakpoint.level(measurement(32, p99: 1000, errors: 10, kinds: {"timeout" => 10}), 100).broken_because, "1% is within the limit"
+      both = Verdicts::Breakpoint.level(measurement(64, p99: 900_000, errors: 50, kinds: {"read" => 20, "timeout" => 30}), 100)
       assert_equal "50 errors, 4.762% (read, timeout)", both.broken_because, "errors are said before the p99"
       ok = ->(c) { Level.new(connections: c) }
-      assert_equal 4, Scenarios::Breakpoint.last_clean([ok[1], ok[2], ok[4], slow, ok[32]]).connections
-      assert_equal 32, Scenarios::Breakpoint.last_clean([ok[1], ok[32]]).connections
-      assert_nil Scenarios::Breakpoint.last_clean([slow, ok[32]])
-      assert_nil Scenarios::Breakpoint.last_clean([])
+      assert_equal 4, Verdicts::Breakpoint.last_clean([ok[1], ok[2], ok[4], slow, ok[32]]).connections
+      assert_equal 32, Verdicts::Breakpoint.last_clean([ok[1], ok[32]]).connections
+      assert_nil Verdicts::Breakpoint.last_clean([slow, ok[32]])
+      assert_nil Verdicts::Breakpoint.last_clean([])
     end
 
     def test_older_breakpoint_and_rate_records_in_words
-      bp = Scenarios::Breakpoint
+      bp = Verdicts::Breakpoint
       assert_equal "stopped: time ran out", bp.outcome_words({"verdict" => "stopped", "verdict_reason" => "time ran out", "broke_at_connections" => 4})
       assert_equal "broke at 64: p99 120.0 ms > SLO 100 ms", bp.outcome_words({"broke_at_connections" => 64, "broke_because" => "p99 120.0 ms > SLO 100 ms"})
       assert_equal "did not break within the bounds", bp.outcome_words({})
@@ -238,7 +264,7 @@ module Arena
       assert_equal "did not break within the bounds", bp.outcome_words({"broke_at_connections" => nil})
       assert_equal "stopped: ", bp.outcome_words({"verdict" => "stopped"})
       assert_equal "broke at 4: ", bp.outcome_words({"broke_at_connections" => 4})
-      rate = Scenarios::Rate
+      rate = Verdicts::Rate
       assert_equal "knee: 900 req/s (the highest level measured)", rate.knee_words({"verdict" => "knee", "verdict_reason" => "900 req/s (the highest level measured)", "knee_rps" => 1})
       assert_equal "knee at 1,200 req/s", rate.knee_words({"knee_rps" => 1200, "planned_levels" => [1, 2], "measured_levels" => %w[a b]})
       assert_equal "knee at none (no rate sustained with p99 within the SLO)", rate.knee_words({})
@@ -260,8 +286,8 @@ module Arena
                    "errors" => {"total" => 2}, "open" => {"dropped" => 3}, "latency_us" => {"count" => 498, "p99" => 8000}}})
       row = Scenarios::Sustained.row(m)
       assert_equal({"target_rps" => 250.0, "good_rps" => 249.0, "dropped" => 3, "duration_s" => 2.0, "error_pct" => 0.4, "samples" => 498, "p99_us" => 8000}, row)
-      assert Scenarios::Rate.sustained?(row, 10_000)
-      refute Scenarios::Rate.sustained?(row, 7_999)
+      assert Verdicts::Rate.sustained?(row, 10_000)
+      refute Verdicts::Rate.sustained?(row, 7_999)
     end
   end
 end

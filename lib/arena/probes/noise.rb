@@ -9,7 +9,8 @@ module Arena
     # the server's tree, not the loader, not Arena), the load average before
     # it and the CPU frequency governor where the system shows one. Two
     # snapshots of /proc, one before and one after; the figures are a pure
-    # function of the two (Noise.between), so the suite checks them on fixtures.
+    # function of the two (Noise.between), so the suite checks them on fixtures;
+    # what they mean is Verdicts::Noise's.
     module Noise
       # cpu: the aggregate /proc/stat line's fields; ticks: pid => utime+stime;
       # reaped: the CPU ticks of the children Arena itself has reaped (the
@@ -30,14 +31,6 @@ module Arena
         end
       end
 
-      # Past either, the measurement is flagged `noisy` and run again once at
-      # the end of its round. A fifth of a core is what a busy neighbour
-      # takes from a 2-core server's share here and more than the idle servers
-      # kept up between rounds use together (measured: under 3%); 5% steal is
-      # where a VM's throughput moves by more than the 5% precision Arena aims at.
-      OTHER_CPU_LIMIT_PCT = 20.0
-      STEAL_LIMIT_PCT = 5.0
-
       # One measurement's watch: start before the load, stop after it.
       # ours: -> pids whose CPU is the measurement's own (called at both ends).
       class Watch
@@ -56,7 +49,7 @@ module Arena
           after = Noise.snapshot(root: @root)
           ours = @seen | @ours.call | [Process.pid]
           figures = Noise.between(@before, after, ours: ours, governor: Noise.governor)
-          Results::NoiseRecord.new(figures: figures, verdict: Noise.judge(figures)).freeze
+          Results::NoiseRecord.new(figures: figures, verdict: Verdicts::Noise.judge(figures)).freeze
         end
       end
 
@@ -91,15 +84,6 @@ module Arena
           arena_cpu_pct: after.ticks.key?(own) ? pct.call(spent.call(own, after.ticks[own])) : nil,
           load_before: before.load1, governor: governor, seconds: seconds.round(3)
         ).freeze
-      end
-
-      # A Verdict: "noisy" with what crossed its limit, or "quiet".
-      def judge(figures)
-        return Verdicts::Verdict.cannot_judge("no noise figures") if figures.nil?
-        over = []
-        over << format("other processes took %.0f%% of a core (limit %.0f%%)", figures.other_cpu_pct, OTHER_CPU_LIMIT_PCT) if figures.other_cpu_pct > OTHER_CPU_LIMIT_PCT
-        over << format("steal %.1f%% (limit %.0f%%)", figures.steal_pct, STEAL_LIMIT_PCT) if figures.steal_pct > STEAL_LIMIT_PCT
-        over.empty? ? Verdicts::Verdict.of("quiet") : Verdicts::Verdict.of("noisy", over.join("; "))
       end
 
       def governor(root: "/sys/devices/system/cpu")

@@ -44,7 +44,7 @@ module Arena
         return nil unless m.summary?
         x = m.extra
         clean = x["last_clean_connections"] ? "last clean at #{x["last_clean_connections"]} connections (#{Report::Format.rps(x["last_clean_rps"])} req/s)" : "no clean level"
-        "#{m.server} #{m.workload} breakpoint: #{clean}; #{outcome_words(x)}"
+        "#{m.server} #{m.workload} breakpoint: #{clean}; #{Verdicts::Breakpoint.outcome_words(x)}"
       end
 
       # "broke at 100 connections; last clean 50 (10.7k req/s)".
@@ -57,59 +57,17 @@ module Arena
         ["breakpoint", "#{word}; #{clean}"]
       end
 
-      # Older results files stored no verdict: they ran every level or broke.
-      def self.outcome_words(x)
-        return "#{x["verdict"]}: #{x["verdict_reason"]}" if x["verdict"]
-        x["broke_at_connections"] ? "broke at #{x["broke_at_connections"]}: #{x["broke_because"]}" : "did not break within the bounds"
-      end
-
-      # Level = what the rule reads of one concurrency level.
-      Level = Struct.new(:connections, :rps, :broken_because, keyword_init: true)
-
-      # The outcome of the levels measured, in ascending order, out of the
-      # `planned` ones: broke at the first broken level (the last clean one is
-      # the level before it), did not break when every planned level ran
-      # clean, and "stopped" when --max-time ended the climb first: a climb cut
-      # short has not shown that the server holds to the bound.
-      def self.judge(levels, planned:)
-        broke = levels.find(&:broken_because)
-        if broke
-          Verdicts::Verdict.of("broke", "at #{broke.connections} connections: #{broke.broken_because}")
-        elsif levels.empty?
-          Verdicts::Verdict.cannot_judge("time ran out before the first level")
-        elsif levels.size < planned
-          Verdicts::Verdict.of("stopped", "time ran out after #{levels.size} of #{planned} levels (clean up to #{levels.last.connections} " \
-            "connections); not known to hold beyond")
-        else
-          Verdicts::Verdict.of("did not break", "clean at every level up to #{levels.last.connections} connections (the bound)")
-        end
-      end
-
-      # The level before the first broken one (or the last, when none broke).
-      def self.last_clean(levels) = levels.take_while { |l| l.broken_because.nil? }.last
-
       def self.sections(document, colors:) = [BreakpointChart.new(document, colors: colors).section].compact
-
-      # What the rule reads of one level's measurement: broken by errors over
-      # the limit (said by kind), else by a p99 over the SLO.
-      def self.level(m, slo_ms)
-        because = if m.summary.erroneous?
-          "#{m.load.errors} errors, #{m.load.error_pct}% (#{m.load.nonzero_error_kinds.keys.join(", ")})"
-        elsif m.load.latency.p99.to_f > slo_ms * 1000
-          "p99 #{(m.load.latency.p99 / 1000.0).round(1)} ms > SLO #{slo_ms} ms"
-        end
-        Level.new(connections: m.settings&.connections, rps: m.good_rps, broken_because: because).freeze
-      end
 
       private
 
-      def broken?(m, slo_ms) = !self.class.level(m, slo_ms).broken_because.nil?
+      def broken?(m, slo_ms) = !Verdicts::Breakpoint.level(m, slo_ms).broken_because.nil?
 
       def summary(ctx, levels, slo_ms)
-        judged = levels.map { |m| self.class.level(m, slo_ms) }
-        verdict = self.class.judge(judged, planned: self.class.levels(ctx.load).size)
+        judged = levels.map { |m| Verdicts::Breakpoint.level(m, slo_ms) }
+        verdict = Verdicts::Breakpoint.judge(judged, planned: self.class.levels(ctx.load).size)
         broke_at = judged.index(&:broken_because)
-        clean = self.class.last_clean(judged)
+        clean = Verdicts::Breakpoint.last_clean(judged)
         summary_record(ctx, "summary", "step" => ctx.load.step, "slo_ms" => slo_ms,
           "last_clean_connections" => clean&.connections, "last_clean_rps" => clean&.rps,
           "broke_at_connections" => broke_at && judged[broke_at].connections, "broke_because" => broke_at && judged[broke_at].broken_because,

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../verdicts/rate_plan"
+require_relative "../verdicts/rate"
 
 module Arena
   module Scenarios
@@ -76,25 +77,10 @@ module Arena
         [closed, *points, summary(ctx, max, points, plan, sweep_s: Support::Clock.now - started)]
       end
 
-      # A rate counts as served only if the server kept up with it: p99 (of
-      # enough good responses) under the SLO, errors under the limit, and at
-      # most 1% of the scheduled requests dropped or missing.
-      # The requests still in flight when a level ends (Little's law: rate x
-      # latency) are not a shortfall: a 1 s endpoint at 0.995 req/s for 44 s
-      # answered 43 of 43.8 and read "missed" on goodput alone.
-      def self.sustained?(point, slo_us)
-        target = point["target_rps"].to_f
-        duration = point["duration_s"].to_f
-        in_flight = duration.positive? ? target * point["p50_us"].to_f / 1e6 / duration : 0.0
-        point["good_rps"].to_f + in_flight >= 0.99 * target && point["dropped"].to_i <= 0.01 * target * duration &&
-          point["error_pct"].to_f <= Results::ERROR_LIMIT_PCT && point["samples"].to_i >= P99_SAMPLES &&
-          point["p99_us"].to_i.between?(1, slo_us)
-      end
-
       def self.finding(m)
         return nil unless m.summary?
         x = m.extra
-        "#{m.server} #{m.workload} rate: #{knee_words(x)}, with p99 <= #{x["slo_ms"]} ms#{slo_origin(x)} " \
+        "#{m.server} #{m.workload} rate: #{Verdicts::Rate.knee_words(x)}, with p99 <= #{x["slo_ms"]} ms#{slo_origin(x)} " \
           "(closed maximum #{Report::Format.rps(x["closed_max_rps"])} req/s)"
       end
 
@@ -145,89 +131,10 @@ module Arena
         {"none" => "none: no level held", "stopped" => "stopped: time ran out, every level held"}.fetch(word, word)
       end
 
+      # A p99 needs this many responses (Verdicts::Rate's rule).
+      P99_SAMPLES = Verdicts::Rate::P99_SAMPLES
+
       def self.sections(document, colors:) = [RateChart.new(document, colors: colors).section].compact
-
-      # "incomplete: measured 50% and 90% of 4 planned levels", or nil.
-      def self.incomplete(x)
-        planned = x["planned_levels"]
-        measured = x["measured_levels"]
-        return nil unless planned && measured && measured.size < planned.size
-        said = measured.empty? ? "none" : Report::Format.and_list(measured)
-        "incomplete: measured #{said} of #{planned.size} planned levels"
-      end
-
-      # A level that kept up in every way but one: it had fewer responses
-      # than a p99 needs (P99_SAMPLES), and those it had were within the SLO
-      # (too few for a p99 at all: taken as within). Too little time, not
-      # too little capacity: not a miss.
-      def self.thin?(point, slo_us)
-        return false if point["samples"].to_i >= P99_SAMPLES
-        p99 = point["p99_us"].to_i
-        sustained?(point.merge("samples" => P99_SAMPLES, "p99_us" => p99.positive? ? p99 : 1), slo_us)
-      end
-
-      P99_SAMPLES = 100
-      # Below this share of the closed maximum a level is "well below" it: a
-      # sweep with no level under it cannot say a server sustains nothing.
-      NEAR_MAX = 0.9
-
-      # The knee: the highest rate of the unbroken run of sustained levels
-      # from the lowest up (curve in ascending target order). A level that
-      # passes above one that missed is chance, not capacity: the knee stops
-      # at the first miss. A sweep cut short by --max-time before any level
-      # missed has not found its knee: it says so and how far it got. No
-      # answer comes from levels never measured: when the lowest measured
-      # level is at 90% of the maximum or more and missed, the words say so
-      # rather than "none" (issue 35); a level with too few responses for a
-      # p99 is not a miss either (thin?). Returns [Verdict, knee_rps or nil].
-      def self.knee(curve, slo_us:, planned:)
-        levels = curve.sort_by { |c| c["target_rps"].to_f }
-        held = levels.take_while { |c| sustained?(c, slo_us) }
-        missed = levels[held.size]
-        f = Report::Format
-        cut = (levels.size < planned) ? "stopped: time ran out after #{levels.size} of #{planned} levels" : nil
-        if levels.empty?
-          [Verdicts::Verdict.cannot_judge(cut ? "time ran out before the first level" : "no level measured"), nil]
-        elsif missed && thin?(missed, slo_us)
-          thin(held, missed)
-        elsif held.empty? && missed["fraction"] && missed["fraction"].to_f >= NEAR_MAX
-          [Verdicts::Verdict.cannot_judge("not measured below #{(NEAR_MAX * 100).round}% of the closed maximum (the lowest level, " \
-            "#{f.rps(missed["target_rps"].to_f)} req/s, missed); a level well below it was not run"), nil]
-        elsif missed.nil? && cut
-          [Verdicts::Verdict.of("stopped", "time ran out after #{levels.size} of #{planned} levels; every level measured held, up to " \
-            "#{f.rps(held.last["target_rps"].to_f)} req/s: the knee is at or above it"), nil]
-        elsif held.empty?
-          [Verdicts::Verdict.of("none", "no rate sustained with p99 within the SLO (the lowest, #{f.rps(missed["target_rps"].to_f)} req/s, missed)"), nil]
-        else
-          top = held.last["target_rps"]
-          above = missed ? "#{f.rps(missed["target_rps"].to_f)} req/s missed" : "the highest level measured"
-          [Verdicts::Verdict.of("knee", "#{f.rps(top.to_f)} req/s (#{above}#{"; #{cut}" if cut})"), top]
-        end
-      end
-
-      # The first level not sustained had too few responses to judge: the
-      # knee is at or above the last held one, or not known at all.
-      def self.thin(held, level)
-        f = Report::Format
-        rate = "#{f.rps(level["target_rps"].to_f)} req/s"
-        n = level["samples"].to_i
-        if held.empty?
-          return [Verdicts::Verdict.cannot_judge("the lowest level, #{rate}, answered in time but with #{n} responses, fewer than the " \
-            "#{P99_SAMPLES} a p99 needs (give more time)"), nil]
-        end
-        top = held.last["target_rps"]
-        [Verdicts::Verdict.of("knee", "#{f.rps(top.to_f)} req/s (#{rate} had #{n} responses, too few to judge: the knee is at or above " \
-          "#{f.rps(top.to_f)} req/s)"), top]
-      end
-
-      # Summary finding words (older results files stored no verdict).
-      def self.knee_words(x)
-        return "#{x["verdict"]}: #{x["verdict_reason"]}" if x["verdict"]
-        knee = x["knee_rps"] ? "#{Report::Format.rps(x["knee_rps"])} req/s" : "none (no rate sustained with p99 within the SLO)"
-        cut = incomplete(x)
-        knee = "or above #{knee}" if cut && x["knee_rps"]
-        "#{"#{cut}; " if cut}knee at #{knee}"
-      end
 
       private
 
@@ -246,7 +153,7 @@ module Arena
            "samples" => p.load.latency.n, "late" => p.load.late, "dropped" => p.load.dropped,
            "errors" => p.load.errors, "error_pct" => p.load.error_pct, "duration_s" => p.load.duration_s}
         end
-        verdict, knee = self.class.knee(curve, slo_us: slo_us, planned: plan.levels.size)
+        verdict, knee = Verdicts::Rate.knee(curve, slo_us: slo_us, planned: plan.levels.size)
         summary_record(ctx, "curve", "curve" => curve, "slo_ms" => ctx.slo_ms, "slo_relative" => ctx.load.slo_ms.nil?,
           "closed_max_rps" => max.round(1), "knee_rps" => knee, "verdict" => verdict.word, "verdict_reason" => verdict.reason,
           "levels" => plan.levels.size, "planned_levels" => plan.levels.map(&:label), "measured_levels" => points.map(&:variant),

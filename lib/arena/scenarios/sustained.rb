@@ -9,7 +9,7 @@ module Arena
     # as fractions of it, 90% first, then 100% (if 90% held) or halving (if
     # it did not), then the midpoint of the highest held and lowest missed
     # fraction, until they are RESOLUTION apart or STEPS are spent. A rate
-    # is held by the rate scenario's rule (Rate.sustained?): p99 within the
+    # is held by the rate scenario's rule (Verdicts::Rate.sustained?): p99 within the
     # SLO, under 1% errors and dropped, at least 100 samples. `arena tune`
     # measures each candidate with this scenario; its section draws every
     # config's sustained rate against its memory.
@@ -58,7 +58,7 @@ module Arena
           left = deadline - Support::Clock.now
           break if left <= 1
           point = open_level(ctx, max, fraction, min_requests: MIN_REQUESTS, seconds_left: left.floor)
-          ok = Rate.sustained?(self.class.row(point), slo_us)
+          ok = Verdicts::Rate.sustained?(self.class.row(point), slo_us)
           points << point.with(extra: point.extra.merge("sustained" => ok))
           ok ? held = fraction : missed = fraction
           fraction = self.class.next_fraction(held, missed) or break
@@ -76,7 +76,7 @@ module Arena
 
       def self.mib(kb) = kb&.positive? ? (kb / 1024.0).round(1) : nil
 
-      # The figures Rate.sustained? judges, from an open-model measurement.
+      # The figures Verdicts::Rate.sustained? judges, from an open-model measurement.
       def self.row(m)
         {"target_rps" => m.extra["target_rps"], "good_rps" => m.good_rps, "dropped" => m.load.dropped,
          "duration_s" => m.load.duration_s, "error_pct" => m.load.error_pct, "samples" => m.load.latency.n,

@@ -71,7 +71,7 @@ module Arena
         reachable = reachable_slots(f)
         uneven = spread_verdict(f, reachable, working)
         unless working && f.rps
-          return Result.new(verdict: Verdicts::Verdict.cannot_judge("no waiting/working split (--queue-time on)"), reachable_slots: reachable,
+          return Result.new(verdict: Verdict.cannot_judge("no waiting/working split (--queue-time on)"), reachable_slots: reachable,
             uneven: uneven).freeze
         end
         busy = (f.rps * working / 1e6).round(2)
@@ -88,25 +88,25 @@ module Arena
       def verdict(f, busy, working, reachable)
         connections = f.connections.to_i
         fill = [f.declared, connections, reachable].compact.min
-        return Verdicts::Verdict.cannot_judge("no connections to fill the slots") unless fill.positive?
+        return Verdict.cannot_judge("no connections to fill the slots") unless fill.positive?
         declared = f.declared ? "#{f.declared} declared" : "no fixed ceiling"
         declared += ", #{reachable} reachable" if reachable
         said = "#{busy} of #{fill} slots busy (#{f.rps.round(1)} req/s x #{ms(working)} working; #{declared}, #{connections} connections)"
-        return Verdicts::Verdict.of("ok", said) if busy >= UNDER * fill
+        return Verdict.of("ok", said) if busy >= UNDER * fill
         if working < SHORTEST_WORK_US
-          return Verdicts::Verdict.of("ok", "#{said}: the app works under #{ms(SHORTEST_WORK_US)} a request; the server's own " \
+          return Verdict.of("ok", "#{said}: the app works under #{ms(SHORTEST_WORK_US)} a request; the server's own " \
             "time per request, not its slots, sets the pace")
         end
         waiting = f.waiting_p50_us.to_f
         if waiting < f.working_p50_us.to_f
-          return Verdicts::Verdict.of("ok", "#{said}: requests waited #{ms(waiting)} p50 before the app, less than they worked; " \
+          return Verdict.of("ok", "#{said}: requests waited #{ms(waiting)} p50 before the app, less than they worked; " \
             "the slots were not what held them")
         end
         share = f.server_cpu_pct && f.server_cpu_pct / (100.0 * [f.server_cores.to_i, 1].max)
-        if share && share >= Verdicts::Stall::BUSY_CPU
-          return Verdicts::Verdict.of("ok", "#{said}: the server used #{(share * 100).round}% of its cores, the CPU is the limit")
+        if share && share >= Stall::BUSY_CPU
+          return Verdict.of("ok", "#{said}: the server used #{(share * 100).round}% of its cores, the CPU is the limit")
         end
-        Verdicts::Verdict.of("under-concurrent", "#{said}, while requests waited #{ms(waiting)} p50 before the app and worked " \
+        Verdict.of("under-concurrent", "#{said}, while requests waited #{ms(waiting)} p50 before the app and worked " \
           "#{ms(f.working_p50_us.to_f)}: it ran fewer requests at once than its settings declare")
       end
 
@@ -142,15 +142,15 @@ module Arena
       # 0.0 ms a request", a limit no server comes near, from a time the
       # server's own work per request dwarfs.
       def spread_verdict(f, reachable, working)
-        return Verdicts::Verdict.cannot_judge("no spread of connections over processes") unless reachable
+        return Verdict.cannot_judge("no spread of connections over processes") unless reachable
         fill = [f.declared, f.connections.to_i].min
         held = serving(f)
         uneven = reachable < EVEN * fill
         said = "connections spread #{uneven ? "unevenly" : "evenly enough"} over #{f.processes} workers " \
           "(#{words(held)} of #{held.sum}): #{reachable} of #{fill} slots reachable"
-        return Verdicts::Verdict.of("ok", said) unless uneven
+        return Verdict.of("ok", said) unless uneven
         limit = ", so at most #{(reachable * 1e6 / working).round(1)} req/s at #{ms(working)} a request" if working.to_f >= SHORTEST_WORK_US
-        Verdicts::Verdict.of("uneven", "#{said}#{limit}")
+        Verdict.of("uneven", "#{said}#{limit}")
       end
 
       # [29, 3] -> "29 and 3"; [20, 8, 4] -> "20, 8 and 4" (two or more: a spread is over workers).

@@ -34,16 +34,16 @@ module Arena
         stalled, judged = per_config(entries).partition { |c| c[2] }
         skipped = stalled.map { |server, x, why| "skipped #{server} (x#{format("%.1f", x)}): stalled, #{why}" }
         if judged.size < 2
-          return Verdicts::Verdict.cannot_judge(["needs two server configs with the fast requests' p90 beside the slow request (10 responses), not stalled", *skipped].join("; "))
+          return Verdict.cannot_judge(["needs two server configs with the fast requests' p90 beside the slow request (10 responses), not stalled", *skipped].join("; "))
         end
         ranked = judged.sort_by { |_, x, _, errors| [failed?(errors) ? 1 : 0, x] }
         (winner, x, _, lost), (second, y, _, errors) = ranked
         figures = figures_line(entries, ranked)
         if failed?(lost)
-          return Verdicts::Verdict.cannot_judge(["every config failed over #{format("%g", Results::ERROR_LIMIT_PCT)}% of its requests beside the slow request (#{figures})", *skipped].join("; "))
+          return Verdict.cannot_judge(["every config failed over #{format("%g", Results::ERROR_LIMIT_PCT)}% of its requests beside the slow request (#{figures})", *skipped].join("; "))
         end
         if failed?(errors)
-          return Verdicts::Verdict.of("#{winner} protects fast requests best", ["their p90 beside the slow request was x#{format("%.1f", x)} their median alone, " \
+          return Verdict.of("#{winner} protects fast requests best", ["their p90 beside the slow request was x#{format("%.1f", x)} their median alone, " \
             "against #{second}, which failed #{pct(errors)} of its requests beside it (x#{format("%.1f", y)} on the rest) (#{figures})", *skipped].join("; "))
         end
         ahead(entries, ranked, figures, skipped)
@@ -75,10 +75,10 @@ module Arena
         diff = lead(entries, winner, second)
         if diff && (!diff.significant? || diff.equivalent?)
           word = diff.equivalent? ? "equivalent" : "not distinguishable"
-          return Verdicts::Verdict.of(word, ["#{winner} and #{second} protect fast requests alike here: #{words}; " \
+          return Verdict.of(word, ["#{winner} and #{second} protect fast requests alike here: #{words}; " \
             "#{diff.reason.delete_prefix("not distinguishable here: ")}", *skipped].join("; "))
         end
-        Verdicts::Verdict.of("#{winner} protects fast requests best", [words, *(diff && [diff.reason]), *skipped].join("; "))
+        Verdict.of("#{winner} protects fast requests best", [words, *(diff && [diff.reason]), *skipped].join("; "))
       end
 
       def failed?(error_pct) = error_pct > Results::ERROR_LIMIT_PCT

@@ -54,10 +54,10 @@ module Arena
       def call(candidates, level: LEVEL, band_pct: BAND_PCT)
         ranked = candidates.group_by(&:name).map { |_, same| same.max_by(&:median_rps) }.sort_by { |c| -c.median_rps }
         best, second = ranked
-        return Result.new(verdict: Verdicts::Verdict.cannot_judge("no server measured")).freeze unless best
-        return Result.new(verdict: Verdicts::Verdict.of("pick", "the only server measured#{caveat(best)}"), pick: best).freeze unless second
+        return Result.new(verdict: Verdict.cannot_judge("no server measured")).freeze unless best
+        return Result.new(verdict: Verdict.of("pick", "the only server measured#{caveat(best)}"), pick: best).freeze unless second
         if second.held_down.any?
-          return Result.new(verdict: Verdicts::Verdict.cannot_judge("runner-up #{second.name} is #{second.held_down.join(" and ")}: " \
+          return Result.new(verdict: Verdict.cannot_judge("runner-up #{second.name} is #{second.held_down.join(" and ")}: " \
             "its figure may not be the server's"), runner_up: second).freeze
         end
         judge(best, second, level: level, band_pct: band_pct)
@@ -68,10 +68,10 @@ module Arena
         latency = versus(second, best, :p99, level, band_pct)
         if goodput.significant? && !goodput.equivalent?
           if latency.significant? && latency.estimate_pct.positive?
-            return Result.new(verdict: Verdicts::Verdict.of("trade-off", "#{best.name} serves more (#{goodput.reason}); #{second.name} " \
+            return Result.new(verdict: Verdict.of("trade-off", "#{best.name} serves more (#{goodput.reason}); #{second.name} " \
               "answers faster (p99: #{latency.reason})"), runner_up: second).freeze
           end
-          return Result.new(verdict: Verdicts::Verdict.of("pick", "goodput: #{goodput.reason}#{caveat(best)}"), pick: best, runner_up: second).freeze
+          return Result.new(verdict: Verdict.of("pick", "goodput: #{goodput.reason}#{caveat(best)}"), pick: best, runner_up: second).freeze
         end
         if goodput.equivalent?
           %i[pss p99].each do |metric|
@@ -79,14 +79,14 @@ module Arena
             next unless beyond?(diff, band_pct)
             # The lower memory or p99 picks.
             low, high = diff.estimate_pct.negative? ? [best, second] : [second, best]
-            return Result.new(verdict: Verdicts::Verdict.of("pick", "goodput #{goodput.reason}; #{SECOND.fetch(metric)} lower beyond " \
+            return Result.new(verdict: Verdict.of("pick", "goodput #{goodput.reason}; #{SECOND.fetch(metric)} lower beyond " \
               "±#{format("%g", band_pct)}%: #{diff.reason}#{caveat(low)}"), pick: low, runner_up: high).freeze
           end
         end
         word = goodput.equivalent? ? "equivalent" : "not distinguishable"
         reason = goodput.reason.delete_prefix("not distinguishable here: ")
         reason += "; memory and p99 do not separate them" if goodput.equivalent?
-        Result.new(verdict: Verdicts::Verdict.of(word, "#{best.name} and #{second.name} here: #{reason}"), runner_up: second).freeze
+        Result.new(verdict: Verdict.of(word, "#{best.name} and #{second.name} here: #{reason}"), runner_up: second).freeze
       end
 
       # b against a on one figure. A side without figures (no p99, no PSS
