@@ -22,7 +22,6 @@ class LayoutTest < Minitest::Test
   # several jobs, and its parts want names of their own.
   METHOD_LINES = 30
 
-
   def files = Dir[File.join(LIB, "arena/*/**/*.rb")].map { |f| f.delete_prefix("#{LIB}/") }.sort
 
   def namespace(path) = path.split("/")[1].split("_").map(&:capitalize).join
