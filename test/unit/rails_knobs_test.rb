@@ -46,7 +46,7 @@ class RailsKnobsTest < Minitest::Test
       config = File.join(copy, "config/application.rb")
       File.write(config, File.read(config).sub(/^\s*config\.active_support\.isolation_level = :fiber\n/, ""))
       note = falcon.app_note(Arena::Bundle::AppSource.user(copy))
-      assert_match(/\Afalcon: fibers share a DB connection; set config.active_support.isolation_level = :fiber\z/, note)
+      assert_match(/\Afalcon: fibers share a DB connection; set config.active_support.isolation_level=:fiber\z/, note)
     end
     assert_nil falcon.app_note(Arena::Bundle::AppSource.builtin)
     assert_nil Arena::Servers::Puma.new.app_note(app)

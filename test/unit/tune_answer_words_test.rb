@@ -152,22 +152,22 @@ module Arena
       assert_equal "over #{who}: not compared (0 paired rounds)", W.margin(confirmed(pick: iodine, other: falcon, margin: nil))
       ahead = paired(5.0, 2.0, 8.0)
       pick = Verdicts::Verdict.of("pick", "goodput: ...")
-      assert_equal "+5% over #{who}: 1.05× (1.02–1.08), ahead; 10 confirmation rounds",
+      assert_equal "+5% over #{who}: 1.05× (1.02–1.08), ahead (10 rounds)",
         W.margin(confirmed(pick: iodine, other: falcon, margin: ahead, verdict: pick))
       level = paired(0.4, -1.0, 1.8, significant: false, equivalent: true)
       [["lower memory (pss: ...)", "picked on memory"], ["lower p99 (p99: ...)", "picked on p99"], ["only one", "picked on goodput"]].each do |reason, word|
         c = confirmed(pick: iodine, other: falcon, margin: level, verdict: Verdicts::Verdict.of("pick", reason), rounds: 9)
-        assert_equal "+0.4% over #{who}: 1.00× (0.99–1.02), #{word}; 9 confirmation rounds", W.margin(c), reason.inspect
+        assert_equal "+0.4% over #{who}: 1.00× (0.99–1.02), #{word} (9 rounds)", W.margin(c), reason.inspect
       end
       c = confirmed(pick: iodine, other: falcon, margin: level, verdict: Verdicts::Verdict.of("equivalent", "..."), band_pct: 2.0)
-      assert_equal "+0.4% over #{who}: 1.00× (0.99–1.02), equivalent within ±2%; 10 confirmation rounds", W.margin(c)
+      assert_equal "+0.4% over #{who}: 1.00× (0.99–1.02), equivalent within ±2% (10 rounds)", W.margin(c)
       unclear = paired(2.0, -3.0, 7.0, significant: false)
       ["not distinguishable", "trade-off"].each do |word|
         c = confirmed(pick: iodine, other: falcon, margin: unclear, verdict: Verdicts::Verdict.of(word, "..."))
-        assert_equal "+2% over #{who}: 1.02× (0.97–1.07), not distinguishable; 10 confirmation rounds", W.margin(c), word
+        assert_equal "+2% over #{who}: 1.02× (0.97–1.07), not distinguishable (10 rounds)", W.margin(c), word
       end
       c = confirmed(pick: iodine, other: falcon, margin: unclear, verdict: nil)
-      assert_equal "+2% over #{who}: 1.02× (0.97–1.07), not distinguishable; 10 confirmation rounds", W.margin(c)
+      assert_equal "+2% over #{who}: 1.02× (0.97–1.07), not distinguishable (10 rounds)", W.margin(c)
     end
 
     def test_measured_on_each_part

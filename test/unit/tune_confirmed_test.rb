@@ -61,7 +61,7 @@ module Arena
       assert_match(/\A\+3\d% over your config\/puma.rb \(puma, 3 threads, 1 process\): 1\.3\d× \(1\.\d\d–1\.\d\d\)\z/, line)
       default = Plan::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "the Rails default", notes: [])
       assert_match(/\A\+3\d% over the Rails default \(puma, 3 threads, 1 process\): /, Tune::AnswerWords.gain(c, default))
-      assert_match(/\A\+\d\.\d+% over falcon count=1: 1\.0\d× \(.*\), ahead; 10 confirmation rounds\z/, Tune::AnswerWords.margin(c))
+      assert_match(/\A\+\d\.\d+% over falcon count=1: 1\.0\d× \(.*\), ahead \(10 rounds\)\z/, Tune::AnswerWords.margin(c))
     end
 
     def test_a_round_read_slow_is_left_out_of_the_figures

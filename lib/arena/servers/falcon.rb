@@ -95,7 +95,7 @@ module Arena
       # RecordNotFound for rows that exist, then requests that never ended).
       def app_note(app)
         return nil unless app.respond_to?(:rails?) && app.rails? && !fiber_isolation?(app.dir)
-        "#{key}: fibers share a DB connection; set config.active_support.isolation_level = :fiber"
+        "#{key}: fibers share a DB connection; set config.active_support.isolation_level=:fiber"
       end
 
       def fiber_isolation?(dir)

@@ -91,7 +91,7 @@ module Arena
         when "equivalent" then "equivalent within ±#{sig3(confirmed.band_pct)}%"
         else "not distinguishable"
         end
-        "#{pct(value)} over #{who}: #{ratio(value, interval)}, #{word}; #{confirmed.rounds} confirmation rounds"
+        "#{pct(value)} over #{who}: #{ratio(value, interval)}, #{word} (#{confirmed.rounds} rounds)"
       end
 
       def ahead?(d) = Confirmed.ahead?(d)

@@ -270,7 +270,7 @@ module Arena
 
       def head_to_head(finalists)
         return finalists.map { |f| HeadToHead::Entry.new(key: f.adapter.key, adapter: f.adapter, candidate: f.candidate, rates: []) } if finalists.size < 2
-        say "head to head: #{finalists.map { |f| labels.call(f.adapter.label) }.join(", ")}"
+        wrapped("head to head:", finalists.map { |f| labels.call(f.adapter.label) }).each { |line| say line }
         h2h = HeadToHead.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first,
           rounds: Estimate::HEAD_TO_HEAD_ROUNDS, deadline: @deadline, seed: seed, log: ->(line) { say line })
         h2h.call(finalists).tap do |entries|
@@ -297,12 +297,23 @@ module Arena
       # their own (Confirmation), each config once; their verdict.
       def confirm(provisional, entries, finalists)
         sides = confirmation_sides(provisional, entries, finalists)
-        say "confirmation: #{sides.map { |s| "#{s.role} #{labels.call(s.key)}" }.join(", ")}"
+        wrapped("confirmation:", sides.map { |s| "#{s.role} #{labels.call(s.key)}" }).each { |line| say line }
         result = Confirmation.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first, deadline: @deadline,
           seed: seed, log: ->(line) { say line },
           judge: ->(r) { Confirmed.narrow?(r, target_pct: Confirmation::TARGET_PCT) }).call(sides)
         confirmation_notes(result)
         Confirmed.decide(result, baseline_key: @baseline_key)
+      end
+
+      # head and items, comma-separated, in lines of at most 100 columns
+      # (an item that does not fit starts an indented line of its own).
+      def wrapped(head, items)
+        items.each_with_object([head]) do |item, lines|
+          if lines.last == head then lines[-1] = "#{head} #{item}"
+          elsif lines.last.size + item.size + 2 <= 100 then lines[-1] = "#{lines.last}, #{item}"
+          else lines << "  #{item}"
+          end
+        end
       end
 
       # The answer's, the runner-up's and the baseline's sides, each config once.
