@@ -133,7 +133,7 @@ module Arena
       assert_equal "#{best} reads 1.01× (0.99–1.02) of it, equivalent within ±2.5%", W.keep_reason(c)
       # The baseline significantly ahead: said as the baseline's lead, its interval turned over.
       c = confirmed(pick: iodine, gain: paired(-20.0, -30.0, -10.0), keep: true)
-      assert_equal "it serves 1.25× (1.11–1.43) #{best}", W.keep_reason(c)
+      assert_equal "it serves 1.25× (1.11–1.43) the goodput of #{best}", W.keep_reason(c)
       # Behind, not significantly: not clear of it.
       c = confirmed(pick: iodine, gain: paired(-5.0, -12.0, 3.0, significant: false), keep: true)
       assert_equal "#{best} reads 0.95× (0.88–1.03) of it, not clear of it", W.keep_reason(c)

@@ -99,7 +99,7 @@ module Arena
       faster = side("baseline", "puma", {"threads" => 3, "workers" => 0}, 1200, own: OWN.rotate(2))
       c = Tune::Confirmed.decide(result([answer, faster]), baseline_key: faster.key)
       assert c.keep
-      assert_match(/\Akeep what you run: your config\/puma.rb \(puma, 3 threads, 1 process\); it serves 1\.2\d× \(1\.\d\d–1\.\d\d\) iodine workers=1 threads=4\z/,
+      assert_match(/\Akeep what you run: your config\/puma.rb \(puma, 3 threads, 1 process\); it serves 1\.2\d× \(1\.\d\d–1\.\d\d\) the goodput of iodine workers=1 threads=4\z/,
         Tune::AnswerWords.gain(c, baseline))
     end
 

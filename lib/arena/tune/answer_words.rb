@@ -66,7 +66,7 @@ module Arena
         if confirmed.gain.equivalent?
           "#{best} reads #{ratio(value, interval)} of it, equivalent within ±#{sig3(confirmed.band_pct)}%"
         elsif value < 1 && confirmed.gain.significant?
-          "it serves #{ratio(1 / value, interval.reverse.map { |x| 1 / x })} #{best}"
+          "it serves #{ratio(1 / value, interval.reverse.map { |x| 1 / x })} the goodput of #{best}"
         else
           "#{best} reads #{ratio(value, interval)} of it, not clear of it"
         end
