@@ -5,7 +5,7 @@
 require_relative "../test_helper"
 require_relative "../support/arena_case"
 require "timeout"
-require "arena/probes/noise"
+require "arena"
 
 # Rounds against a real server, with the machine disturbed on purpose: a busy
 # process on the server's core during the first round's measurement. That
