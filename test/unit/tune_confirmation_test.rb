@@ -35,20 +35,26 @@ module Arena
       def initialize = @now = 0.0
     end
 
-    # A session whose every load takes 3 s on the clock and serves `rps`.
+    # A session whose every load takes 3 s on the clock and serves `rps`;
+    # its start fails from the `fail_from`th on.
     class Session
-      attr_reader :stopped, :loads
+      attr_reader :stopped, :loads, :starts, :warmed
 
-      def initialize(rps, clock, fail_start: false)
+      def initialize(rps, clock, fail_from: nil)
         @rps = rps
         @clock = clock
-        @fail_start = fail_start
-        @loads = 0
+        @fail_from = fail_from
+        @loads = @starts = @warmed = 0
+        @stopped = 0
       end
 
-      def start(_workloads) = (raise Error, "boot failed" if @fail_start)
+      def start(_workloads)
+        @starts += 1
+        raise Error, "boot failed" if @fail_from && @starts >= @fail_from
+        @stopped = false
+      end
 
-      def warm_up(*, **) = nil
+      def warm_up(*, **) = @warmed += 1
 
       def run(_scenario, _workload, load:)
         @clock.now += 3.0
@@ -57,6 +63,8 @@ module Arena
       end
 
       def stop = @stopped = true
+
+      def up? = @stopped == false
     end
 
     # Readings, in order: a slow one where `slow` says (by reading count).
@@ -92,7 +100,7 @@ module Arena
         clock: @clock, judge: judge, session_for: ->(side, _) { sessions.fetch(side.role) })
     end
 
-    def sessions(fail: nil) = {"answer" => 1100.0, "runner-up" => 1000.0, "baseline" => 800.0}.to_h { |role, rps| [role, Session.new(rps, @clock, fail_start: role == fail)] }
+    def sessions(fail: nil, from: 1) = {"answer" => 1100.0, "runner-up" => 1000.0, "baseline" => 800.0}.to_h { |role, rps| [role, Session.new(rps, @clock, fail_from: (from if role == fail))] }
 
     def test_eight_rounds_of_fresh_sessions_shuffled_each_load_after_a_speed_reading
       s = sessions
@@ -103,6 +111,7 @@ module Arena
       assert_equal ["precise", 8, []], [result.stopped, result.rounds.size, result.flagged]
       assert s.values.all?(&:stopped), "every session stopped"
       assert_equal [8, 8, 8], s.values.map(&:loads)
+      assert_equal [[8, 8], [8, 8], [8, 8]], s.values.map { |x| [x.starts, x.warmed] }, "a fresh start and warm-up of every config each round"
       assert_equal 24, speed.calls.size, "a reading before each load"
       assert_equal 24, @store.measurements.size
       assert_equal [1, sides.first.key], @store.speeds.find { |r, config, _| r == 1 && config == sides.first.key }&.first(2)
@@ -135,6 +144,25 @@ module Arena
       result = confirmation(s).call(sides)
       assert_equal "boot failed", result.side("runner-up").failed
       assert_equal [8, 0, 8], %w[answer runner-up baseline].map { |r| result.side(r).rps.size }
+      assert_equal 1, s["runner-up"].starts, "not started again"
+    end
+
+    def test_a_config_that_does_not_start_again_keeps_its_rounds_and_is_out_of_the_rest
+      s = sessions(fail: "baseline", from: 3)
+      result = confirmation(s).call(sides)
+      assert_equal "boot failed", result.side("baseline").failed
+      assert_equal [8, 8, 2], %w[answer runner-up baseline].map { |r| result.side(r).rps.size }
+      assert_equal [3, 2], [s["baseline"].starts, s["baseline"].loads]
+      refute s.values.any?(&:up?), "a session whose start failed is stopped too"
+    end
+
+    def test_one_server_record_a_config_and_every_failure
+      store = Struct.new(:servers) { def add_server(s) = servers << s }.new([])
+      once = Tune::Confirmation::FirstStart.new(store)
+      ok = Struct.new(:failed?).new(false)
+      bad = Struct.new(:failed?).new(true)
+      [ok, ok, bad, ok].each { |s| once.add_server(s) }
+      assert_equal [ok, bad], store.servers
     end
   end
 end

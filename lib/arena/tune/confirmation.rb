@@ -8,13 +8,18 @@ module Arena
     # search selected its configs on its own figures, so those figures
     # favour them (the winner's curse); fresh rounds do not.
     #
-    # - Every config starts afresh (the search's servers are stopped), with
-    #   every probe off: no queue-time wrapper in the server, no sampler
-    #   during a load (the steady scenario reads memory before and after it).
-    # - Each round runs each config once, in an order shuffled per round
-    #   (Rounds, RMIT), so a round's figures sit side by side in time and
-    #   their ratios cancel the machine's drift (tango's paired benchmarking,
-    #   Stats.paired).
+    # - Every config starts afresh in every round (the search's servers are
+    #   stopped), with every probe off: no queue-time wrapper in the server,
+    #   no sampler during a load (the steady scenario reads memory before and
+    #   after it). On this 2-core VM one start of a config served ~25% more
+    #   than another start of it minutes later while its rival's did not
+    #   move, so rounds of one start gave intervals that re-runs fell outside
+    #   of; a start per round puts that spread inside the interval, as
+    #   hyperfine runs a fresh process per run.
+    # - Each round runs each config once (start, warm-up, load, stop), in an
+    #   order shuffled per round (Rounds, RMIT), so a round's figures sit side
+    #   by side in time and their ratios cancel the machine's drift (tango's
+    #   paired benchmarking, Stats.paired).
     # - Before each load, a machine-speed reading on the server's cores
     #   (Probes::MachineSpeed). A round read more than 15% off the run's
     #   median speed is flagged, left out of the figures, and another round
@@ -65,14 +70,30 @@ module Arena
       SHARE = 0.4
 
       # seconds: what the rounds are expected to take, for the time kept for
-      # them before the search: the starts and MIN_ROUNDS rounds of `sides` loads.
+      # them before the search: MIN_ROUNDS rounds of `sides` starts and loads.
       def self.reserve_s(sides:, boot_s:, duration:, warmup:)
-        sides * (boot_s + 2 * warmup + 2.0) + MIN_ROUNDS * sides * (duration + warmup + 1.5)
+        MIN_ROUNDS * sides * (boot_s + 2 * warmup + 2.0 + duration + warmup + 1.5)
+      end
+
+      # The results file as a config's later starts see it: its server was
+      # recorded at its first start; a later one adds no second record (a
+      # failure still is).
+      class FirstStart
+        def initialize(store)
+          @store = store
+          @recorded = false
+        end
+
+        def add_server(server)
+          return if @recorded && !server.failed?
+          @recorded = true
+          @store.add_server(server)
+        end
       end
 
       # speed: the reading (Probes::MachineSpeed's `read(cpus:)`); clock: Support::Clock;
       # judge: (Result) -> true when its intervals are narrow enough (Confirmed.narrow?);
-      # session_for: (side, index) -> a started session's maker (a Launch::Session by default).
+      # session_for: (side, index) -> the side's session, started afresh each round (a Launch::Session by default).
       def initialize(plan:, store:, engine:, workload:, deadline:, seed:, log: ->(_) {}, speed: Probes::MachineSpeed,
         clock: Support::Clock, min_rounds: MIN_ROUNDS, judge: nil, session_for: nil)
         @plan = plan.with(load: plan.load.with(queue_time: "off"))
@@ -96,7 +117,7 @@ module Arena
       # sides: [Side] (each config once: a baseline that is the answer's
       # config is not started twice) -> Result.
       def call(sides)
-        sides.each_with_index { |side, i| start(side, i) }
+        sides.each_with_index { |side, i| @sessions[side.role] = @session_for.call(side, i) }
         rounds = []
         @spent = []
         stopped = loop do
@@ -110,7 +131,6 @@ module Arena
         end
         result(sides, rounds, stopped).tap { |r| @store.add_speed_summary(median_ms: r.median_ms, flagged: r.flagged) }
       ensure
-        @sessions.each_value(&:stop)
         @sessions.clear
       end
 
@@ -137,18 +157,19 @@ module Arena
 
       def server_session(side, index)
         Launch::Session.new(plan: @plan, adapter: side.adapter, index: 300 + index, starter: Launch::Starter.new(plan: @plan),
-          engine: @engine, store: @store, installation: side.installation)
+          engine: @engine, store: FirstStart.new(@store), installation: side.installation)
       end
 
-      def start(side, index)
-        session = @session_for.call(side, index)
-        @sessions[side.role] = session
+      # The side's server started and warmed afresh; false (the side out) when it did not start.
+      def start(side, number)
+        session = @sessions.fetch(side.role)
         session.start([@workload])
         session.warm_up(Scenarios::Steady.new, @workload, load: @plan.load)
+        true
       rescue Launch::LocalServer::Failed, Error => e
-        @sessions.delete(side.role)&.stop
         side.failed = e.message
-        @log.call("confirmation: #{side.role} #{side.key} did not start: #{e.message}")
+        @log.call("confirmation: #{side.role} #{side.key} did not start in round #{number}: #{e.message}")
+        false
       end
 
       def round(alive, number)
@@ -156,9 +177,12 @@ module Arena
         order = Arena::Run::Rounds.order(alive, round: number, seed: @seed)
         speeds = {}
         order.each do |side|
+          next unless start(side, number)
           speeds[side.key] = @speed.read(cpus: @plan.machine.server_cpus)
           @store.add_speed(round: number, config: side.key, reading: speeds[side.key])
           measure(side, number)
+        ensure
+          @sessions.fetch(side.role).stop
         end
         @spent << @clock.now - started
         @log.call("confirmation round #{number}: #{order.map { |s| "#{s.role} #{Report::Format.rps(s.rps[number].to_f)}" }.join(", ")} req/s")
