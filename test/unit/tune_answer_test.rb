@@ -223,5 +223,38 @@ module Arena
       assert_equal 2, rec.dig("baseline", "interval").size
       assert_equal false, rec["keep"]
     end
+
+    # Your config as good as the best other: keep it; the margin, figures
+    # and start line that follow are the other config's, under a line
+    # naming it (not read as your config's).
+    def test_keep_what_you_run_names_the_config_whose_figures_follow
+      drift = [1.0, 0.8, 1.2, 0.9, 1.1]
+      provisional = decide([entry("falcon", drift.map { |d| 90 * d }, pss_mib: 200, p99_ms: 8.0, settings: {"count" => 2}),
+        entry("puma", drift.map { |d| 150 * d }, pss_mib: 400, p99_ms: 12.0, settings: {"workers" => 2, "threads" => 4})])
+      machine = Plan::Machine.new(cores: 2)
+      side = lambda do |role, key, settings, level|
+        Tune::Confirmation::Side.new(role: role, adapter: Servers.fetch(key).new(settings: settings, machine: machine), installation: nil,
+          rps: (1..8).to_h { |n| [n, level * (1 + 0.1 * Math.sin(n)) * (1 + 0.01 * (-1)**n)] },
+          p99_ms: (1..8).to_h { |n| [n, 9.0] }, pss_kb: (1..8).to_h { |n| [n, 300 * 1024] })
+      end
+      sides = [side.call("answer", "puma", {"workers" => 2, "threads" => 4}, 100), side.call("runner-up", "falcon", {"count" => 2}, 90),
+        side.call("baseline", "puma", {"threads" => 3, "workers" => 0}, 100.5)]
+      rounds = (1..8).map { |n| Tune::Confirmation::Round.new(number: n, order: sides.map(&:key), speeds: {}) }
+      result = Tune::Confirmation::Result.new(sides: sides, rounds: rounds, flagged: [], median_ms: nil, stopped: "time")
+      confirmed = Tune::Confirmed.decide(result, baseline_key: sides.last.key)
+      baseline = Plan::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "config/puma.rb", notes: [])
+      a = Tune::Answer.confirm(provisional, confirmed: confirmed, baseline: baseline, files: FILES, versions: {"puma" => "6.4.2"}, gems: {},
+        measured_on: "on 1 of 2 cores")
+      assert a.keep?
+      lines = a.lines(brief: true)
+      assert_equal "THE ANSWER: keep what you run: your config/puma.rb (puma, 3 threads, 1 process)", lines[0]
+      assert_match(/\A  puma workers=2 threads=4 reads 1\.00× .* of it, equivalent within ±3%\z/, lines[1])
+      assert_equal "  if you change, the best other config: puma workers=2 threads=4", lines[2]
+      assert_match(/\A    \+11.1% over falcon count=2: 1.11× .*, ahead \(8 rounds\)\z/, lines[3])
+      assert_match(/\A    \d+ req\/s .* closed-loop/, lines[4])
+      assert_includes lines, "    start: bundle exec puma -C puma.rb config.ru"
+      assert_includes lines, "    config file: /r/tune/puma/puma.rb"
+      assert lines.all? { |l| l.size <= 100 }, lines.join("\n")
+    end
   end
 end

@@ -173,28 +173,41 @@ module Arena
       private
 
       def confirmed_lines(brief:)
-        w = AnswerWords
-        gain = w.gain(confirmed, baseline)
-        text = if keep?
-          why = confirmed.baseline.equal?(confirmed.pick) ? "no other config served more in the confirmation rounds" : w.keep_reason(confirmed)
-          ["THE ANSWER: keep what you run: #{baseline.yours}", "  #{why}"]
-        else
-          ["THE ANSWER: #{server}#{" #{version}" if version} with #{setting_words}#{", runtime #{runtime}" unless runtime.to_s.empty? || runtime == "default"}",
-            "  #{gain}"]
-        end
-        text << "  #{w.margin(confirmed)}"
-        text << "  #{w.absolute(confirmed)}"
-        text << "  #{w.speed(confirmed)}" if confirmed.speed_range
-        text << "  #{measured_on}" if measured_on
-        unless keep? && confirmed.pick.role == "baseline"
-          text << "  start: #{command.join(" ")}" if command
-          text << "  config file: #{config_file}" if config_file
-          text << "  Gemfile: add gem \"#{gem[0]}\", \"#{gem[1]}\" (Arena ran it from its overlay; your Gemfile is unchanged)" if gem
-        end
+        text = confirmed_head
+        # Kept, with another config best of the rest: the figures that follow
+        # are that config's, under a line that names it.
+        other = keep? && !confirmed.baseline.equal?(confirmed.pick)
+        text << "  if you change, the best other config: #{AnswerWords.config(confirmed.pick.adapter)}" if other
+        indent = other ? "    " : "  "
+        text.concat(confirmed_figures.map { |line| indent + line })
         text << "  would change it: #{changes.join("; ")}" unless changes.empty?
         text << "  not in the answer: #{brief ? "#{out.keys.join(", ")} (report.md says why)" : out_words}" unless out.empty?
         text << "  not done in time: #{brief ? "#{not_done.size} (listed in report.md)" : not_done.join("; ")}" unless not_done.empty?
         text
+      end
+
+      # The first two lines: the answer (or "keep what you run") and its gain or why.
+      def confirmed_head
+        if keep?
+          why = confirmed.baseline.equal?(confirmed.pick) ? "no other config served more in the confirmation rounds" : AnswerWords.keep_reason(confirmed)
+          ["THE ANSWER: keep what you run: #{baseline.yours}", "  #{why}"]
+        else
+          ["THE ANSWER: #{server}#{" #{version}" if version} with #{setting_words}#{", runtime #{runtime}" unless runtime.to_s.empty? || runtime == "default"}",
+            "  #{AnswerWords.gain(confirmed, baseline)}"]
+        end
+      end
+
+      # The picked config's margin, figures, what they were measured on and how to start it.
+      def confirmed_figures
+        w = AnswerWords
+        lines = [w.margin(confirmed), w.absolute(confirmed)]
+        lines << w.speed(confirmed) if confirmed.speed_range
+        lines << measured_on if measured_on
+        return lines if keep? && confirmed.pick.role == "baseline"
+        lines << "start: #{command.join(" ")}" if command
+        lines << "config file: #{config_file}" if config_file
+        lines << "Gemfile: add gem \"#{gem[0]}\", \"#{gem[1]}\" (Arena ran it from its overlay; your Gemfile is unchanged)" if gem
+        lines
       end
 
       def out_words = out.map { |key, why| "#{key} (#{why})" }.join("; ")
