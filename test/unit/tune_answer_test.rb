@@ -48,7 +48,7 @@ module Arena
       assert_match(/\A  margin: \+9\.9% over falcon count=2 model=forked \(95% interval \+\d\.\d% to \+\d+\.\d%, 5 paired rounds\)\z/, lines.grep(/margin/).first)
       assert_includes lines, "  held to: p99 <= 120.0 ms, < 1% errors, PSS <= 1500.0 MiB (the memory budget)"
       assert_includes lines, "  would change it: a memory budget under 400.0 MiB would pick falcon (PSS 200.0 MiB); " \
-        "a p99 objective under 12.0 ms would pick falcon (p99 8.0 ms at its sustained rate)"
+        "a p99 SLO under 12.0 ms would pick falcon (8.0 ms at its sustained rate)"
     end
 
     # A server Arena's overlay added beside the app's bundle cannot be
@@ -72,7 +72,7 @@ module Arena
         entry("falcon", [99.8, 100.9, 99.1, 99.7, 100.3], pss_mib: 200, p99_ms: 8.0)])
       assert_equal ["falcon", "equivalent", "puma"], [a.server, a.verdict, a.runner_up]
       assert_match(/margin: equivalent to puma .* within ±3% .*: falcon uses less memory/, a.lines.join("\n"))
-      assert_equal ["no smaller memory budget: falcon uses the least memory of the finalists (PSS 200.0 MiB)"], a.changes
+      assert_equal ["no smaller memory budget (falcon needs the least: PSS 200.0 MiB)"], a.changes
     end
 
     def test_a_lead_the_rounds_cannot_confirm
@@ -101,7 +101,7 @@ module Arena
       assert_equal ["THE ANSWER: puma with workers=2 threads=5 preload=false, runtime default", "  sustains 101 req/s at p99 12.0 ms, PSS 400.0 MiB",
         "  margin: not compared head to head with falcon: not distinguishable here: 2 paired round(s) of falcon and puma; the test needs 3",
         "  held to: p99 <= ? ms, < 1% errors, PSS <=  MiB (the memory budget)",
-        "  would change it: a memory budget under 400.0 MiB would pick falcon (PSS 200.0 MiB); a p99 objective under 12.0 ms would pick falcon (p99 8.0 ms at its sustained rate)"],
+        "  would change it: a memory budget under 400.0 MiB would pick falcon (PSS 200.0 MiB); a p99 SLO under 12.0 ms would pick falcon (8.0 ms at its sustained rate)"],
         a.lines
       assert_equal({"server" => "puma", "settings" => {"workers" => 2, "threads" => 5, "preload" => false}, "runtime" => "default",
                      "runner_up" => {"server" => "falcon", "settings" => {"count" => 2, "model" => "forked"}}, "verdict" => "not distinguishable",
@@ -150,11 +150,11 @@ module Arena
       three = decide([entry("puma", drift.map { |d| 110 * d }, pss_mib: 400, p99_ms: 12.0),
         entry("falcon", drift.map { |d| 100 * d }, pss_mib: 300, p99_ms: 11.0), entry("iodine", drift.map { |d| 90 * d }, pss_mib: 100, p99_ms: 5.0)])
       assert_equal ["a memory budget under 400.0 MiB would pick falcon (PSS 300.0 MiB)",
-        "a p99 objective under 12.0 ms would pick falcon (p99 11.0 ms at its sustained rate)"], three.changes
+        "a p99 SLO under 12.0 ms would pick falcon (11.0 ms at its sustained rate)"], three.changes
       unknown = decide([entry("puma", drift.map { |d| 110 * d }, pss_mib: nil, p99_ms: nil), entry("falcon", drift.map { |d| 100 * d }, pss_mib: 300, p99_ms: 11.0)])
       assert_equal [], unknown.changes, "no PSS of its own: nothing said of memory"
       other_unknown = decide([entry("puma", drift.map { |d| 110 * d }, pss_mib: 400, p99_ms: 12.0), entry("falcon", drift.map { |d| 100 * d }, pss_mib: nil, p99_ms: nil)])
-      assert_equal ["no smaller memory budget: puma uses the least memory of the finalists (PSS 400.0 MiB)"], other_unknown.changes
+      assert_equal ["no smaller memory budget (puma needs the least: PSS 400.0 MiB)"], other_unknown.changes
       alone = decide([entry("puma", drift, pss_mib: 400, p99_ms: 12.0)])
       assert_equal [], alone.changes
       refute alone.lines.any? { |l| l.include?("would change it") }
@@ -212,10 +212,17 @@ module Arena
       assert_operator lines.size, :<=, 15
       assert lines.all? { |l| l.size <= 100 }, lines.join("\n")
       assert_includes a.lines, "  would change it: a memory budget under 400.0 MiB would pick falcon (PSS 200.0 MiB); " \
-        "a p99 objective under 12.0 ms would pick falcon (p99 8.0 ms at its sustained rate)", "report.md gets the lines whole"
+        "a p99 SLO under 12.0 ms would pick falcon (8.0 ms at its sustained rate)", "report.md gets the lines whole"
       long = a.with(not_done: ["thin: not looked at (no time left)", "webrick: not looked at (no time left)"], out: {"agoo" => "no config qualified " * 8})
       assert_equal ["  not in the answer: agoo (report.md says why)", "  not done in time: 2 (listed in report.md)"], long.lines(brief: true).last(2)
       assert_equal "  not done in time: thin: not looked at (no time left); webrick: not looked at (no time left)", long.lines.last
+      # What would change it, on the terminal: the changes that fit whole, and how many more report.md has.
+      two = ["a memory budget under 40 MiB would pick falcon (PSS 20 MiB)", "a p99 SLO under 12.0 ms would pick falcon (8.0 ms at its sustained rate)"]
+      assert_includes a.with(changes: two).lines(brief: true), "  would change it: a memory budget under 40 MiB would pick falcon (PSS 20 MiB); 1 more in report.md"
+      assert_includes a.with(changes: two.map { |c| c.sub("falcon", "pitchfork workers=4") }).lines(brief: true),
+        "  would change it: a memory budget under 40 MiB would pick pitchfork workers=4 (PSS 20 MiB)", "the first whole rather than cut"
+      assert_includes a.with(changes: two.first(1)).lines(brief: true), "  would change it: #{two[0]}"
+      assert_includes a.with(changes: ["a" * 90, "b"]).lines(brief: true), "  would change it: #{"a" * 80}…", "one change too long is cut"
       rec = a.to_record
       assert_equal 8, rec["rounds"]
       assert_equal "config/puma.rb (puma, 3 threads, 1 process)", rec.dig("baseline", "config")

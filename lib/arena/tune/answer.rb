@@ -101,10 +101,10 @@ module Arena
         lines << if lighter
           "a memory budget under #{c.pss_mib} MiB would pick #{lighter.key} (PSS #{lighter.candidate.pss_mib} MiB)"
         elsif others.any? && c.pss_kb
-          "no smaller memory budget: #{best.key} uses the least memory of the finalists (PSS #{c.pss_mib} MiB)"
+          "no smaller memory budget (#{best.key} needs the least: PSS #{c.pss_mib} MiB)"
         end
         faster = others.find { |e| e.candidate.p99_ms && c.p99_ms && e.candidate.p99_ms < c.p99_ms }
-        lines << "a p99 objective under #{c.p99_ms} ms would pick #{faster.key} (p99 #{faster.candidate.p99_ms} ms at its sustained rate)" if faster
+        lines << "a p99 SLO under #{c.p99_ms} ms would pick #{faster.key} (#{faster.candidate.p99_ms} ms at its sustained rate)" if faster
         lines.compact
       end
 
@@ -180,7 +180,7 @@ module Arena
         text << "  if you change, the best other config: #{AnswerWords.config(confirmed.pick.adapter)}" if other
         indent = other ? "    " : "  "
         text.concat(confirmed_figures.map { |line| indent + line })
-        text << "  would change it: #{changes.join("; ")}" unless changes.empty?
+        text << "  would change it: #{brief ? brief_changes : changes.join("; ")}" unless changes.empty?
         text << "  not in the answer: #{brief ? "#{out.keys.join(", ")} (report.md says why)" : out_words}" unless out.empty?
         text << "  not done in time: #{brief ? "#{not_done.size} (listed in report.md)" : not_done.join("; ")}" unless not_done.empty?
         text
@@ -208,6 +208,15 @@ module Arena
         lines << "config file: #{config_file}" if config_file
         lines << "Gemfile: add gem \"#{gem[0]}\", \"#{gem[1]}\" (Arena ran it from its overlay; your Gemfile is unchanged)" if gem
         lines
+      end
+
+      # The changes that fit the terminal's line whole, and how many more
+      # report.md has; else the first alone (cut when even it is too long).
+      def brief_changes
+        words = changes.size.downto(1).map do |k|
+          changes.first(k).join("; ") + ((k < changes.size) ? "; #{changes.size - k} more in report.md" : "")
+        end
+        words.find { |w| "  would change it: #{w}".size <= 100 } || changes.first
       end
 
       def out_words = out.map { |key, why| "#{key} (#{why})" }.join("; ")
