@@ -21,6 +21,27 @@ module Arena
     FILES = {"puma" => {path: "/r/tune/puma/puma.rb", command: %w[bundle exec puma -C puma.rb config.ru]},
              "falcon" => {path: "/r/tune/falcon/falcon.rb", command: %w[bundle exec falcon host falcon.rb]}}.freeze
 
+    # The answer after 8 confirmation rounds of puma workers=2 threads=4 (the
+    # answer), falcon count=2 (the runner-up) and the baseline (your
+    # config/puma.rb: 3 threads) at the goodput levels given, sharing a drift,
+    # each with a wobble of its own that alternates round by round.
+    def confirmed_answer(provisional, answer:, runner_up:, baseline:, wobble:)
+      machine = Plan::Machine.new(cores: 2)
+      side = lambda do |role, key, settings, level|
+        Tune::Confirmation::Side.new(role: role, adapter: Servers.fetch(key).new(settings: settings, machine: machine), installation: nil,
+          rps: (1..8).to_h { |n| [n, level * (1 + 0.1 * Math.sin(n)) * (1 + wobble * (-1)**n)] },
+          p99_ms: (1..8).to_h { |n| [n, 9.0] }, pss_kb: (1..8).to_h { |n| [n, 300 * 1024] })
+      end
+      sides = [side.call("answer", "puma", {"workers" => 2, "threads" => 4}, answer), side.call("runner-up", "falcon", {"count" => 2}, runner_up),
+        side.call("baseline", "puma", {"threads" => 3, "workers" => 0}, baseline)]
+      rounds = (1..8).map { |n| Tune::Confirmation::Round.new(number: n, order: sides.map(&:key), speeds: {}) }
+      result = Tune::Confirmation::Result.new(sides: sides, rounds: rounds, flagged: [], median_ms: nil, stopped: "precise")
+      confirmed = Tune::Confirmed.decide(result, baseline_key: sides.last.key)
+      found = Plan::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "config/puma.rb", notes: [])
+      Tune::Answer.confirm(provisional, confirmed: confirmed, baseline: found, files: FILES, versions: {"puma" => "6.4.2"}, gems: {},
+        measured_on: "on 1 of 2 cores")
+    end
+
     def decide(entries, **kw)
       Tune::Answer.decide(entries: entries, files: FILES, versions: {"puma" => "6.4.2"}, slos: {"puma" => 120.0, "falcon" => 130.0},
         memory_mib: 1500.0, **kw)
@@ -188,21 +209,7 @@ module Arena
       provisional = decide([entry("falcon", drift.map { |d| 100 * d }, pss_mib: 200, p99_ms: 8.0, settings: {"count" => 2}),
         entry("puma", drift.map { |d| 150 * d }, pss_mib: 400, p99_ms: 12.0, settings: {"workers" => 2, "threads" => 4})])
       assert_in_delta 1.5, provisional.ratio, 0.001
-      machine = Plan::Machine.new(cores: 2)
-      side = lambda do |role, key, settings, level|
-        adapter = Servers.fetch(key).new(settings: settings, machine: machine)
-        Tune::Confirmation::Side.new(role: role, adapter: adapter, installation: nil,
-          rps: (1..8).to_h { |n| [n, level * (1 + 0.1 * Math.sin(n)) * (1 + 0.005 * (-1)**n)] },
-          p99_ms: (1..8).to_h { |n| [n, 9.0] }, pss_kb: (1..8).to_h { |n| [n, 300 * 1024] })
-      end
-      sides = [side.call("answer", "puma", {"workers" => 2, "threads" => 4}, 110), side.call("runner-up", "falcon", {"count" => 2}, 100),
-        side.call("baseline", "puma", {"threads" => 3, "workers" => 0}, 80)]
-      rounds = (1..8).map { |n| Tune::Confirmation::Round.new(number: n, order: sides.map(&:key), speeds: {}) }
-      result = Tune::Confirmation::Result.new(sides: sides, rounds: rounds, flagged: [], median_ms: nil, stopped: "precise")
-      confirmed = Tune::Confirmed.decide(result, baseline_key: sides.last.key)
-      baseline = Plan::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "config/puma.rb", notes: [])
-      a = Tune::Answer.confirm(provisional, confirmed: confirmed, baseline: baseline, files: FILES, versions: {"puma" => "6.4.2"}, gems: {},
-        measured_on: "on 1 of 2 cores")
+      a = confirmed_answer(provisional, answer: 110, runner_up: 100, baseline: 80, wobble: 0.005)
       assert_equal ["puma", 8, "ahead"], [a.server, a.rounds, a.verdict]
       assert_in_delta 1.1, a.ratio, 0.005, "the confirmation's margin, not the head to head's 1.5"
       lines = a.lines(brief: true)
@@ -238,20 +245,7 @@ module Arena
       drift = [1.0, 0.8, 1.2, 0.9, 1.1]
       provisional = decide([entry("falcon", drift.map { |d| 90 * d }, pss_mib: 200, p99_ms: 8.0, settings: {"count" => 2}),
         entry("puma", drift.map { |d| 150 * d }, pss_mib: 400, p99_ms: 12.0, settings: {"workers" => 2, "threads" => 4})])
-      machine = Plan::Machine.new(cores: 2)
-      side = lambda do |role, key, settings, level|
-        Tune::Confirmation::Side.new(role: role, adapter: Servers.fetch(key).new(settings: settings, machine: machine), installation: nil,
-          rps: (1..8).to_h { |n| [n, level * (1 + 0.1 * Math.sin(n)) * (1 + 0.01 * (-1)**n)] },
-          p99_ms: (1..8).to_h { |n| [n, 9.0] }, pss_kb: (1..8).to_h { |n| [n, 300 * 1024] })
-      end
-      sides = [side.call("answer", "puma", {"workers" => 2, "threads" => 4}, 100), side.call("runner-up", "falcon", {"count" => 2}, 90),
-        side.call("baseline", "puma", {"threads" => 3, "workers" => 0}, 100.5)]
-      rounds = (1..8).map { |n| Tune::Confirmation::Round.new(number: n, order: sides.map(&:key), speeds: {}) }
-      result = Tune::Confirmation::Result.new(sides: sides, rounds: rounds, flagged: [], median_ms: nil, stopped: "time")
-      confirmed = Tune::Confirmed.decide(result, baseline_key: sides.last.key)
-      baseline = Plan::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "config/puma.rb", notes: [])
-      a = Tune::Answer.confirm(provisional, confirmed: confirmed, baseline: baseline, files: FILES, versions: {"puma" => "6.4.2"}, gems: {},
-        measured_on: "on 1 of 2 cores")
+      a = confirmed_answer(provisional, answer: 100, runner_up: 90, baseline: 100.5, wobble: 0.01)
       assert a.keep?
       lines = a.lines(brief: true)
       assert_equal "THE ANSWER: keep what you run: your config/puma.rb (puma, 3 threads, 1 process)", lines[0]
