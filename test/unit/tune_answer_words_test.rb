@@ -214,6 +214,7 @@ module Arena
     def test_speed_keeps_the_zeros
       assert_equal "measured at 0.950–1.00× the machine's median speed", W.speed(confirmed(speed_range: [0.95, 1.0]))
       assert_equal "measured at 0.954–1.02× the machine's median speed", W.speed(confirmed(speed_range: [0.9543, 1.0213]))
+      assert_equal "measured at 0.946× the machine's median speed", W.speed(confirmed(speed_range: [0.946, 0.946])), "one round: no range"
     end
 
     def test_fit_cuts_past_the_width_but_never_a_path

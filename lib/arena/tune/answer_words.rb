@@ -129,8 +129,8 @@ module Arena
 
       # The machine's speed in the counted rounds (Probes::MachineSpeed), against its median over the run.
       def speed(confirmed)
-        slow, fast = confirmed.speed_range
-        "measured at #{sig3(slow, trim: false)}–#{sig3(fast, trim: false)}× the machine's median speed"
+        slow, fast = confirmed.speed_range.map { |x| sig3(x, trim: false) }
+        "measured at #{(slow == fast) ? slow : "#{slow}–#{fast}"}× the machine's median speed"
       end
 
       # Lines cut to `width` columns (a path is never cut: it is copied whole).
