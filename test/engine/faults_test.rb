@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# test: light (its servers stall and time out on loopback: 1.7 CPU-s in 12 s, so it runs beside the serial files)
+
 require_relative "../test_helper"
 require_relative "../support/engine_case"
 

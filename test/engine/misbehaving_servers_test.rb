@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+# test: light (loopback servers that misbehave and wait: 0.7 CPU-s in 6 s, so it runs beside the serial files)
+
 require_relative "../test_helper"
 require_relative "../support/engine_case"
 

@@ -29,7 +29,7 @@ class CapacityPollTest < Arena::CapacityCase
     # settles: each wait would run out the default 30 s. Settling is not
     # what this test is about.
     out = arena("run", "--servers", "#{POLL} #{SHORT}", "--workload", "server", "-c", "16", "--rounds", "3",
-      "--settle-timeout", "3", timeout: 180)
+      "--settle-timeout", "1", timeout: 180)
     assert out.status.success?, out.describe
     runs = out.measurements.select { |m| m["load"] }.group_by { |m| m["server"] }
     poll = runs.fetch(label(POLL)) { flunk "no measurement of #{POLL}: #{out.describe}" }

@@ -16,7 +16,7 @@ class TuneYourAppTest < Arena::YourAppCase
   def test_a_stock_rails_app_that_forces_ssl_gets_an_answer_with_no_flags
     before = fingerprint(RAILS)
     # Only the budget is given (and Puma alone): the test's time, not the answer's.
-    outcome = run_app("tune", "--app", RAILS, "--servers", "puma", "--max-time", "110", "-d", "0.5", "-w", "0.2",
+    outcome = run_app("tune", "--app", RAILS, "--servers", "puma", "--max-time", "75", "-d", "0.5", "-w", "0.2",
       "--out", File.join(@tmp, "tune"), timeout: 240)
     assert outcome.status.success?, outcome.describe
     assert_match(/the app forces SSL: sending X-Forwarded-Proto: https/, outcome.stderr)
