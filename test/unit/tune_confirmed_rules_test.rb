@@ -1,11 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
-require "arena"
-require "arena/tune"
-require "arena/probes/machine_speed"
-require "arena/tune/confirmation"
-require "arena/tune/confirmed"
+require "support/confirmation_figures"
 
 module Arena
   # Confirmed's rules one by one, on hand-made rounds and differences of
@@ -14,13 +10,9 @@ module Arena
   # ahead? and the ratios' rounding.
   class TuneConfirmedRulesTest < Minitest::Test
     cover "Arena::Tune::Confirmed*"
+    include ConfirmationFigures
 
     C = Tune::Confirmed
-    Side = Tune::Confirmation::Side
-    Round = Tune::Confirmation::Round
-    Result = Tune::Confirmation::Result
-    Reading = Probes::MachineSpeed::Reading
-    Difference = Stats::Difference
     # Confirmed reads a side's key (its adapter's label) and nothing else of the adapter.
     Label = Struct.new(:label)
 
@@ -45,24 +37,20 @@ module Arena
       Result.new(sides: sides, rounds: rounds, flagged: flagged, median_ms: median_ms, stopped: stopped)
     end
 
-    def difference(estimate, low, high, significant: true, equivalent: false, p_value: 0.01)
-      Difference.new(estimate_pct: estimate, low_pct: low, high_pct: high, p_value: p_value, significant: significant, equivalent: equivalent, n: 10)
-    end
-
     def test_ahead_only_when_measured_significant_not_equivalent_and_positive
-      assert_equal true, C.ahead?(difference(5.0, 2.0, 8.0))
-      assert_equal false, C.ahead?(difference(5.0, 2.0, 8.0, p_value: nil)), "not measured"
-      assert_equal false, C.ahead?(difference(5.0, -1.0, 11.0, significant: false)), "positive, not significant"
-      assert_equal false, C.ahead?(difference(1.0, 0.5, 1.5, equivalent: true)), "significant but equivalent"
-      assert_equal false, C.ahead?(difference(0.0, -0.0, 0.0)), "level"
-      assert_equal false, C.ahead?(difference(-5.0, -8.0, -2.0)), "significantly behind"
+      assert_equal true, C.ahead?(paired(5.0, 2.0, 8.0))
+      assert_equal false, C.ahead?(paired(5.0, 2.0, 8.0, p_value: nil)), "not measured"
+      assert_equal false, C.ahead?(paired(5.0, -1.0, 11.0, significant: false)), "positive, not significant"
+      assert_equal false, C.ahead?(paired(1.0, 0.5, 1.5, equivalent: true)), "significant but equivalent"
+      assert_equal false, C.ahead?(paired(0.0, -0.0, 0.0)), "level"
+      assert_equal false, C.ahead?(paired(-5.0, -8.0, -2.0)), "significantly behind"
     end
 
     def test_ratios_are_rounded_to_four_decimals
-      c = C.new(gain: difference(31.04567, 24.12345, 38.98765), margin: difference(-2.5, -4.44444, -0.55555))
+      c = C.new(gain: paired(31.04567, 24.12345, 38.98765), margin: paired(-2.5, -4.44444, -0.55555))
       assert_equal [1.3105, [1.2412, 1.3899]], c.gain_ratio
       assert_equal [0.975, [0.9556, 0.9944]], c.margin_ratio
-      assert_nil C.new(gain: difference(5.0, 2.0, 8.0, p_value: nil)).gain_ratio
+      assert_nil C.new(gain: paired(5.0, 2.0, 8.0, p_value: nil)).gain_ratio
       assert_nil C.new(gain: nil).gain_ratio
       assert_nil C.new(margin: nil).margin_ratio
       assert_equal [true, false], [C.new(pick: side("a", 1.0)).found?, C.new(pick: nil).found?]
