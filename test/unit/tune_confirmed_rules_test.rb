@@ -200,15 +200,16 @@ module Arena
       assert_same answer, c.other
     end
 
-    def test_equivalent_within_the_band_the_lighter_stands
+    def test_equivalent_within_the_band_the_lighter_stands_whichever_median_is_higher
       # PSS 1% apart, inside the band: the rule does not pick by memory; the fallback takes the lighter.
-      answer = side("answer", 1.0, pss: 101 * 1024)
-      runner = side("runner", 1.005, role: "runner-up", pss: 100 * 1024)
-      c = C.decide(result([answer, runner]), baseline_key: nil)
-      assert_equal "equivalent", c.verdict.word
-      assert_same runner, c.pick
+      pair = ->(heavy, light) { [side("answer", heavy, pss: 101 * 1024), side("runner", light, role: "runner-up", pss: 100 * 1024)] }
+      [pair.call(1.0, 1.005), pair.call(1.005, 1.0)].each do |sides|
+        c = C.decide(result(sides), baseline_key: nil)
+        assert_equal ["equivalent", true], [c.verdict.word, c.margin.equivalent?]
+        assert_same sides.last, c.pick, "the lighter, whichever median is higher"
+      end
       # A band of 0.1%: 0.5% apart is no longer equivalent.
-      c = C.decide(result([answer, runner]), baseline_key: nil, band_pct: 0.1)
+      c = C.decide(result(pair.call(1.0, 1.005)), baseline_key: nil, band_pct: 0.1)
       refute_equal "equivalent", c.verdict.word
       assert_equal 0.1, c.band_pct
     end
@@ -250,15 +251,6 @@ module Arena
       assert_match(/memory/, c.verdict.reason)
       assert_same light, c.pick, "the rule's pick, not the higher median"
       assert_same heavy, c.other
-    end
-
-    def test_equivalent_and_no_rule_pick_the_lighter_though_its_median_is_lower
-      # PSS 1% apart, inside the band: the rule does not pick by memory; the fallback takes the lighter.
-      answer = side("answer", 1.005, pss: 101 * 1024)
-      runner = side("runner", 1.0, role: "runner-up", pss: 100 * 1024)
-      c = C.decide(result([answer, runner]), baseline_key: nil)
-      assert_equal ["equivalent", true], [c.verdict.word, c.margin.equivalent?]
-      assert_same runner, c.pick
     end
 
     def test_the_band_reaches_the_margin
