@@ -59,6 +59,20 @@ module Arena
       assert_equal "equivalent", alone.verdict.word
     end
 
+    # A trade-off's p99 half says how much faster, never "equivalent within
+    # ±3%": a p99 significantly lower by less than the band still answers
+    # faster, and the sentence does not contradict itself.
+    def test_a_trade_off_within_the_band_on_p99_says_faster_not_equivalent
+      a = DRIFT.map { |d| 1050 * d }
+      b = DRIFT.each_with_index.map { |d, i| 1000 * d * (1 + 0.005 * (-1)**i) }
+      p99 = [5000, 5100, 4900, 5000, 5050, 4950]
+      r = Pick.call([c("a", a, p99: p99.each_with_index.map { |v, i| v * 1.015 * (1 + 0.002 * (-1)**i) }), c("b", b, p99: p99)])
+      assert_equal ["trade-off", nil, "b"], [r.verdict.word, r.pick, r.runner_up.name]
+      assert_match(/; b answers faster \(p99: a is \+1\.5% against b \(95% interval \+1\.3% to \+1\.7%; paired t on log ratios, 6 rounds, p=1\.43e-05 < 0\.05\)\)\z/,
+        r.verdict.reason)
+      refute_match(/equivalent/, r.verdict.reason)
+    end
+
     def test_a_small_real_difference_inside_the_band_is_equivalent_not_a_pick
       a = DRIFT.map { |d| 1000 * d }
       b = a.each_with_index.map { |v, i| v * 1.01 * (1 + 0.001 * (-1)**i) }

@@ -1,12 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
-require "arena"
-require "arena/tune"
-require "arena/tune/confirmation"
-require "arena/tune/confirmed"
-require "arena/tune/answer_words"
-require "arena/plan/baseline"
+require "support/confirmation_figures"
 
 module Arena
   # The answer's words on hand-made values of known truth: a Confirmed built
@@ -14,18 +9,15 @@ module Arena
   # of the gain, keep, margin, absolute and speed lines is read whole.
   class TuneAnswerWordsTest < Minitest::Test
     cover "Arena::Tune::AnswerWords*"
+    include ConfirmationFigures
 
     W = Tune::AnswerWords
-    Side = Tune::Confirmation::Side
-    Difference = Stats::Difference
     # A stand-in adapter for measured_on and processes: its settings and threads only.
     Stub = Struct.new(:settings, :request_threads)
     # A server whose one tunable is workers.
     Bare = Struct.new(:settings, :key) do
       def self.tunables = {"workers" => nil}
     end
-
-    def adapter(key, settings) = Servers.fetch(key).new(settings: settings, machine: Plan::Machine.new(cores: 2))
 
     def side(role, key, settings, failed: nil)
       Side.new(role: role, adapter: adapter(key, settings), installation: nil, rps: {}, p99_ms: {}, pss_kb: {}, failed: failed)
@@ -37,14 +29,7 @@ module Arena
 
     def puma(failed: nil) = side("baseline", "puma", {"threads" => 3, "workers" => 0}, failed: failed)
 
-    def baseline = Plan::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "config/puma.rb", notes: [])
-
     YOURS = "your config/puma.rb (puma, 3 threads, 1 process)"
-
-    # A paired difference as Stats.paired gives it; p_value nil: not measured.
-    def paired(estimate, low, high, significant: true, equivalent: false, n: 10, p_value: 0.01)
-      Difference.new(estimate_pct: estimate, low_pct: low, high_pct: high, p_value: p_value, significant: significant, equivalent: equivalent, n: n)
-    end
 
     def unmeasured(n) = Difference.new(n: n, significant: false, equivalent: false)
 

@@ -1,11 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
-require "arena"
-require "arena/tune"
-require "arena/probes/machine_speed"
-require "arena/tune/confirmation"
-require "arena/tune/confirmed"
+require "support/confirmation_figures"
 
 module Arena
   # Confirmed's rules one by one, on hand-made rounds and differences of
@@ -14,13 +10,9 @@ module Arena
   # ahead? and the ratios' rounding.
   class TuneConfirmedRulesTest < Minitest::Test
     cover "Arena::Tune::Confirmed*"
+    include ConfirmationFigures
 
     C = Tune::Confirmed
-    Side = Tune::Confirmation::Side
-    Round = Tune::Confirmation::Round
-    Result = Tune::Confirmation::Result
-    Reading = Probes::MachineSpeed::Reading
-    Difference = Stats::Difference
     # Confirmed reads a side's key (its adapter's label) and nothing else of the adapter.
     Label = Struct.new(:label)
 
@@ -45,24 +37,20 @@ module Arena
       Result.new(sides: sides, rounds: rounds, flagged: flagged, median_ms: median_ms, stopped: stopped)
     end
 
-    def difference(estimate, low, high, significant: true, equivalent: false, p_value: 0.01)
-      Difference.new(estimate_pct: estimate, low_pct: low, high_pct: high, p_value: p_value, significant: significant, equivalent: equivalent, n: 10)
-    end
-
     def test_ahead_only_when_measured_significant_not_equivalent_and_positive
-      assert_equal true, C.ahead?(difference(5.0, 2.0, 8.0))
-      assert_equal false, C.ahead?(difference(5.0, 2.0, 8.0, p_value: nil)), "not measured"
-      assert_equal false, C.ahead?(difference(5.0, -1.0, 11.0, significant: false)), "positive, not significant"
-      assert_equal false, C.ahead?(difference(1.0, 0.5, 1.5, equivalent: true)), "significant but equivalent"
-      assert_equal false, C.ahead?(difference(0.0, -0.0, 0.0)), "level"
-      assert_equal false, C.ahead?(difference(-5.0, -8.0, -2.0)), "significantly behind"
+      assert_equal true, C.ahead?(paired(5.0, 2.0, 8.0))
+      assert_equal false, C.ahead?(paired(5.0, 2.0, 8.0, p_value: nil)), "not measured"
+      assert_equal false, C.ahead?(paired(5.0, -1.0, 11.0, significant: false)), "positive, not significant"
+      assert_equal false, C.ahead?(paired(1.0, 0.5, 1.5, equivalent: true)), "significant but equivalent"
+      assert_equal false, C.ahead?(paired(0.0, -0.0, 0.0)), "level"
+      assert_equal false, C.ahead?(paired(-5.0, -8.0, -2.0)), "significantly behind"
     end
 
     def test_ratios_are_rounded_to_four_decimals
-      c = C.new(gain: difference(31.04567, 24.12345, 38.98765), margin: difference(-2.5, -4.44444, -0.55555))
+      c = C.new(gain: paired(31.04567, 24.12345, 38.98765), margin: paired(-2.5, -4.44444, -0.55555))
       assert_equal [1.3105, [1.2412, 1.3899]], c.gain_ratio
       assert_equal [0.975, [0.9556, 0.9944]], c.margin_ratio
-      assert_nil C.new(gain: difference(5.0, 2.0, 8.0, p_value: nil)).gain_ratio
+      assert_nil C.new(gain: paired(5.0, 2.0, 8.0, p_value: nil)).gain_ratio
       assert_nil C.new(gain: nil).gain_ratio
       assert_nil C.new(margin: nil).margin_ratio
       assert_equal [true, false], [C.new(pick: side("a", 1.0)).found?, C.new(pick: nil).found?]
@@ -212,15 +200,16 @@ module Arena
       assert_same answer, c.other
     end
 
-    def test_equivalent_within_the_band_the_lighter_stands
+    def test_equivalent_within_the_band_the_lighter_stands_whichever_median_is_higher
       # PSS 1% apart, inside the band: the rule does not pick by memory; the fallback takes the lighter.
-      answer = side("answer", 1.0, pss: 101 * 1024)
-      runner = side("runner", 1.005, role: "runner-up", pss: 100 * 1024)
-      c = C.decide(result([answer, runner]), baseline_key: nil)
-      assert_equal "equivalent", c.verdict.word
-      assert_same runner, c.pick
+      pair = ->(heavy, light) { [side("answer", heavy, pss: 101 * 1024), side("runner", light, role: "runner-up", pss: 100 * 1024)] }
+      [pair.call(1.0, 1.005), pair.call(1.005, 1.0)].each do |sides|
+        c = C.decide(result(sides), baseline_key: nil)
+        assert_equal ["equivalent", true], [c.verdict.word, c.margin.equivalent?]
+        assert_same sides.last, c.pick, "the lighter, whichever median is higher"
+      end
       # A band of 0.1%: 0.5% apart is no longer equivalent.
-      c = C.decide(result([answer, runner]), baseline_key: nil, band_pct: 0.1)
+      c = C.decide(result(pair.call(1.0, 1.005)), baseline_key: nil, band_pct: 0.1)
       refute_equal "equivalent", c.verdict.word
       assert_equal 0.1, c.band_pct
     end
@@ -262,15 +251,6 @@ module Arena
       assert_match(/memory/, c.verdict.reason)
       assert_same light, c.pick, "the rule's pick, not the higher median"
       assert_same heavy, c.other
-    end
-
-    def test_equivalent_and_no_rule_pick_the_lighter_though_its_median_is_lower
-      # PSS 1% apart, inside the band: the rule does not pick by memory; the fallback takes the lighter.
-      answer = side("answer", 1.005, pss: 101 * 1024)
-      runner = side("runner", 1.0, role: "runner-up", pss: 100 * 1024)
-      c = C.decide(result([answer, runner]), baseline_key: nil)
-      assert_equal ["equivalent", true], [c.verdict.word, c.margin.equivalent?]
-      assert_same runner, c.pick
     end
 
     def test_the_band_reaches_the_margin

@@ -1,14 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
-require "arena"
-require "arena/tune"
-require "arena/probes/machine_speed"
-require "arena/tune/confirmation"
-require "arena/tune/confirmed"
-require "arena/tune/answer_words"
-require "arena/plan/config_reader"
-require "arena/plan/baseline"
+require "support/confirmation_figures"
 
 module Arena
   # The confirmation rounds' verdict on figures of known truth: the margin
@@ -17,20 +10,15 @@ module Arena
   class TuneConfirmedTest < Minitest::Test
     cover "Arena::Tune::Confirmed*"
     cover "Arena::Tune::AnswerWords*"
-
-    Side = Tune::Confirmation::Side
-    Round = Tune::Confirmation::Round
-    Result = Tune::Confirmation::Result
-    Reading = Probes::MachineSpeed::Reading
+    include ConfirmationFigures
 
     # The machine's drift, shared by every config in a round.
     DRIFT = [1.0, 0.8, 1.2, 0.9, 1.1, 0.7, 1.05, 0.95, 1.15, 0.85].freeze
     OWN = [1.01, 0.99, 1.02, 0.985, 1.0, 1.005, 0.995, 1.01, 0.99, 1.0].freeze
 
     def side(role, key, settings, level, pss_mib: 100, own: OWN)
-      adapter = Servers.fetch(key).new(settings: settings, machine: Plan::Machine.new(cores: 2))
       rounds = (1..DRIFT.size)
-      Side.new(role: role, adapter: adapter, installation: nil, rps: rounds.to_h { |n| [n, level * DRIFT[n - 1] * own[n - 1]] },
+      Side.new(role: role, adapter: adapter(key, settings), installation: nil, rps: rounds.to_h { |n| [n, level * DRIFT[n - 1] * own[n - 1]] },
         p99_ms: rounds.to_h { |n| [n, 10.0] }, pss_kb: rounds.to_h { |n| [n, pss_mib * 1024] })
     end
 
@@ -42,8 +30,6 @@ module Arena
       flagged, median = Tune::Confirmation.flagged(rounds)
       Result.new(sides: sides, rounds: rounds, flagged: flagged, median_ms: median, stopped: "precise")
     end
-
-    def baseline = Plan::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "config/puma.rb", notes: [])
 
     def test_the_gain_over_the_baseline_and_the_margin_come_from_these_rounds
       answer = side("answer", "iodine", {"workers" => 1, "threads" => 4}, 1310)
@@ -59,7 +45,7 @@ module Arena
       assert_equal 10, c.rounds
       line = Tune::AnswerWords.gain(c, baseline)
       assert_match(/\A\+3\d% over your config\/puma.rb \(puma, 3 threads, 1 process\): 1\.3\d× \(1\.\d\d–1\.\d\d\)\z/, line)
-      default = Plan::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "the Rails default", notes: [])
+      default = baseline(source: "the Rails default")
       assert_match(/\A\+3\d% over the Rails default \(puma, 3 threads, 1 process\): /, Tune::AnswerWords.gain(c, default))
       assert_match(/\A\+\d\.\d+% over falcon count=1: 1\.0\d× \(.*\), ahead \(10 rounds\)\z/, Tune::AnswerWords.margin(c))
     end
@@ -107,8 +93,7 @@ module Arena
     # answer says the rounds could not compare, instead of Arena failing.
     def test_two_rounds_give_no_ratio_and_the_words_say_so
       two = ->(role, key, settings, level) do
-        adapter = Servers.fetch(key).new(settings: settings, machine: Plan::Machine.new(cores: 2))
-        Side.new(role: role, adapter: adapter, installation: nil, rps: {1 => level, 2 => level * 1.1},
+        Side.new(role: role, adapter: adapter(key, settings), installation: nil, rps: {1 => level, 2 => level * 1.1},
           p99_ms: {1 => 10.0, 2 => 10.0}, pss_kb: {1 => 102_400, 2 => 102_400})
       end
       answer = two.call("answer", "iodine", {"workers" => 1, "threads" => 4}, 1000)
@@ -139,9 +124,9 @@ module Arena
     def test_three_significant_figures_and_the_measured_on_line
       w = Tune::AnswerWords
       assert_equal %w[1230 654 8.12 0.0123 1.31 0], [1234.5, 654.2, 8.123, 0.012345, 1.3149, 0].map { |x| w.sig3(x) }
-      adapter = Servers.fetch("iodine").new(settings: {"workers" => 1, "threads" => 4}, machine: Plan::Machine.new(cores: 2))
+      iodine = adapter("iodine", {"workers" => 1, "threads" => 4})
       assert_equal "on 1 of 2 cores, 3.81 GiB: 1 process per core, 4 threads each (not measured past 1 core)",
-        w.measured_on(adapter, server_cores: 1, cores: 2, memory_kb: 4_000_000)
+        w.measured_on(iodine, server_cores: 1, cores: 2, memory_kb: 4_000_000)
     end
   end
 end

@@ -29,8 +29,9 @@ module Arena
         memory = @memory || builder.options[:memory_budget_mb]&.then { |mb| (mb * 1024**2).round } || Arena::Tune::Budget.default_bytes
         FileUtils.mkdir_p(plan.out_dir)
         Launch::Database.open(plan, err: @err) do |opened|
-          Arena::Tune::Session.new(plan: opened, memory: memory, err: @err, out: @out, tune_runtime: @tune_runtime,
-            verbose: @verbose, budget_given: @budget_given, discover: @discover).call
+          options = Arena::Tune::Session::Options.new(memory: memory, tune_runtime: @tune_runtime, verbose: @verbose,
+            budget_given: @budget_given, discover: @discover)
+          Arena::Tune::Session.new(plan: opened, options: options, err: @err, out: @out).call
         end
       end
 

@@ -25,17 +25,16 @@ module Arena
       # that measures its configs, and its start's candidate (nil if none).
       Look = Struct.new(:adapter, :space, :installation, :trial, :start, keyword_init: true)
 
-      # options: tune_runtime (search YJIT and jemalloc), verbose, budget_given
-      # (--max-time was set), discover (ask the app what to load), memory (bytes).
-      def initialize(plan:, memory:, err:, out:, tune_runtime: false, verbose: false, budget_given: false, discover: false)
+      # What the command chose: memory (the budget, bytes), tune_runtime
+      # (search YJIT and jemalloc), verbose, budget_given (--max-time was set),
+      # discover (ask the app what to load).
+      Options = Struct.new(:memory, :tune_runtime, :verbose, :budget_given, :discover, keyword_init: true)
+
+      def initialize(plan:, options:, err:, out:)
         @plan = plan
-        @memory = memory
+        @options = options
         @err = err
         @out = out
-        @tune_runtime = tune_runtime
-        @verbose = verbose
-        @budget_given = budget_given
-        @discover = discover
         @not_done = []
         @looks = []
         @finalists = []
@@ -45,7 +44,7 @@ module Arena
       def call
         Support::Affinity.pin_self(@plan.machine.engine_cpus)
         FileUtils.mkdir_p(@plan.out_dir)
-        @plan = discovered(@plan) if @discover
+        @plan = discovered(@plan) if @options.discover
         @baseline = baseline
         budget
         open
@@ -57,7 +56,7 @@ module Arena
 
       def say(line) = @err.puts(line)
 
-      def detail(line) = (say(line) if @verbose)
+      def detail(line) = (say(line) if @options.verbose)
 
       def labels = @labels ||= Report::Labels.new(nil, machine: @plan.machine)
 
@@ -91,7 +90,7 @@ module Arena
         per = Estimate.per_candidate_s(warmup: @plan.load.warmup, duration: @plan.load.duration, rails: @plan.app.rails?)
         least = Estimate.least(@plan.servers.filter_map { |adapter| least_search(adapter) }, per_candidate_s: per)
         unless least.empty?
-          Estimate.lines(least, budget_s: max - @reserve_s, per_candidate_s: per, given: @budget_given).each { |line| say line }
+          Estimate.lines(least, budget_s: max - @reserve_s, per_candidate_s: per, given: @options.budget_given).each { |line| say line }
           detail "tune: the least search: #{least.map { |s| "#{s.server} #{s.candidates}" }.join(", ")} candidates"
         end
         say "tune: #{@reserve_s} of #{max.round} s kept for the confirmation rounds (#{Confirmation::MIN_ROUNDS} or more), " \
@@ -104,13 +103,13 @@ module Arena
         space.empty? ? nil : [adapter.key, space.dimensions.size, adapter.envelope.bounded?]
       end
 
-      def space_for(adapter) = Space.for(adapter.class, machine: @plan.machine, runtime: (adapter.runtime if @tune_runtime))
+      def space_for(adapter) = Space.for(adapter.class, machine: @plan.machine, runtime: (adapter.runtime if @options.tune_runtime))
 
       # The results file, the tune's own output, the engine and the starter.
       def open
         @started = Support::Clock.now
         @deadline = @started + @plan.load.max_time
-        @constraints = Results::TuneConstraints.of(@plan, memory_mib: Budget.mib(@memory))
+        @constraints = Results::TuneConstraints.of(@plan, memory_mib: Budget.mib(@options.memory))
         environment = Results::HostFacts.capture(machine: @plan.machine, engine_version: Load::Engine.version)
         @store = Results::Store.new(path: File.join(@plan.out_dir, "results.json"), environment: environment,
           plan: @plan.to_h.merge(tune: @constraints.to_record))
@@ -150,7 +149,7 @@ module Arena
         # The report holds the answer and, after it, each server's search in full.
         Report::Files.new(dir: @plan.out_dir, err: @err).write(@store.view, answer: [*@output.answer&.lines, "", *@output.detail_lines])
         say "tune: #{path} (#{(Support::Clock.now - @started).round} s)"
-        (@verbose ? @output.lines : @output.brief_lines).each { |line| @out.puts line }
+        (@options.verbose ? @output.lines : @output.brief_lines).each { |line| @out.puts line }
         @out.flush
         raise Interrupt if interrupted
         @output.answer&.found? ? 0 : 2
@@ -179,7 +178,7 @@ module Arena
         share = (@searches_end - Support::Clock.now) / [searchable.size, 1].max
         searchable.each do |adapter, space, installation|
           trial = Trial.new(plan: @plan, adapter: adapter, installation: installation, workload: @plan.workloads.first,
-            store: @store, engine: @engine, starter: @starter, memory_kb: @memory / 1024, deadline: Support::Clock.now + share,
+            store: @store, engine: @engine, starter: @starter, memory_kb: @options.memory / 1024, deadline: Support::Clock.now + share,
             log: ->(line) { say line })
           @looks << Look.new(adapter: adapter, space: space, installation: installation, trial: trial)
           next @not_done << "#{adapter.key}: not looked at (no time left)" if Support::Clock.now >= @searches_end
@@ -241,7 +240,7 @@ module Arena
         load = (slo_ms && !@plan.load.slo_ms) ? @plan.load.with(slo_ms: slo_ms) : @plan.load
         trial = Trial.new(plan: @plan.with(load: load), adapter: adapter.rebuilt(envelope: Plan::Envelope::NONE),
           installation: look.installation, workload: @plan.workloads.first, store: @store, engine: @engine, starter: @starter,
-          memory_kb: @memory / 1024, log: ->(line) { say line })
+          memory_kb: @options.memory / 1024, log: ->(line) { say line })
         trial.call(outcome.best.settings).tap { trial.close }
       end
 

@@ -14,7 +14,9 @@ module Arena
     #
     # - Goodput decides when the best is significantly ahead of the runner-up
     #   and not equivalent (within ±BAND_PCT). If the runner-up then answers
-    #   significantly faster (p99), it is a trade-off and no server is picked.
+    #   significantly faster (p99), it is a trade-off and no server is picked
+    #   (its p99 compared without the band: the reason says by how much, not
+    #   "equivalent", where the difference is within it).
     # - Where goodput is equivalent, a second criterion decides, stated in
     #   the verdict: memory (PSS), then p99, each only when its whole
     #   interval lies beyond ±BAND_PCT (a difference shown larger than the
@@ -65,8 +67,9 @@ module Arena
 
       def judge(best, second, level:, band_pct:)
         goodput = versus(second, best, :rps, level, band_pct)
-        latency = versus(second, best, :p99, level, band_pct)
         if goodput.significant? && !goodput.equivalent?
+          # p99 without the band: the runner-up answers faster by so much, never "equivalent within ±3%".
+          latency = versus(second, best, :p99, level, nil)
           if latency.significant? && latency.estimate_pct.positive?
             return Result.new(verdict: Verdict.of("trade-off", "#{best.name} serves more (#{goodput.reason}); #{second.name} " \
               "answers faster (p99: #{latency.reason})"), runner_up: second).freeze
