@@ -182,6 +182,10 @@ class ProfileVerdictTest < Minitest::Test
                   peak_good_rps: 400.0, drained_s: 0.4, after_s: 2.0, connections: 40, before_p50_us: 2_000}, f.to_h)
     assert_predicate f, :frozen?
     assert_predicate f.error_kinds, :frozen?
+    # the peak is read from the spike's start on: the stage before, busier, is not in it
+    busy = profile("hold 100/s 2s, hold 100/s 2s, spike 400/s 1s, hold 100/s 1s")
+    slices = (0...60).map { |i| slice(i, [10, 10, 30, 30, 20, 10][i / 10]) }
+    assert_equal 200.0, V.spike_figures(busy, load_of(slices), 2, nil).peak_good_rps
   end
 
   def test_the_recovery_after_a_spike_whole
