@@ -29,7 +29,9 @@ module Arena
 
       # The spike cut out of the timeline: the stage before it, then the stage
       # after it moved back onto the spike's start, so EventAnalysis reads
-      # "after" against "before" exactly as it reads a kill.
+      # "after" against "before" exactly as it reads a kill. A start falls on
+      # a slice's edge, where float noise (0.1 + 0.2 s, or a slice 0.2 + 0.1)
+      # would put the last slice before it after it: it is read a nanosecond on.
       def recovery(profile, load, i)
         step = load.interval_s
         start = profile.starts[i]
@@ -39,13 +41,13 @@ module Arena
         before = load.timeline.select { |p| p.t >= before_from && p.t + step <= start + 1e-9 }
         after = load.timeline.select { |p| p.t >= finish - 1e-9 && p.t < after_to - 1e-9 }
         spliced = before + after.map { |p| p.dup.tap { |q| q.t = (p.t - (finish - start)).round(6) }.freeze }
-        x = EventAnalysis.call(load.dup.tap { |l| l.timeline = spliced.freeze }.freeze, at: start)
+        x = EventAnalysis.call(load.dup.tap { |l| l.timeline = spliced.freeze }.freeze, at: start + 1e-9)
         limit = 2 * median(before.filter_map(&:p99_us).select(&:positive?))
-        back = limit.positive? ? p99_back(after, limit, step) : nil
+        back = (p99_back(after, limit, step) if limit.positive?)
         back_s = back && (back.t - finish + step).round(2)
         spike = Spike.verdict(spike_figures(profile, load, i, back_s))
         x = own_requests(x, (load.stages || [])[i + 1], profile.stages[i + 1].asked)
-        x.merge("spike" => profile.stages[i].label, "spike_end_s" => finish, "p99_limit_us" => limit.positive? ? limit.round : nil,
+        x.merge("spike" => profile.stages[i].label, "spike_end_s" => finish, "p99_limit_us" => (limit.round if limit.positive?),
           "p99_back_s" => back_s, "spike_verdict" => spike.word, "spike_reason" => spike.reason)
       end
 
