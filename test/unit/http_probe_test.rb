@@ -2,6 +2,7 @@
 
 require_relative "../test_helper"
 require "arena"
+require "tmpdir"
 
 class HttpProbeTest < Minitest::Test
   def test_content_length_body
@@ -108,6 +109,45 @@ class HttpProbeHardeningTest < Minitest::Test
     assert_raises(Arena::Verify::HttpProbe::Failure) { parser << "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nff\r\n" }
     parser = Arena::Verify::HttpProbe::Parser.new(body_limit: 10)
     assert_raises(Arena::Verify::HttpProbe::Failure) { parser << "HTTP/1.1 200 OK\r\n\r\n" << "x" * 11 }
+  end
+
+  def test_a_response_that_stops_half_way_fails_at_the_deadline
+    bind = serve("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf")
+    error = nil
+    elapsed = timed { error = assert_raises(Arena::Verify::HttpProbe::Failure) { Arena::Verify::HttpProbe.new(bind, timeout: 0.3).get("/") } }
+    assert_equal "no complete response within 0.3s", error.message
+    assert_operator elapsed, :<, 1.5
+  end
+
+  # Over TLS, the response in two writes with a pause between: read with the
+  # openssl gem Ruby 3.1 ships, whose SSLSocket has no wait_readable.
+  def test_a_response_over_tls_that_arrives_in_two_writes
+    dir = Dir.mktmpdir("arena-probe-tls")
+    files = Arena::Launch::Certificates.write(dir: dir)
+    ctx = OpenSSL::SSL::SSLContext.new
+    ctx.cert = OpenSSL::X509::Certificate.new(File.read(files.cert))
+    ctx.key = OpenSSL::PKey.read(File.read(files.key))
+    tcp = TCPServer.new("127.0.0.1", 0)
+    listener = OpenSSL::SSL::SSLServer.new(tcp, ctx)
+    @thread = Thread.new do
+      client = listener.accept
+      client.sync = true
+      head = +""
+      head << client.readpartial(4096) until head.include?("\r\n\r\n")
+      client.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhe")
+      sleep 0.2
+      client.write("llo")
+      sleep 30
+    rescue IOError, SystemCallError, OpenSSL::SSL::SSLError
+      nil
+    ensure
+      client&.close
+      listener.close
+    end
+    bind = Arena::Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: tcp.addr[1], tls: files).freeze
+    assert_equal "hello", Arena::Verify::HttpProbe.new(bind, timeout: 2).get("/").body
+  ensure
+    FileUtils.rm_rf(dir) if dir
   end
 
   def test_cr_or_lf_in_the_path_or_a_header_is_refused_before_sending

@@ -88,17 +88,22 @@ module Arena
 
       # Each read is parsed once, as it arrives; the deadline is checked
       # between reads. Some servers (uWSGI) keep the connection open despite
-      # "Connection: close": the read stops once the response is whole.
+      # "Connection: close": the read stops once the response is whole. It
+      # reads before it waits, and waits on the plain socket under a TLS one
+      # (to_io): what TLS has already decrypted is read at once, and the
+      # openssl gem that Ruby 3.1 ships has no wait_readable of its own.
       def read_response(socket, head_request:)
         parser = Parser.new(head: head_request)
         deadline = Support::Clock.now + @timeout
         until parser.done?
           left = deadline - Support::Clock.now
-          raise Failure, "no complete response within #{@timeout}s" if left <= 0 || !socket.wait_readable(left)
-          chunk = socket.read_nonblock(65_536, exception: false)
-          next if chunk == :wait_readable
-          break parser.eof! if chunk.nil?
-          parser << chunk
+          raise Failure, "no complete response within #{@timeout}s" if left <= 0
+          case (chunk = socket.read_nonblock(65_536, exception: false))
+          when :wait_readable then socket.to_io.wait_readable(left)
+          when :wait_writable then socket.to_io.wait_writable(left)
+          when nil then break parser.eof!
+          else parser << chunk
+          end
         end
         self.class.response(parser)
       end
