@@ -3,6 +3,7 @@
 require_relative "../test_helper"
 require "arena"
 require "tmpdir"
+require "timeout"
 
 class HttpProbeTest < Minitest::Test
   def test_content_length_body
@@ -45,6 +46,19 @@ class HttpProbeHardeningTest < Minitest::Test
       server.close
     end
     Arena::Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: server.addr[1]).freeze
+  end
+
+  # A listener that accepts and then says nothing.
+  def serve_silently
+    server = TCPServer.new("127.0.0.1", 0)
+    @thread = Thread.new do
+      client = server.accept
+      sleep 30
+    ensure
+      client&.close
+      server.close
+    end
+    server
   end
 
   def teardown = @thread&.kill
@@ -146,6 +160,23 @@ class HttpProbeHardeningTest < Minitest::Test
     end
     bind = Arena::Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: tcp.addr[1], tls: files).freeze
     assert_equal "hello", Arena::Verify::HttpProbe.new(bind, timeout: 2).get("/").body
+  ensure
+    FileUtils.rm_rf(dir) if dir
+  end
+
+  # A TLS port whose server accepts and never answers: the handshake is
+  # bounded by the probe's timeout, where it used to wait for ever.
+  def test_a_tls_handshake_that_gets_no_answer_fails_at_the_deadline
+    dir = Dir.mktmpdir("arena-probe-tls")
+    files = Arena::Launch::Certificates.write(dir: dir)
+    silent = serve_silently
+    bind = Arena::Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: silent.addr[1], tls: files).freeze
+    error = nil
+    elapsed = timed do
+      Timeout.timeout(5) { error = assert_raises(Arena::Verify::HttpProbe::Failure) { Arena::Verify::HttpProbe.new(bind, timeout: 0.3).get("/") } }
+    end
+    assert_equal "TLS handshake failed: no answer within 0.3s", error.message
+    assert_operator elapsed, :<, 1.5
   ensure
     FileUtils.rm_rf(dir) if dir
   end

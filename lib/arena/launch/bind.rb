@@ -2,6 +2,7 @@
 
 require "socket"
 require "openssl"
+require "io/wait"
 
 module Arena
   module Launch
@@ -56,9 +57,10 @@ module Arena
       # host:port, or unix:PATH: what nginx's upstream and a person read.
       def to_s = tcp? ? address : "unix:#{path}"
 
-      def connect
+      # timeout: the longest a TLS handshake may wait on the server.
+      def connect(timeout: 5)
         socket = tcp? ? Socket.tcp(host, port, connect_timeout: 1) : UNIXSocket.new(path)
-        tls? ? tls_socket(socket) : socket
+        tls? ? tls_socket(socket, timeout) : socket
       end
 
       def to_h
@@ -73,7 +75,7 @@ module Arena
       # Probes speak HTTP/1.1 over TLS (ALPN http/1.1, which every h2 server
       # also offers) and verify against the run's CA when the server has its
       # certificate.
-      def tls_socket(socket)
+      def tls_socket(socket, timeout)
         ctx = OpenSSL::SSL::SSLContext.new
         ctx.alpn_protocols = ["http/1.1"]
         if ca
@@ -84,11 +86,23 @@ module Arena
         end
         ssl = OpenSSL::SSL::SSLSocket.new(socket, ctx)
         ssl.sync_close = true
-        ssl.connect
+        handshake(ssl, socket, timeout)
         ssl
-      rescue OpenSSL::SSL::SSLError => e
+      rescue OpenSSL::SSL::SSLError, IOError => e
         socket.close
         raise IOError, "TLS handshake failed: #{e.message}"
+      end
+
+      # A server that accepts and then says nothing would hold a blocking
+      # handshake for ever: each wait is bounded by the deadline. A step is
+      # the socket, or the wait it needs (:wait_readable, :wait_writable:
+      # the names of IO's own waits).
+      def handshake(ssl, socket, timeout)
+        deadline = Support::Clock.now + timeout
+        until (step = ssl.connect_nonblock(exception: false)) == ssl
+          left = deadline - Support::Clock.now
+          raise IOError, "no answer within #{timeout}s" unless left.positive? && socket.public_send(step, left)
+        end
       end
     end
   end

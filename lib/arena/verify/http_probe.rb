@@ -48,7 +48,7 @@ module Arena
       # are refused. A user's Host header replaces the probe's own.
       def request(method, path, body: nil, headers: {})
         head = request_head(method, path, headers, body)
-        socket = @bind.connect
+        socket = @bind.connect(timeout: @timeout)
         socket.write("#{head}#{body}")
         read_response(socket, head_request: method == "HEAD")
       rescue SystemCallError, IOError, SocketError => e
