@@ -55,6 +55,10 @@ class BootCrashTest < Arena::ArenaCase
     refute_nil record, out.describe
     assert_match(/\(its log: .*\[BUG\] Segmentation fault/, record["error"])
     assert_match(/FAILED .*\(its log: .*\[BUG\] Segmentation fault/, out.stderr)
+    # Its tail shows the report's [BUG] line and Ruby frames, not its memory map.
+    tail = record["log_tail"]
+    assert(tail.any? { |line| line.include?("[BUG] Segmentation fault") }, tail.join("\n"))
+    refute(tail.any? { |line| line.match?(/\A\h+-\h+ [r-][w-][x-][ps-] /) }, tail.join("\n"))
   end
 
   private

@@ -168,4 +168,78 @@ class CrashLineTest < Minitest::Test
       assert_equal "DAMN ! worker 1 (pid: 5) died :( trying respawn ...", log.crash
     end
   end
+
+  # Ruby's crash report as a Rails app under Agoo wrote it (cut to a few lines
+  # of each section; the real one had 570).
+  REPORT = [
+    "/gems/actionpack-7.2.4/lib/action_dispatch/http/response.rb:458: [BUG] Segmentation fault at 0x0000000000000000",
+    "ruby 3.1.2p20 (2022-04-12 revision 4491bb740a) [x86_64-linux-gnu]",
+    "",
+    "-- Control frame information -----------------------------------------------",
+    "c:0065 p:---- s:0436 e:000435 CFUNC  :match",
+    "",
+    "-- Ruby level backtrace information ----------------------------------------",
+    *(1..7).map { |i| "/gems/agoo-2.15.15/bin/agoo:#{i}:in `frame#{i}'" },
+    "",
+    "-- Machine register context ------------------------------------------------",
+    " RIP: 0x00007f8e226d2b5d RBP: 0x0000559491b98800 RSP: 0x00007ffee3518980",
+    "",
+    "-- C level backtrace information -------------------------------------------",
+    "/lib/x86_64-linux-gnu/libruby-3.1.so.3.1(0x7f8e22863f28) [0x7f8e22863f28]",
+    "",
+    "-- Other runtime information -----------------------------------------------",
+    "",
+    "* Loaded script: /usr/local/bin/agoo",
+    "",
+    "* Loaded features:",
+    "",
+    "    0 enumerator.so",
+    "   12 /usr/lib/ruby/3.1.0/set.rb",
+    "",
+    "* Process memory map:",
+    "",
+    "559471dfd000-559471dfe000 r--p 00000000 fe:00 248069                     /usr/bin/ruby3.1",
+    "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]",
+    "",
+    ""
+  ].freeze
+
+  def readable(lines) = Arena::Verdicts::CrashLine.readable(lines)
+
+  def test_a_ruby_crash_report_reads_as_its_bug_line_and_deepest_frames
+    frames = (3..7).map { |i| "/gems/agoo-2.15.15/bin/agoo:#{i}:in `frame#{i}'" }
+    assert_equal ["I, booted", REPORT.first, *frames, Arena::Verdicts::CrashLine::CUT], readable(["I, booted", *REPORT])
+  end
+
+  def test_the_log_goes_on_after_the_report_and_a_second_report_is_cut_too
+    after = ["E, worker 4242 died, respawning", "I, worker 4243 booted"]
+    once = readable(REPORT)
+    assert_equal [*once, *after, *once], readable([*REPORT, *after, *REPORT])
+  end
+
+  def test_a_report_cut_short_keeps_what_it_has
+    assert_equal [REPORT.first, Arena::Verdicts::CrashLine::CUT], readable(REPORT.first(5))
+    assert_equal [REPORT.first, REPORT[7], Arena::Verdicts::CrashLine::CUT], readable(REPORT.first(8))
+  end
+
+  def test_a_report_without_a_ruby_backtrace_is_its_bug_line_alone_and_lends_no_frames
+    bare = REPORT.reject { |line| line.include?("agoo:") || line.include?("Ruby level") }
+    cut = Arena::Verdicts::CrashLine::CUT
+    assert_equal [REPORT.first, cut, "after", REPORT.first, cut], readable([*bare, "after", *bare])
+    assert_equal [*readable(REPORT), "after", REPORT.first, cut], readable([*REPORT, "after", *bare])
+  end
+
+  # Every line ended by CR (a log written for a terminal), an invalid byte
+  # in a frame and in the memory map: the same lines are kept.
+  def test_carriage_returns_and_invalid_bytes_do_not_break_the_report
+    bad = "\xff".b.force_encoding("UTF-8")
+    lines = REPORT.map { |line| (line.match?(/\A(\h+-|\/gems\/agoo.*:7:)/) ? line.sub("/", "/#{bad}") : line) + "\r" }
+    kept = readable([*lines, "after"])
+    assert_equal [lines.first, *lines[9, 5], Arena::Verdicts::CrashLine::CUT, "after"], kept
+  end
+
+  def test_a_log_without_a_report_is_left_as_it_is
+    assert_equal HEALTHY, readable(HEALTHY)
+    assert_equal [], readable([])
+  end
 end

@@ -120,6 +120,15 @@ class ReportProgressTest < Minitest::Test
     assert_match(/^FAILED unicorn: not ready$/, loud)
   end
 
+  def test_a_failures_log_tail_is_its_last_ten_lines_cut_to_100_columns
+    err = StringIO.new
+    tail = (1..15).map { |i| "line #{i} #{"x" * 200}" }
+    Arena::Report::Terminal.new(out: StringIO.new, err: err, verbose: false).server_failed("agoo", "agoo: crashed #{"y" * 150}", tail)
+    lines = err.string.lines.map(&:chomp)
+    assert_equal "FAILED agoo: crashed #{"y" * 150}", lines.first, "the message whole"
+    assert_equal (6..15).map { |i| "  | line #{i} #{"x" * 200}"[0, 99] + "…" }, lines.drop(1)
+  end
+
   private
 
   def run_reporter(verbose:)

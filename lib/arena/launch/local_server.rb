@@ -91,10 +91,11 @@ module Arena
 
       def restart(mechanism) = @adapter.restart(@group, mechanism)
 
-      def log_tail(lines = 20) = @group ? @group.log_tail(lines) : []
+      # Both read over its log's last 5,000 lines: a Ruby [BUG] report's
+      # memory map alone (several hundred lines) would fill the 20 of a
+      # failure's tail, which shows the report cut to what a person reads.
+      def log_tail(lines = 20) = @group ? Verdicts::CrashLine.readable(@group.log_tail(5000)).last(lines) : []
 
-      # Read over its log's last 5,000 lines: a Ruby [BUG] report's memory map
-      # alone (several hundred lines) fills the 20 of a failure's tail.
       def crash_line = @group && Verdicts::CrashLine.find(@group.log_tail(5000), patterns: @adapter.crash_patterns)
 
       # Its log's length now, and what it wrote since (a measurement's share).
@@ -193,11 +194,11 @@ module Arena
         if exited
           line = @boot_log.crash(final: true)
           raise Failed.new("#{@adapter.label} exited during boot#{" again" if @boot_retry} (#{describe(exited)})#{": #{line}" if line}",
-            log_tail: @group.log_tail, crash: line || describe(exited), transient: !@boot_log.transient.nil?)
+            log_tail: log_tail, crash: line || describe(exited), transient: !@boot_log.transient.nil?)
         end
-        raise Failed.new("#{@adapter.label} crashed during boot: #{crash}", log_tail: @group.log_tail, crash: crash) if crash
+        raise Failed.new("#{@adapter.label} crashed during boot: #{crash}", log_tail: log_tail, crash: crash) if crash
         hint = @adapter.slow_boot_hint(@app) if @adapter.respond_to?(:slow_boot_hint)
-        raise Failed.new("#{@adapter.label} not ready after #{@ready_timeout}s (#{failure})#{"; #{hint}" if hint}", log_tail: @group.log_tail)
+        raise Failed.new("#{@adapter.label} not ready after #{@ready_timeout}s (#{failure})#{"; #{hint}" if hint}", log_tail: log_tail)
       end
 
       def describe(status)

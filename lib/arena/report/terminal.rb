@@ -146,10 +146,15 @@ module Arena
         (command&.first == "env" && set.any?) ? " with #{set.join(" ")}" : ""
       end
 
+      # The message whole (it names the crash line); of the log's tail, the
+      # last TAIL_SHOWN lines cut to the terminal's width: results.json and
+      # report.md keep the whole tail, the server's log everything.
       def server_failed(label, message, log_tail)
         say "FAILED #{message}"
-        log_tail.each { |line| say "  | #{line}" }
+        log_tail.last(TAIL_SHOWN).each { |line| say BriefFindings.fit("  | #{line}") }
       end
+
+      TAIL_SHOWN = 10
 
       def timed(key, round, words) = say("#{key} (round #{round}): #{words}")
 

@@ -38,6 +38,44 @@ module Arena
 
       LONGEST = 300
 
+      # Ruby's crash report: a "-- NAME ----" header opens each section after
+      # the [BUG] line; the Ruby backtrace is the one a person reads.
+      SECTION = /\A-- (?<name>.+?) -{3,}\z/
+      RUBY_FRAMES = "Ruby level backtrace information"
+      # The last section: loaded features and the memory map, several hundred
+      # lines of these shapes (and blank ones), after which the log goes on.
+      RUNTIME = "Other runtime information"
+      RUNTIME_LINE = /\A(\s*\z|\* |\s+\d+ \S|\h+-\h+ [r-][w-][x-][ps-] )/
+      FRAMES_KEPT = 5
+      CUT = "(Ruby's crash report, cut here: its other frames, registers, C backtrace and memory map are in the log)"
+
+      # A log's lines as a person reads them: each Ruby crash report cut to
+      # its [BUG] line and the deepest FRAMES_KEPT frames of its Ruby
+      # backtrace, since its control frames, registers, C backtrace, loaded
+      # features and memory map (hundreds of lines) would fill any tail.
+      # Lines outside a report are kept as they are. `lines` are the log's
+      # (strings, which may hold invalid bytes or end in CR).
+      def self.readable(lines)
+        out = []
+        section = frames = nil
+        lines.each do |line|
+          text = line.scrub.strip
+          if section.nil?
+            out << line
+            section = "" if text.include?("[BUG]")
+          elsif (header = SECTION.match(text))
+            section = header[:name]
+            frames = [] if section == RUBY_FRAMES
+          elsif section == RUBY_FRAMES
+            frames << line unless text.empty?
+          elsif section == RUNTIME && !RUNTIME_LINE.match?(line.scrub)
+            out.concat(Array(frames).last(FRAMES_KEPT)) << CUT << line
+            section = frames = nil
+          end
+        end
+        section.nil? ? out : out.concat(Array(frames).last(FRAMES_KEPT)) << CUT
+      end
+
       # The first line matching any pattern, without colour codes, trailing
       # space or more than LONGEST characters; nil when none does. A pattern
       # with named groups says only what they caught, joined by ": " (the
