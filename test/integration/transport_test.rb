@@ -59,7 +59,7 @@ module Arena
     # The server failed with its log's crash line (Session#fail).
     def crashed?(run, server)
       run.results.fetch("servers").any? do |s|
-        s["status"] == "failed" && s["label"].start_with?(server) && s["error"].to_s.include?("(its log: ")
+        s["status"] == "failed" && s["label"].start_with?(server) && s["error"].to_s.start_with?("its log: ")
       end
     rescue Errno::ENOENT
       false

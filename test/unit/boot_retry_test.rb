@@ -154,7 +154,7 @@ class BootRetryTest < Minitest::Test
     assert_equal TIMEOUT, log.transient
     crashed = Arena::Launch::BootLog.new(path, transient: patterns)
     File.write(path, "#{TIMEOUT}\nx.rb:1: [BUG] Segmentation fault\n", mode: "a")
-    assert_equal "x.rb:1: [BUG] Segmentation fault", crashed.crash
+    assert_equal "[BUG] Segmentation fault (x.rb:1)", crashed.crash
     assert_nil crashed.transient
   end
 end

@@ -129,6 +129,15 @@ class ReportProgressTest < Minitest::Test
     assert_equal (6..15).map { |i| "  | line #{i} #{"x" * 200}"[0, 99] + "…" }, lines.drop(1)
   end
 
+  def test_a_failure_after_the_start_is_led_by_its_config
+    err = StringIO.new
+    terminal = Arena::Report::Terminal.new(out: StringIO.new, err: err, verbose: false)
+    terminal.server_failed("agoo:workers=1", "its log: [BUG] Segmentation fault; load engine: cannot connect", [])
+    terminal.server_failed("agoo:workers=2", "the app answers / with 404 (under agoo:workers=2)", [])
+    assert_equal ["FAILED agoo:workers=1: its log: [BUG] Segmentation fault; load engine: cannot connect",
+      "FAILED the app answers / with 404 (under agoo:workers=2)"], err.string.lines.map(&:chomp)
+  end
+
   private
 
   def run_reporter(verbose:)

@@ -87,12 +87,14 @@ module Arena
       def context(workload, load: @plan.load) = Scenarios::Context.new(session: self, workload: workload, load: load)
 
       # A failure after the start (the engine could not connect, a warm-up
-      # failed) says the line of the server's log that explains it, when one
-      # does: Iodine's [BUG] segfault under TLS showed only its memory map.
+      # failed) says first the line of the server's log that explains it,
+      # when one does: Iodine's [BUG] segfault under TLS showed only its
+      # memory map, and a line cut at 100 columns showed only the engine's
+      # "cannot connect".
       def fail(message, log_tail: nil)
         log_tail ||= server&.log_tail || []
         crash = server&.crash_line
-        message = "#{message} (its log: #{crash})" if crash && !message.include?(crash)
+        message = "its log: #{crash}; #{message}" if crash && !message.include?(crash)
         base = @record || Results::ServerRecord.new(label: @adapter.label, name: @adapter.key, settings: @adapter.settings,
           version: @installation&.version, source: @installation&.source, status: "failed", log_tail: [], verify: [],
           envelope: envelope)

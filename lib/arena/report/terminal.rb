@@ -146,11 +146,13 @@ module Arena
         (command&.first == "env" && set.any?) ? " with #{set.join(" ")}" : ""
       end
 
-      # The message whole (it names the crash line); of the log's tail, the
-      # last TAIL_SHOWN lines cut to the terminal's width: results.json and
-      # report.md keep the whole tail, the server's log everything.
+      # The message whole (it names the crash line), led by the config when
+      # it does not name it (a failure after the start: "load engine: …");
+      # of the log's tail, the last TAIL_SHOWN lines cut to the terminal's
+      # width: results.json and report.md keep the whole tail, the server's
+      # log everything.
       def server_failed(label, message, log_tail)
-        say "FAILED #{message}"
+        say "FAILED #{message.include?(label) ? message : "#{label}: #{message}"}"
         log_tail.last(TAIL_SHOWN).each { |line| say BriefFindings.fit("  | #{line}") }
       end
 

@@ -33,6 +33,16 @@ module Arena
         /:\d+:in [`'].*\([A-Z]\w*(::[A-Z]\w*)*\)\z/ # "config.ru:1:in `<main>': boom (RuntimeError)"
       ].freeze
 
+      # Ruby's crash line, "FILE:LINE: [BUG] WHAT": said "[BUG] WHAT (FILE:LINE)"
+      # with FILE from its gem's directory on, so that a line cut short still
+      # says what happened ("/var/lib/gems/3.1.0/gems/" alone is 25 columns).
+      RUBY_BUG = /\A(?<where>\S+:\d+): (?<what>\[BUG\] .+)\z/
+
+      def self.bug_first(said)
+        bug = RUBY_BUG.match(said) or return said
+        "#{bug[:what]} (#{bug[:where].sub(%r{\A\S*/gems/}, "")})"
+      end
+
       # Colour codes some servers put around their log levels.
       ANSI = /\e\[[0-9;]*m/
 
@@ -86,7 +96,7 @@ module Arena
           patterns.each do |pattern|
             match = pattern.match(text) or next
             said = match.names.empty? ? text : match.captures.join(": ")
-            return said[0, LONGEST]
+            return bug_first(said)[0, LONGEST]
           end
         end
         nil
