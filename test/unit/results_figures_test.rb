@@ -127,10 +127,11 @@ class ResultsFiguresTest < Minitest::Test
       keep_alive: false)
     split = R::QueueSplit.new(n: 9, queue_p50_us: 5, work_p50_us: 6, work_mean_us: 9)
     f = l.stall_figures(server_cpu_pct: 12.0, server_cores: 2, queue: split, slots: 4, service_us: 7)
-    assert_equal [1, 1.5, 500.0, 8, true, false, 12.0, 2, 5, 6, 4, 7, nil, nil, nil], f.to_a, "no waiting mean: no means"
+    assert_equal [1, 1.5, 500.0, 8, true, false, 12.0, 2, 5, 6, 4, 7, nil, nil, nil, false], f.to_a, "no waiting mean: no means"
     with_means = l.stall_figures(server_cpu_pct: 12.0, server_cores: 2, queue: split.to_h.merge(queue_mean_us: 8).then { |h| R::QueueSplit.new(**h) })
     assert_equal [8, 9], [with_means.waiting_mean_us, with_means.working_mean_us]
-    assert_equal [1, 1.5, 500.0, 8, true, false, 12.0, 2, nil, nil, nil, nil, nil, nil, nil], l.stall_figures(server_cpu_pct: 12.0, server_cores: 2).to_a
+    assert_equal [1, 1.5, 500.0, 8, true, false, 12.0, 2, nil, nil, nil, nil, nil, nil, nil, false], l.stall_figures(server_cpu_pct: 12.0, server_cores: 2).to_a
+    assert l.stall_figures(server_cpu_pct: 12.0, server_cores: 2, noisy: true).noisy
     c = l.concurrency_figures(queue: split, slots: 4, server_cpu_pct: 12.0, server_cores: 2)
     assert_equal [500.0, 9, 6, 5, 4, 8, 12.0, 2, nil, nil], c.to_a
     spread = l.concurrency_figures(queue: split, slots: 4, server_cpu_pct: 12.0, server_cores: 2, spread: [29, 3], processes: 2)

@@ -211,6 +211,18 @@ class StallTest < Minitest::Test
     assert_match(/no known fixed delay/, verdict(p50_us: 50_300 + 52_100).reason)
   end
 
+  # A busy machine (the measurement flagged noisy) explains time of no known
+  # length: another process held the core. A named delay is still a stall.
+  def test_on_a_busy_machine_only_a_named_delay_is_a_stall
+    v = verdict(p50_us: 80_000, noisy: true)
+    assert_equal "not stalled", v.word
+    assert_equal "p50 80.0 ms = waiting 0.8 ms + working 49.5 ms + 29.7 ms unexplained while the server used 21% of its cores, " \
+      "but the machine was busy (noisy) and no known fixed delay matches: time waiting for a core, not a stall", v.reason
+    assert_equal "stalled", verdict(p50_us: 80_000, noisy: false).word
+    assert_match(/likely Linux's 40 ms/, verdict(noisy: true).reason)
+    assert_equal "stalled", verdict(noisy: true).word
+  end
+
   def test_keep_alive_off_at_40_ms_is_not_blamed_on_delayed_ack
     v = verdict(keep_alive: false)
     assert_equal "stalled", v.word

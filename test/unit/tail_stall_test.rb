@@ -85,6 +85,36 @@ class TailStallTest < Minitest::Test
     assert odd.reason.end_with?("; no known fixed delay"), odd.reason
   end
 
+  # A unicorn beside another test's servers: p99 73.6 ms at 28% of its core,
+  # every measurement of the run noisy. Time of no known length on a busy
+  # machine is time waiting for a core; Agoo's 100 ms poll is still named.
+  def test_on_a_busy_machine_only_a_named_delay_is_a_stall
+    v = verdict(p99_us: 70_000, noisy: true)
+    assert_equal "not stalled", v.word
+    assert_equal "p99 70.0 ms: working p99 0.1 ms and at most 1.9 ms queueing (31 requests ahead on one slot) explain 1.9 ms, " \
+      "68.1 ms unexplained while 1% of 8 slots busy and 5% of its cores, but the machine was busy (noisy) and no known " \
+      "fixed delay matches: time waiting for a core, not a stall", v.reason
+    assert_equal "stalled", verdict(noisy: true).word
+    assert_match(/likely a 100 ms poll/, verdict(noisy: true).reason)
+  end
+
+  def test_the_flag_passes_the_machines_noise_on
+    load = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "model" => "closed", "duration_s" => 2.0,
+      "throughput_rps" => 1674.0, "connections" => {"requested" => 32, "opened" => 32}, "requests" => {"sent" => 3380, "completed" => 3348},
+      "good" => {"completed" => 3348, "rps" => 1674.0,
+                 "latency_us" => {"count" => 3348, "p50" => 180, "p99" => 70_000, "mean" => 19_100, "max" => 103_000}}})
+    queue = Arena::Results::QueueSplit.new(n: 400, queue_n: 400, queue_p50_us: 120, queue_p99_us: 68_000, work_p50_us: 20,
+      work_p99_us: 60, work_mean_us: 25, queue_mean_us: 18_700).freeze
+    figures = ->(noisy) do
+      Arena::Verdicts::Flags::Figures.new(load: load, settled: true, server_cpu_pct: 10.0, server_cores: 2, queue: queue,
+        slots: 8, service_us: 200, noisy: noisy)
+    end
+    assert_equal "stalled", Rule.flag(figures.call(false)).word
+    assert_nil Rule.flag(figures.call(true))
+    assert_equal true, Rule.figures(load, queue, slots: 8, server_cpu_pct: 10.0, server_cores: 2, noisy: true).noisy
+    assert_equal false, Rule.figures(load, queue, slots: 8, server_cpu_pct: 10.0, server_cores: 2).noisy
+  end
+
   def test_without_figures_it_cannot_judge
     assert_equal "cannot judge: no p99 measured", verdict(p99_us: nil).to_s
     assert_equal "cannot judge: no p99 measured", verdict(good_rps: 0.0).to_s

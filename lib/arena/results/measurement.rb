@@ -164,11 +164,12 @@ module Arena
       # What the stall rule (lib/arena/verdicts/stall.rb) reads of this load,
       # with the app's split (a QueueSplit or nil), the config's declared
       # slots and the unloaded latency.
-      def stall_figures(server_cpu_pct:, server_cores:, queue: nil, slots: nil, service_us: nil)
+      def stall_figures(server_cpu_pct:, server_cores:, queue: nil, slots: nil, service_us: nil, noisy: false)
         Verdicts::Stall::Figures.new(p50_us: latency.p50, mean_us: latency.mean, good_rps: good_rps, connections: connections_requested,
           open_model: open?, keep_alive: keep_alive?, server_cpu_pct: server_cpu_pct, server_cores: server_cores,
           waiting_p50_us: queue&.queue_p50_us, working_p50_us: queue&.work_p50_us, slots: slots, service_us: service_us,
-          waiting_mean_us: queue&.queue_mean_us, working_mean_us: (queue&.work_mean_us if queue&.queue_mean_us), split_n: queue&.queue_n).freeze
+          waiting_mean_us: queue&.queue_mean_us, working_mean_us: (queue&.work_mean_us if queue&.queue_mean_us), split_n: queue&.queue_n,
+          noisy: noisy).freeze
       end
 
       # What the effective-concurrency rule (lib/arena/verdicts/concurrency.rb)

@@ -20,7 +20,7 @@ module Arena
         def cpu = {server_cpu_pct: server_cpu_pct, server_cores: server_cores}
 
         def stall
-          @stall ||= Stall.verdict(load.stall_figures(**cpu, queue: queue, slots: slots, service_us: service_us))
+          @stall ||= Stall.verdict(load.stall_figures(**cpu, queue: queue, slots: slots, service_us: service_us, noisy: noisy))
         end
 
         def concurrency

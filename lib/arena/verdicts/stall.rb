@@ -24,7 +24,9 @@ module Arena
     #
     # Low CPU only supports a stall, it never proves one; a busy CPU explains
     # time outside the app (a thread waiting for a core or the GVL to write
-    # its response), so a stall is not said then.
+    # its response), so a stall is not said then. Nor is one said when the
+    # machine was busy (the measurement flagged `noisy`) and the time matches
+    # no known fixed delay: another process held the core.
     #
     # The delays worth naming:
     # - 40 ms: Linux's shortest delayed ACK. A response written in two or more
@@ -77,9 +79,10 @@ module Arena
       # written before they were kept: the p50s are used then).
       # split_n: the requests the split timed (under --queue-time on, the warm-up's
       # requests but each connection's first; nil: not known).
+      # noisy: the machine was busy while it was measured (Verdicts::Noise).
       Figures = Struct.new(:p50_us, :mean_us, :good_rps, :connections, :open_model, :keep_alive, :server_cpu_pct,
         :server_cores, :waiting_p50_us, :working_p50_us, :slots, :service_us, :waiting_mean_us, :working_mean_us, :split_n,
-        keyword_init: true)
+        :noisy, keyword_init: true)
 
       # A split of fewer timed requests says little (a one-slot Thin at 17 req/s
       # once gave 3, when one request in 16 was timed): the slots' occupancy is
@@ -219,6 +222,10 @@ module Arena
         cost = "it cost about #{num(would - f.good_rps)} of #{num(would)} req/s" \
           "#{" (what its cores serve at #{percent(share)} of them for #{num(f.good_rps)} req/s)" if capped}"
         named = delay(unexplained)
+        if !named && f.noisy
+          return Verdicts::Verdict.of("not stalled", "#{parts}#{idle}, but the machine was busy (noisy) and no known fixed " \
+            "delay matches: time waiting for a core, not a stall")
+        end
         return Verdicts::Verdict.of("stalled", "#{parts}#{idle}; no known fixed delay; #{cost}") unless named
         Verdicts::Verdict.of("stalled", "#{parts}#{idle}; likely #{cause(named, f)}; #{cost}")
       end

@@ -18,6 +18,12 @@ module Arena
     # were not busy (Little's law: good req/s x working mean, under 80% of the
     # slots the load fills) and the CPU had room (under half its cores).
     # A busy CPU or busy slots explain a long tail; then it is not a stall.
+    # So does a busy machine (the measurement flagged `noisy`: other
+    # processes or the hypervisor took the server's core) when the time
+    # matches no known fixed delay: a unicorn beside another test's servers
+    # read p99 73.6 ms at 28% of its core, every measurement of that run
+    # noisy. A named delay (Agoo's 100 ms poll) is still said: being
+    # descheduled does not wait out a timer's length every time.
     # Nothing here knows a server: a config's setting that sets the delay is
     # named by the report, from the config (Report::BriefFindings).
     #
@@ -28,9 +34,10 @@ module Arena
       # p99_us: the good responses' p99 (nil: too few for one);
       # working_p99_us, working_mean_us: the app's split (nil without it);
       # split_n: the requests the split timed; slots: the config's declared
-      # slots (nil: no fixed ceiling); cpu as /proc counts it (100 = one core).
+      # slots (nil: no fixed ceiling); cpu as /proc counts it (100 = one core);
+      # noisy: the machine was busy while it was measured (Verdicts::Noise).
       Figures = Struct.new(:p99_us, :working_p99_us, :working_mean_us, :good_rps, :connections, :slots,
-        :server_cpu_pct, :server_cores, :open_model, :split_n, keyword_init: true)
+        :server_cpu_pct, :server_cores, :open_model, :split_n, :noisy, keyword_init: true)
 
       # A split of fewer timed requests has no p99 worth reading.
       SPLIT_LEAST = 20
@@ -43,16 +50,17 @@ module Arena
       # "stalled" a measurement), else nil.
       def flag(f)
         return nil if f.stalled?
-        v = verdict(figures(f.load, f.queue, slots: f.slots, **f.cpu))
+        v = verdict(figures(f.load, f.queue, slots: f.slots, noisy: f.noisy, **f.cpu))
         v if v.word == "stalled"
       end
 
       # What this rule reads of a measurement: its load (Results::LoadFigures)
       # and the app's split (Results::QueueSplit or nil).
-      def figures(load, queue, slots:, server_cpu_pct:, server_cores:)
+      def figures(load, queue, slots:, server_cpu_pct:, server_cores:, noisy: false)
         Figures.new(p99_us: load.latency.at(:p99), working_p99_us: queue&.work_p99_us,
           working_mean_us: queue&.work_mean_us, good_rps: load.good_rps, connections: load.connections_requested, slots: slots,
-          server_cpu_pct: server_cpu_pct, server_cores: server_cores, open_model: load.open?, split_n: queue&.queue_n).freeze
+          server_cpu_pct: server_cpu_pct, server_cores: server_cores, open_model: load.open?, split_n: queue&.queue_n,
+          noisy: noisy).freeze
       end
 
       # -> "stalled" (the unexplained time, the slots and CPU, the likely
@@ -87,6 +95,10 @@ module Arena
         end
         idle = "#{percent(busy)} of #{fill} slots busy#{" and #{percent(share)} of its cores" if share}"
         named = Stall::DELAYS.find { |d| Stall::BAND.cover?(unexplained / (d.ms * 1000.0)) }
+        if !named && f.noisy
+          return Verdict.of("not stalled", "#{parts} while #{idle}, but the machine was busy (noisy) and no known fixed " \
+            "delay matches: time waiting for a core, not a stall")
+        end
         cause = named ? "likely #{named.cause}; #{named.tell}" : "no known fixed delay"
         Verdict.of("stalled", "#{parts} while #{idle}; #{cause}")
       end
