@@ -119,6 +119,7 @@ class TailStallTest < Minitest::Test
     assert_equal "cannot judge: no p99 measured", verdict(p99_us: nil).to_s
     assert_equal "cannot judge: no p99 measured", verdict(good_rps: 0.0).to_s
     assert_equal "cannot judge: no p99 measured", verdict(good_rps: nil).to_s
+    assert_equal "cannot judge: no p99 measured", verdict(good_rps: -1.0).to_s, "no rate is not a negative one"
     assert_equal "cannot judge: open model: its connections are not all busy by design", verdict(open_model: true).to_s
     split = "cannot judge: no waiting/working split of 20 requests (--queue-time on)"
     assert_equal split, verdict(working_p99_us: nil).to_s

@@ -102,8 +102,8 @@ module Arena
       # cause, the telling run, the throughput it cost), "not stalled" (why),
       # or cannot judge.
       def verdict(f)
-        return Verdicts::Verdict.cannot_judge("no latency measured") if f.p50_us.nil? || f.mean_us.nil? || f.good_rps.to_f <= 0
-        return Verdicts::Verdict.cannot_judge("open model: its connections are not all busy by design") if f.open_model
+        return Verdict.cannot_judge("no latency measured") if f.p50_us.nil? || f.mean_us.nil? || f.good_rps.to_f <= 0
+        return Verdict.cannot_judge("open model: its connections are not all busy by design") if f.open_model
         if f.split_n && f.split_n < SPLIT_LEAST
           occupancy(f)
         elsif f.waiting_mean_us && f.working_mean_us
@@ -128,7 +128,7 @@ module Arena
         parts = "#{stat} #{ms(latency)} = waiting #{ms(waiting)} + working #{ms(working)} + #{ms([unexplained, 0].max)} unexplained"
         if unexplained < threshold(latency)
           what = (waiting > working) ? "queueing" : "work"
-          return Verdicts::Verdict.of("not stalled", "#{parts}: #{what}, not a stall")
+          return Verdict.of("not stalled", "#{parts}: #{what}, not a stall")
         end
         # Slots kept busy are a queue, wherever it waits: Iodine's 8 slots were
         # 98% busy (Little's law: 158 req/s x 49.6 ms) while its requests showed
@@ -139,7 +139,7 @@ module Arena
         rate, how = busy_rate(f)
         busy = slots && rate * working / 1e6 / slots
         if busy && busy >= OCCUPIED
-          return Verdicts::Verdict.of("not stalled", "#{parts}, but #{percent(busy)} of #{slots} slots were busy (#{num(rate)} req/s x " \
+          return Verdict.of("not stalled", "#{parts}, but #{percent(busy)} of #{slots} slots were busy (#{num(rate)} req/s x " \
             "#{ms(working)} working#{how}): a queue the app's clock does not see, not a stall")
         end
         # What the same connections would pass without the unexplained time,
@@ -172,17 +172,17 @@ module Arena
       # No split: Little's law on the slots and the unloaded service time.
       def occupancy(f)
         service = f.service_us
-        return Verdicts::Verdict.cannot_judge("no waiting/working split (--queue-time on) and no unloaded latency to compare with") unless service&.positive?
+        return Verdict.cannot_judge("no waiting/working split (--queue-time on) and no unloaded latency to compare with") unless service&.positive?
         slots = fill(f)
-        return Verdicts::Verdict.cannot_judge("no connections") unless slots.positive?
+        return Verdict.cannot_judge("no connections") unless slots.positive?
         predicted = service * f.connections / slots.to_f
         busy = f.good_rps * service / 1e6 / slots
         excess = f.mean_us - predicted
         parts = "slots #{percent(busy)} busy (#{num(f.good_rps)} req/s x #{ms(service)} unloaded over #{slots} slots); " \
           "mean #{ms(f.mean_us)} against #{ms(predicted)} queueing predicts"
-        return Verdicts::Verdict.of("not stalled", "#{parts}: queueing, not a stall") if busy >= OCCUPIED || excess < threshold(f.p50_us)
+        return Verdict.of("not stalled", "#{parts}: queueing, not a stall") if busy >= OCCUPIED || excess < threshold(f.p50_us)
         unless delay(excess)
-          return Verdicts::Verdict.of("not stalled", "#{parts}: #{ms(excess)} more, no known fixed delay (fewer requests in service " \
+          return Verdict.of("not stalled", "#{parts}: #{ms(excess)} more, no known fixed delay (fewer requests in service " \
             "than the slots? --queue-time on tells)")
         end
         # In a closed loop the mean latency is connections / throughput
@@ -191,7 +191,7 @@ module Arena
         # ms / 4 sat at 200 ms. A few timed requests whose time was all
         # waiting before the app and working in it say queueing.
         if (queued = few_timed_queueing(f))
-          return Verdicts::Verdict.of("not stalled", "#{parts}; #{queued}: queueing on fewer slots, not a stall")
+          return Verdict.of("not stalled", "#{parts}; #{queued}: queueing on fewer slots, not a stall")
         end
         stalled(f, parts, excess, slots * 1e6 / service)
       end
@@ -209,7 +209,7 @@ module Arena
       def stalled(f, parts, unexplained, would)
         share = cpu_share(f)
         if share && share >= BUSY_CPU
-          return Verdicts::Verdict.of("not stalled", "#{parts}, but the server used #{percent(share)} of its cores: time waiting " \
+          return Verdict.of("not stalled", "#{parts}, but the server used #{percent(share)} of its cores: time waiting " \
             "for a core or the GVL outside the app, not a stall")
         end
         idle = (" while the server used #{percent(share)} of its cores" if share)
@@ -223,11 +223,11 @@ module Arena
           "#{" (what its cores serve at #{percent(share)} of them for #{num(f.good_rps)} req/s)" if capped}"
         named = delay(unexplained)
         if !named && f.noisy
-          return Verdicts::Verdict.of("not stalled", "#{parts}#{idle}, but the machine was busy (noisy) and no known fixed " \
+          return Verdict.of("not stalled", "#{parts}#{idle}, but the machine was busy (noisy) and no known fixed " \
             "delay matches: time waiting for a core, not a stall")
         end
-        return Verdicts::Verdict.of("stalled", "#{parts}#{idle}; no known fixed delay; #{cost}") unless named
-        Verdicts::Verdict.of("stalled", "#{parts}#{idle}; likely #{cause(named, f)}; #{cost}")
+        return Verdict.of("stalled", "#{parts}#{idle}; no known fixed delay; #{cost}") unless named
+        Verdict.of("stalled", "#{parts}#{idle}; likely #{cause(named, f)}; #{cost}")
       end
 
       def cause(named, f)
