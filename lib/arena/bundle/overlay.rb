@@ -200,7 +200,10 @@ module Arena
         wanted = ok.to_h { |e| [e.server, e.gems] }
         # Each server at the version it resolved to alone, so the servers
         # locked together are the ones that were tried.
-        final = lock(dir, wanted, local: local, exact: ok.to_h { |e| [e.gems.first, e.version] })
+        exact = ok.to_h { |e| [e.gems.first, e.version] }
+        base = local ? nil : installed_lock(dir, ok, exact)
+        final = lock(dir, wanted, local: local, exact: exact, base: base)
+        final = lock(dir, wanted, local: local, exact: exact) if base && !final[:ok]
         unless final[:ok] && final[:changed].empty?
           why = final[:ok] ? Reason.from_lock(final[:changed], final[:specs], app_versions: @app_versions) : Reason.from_output(final[:output], app_versions: @app_versions)
           return entries.map { |e| (e.state == :added) ? cannot(e.server, e.gems, "together with the other servers: #{why}") : e }
@@ -215,6 +218,16 @@ module Arena
         install(dir, entries.map { |e| (e.state == :added && e.why) ? Entry.new(server: e.server, state: state, gems: e.gems, why: why).freeze : e })
       end
 
+      # The lock of the servers that resolved from installed gems, locked
+      # together from installed gems, for a lock that must fetch the rest to
+      # start from; nil when there are none or they do not lock together.
+      def installed_lock(dir, ok, exact)
+        here = ok.select { |e| e.why.nil? }
+        return nil if here.empty?
+        attempt = lock(File.join(dir, "installed"), here.to_h { |e| [e.server, e.gems] }, local: true, exact: exact)
+        File.join(dir, "installed", "Gemfile.lock") if attempt[:ok] && attempt[:changed].empty?
+      end
+
       def added(key, gems, specs, local:)
         main = specs.find { |s| s.name == gems.first } || specs.find { |s| gems.include?(s.name) }
         # `why` marks, until installed, a server whose gems come from the registry.
@@ -224,12 +237,18 @@ module Arena
       def cannot(key, gems, why) = Entry.new(server: key, state: :cannot, gems: gems, why: why).freeze
 
       # Writes Gemfile and a copy of the app's lock into dir, runs `bundle
-      # lock`, and compares the app's gems with what was locked.
-      def lock(dir, wanted, local:, exact: {})
+      # lock`, and compares the app's gems with what was locked. base: the
+      # lock to start from, the app's by default. A lock that must fetch one
+      # server starts from the lock of the servers that resolved from
+      # installed gems, so Bundler keeps their gems' versions: from the app's
+      # lock alone it took the registry's newest of every gem the app does
+      # not lock (openssl 3.3.3 over Ruby 3.1's own 3.0.1: a 40 s compile,
+      # for Falcon, because WEBrick needed rackup 1.0.1 beside Rack 2).
+      def lock(dir, wanted, local:, exact: {}, base: nil)
         FileUtils.mkdir_p(dir)
         gemfile = File.join(dir, "Gemfile")
         File.write(gemfile, gemfile_text(wanted, exact))
-        FileUtils.cp(@app.app_lockfile, "#{gemfile}.lock")
+        FileUtils.cp(base || @app.app_lockfile, "#{gemfile}.lock")
         run = @bundler.call(gemfile, ["lock", *(local ? ["--local"] : [])], log_path: File.join(dir, local ? "lock-local.log" : "lock.log"))
         return {ok: false, output: run.output, changed: {}, specs: []} unless run.ok
         specs = Bundler::LockfileParser.new(File.read("#{gemfile}.lock")).specs
