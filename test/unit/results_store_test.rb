@@ -19,19 +19,21 @@ class ResultsStoreTest < Minitest::Test
 
   # A server's record is handed over as a value (issue 36: no string-keyed
   # hash between the session and the store); the store writes its record.
-  # A restarted round's store adds a server's failure, not its fresh starts.
-  def test_a_server_is_added_as_a_value_and_a_restarted_round_adds_only_failures
+  # Rounds that start every server afresh record a server at its first
+  # start and at every failure, never at a later fresh start.
+  def test_a_server_is_added_as_a_value_and_later_starts_add_only_failures
     Dir.mktmpdir do |dir|
       store = Arena::Results::Store.new(path: File.join(dir, "results.json"), environment: {}, plan: {})
       ok = Arena::Results::ServerRecord.new(label: "puma", name: "puma", settings: {}, status: "ok", log_tail: [], verify: []).freeze
+      other = Arena::Results::ServerRecord.new(label: "unicorn", name: "unicorn", settings: {}, status: "ok", log_tail: [], verify: []).freeze
       failed = ok.failing("boom", log_tail: ["x"], after_start: true)
-      once = Arena::Run::RestartedRounds::StoreOnce.new(store)
-      once.add_server(ok)
-      once.add_server(failed)
-      assert_equal [failed.to_record], store.document["servers"]
-      assert_equal ["failed: boom"], store.view.servers.map(&:state)
-      store.add_server(ok)
-      assert_equal %w[failed ok], JSON.parse(File.read(store.path))["servers"].map { |s| s["status"] }
+      once = Arena::Results::Store::FirstStart.new(store)
+      [ok, other, ok, failed, other, failed].each { |s| once.add_server(s) }
+      assert_equal [ok, other, failed, failed].map(&:to_record), store.document["servers"]
+      assert_equal ["failed: boom", "ok"], store.view.servers.map(&:state), "the view: each label as it last stood"
+      assert_equal %w[ok ok failed failed], JSON.parse(File.read(store.path))["servers"].map { |s| s["status"] }
+      2.times { once.add_measurement(Struct.new(:to_record).new({"server" => "puma"})) }
+      assert_equal [{"server" => "puma"}] * 2, store.document["measurements"], "every measurement passes through"
     end
   end
 end

@@ -155,14 +155,5 @@ module Arena
       assert_equal [3, 2], [s["baseline"].starts, s["baseline"].loads]
       refute s.values.any?(&:up?), "a session whose start failed is stopped too"
     end
-
-    def test_one_server_record_a_config_and_every_failure
-      store = Struct.new(:servers) { def add_server(s) = servers << s }.new([])
-      once = Tune::Confirmation::FirstStart.new(store)
-      ok = Struct.new(:failed?).new(false)
-      bad = Struct.new(:failed?).new(true)
-      [ok, ok, bad, ok].each { |s| once.add_server(s) }
-      assert_equal [ok, bad], store.servers
-    end
   end
 end

@@ -2,6 +2,7 @@
 
 require "json"
 require "fileutils"
+require "set"
 
 module Arena
   module Results
@@ -108,6 +109,26 @@ module Arena
         tmp = "#{@path}.tmp"
         File.write(tmp, JSON.pretty_generate(@document))
         File.rename(tmp, @path)
+      end
+
+      # The store as a server's later starts see it (rounds that start every
+      # server afresh: --between-rounds restart, tune's confirmation rounds):
+      # a server is recorded at its first start; a later start of the same
+      # label adds no second record, a failure always does. Measurements pass
+      # through.
+      class FirstStart
+        def initialize(store)
+          @store = store
+          @recorded = Set.new
+        end
+
+        def add_server(server)
+          return if @recorded.include?(server.label) && !server.failed?
+          @recorded << server.label
+          @store.add_server(server)
+        end
+
+        def add_measurement(measurement) = @store.add_measurement(measurement)
       end
     end
   end

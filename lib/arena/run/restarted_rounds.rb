@@ -8,13 +8,13 @@ module Arena
     # Run::Strategy subclass the Runner chooses from (Runner.rounds_for).
     class RestartedRounds < Strategy
       def run_rounds(slots)
-        shared_records = StoreOnce.new(@store)
+        records = Results::Store::FirstStart.new(@store)
         (1..rounds).each do |round|
-          restarted_round(slots, round, store: (round == 1) ? @store : shared_records)
+          restarted_round(slots, round, store: records)
           break if stopped?
         end
         return if stopped?
-        precision_rounds(slots) { |wide, round| restarted_round(slots, round, store: shared_records, only: wide.map(&:key)) }
+        precision_rounds(slots) { |wide, round| restarted_round(slots, round, store: records, only: wide.map(&:key)) }
       end
 
       # Every round runs with the plan's load: each start warms up afresh.
@@ -44,17 +44,6 @@ module Arena
           end
         end
         @store.add_round(round: round, order: order)
-      end
-
-      # The store as a restarted round's session sees it: the server was
-      # recorded when it first started; a later start adds no second record
-      # (a failure still is).
-      class StoreOnce
-        def initialize(store) = @store = store
-
-        def add_server(server) = server.failed? ? @store.add_server(server) : nil
-
-        def add_measurement(measurement) = @store.add_measurement(measurement)
       end
     end
   end

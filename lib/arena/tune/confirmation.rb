@@ -75,22 +75,6 @@ module Arena
         MIN_ROUNDS * sides * (boot_s + 2 * warmup + 2.0 + duration + warmup + 1.5)
       end
 
-      # The results file as a config's later starts see it: its server was
-      # recorded at its first start; a later one adds no second record (a
-      # failure still is).
-      class FirstStart
-        def initialize(store)
-          @store = store
-          @recorded = false
-        end
-
-        def add_server(server)
-          return if @recorded && !server.failed?
-          @recorded = true
-          @store.add_server(server)
-        end
-      end
-
       # speed: the reading (Probes::MachineSpeed's `read(cpus:)`); clock: Support::Clock;
       # judge: (Result) -> true when its intervals are narrow enough (Confirmed.narrow?);
       # session_for: (side, index) -> the side's session, started afresh each round (a Launch::Session by default).
@@ -157,7 +141,7 @@ module Arena
 
       def server_session(side, index)
         Launch::Session.new(plan: @plan, adapter: side.adapter, index: 300 + index, starter: Launch::Starter.new(plan: @plan),
-          engine: @engine, store: FirstStart.new(@store), installation: side.installation)
+          engine: @engine, store: Results::Store::FirstStart.new(@store), installation: side.installation)
       end
 
       # The side's server started and warmed afresh; false (the side out) when it did not start.
