@@ -323,6 +323,27 @@ class StallTest < Minitest::Test
     refute verdict(good_rps: nil).judged?
     refute verdict(good_rps: -1.0).judged?, "no rate is not a negative one"
   end
+
+  # The summary's flag: the verdict on a measurement's figures when it says
+  # stalled, else nothing (WEBrick's 40 ms delayed ACK, and the same load on
+  # a busy machine, where 40 ms is still named).
+  def test_the_flag_is_the_verdict_when_stalled
+    load = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "model" => "closed", "duration_s" => 2.0,
+      "throughput_rps" => 355.0, "connections" => {"requested" => 16, "opened" => 16}, "requests" => {"sent" => 726, "completed" => 710},
+      "good" => {"completed" => 710, "rps" => 355.0,
+                 "latency_us" => {"count" => 710, "p50" => 44_000, "p99" => 48_000, "mean" => 44_200, "max" => 49_000}}})
+    queue = Arena::Results::QueueSplit.new(n: 400, queue_n: 400, queue_p50_us: 600, queue_p99_us: 900, work_p50_us: 30,
+      work_p99_us: 90, work_mean_us: 30, queue_mean_us: 600).freeze
+    figures = ->(**changes) do
+      Arena::Verdicts::Flags::Figures.new(load: load, settled: true, server_cpu_pct: 14.0, server_cores: 1, queue: queue,
+        service_us: 300, **changes)
+    end
+    v = Arena::Verdicts::Stall.flag(figures.call)
+    assert_equal "stalled", v.word
+    assert v.reason.start_with?("mean 44.2 ms = waiting 0.6 ms + working 0.0 ms + 43.6 ms unexplained"), v.reason
+    assert_equal "stalled", Arena::Verdicts::Stall.flag(figures.call(noisy: true)).word
+    assert_nil Arena::Verdicts::Stall.flag(figures.call(server_cpu_pct: 90.0)), "a busy CPU: not stalled, no flag"
+  end
 end
 
 # The stalled flag in the reports (kept apart from StallTest, which mutant
@@ -352,26 +373,5 @@ class StallReportTest < Minitest::Test
     api = Arena::Report::Recommend.new(document).call.first
     assert_nil api.pick, "two runs each: too few for the pick's test"
     assert api.because.start_with?("puma:threads=2 5,651 good req/s (4,363–6,938 over 2 runs), p99 11.8ms, CPU 38%, stalled (its latency is a fixed delay: see Findings)"), api.because
-  end
-
-  # The summary's flag: the verdict on a measurement's figures when it says
-  # stalled, else nothing (WEBrick's 40 ms delayed ACK, and the same load on
-  # a busy machine, where 40 ms is still named).
-  def test_the_flag_is_the_verdict_when_stalled
-    load = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "model" => "closed", "duration_s" => 2.0,
-      "throughput_rps" => 355.0, "connections" => {"requested" => 16, "opened" => 16}, "requests" => {"sent" => 726, "completed" => 710},
-      "good" => {"completed" => 710, "rps" => 355.0,
-                 "latency_us" => {"count" => 710, "p50" => 44_000, "p99" => 48_000, "mean" => 44_200, "max" => 49_000}}})
-    queue = Arena::Results::QueueSplit.new(n: 400, queue_n: 400, queue_p50_us: 600, queue_p99_us: 900, work_p50_us: 30,
-      work_p99_us: 90, work_mean_us: 30, queue_mean_us: 600).freeze
-    figures = ->(**changes) do
-      Arena::Verdicts::Flags::Figures.new(load: load, settled: true, server_cpu_pct: 14.0, server_cores: 1, queue: queue,
-        service_us: 300, **changes)
-    end
-    v = Arena::Verdicts::Stall.flag(figures.call)
-    assert_equal "stalled", v.word
-    assert v.reason.start_with?("mean 44.2 ms = waiting 0.6 ms + working 0.0 ms + 43.6 ms unexplained"), v.reason
-    assert_equal "stalled", Arena::Verdicts::Stall.flag(figures.call(noisy: true)).word
-    assert_nil Arena::Verdicts::Stall.flag(figures.call(server_cpu_pct: 90.0)), "a busy CPU: not stalled, no flag"
   end
 end
