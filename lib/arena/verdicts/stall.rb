@@ -222,10 +222,7 @@ module Arena
         cost = "it cost about #{num(would - f.good_rps)} of #{num(would)} req/s" \
           "#{" (what its cores serve at #{percent(share)} of them for #{num(f.good_rps)} req/s)" if capped}"
         named = delay(unexplained)
-        if !named && f.noisy
-          return Verdict.of("not stalled", "#{parts}#{idle}, but the machine was busy (noisy) and no known fixed " \
-            "delay matches: time waiting for a core, not a stall")
-        end
+        return busy_machine("#{parts}#{idle}") if !named && f.noisy
         return Verdict.of("stalled", "#{parts}#{idle}; no known fixed delay; #{cost}") unless named
         Verdict.of("stalled", "#{parts}#{idle}; likely #{cause(named, f)}; #{cost}")
       end
@@ -236,6 +233,12 @@ module Arena
         end
         "#{named.cause}; #{named.tell}"
       end
+
+      # Time of no known length while the machine was busy (the measurement
+      # flagged noisy): another process held the core. `said`: the figures as
+      # the rule puts them. The tail rule (TailStall) says it alike.
+      def busy_machine(said) = Verdict.of("not stalled", "#{said}, but the machine was busy (noisy) and no known fixed " \
+        "delay matches: time waiting for a core, not a stall")
 
       def threshold(latency_us) = [FLOOR_US, SHARE * latency_us].max
 

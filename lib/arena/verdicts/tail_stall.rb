@@ -76,38 +76,31 @@ module Arena
         judge(f, connections)
       end
 
+      # The figures said with the stall rule's own words (Stall's ms, percent,
+      # threshold, delay, CPU share), so the two rules read and say alike.
       def judge(f, connections)
         queueing = (connections - 1) * f.working_p99_us
         unexplained = f.p99_us - f.working_p99_us - queueing
-        parts = "p99 #{ms(f.p99_us)}: working p99 #{ms(f.working_p99_us)} and at most #{ms(queueing)} queueing " \
-          "(#{connections - 1} requests ahead on one slot) explain #{ms(f.p99_us - [unexplained, 0].max)}, " \
-          "#{ms([unexplained, 0].max)} unexplained"
-        return Verdict.of("not stalled", "#{parts}: work and queueing, not a stall") if unexplained < threshold(f.p99_us)
+        parts = "p99 #{Stall.ms(f.p99_us)}: working p99 #{Stall.ms(f.working_p99_us)} and at most #{Stall.ms(queueing)} queueing " \
+          "(#{connections - 1} requests ahead on one slot) explain #{Stall.ms(f.p99_us - [unexplained, 0].max)}, " \
+          "#{Stall.ms([unexplained, 0].max)} unexplained"
+        return Verdict.of("not stalled", "#{parts}: work and queueing, not a stall") if unexplained < Stall.threshold(f.p99_us)
         fill = [f.slots || connections, connections].min
         busy = f.good_rps * f.working_mean_us / 1e6 / fill
         if busy >= Stall::OCCUPIED
-          return Verdict.of("not stalled", "#{parts}, but #{percent(busy)} of #{fill} slots were busy: a queue, not a stall")
+          return Verdict.of("not stalled", "#{parts}, but #{Stall.percent(busy)} of #{fill} slots were busy: a queue, not a stall")
         end
-        share = f.server_cpu_pct && f.server_cpu_pct / (100.0 * [f.server_cores.to_i, 1].max)
+        share = Stall.cpu_share(f)
         if share && share >= Stall::BUSY_CPU
-          return Verdict.of("not stalled", "#{parts}, but the server used #{percent(share)} of its cores: time waiting " \
+          return Verdict.of("not stalled", "#{parts}, but the server used #{Stall.percent(share)} of its cores: time waiting " \
             "for a core, not a stall")
         end
-        idle = "#{percent(busy)} of #{fill} slots busy#{" and #{percent(share)} of its cores" if share}"
-        named = Stall::DELAYS.find { |d| Stall::BAND.cover?(unexplained / (d.ms * 1000.0)) }
-        if !named && f.noisy
-          return Verdict.of("not stalled", "#{parts} while #{idle}, but the machine was busy (noisy) and no known fixed " \
-            "delay matches: time waiting for a core, not a stall")
-        end
+        idle = "#{Stall.percent(busy)} of #{fill} slots busy#{" and #{Stall.percent(share)} of its cores" if share}"
+        named = Stall.delay(unexplained)
+        return Stall.busy_machine("#{parts} while #{idle}") if !named && f.noisy
         cause = named ? "likely #{named.cause}; #{named.tell}" : "no known fixed delay"
         Verdict.of("stalled", "#{parts} while #{idle}; #{cause}")
       end
-
-      def threshold(latency_us) = [Stall::FLOOR_US, Stall::SHARE * latency_us].max
-
-      def ms(us) = "#{format("%.1f", us / 1000.0)} ms"
-
-      def percent(share) = "#{(share * 100).round}%"
     end
   end
 end
