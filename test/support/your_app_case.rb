@@ -44,6 +44,7 @@ module Arena
     end
 
     def run_app(*args, cache: self.class.cache, chdir: ROOT, timeout: 300, env: {})
+      @asked = {args: args, cache: cache, chdir: chdir, timeout: timeout, env: env}
       out = File.join(@tmp, "run-#{name}-#{rand(1 << 30)}")
       args += ["--out", out] if args.first == "run"
       # One round, as ArenaCase#arena: these tests are about the apps, not the rounds.
@@ -62,16 +63,34 @@ module Arena
 
     def fingerprint(app) = %w[Gemfile Gemfile.lock].to_h { |f| [f, Digest::SHA256.file(File.join(app, f)).hexdigest] }
 
+    # Every server measured, without errors, and answering. A server that
+    # completed nothing in the 0.5 s load (Passenger has, while a test file
+    # beside this one held the other core) is run again alone, as the last
+    # run_app was asked but for 2 s after 1 s of warm-up, and must answer
+    # then: these tests are about the app running, not about how soon.
     def assert_measured_without_errors(outcome, keys)
+      asked = @asked
       by_server = outcome.measurements.group_by { |m| m["server"].split(":").first }
       keys.each do |key|
         ms = by_server[key]
         refute_nil ms, "#{key} was not measured\n#{outcome.describe}"
-        ms.each do |m|
-          assert_equal 0, arena_errors(m), "#{key}: #{m.dig("load", "errors")}"
-          assert_operator m.dig("load", "requests", "completed"), :>, 0, key
+        ms.each { |m| assert_equal 0, arena_errors(m), "#{key}: #{m.dig("load", "errors")}" }
+        next if ms.all? { |m| m.dig("load", "requests", "completed").to_i.positive? }
+        again = run_app(*longer(asked[:args], key), **asked.except(:args))
+        assert again.status.success?, again.describe
+        warn "#{name}: #{key} completed no request in its 0.5 s load; alone for 2 s: " \
+          "#{again.measurements.sum { |m| m.dig("load", "requests", "completed").to_i }} requests"
+        again.measurements.each do |m|
+          assert_equal 0, arena_errors(m), "#{key} again: #{m.dig("load", "errors")}"
+          assert_operator m.dig("load", "requests", "completed"), :>, 0, "#{key} completed no request, in 0.5 s nor alone in 2 s"
         end
       end
+    end
+
+    # The same run for one server, 2 s long after 1 s of warm-up.
+    def longer(args, key)
+      set = {"--servers" => key, "-d" => "2", "-w" => "1"}
+      args.map.with_index { |arg, i| (i.positive? && set.key?(args[i - 1])) ? set[args[i - 1]] : arg }
     end
   end
 end
