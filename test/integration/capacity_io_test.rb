@@ -63,7 +63,10 @@ class CapacityIoTest < Arena::CapacityCase
   # What is wrong with one config's measurement, or nil.
   def check(spec, m, slots)
     s = m.fetch("summary")
-    q = m.fetch("queue")
+    # The waiting/working split: what tells queueing from a stall.
+    q = m["queue"] or return "#{spec}: no waiting/working split (the timing wrapper timed no request; " \
+      "warm-up #{m.dig("load", "warmup_s")} s, its turn #{m.dig("warmup", "turn_s").inspect} s, " \
+      "#{m.dig("load", "requests", "completed")} requests)"
     flags = s["flags"]
     return "#{spec}: declared_slots #{s["declared_slots"].inspect}, not #{slots.inspect}" unless s["declared_slots"] == slots
     # Keep-alive connections the kernel handed a config's workers unevenly
