@@ -8,7 +8,8 @@ require "rack/mock"
 require "minitest/mock"
 
 # The built-in app in-process, no server: /primes must do the 2016
-# comparison's own work, Prime.first(n).sum, and cost what that costs.
+# comparison's own work, Prime.first(n).sum (what that costs,
+# bench/workload_costs checks).
 class BuiltinAppTest < Minitest::Test
   APP = Rack::Builder.parse_file(File.join(Arena::ROOT, "lib/arena/app/arena.ru")).then { |a| a.is_a?(Array) ? a.first : a }
 
