@@ -123,6 +123,20 @@ module Arena
       assert_equal 9.0, result.side("answer").p99_ms[1]
     end
 
+    # The reading is taken while no server runs: after a warm-up, the server
+    # still serving its last requests shared the core with the reading.
+    def test_the_speed_is_read_before_the_start_while_no_server_is_up
+      s = sessions
+      up = []
+      speed = Speed.new
+      speed.define_singleton_method(:read) do |cpus:|
+        up << s.values.count(&:up?)
+        super(cpus: cpus)
+      end
+      confirmation(s, speed: speed).call(sides)
+      assert_equal [0] * 24, up
+    end
+
     def test_a_round_read_slow_is_flagged_and_run_again
       result = confirmation(sessions, speed: Speed.new(slow: [4, 5, 6])).call(sides)
       assert_equal [2], result.flagged

@@ -36,4 +36,34 @@ class TuneEstimateTest < Minitest::Test
       E.lines(least, budget_s: 90.0, per_candidate_s: 32.0, given: false).last
     assert_equal "tune: 600 s for the search: it fits", E.lines(least, budget_s: 600.0, per_candidate_s: 32.0, given: false).last
   end
+
+  # A slow app's loads hold LOAD_REQUESTS (a figure no longer moves in
+  # steps of 2.5%), up to LONGEST_LOAD_S; a fast app's keep the default.
+  def test_a_load_is_sized_by_count_on_a_slow_app
+    assert_equal 10.0, E.duration_for(20.0, default: 2.0), "200 requests at 20 req/s"
+    assert_equal 2.0, E.duration_for(1500.0, default: 2.0)
+    assert_equal 20.0, E.duration_for(2.0, default: 2.0), "at most 20 s"
+    assert_equal 2.0, E.duration_for(nil, default: 2.0)
+    assert_equal 30.0, E.duration_for(2.0, default: 30.0), "a longer default stands"
+  end
+
+  # A look at a slow app: its measured boot, and open levels as long as a p99's 120 requests take.
+  def test_a_look_counts_the_apps_own_boot_and_level_length
+    assert_equal 2.5 + 4 * 7.5 + 6.0 + 2.0, E.per_candidate_s(warmup: 0.5, duration: 2.0, boot_s: 6.0, level_s: 7.0)
+    assert_equal 12.5 + 4 * 12.5 + 6.0 + 2.0, E.per_candidate_s(warmup: 0.5, duration: 12.0, boot_s: 6.0, level_s: 7.0), "a level is at least a load"
+  end
+
+  def test_the_whole_tune_is_every_look_the_leaders_search_the_head_to_head_and_the_rounds
+    searched = E.least([["puma", 2, false], ["unicorn", 1, false]], per_candidate_s: 10.0)
+    assert_equal 12 * 10.0 + (5 + 3) * 10.0 + 60.0 + 300.0,
+      E.whole_s(looks: 12, searched: searched, per_candidate_s: 10.0, head_to_head_s: 60.0, confirmation_s: 300.0)
+  end
+
+  def test_a_budget_under_the_whole_tune_says_how_long_it_needs_before_starting
+    assert_empty E.short_lines(590.0, budget_s: 600.0)
+    lines = E.short_lines(1390.0, budget_s: 600.0)
+    assert_equal ["tune: this app needs about 24 min for every server's start, the leaders' and your",
+      "  server's search and 8 confirmation rounds (--max-time 1440); in 10.0 min some are cut short"], lines
+    assert lines.all? { |l| l.size <= 100 }
+  end
 end

@@ -22,6 +22,17 @@ module Arena
       assert_empty Tune::Triage.searched({"uwsgi" => looks["uwsgi"], "itsi" => nil})
     end
 
+    # The server the app runs is searched whenever its start qualifies,
+    # after the leaders, even when its start trails them.
+    def test_your_server_is_searched_beside_the_leaders
+      looks = {"puma" => look(90.0), "falcon" => look(150.0), "iodine" => look(200.0), "unicorn" => look(180.0), "thin" => look(10.0)}
+      assert_equal %w[iodine unicorn falcon puma], Tune::Triage.searched(looks, yours: "puma")
+      assert_equal %w[iodine unicorn falcon thin], Tune::Triage.searched(looks, yours: "thin"), "even far behind"
+      assert_equal %w[iodine unicorn falcon], Tune::Triage.searched(looks, yours: "unicorn"), "once"
+      assert_equal %w[iodine unicorn falcon], Tune::Triage.searched(looks.merge("puma" => look(0.0, status: "unsustained")), yours: "puma")
+      assert_equal %w[iodine unicorn falcon], Tune::Triage.searched(looks, yours: "passenger"), "not looked at"
+    end
+
     def test_the_four_best_meet_head_to_head
       bests = {"a" => look(1.0), "b" => look(5.0), "c" => look(3.0), "d" => look(4.0), "e" => look(2.0)}
       assert_equal [%w[b d c e], %w[a]], Tune::Triage.finalists(bests)

@@ -30,7 +30,7 @@ module Arena
         FileUtils.mkdir_p(plan.out_dir)
         Launch::Database.open(plan, err: @err) do |opened|
           options = Arena::Tune::Session::Options.new(memory: memory, tune_runtime: @tune_runtime, verbose: @verbose,
-            budget_given: @budget_given, discover: @discover)
+            budget_given: @budget_given, discover: @discover, duration_given: @duration_given)
           Arena::Tune::Session.new(plan: opened, options: options, err: @err, out: @out).call
         end
       end
@@ -60,6 +60,7 @@ module Arena
       # The plan: tune's defaults under the options given, one workload, the proxy's headers.
       def planned(builder)
         @budget_given = !builder.options[:max_time].nil?
+        @duration_given = !builder.options[:duration].nil?
         DEFAULTS.each { |name, value| builder.options[name] ||= value }
         builder.options[:scenarios] = ["sustained"]
         given = builder.options[:workloads]

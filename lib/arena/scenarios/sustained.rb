@@ -58,10 +58,14 @@ module Arena
           left = deadline - Support::Clock.now
           break if left <= 1
           point = open_level(ctx, max, fraction, min_requests: MIN_REQUESTS, seconds_left: left.floor)
-          ok = Verdicts::Rate.sustained?(self.class.row(point), slo_us)
-          points << point.with(extra: point.extra.merge("sustained" => ok))
+          # A level the time cut short of a p99's responses, within the SLO
+          # in all it had, is too little time, not too little capacity
+          # (Verdicts::Rate.thin?): held, and the bisection ends there.
+          thin = Verdicts::Rate.thin?(self.class.row(point), slo_us)
+          ok = thin || Verdicts::Rate.sustained?(self.class.row(point), slo_us)
+          points << point.with(extra: point.extra.merge("sustained" => ok, **(thin ? {"thin" => true} : {})))
           ok ? held = fraction : missed = fraction
-          fraction = self.class.next_fraction(held, missed) or break
+          fraction = (self.class.next_fraction(held, missed) unless thin) or break
         end
         [closed, *points, summary(ctx, closed, points)]
       end

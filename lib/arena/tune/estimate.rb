@@ -26,9 +26,42 @@ module Arena
 
       module_function
 
-      # warmup, duration: the load's (seconds); rails: whether the app boots Rails.
-      def per_candidate_s(warmup:, duration:, rails:)
-        (Trial::LOOK_STEPS + 1) * (warmup + duration) + BOOT_S.fetch(rails ? :rails : :rack) + OVERHEAD_S
+      # Requests a load holds at least when the app is slow, and the longest
+      # a load grows to hold them: 40 requests move a figure in steps of 2.5%.
+      LOAD_REQUESTS = 200
+      LONGEST_LOAD_S = 20.0
+
+      # warmup, duration: the load's (seconds); rails: whether the app boots
+      # Rails (its boot guessed), or boot_s: the app's measured boot; level_s:
+      # an open level's length (at least the duration).
+      def per_candidate_s(warmup:, duration:, rails: false, boot_s: nil, level_s: duration)
+        boot = boot_s || BOOT_S.fetch(rails ? :rails : :rack)
+        (warmup + duration) + Trial::LOOK_STEPS * (warmup + [level_s, duration].max) + boot + OVERHEAD_S
+      end
+
+      # A load's duration that holds LOAD_REQUESTS at `rps` (the most the
+      # server's cores serve, from the app's pace), never under `default`.
+      def duration_for(rps, default:)
+        return default unless rps.to_f.positive?
+        (LOAD_REQUESTS / rps.to_f).clamp(default, [LONGEST_LOAD_S, default].max).round(1)
+      end
+
+      # What a whole tune needs, in seconds: every server's start looked at
+      # (looks: how many), the least search of the `searched` servers (the
+      # leaders and the baseline's server: Search structs, their start
+      # already looked at), the head to head, and the confirmation's rounds.
+      def whole_s(looks:, searched:, per_candidate_s:, head_to_head_s:, confirmation_s:)
+        looks * per_candidate_s + searched.sum { |s| (s.candidates - 1) * per_candidate_s } + head_to_head_s + confirmation_s
+      end
+
+      # The lines said before a tune starts when its budget is under what the
+      # whole tune needs: how long it needs, and the --max-time that holds it.
+      def short_lines(need_s, budget_s:)
+        return [] if need_s <= budget_s
+        minutes = (need_s / 60.0).ceil
+        ["tune: this app needs about #{minutes} min for every server's start, the leaders' and your",
+          "  server's search and #{Confirmation::MIN_ROUNDS} confirmation rounds (--max-time #{minutes * 60}); " \
+          "in #{(budget_s / 60.0).round(1)} min some are cut short"]
       end
 
       # What the head to head of `finalists` needs, kept from the searches'

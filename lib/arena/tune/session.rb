@@ -28,7 +28,8 @@ module Arena
       # What the command chose: memory (the budget, bytes), tune_runtime
       # (search YJIT and jemalloc), verbose, budget_given (--max-time was set),
       # discover (ask the app what to load).
-      Options = Struct.new(:memory, :tune_runtime, :verbose, :budget_given, :discover, keyword_init: true)
+      # duration_given: --duration was set (a slow app's loads are not lengthened).
+      Options = Struct.new(:memory, :tune_runtime, :verbose, :budget_given, :discover, :duration_given, keyword_init: true)
 
       def initialize(plan:, options:, err:, out:)
         @plan = plan
@@ -45,6 +46,7 @@ module Arena
         Support::Affinity.pin_self(@plan.machine.engine_cpus)
         FileUtils.mkdir_p(@plan.out_dir)
         @plan = discovered(@plan) if @options.discover
+        @plan = paced(@plan)
         @baseline = baseline
         budget
         open
@@ -68,6 +70,32 @@ module Arena
         plan.with(workloads: [found.workload])
       end
 
+      # How slow the app is (Plan::Pace), asked once of a user's app: its
+      # boot plans the time, and a slow app's loads are sized to hold
+      # Estimate::LOAD_REQUESTS (unless --duration was given).
+      def paced(plan)
+        return plan if plan.app.builtin
+        @pace, why = Plan::Pace.new(app: plan.app, dir: plan.out_dir, headers: plan.headers || {}, env: plan.env || {}).call(plan.workloads.first)
+        return plan.tap { say "tune: the app's pace was not measured (#{why}): loads of #{plan.load.duration} s" } unless @pace
+        rps = 0.8 * @pace.rps_per_core * plan.machine.server_cores
+        duration = @options.duration_given ? plan.load.duration : Estimate.duration_for(rps, default: plan.load.duration)
+        say "tune: the app boots in #{@pace.boot_s} s and takes #{Report::Short.sig(@pace.service_ms)} ms a request in process " \
+          "(#{Report::Short.sig(@pace.cpu_ms.to_f)} ms CPU): loads of #{duration} s"
+        plan.with(load: plan.load.with(duration: duration))
+      end
+
+      # Seconds a server takes to boot the app: the pace's boot and a second, else a guess.
+      def boot_s
+        return @pace.boot_s + 1.0 if @pace
+        Estimate::BOOT_S.fetch(@plan.app.rails? ? :rails : :rack)
+      end
+
+      # An open level's length at the app's pace: enough requests for a p99 (Scenarios::Sustained).
+      def level_s
+        return @plan.load.duration unless @pace
+        Scenarios::Sustained::MIN_REQUESTS / (Scenarios::Sustained::FIRST * @pace.rps_per_core * @plan.machine.server_cores)
+      end
+
       # What the app runs today (Plan::Baseline), said before the search.
       def baseline
         found = Plan::Baseline.new(dir: (@plan.app.dir unless @plan.app.builtin), env: ENV.to_h.merge(@plan.env || {}),
@@ -84,17 +112,28 @@ module Arena
       def budget
         max = @plan.load.max_time
         sides = [@plan.servers.size, 2].min + 1
-        boot = Estimate::BOOT_S.fetch(@plan.app.rails? ? :rails : :rack)
-        reserve = Confirmation.reserve_s(sides: sides, boot_s: boot, duration: @plan.load.duration, warmup: @plan.load.warmup)
-        @reserve_s = [reserve, Confirmation::SHARE * max].min.round
-        per = Estimate.per_candidate_s(warmup: @plan.load.warmup, duration: @plan.load.duration, rails: @plan.app.rails?)
+        reserve = Confirmation.reserve_s(sides: sides, boot_s: boot_s, duration: @plan.load.duration, warmup: @plan.load.warmup)
+        per = Estimate.per_candidate_s(warmup: @plan.load.warmup, duration: @plan.load.duration, boot_s: boot_s, level_s: level_s)
         least = Estimate.least(@plan.servers.filter_map { |adapter| least_search(adapter) }, per_candidate_s: per)
+        need = whole_s(least, per, reserve)
+        # The rounds keep all their time when the budget holds the whole
+        # tune; a shorter one still leaves the search most of it.
+        @reserve_s = ((need <= max) ? reserve : [reserve, Confirmation::SHARE * max].min).round
+        Estimate.short_lines(need, budget_s: max).each { |line| say line }
         unless least.empty?
-          Estimate.lines(least, budget_s: max - @reserve_s, per_candidate_s: per, given: @options.budget_given).each { |line| say line }
+          Estimate.lines(least, budget_s: max - @reserve_s, per_candidate_s: per, given: @options.budget_given).each { |line| detail line }
           detail "tune: the least search: #{least.map { |s| "#{s.server} #{s.candidates}" }.join(", ")} candidates"
         end
         say "tune: #{@reserve_s} of #{max.round} s kept for the confirmation rounds (#{Confirmation::MIN_ROUNDS} or more), " \
           "the search gets the rest"
+      end
+
+      # The whole tune at this pace (Estimate.whole_s): the leaders searched
+      # are taken as the costliest least searches, one more for your server's.
+      def whole_s(least, per, reserve)
+        finalists = [@plan.servers.size, Triage::FINALISTS].min
+        Estimate.whole_s(looks: @plan.servers.size, searched: least.max_by(Triage::SEARCHED + 1, &:seconds), per_candidate_s: per,
+          head_to_head_s: Estimate.head_to_head_s(finalists, duration: @plan.load.duration), confirmation_s: reserve)
       end
 
       # [server key, settings searched, in an envelope?], or nil for a server with nothing to search.
@@ -192,7 +231,7 @@ module Arena
       # search was.
       def search_leaders
         starts = @looks.to_h { |look| [look.adapter.key, look.start] }
-        chosen = Triage.searched(starts)
+        chosen = Triage.searched(starts, yours: baseline_server)
         @looks.each_with_index do |look, i|
           outcome = if chosen.include?(look.adapter.key) && !look.space.empty? && Support::Clock.now < @searches_end
             left = chosen.count { |key| @looks[i..].any? { |l| l.adapter.key == key } }
@@ -280,6 +319,11 @@ module Arena
 
       def seed = @seed ||= @plan.round_seed || Random.new_seed
 
+      # The baseline as a server adapter (what the app runs today), and its server's key.
+      def baseline_adapter = @baseline_adapter ||= Plan::ServerList.parse([@baseline.spec], machine: @plan.machine).first
+
+      def baseline_server = baseline_adapter.key
+
       # What the answer was measured on: the server's cores and memory, its settings per core.
       def measured_on(pick)
         pick && AnswerWords.measured_on(pick, server_cores: @plan.machine.server_cores, cores: @plan.machine.cores, memory_kb: memory_total_kb)
@@ -325,7 +369,7 @@ module Arena
         [["answer", provisional.server], ["runner-up", provisional.runner_up]].each do |role, key|
           add.call(role, entries.find { |e| e.key == key }&.adapter, finalists.find { |f| f.adapter.key == key }&.installation)
         end
-        base = Plan::ServerList.parse([@baseline.spec], machine: @plan.machine).first
+        base = baseline_adapter
         installation = base.class.install(@plan.app)
         @baseline_key = sides.find { |s| s.key == base.label }&.key || base.label
         if installation.found

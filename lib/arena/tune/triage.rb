@@ -17,11 +17,14 @@ module Arena
 
       # looks: {server key => its start's Candidate (nil: not looked at)} ->
       # the keys to search: the best qualifying starts within WITHIN of the
-      # leader's, at most SEARCHED, best first.
-      def searched(looks)
+      # leader's, at most SEARCHED, best first; and `yours` (the server the
+      # app runs today) whenever its start qualifies, last: whether to stay
+      # on it is the first question a team asks.
+      def searched(looks, yours: nil)
         ok = looks.select { |_, c| c&.qualifies? }
         lead = ok.values.map(&:score).max
-        ok.select { |_, c| c.score >= WITHIN * lead }.max_by(SEARCHED) { |_, c| c.score }.map(&:first)
+        leaders = ok.select { |_, c| c.score >= WITHIN * lead }.max_by(SEARCHED) { |_, c| c.score }.map(&:first)
+        (ok.key?(yours) && !leaders.include?(yours)) ? leaders + [yours] : leaders
       end
 
       # Why a server with a qualifying start was not searched.
