@@ -25,7 +25,7 @@ module Arena
     # answer), falcon count=2 (the runner-up) and the baseline (your
     # config/puma.rb: 3 threads) at the goodput levels given, sharing a drift,
     # each with a wobble of its own that alternates round by round.
-    def confirmed_answer(provisional, answer:, runner_up:, baseline:, wobble:)
+    def confirmed_answer(provisional, answer:, runner_up:, baseline:, wobble:, stay: nil)
       machine = Plan::Machine.new(cores: 2)
       side = lambda do |role, key, settings, level|
         Tune::Confirmation::Side.new(role: role, adapter: Servers.fetch(key).new(settings: settings, machine: machine), installation: nil,
@@ -36,7 +36,7 @@ module Arena
         side.call("baseline", "puma", {"threads" => 3, "workers" => 0}, baseline)]
       rounds = (1..8).map { |n| Tune::Confirmation::Round.new(number: n, order: sides.map(&:key), speeds: {}) }
       result = Tune::Confirmation::Result.new(sides: sides, rounds: rounds, flagged: [], median_ms: nil, stopped: "precise")
-      confirmed = Tune::Confirmed.decide(result, baseline_key: sides.last.key)
+      confirmed = Tune::Confirmed.decide(result, baseline_key: sides.last.key, stay_key: stay && sides.find { |x| x.role == stay }.key)
       found = Plan::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "config/puma.rb", notes: [])
       Tune::Answer.confirm(provisional, confirmed: confirmed, baseline: found, files: FILES, versions: {"puma" => "6.4.2"}, gems: {},
         measured_on: "on 1 of 2 cores")
@@ -236,6 +236,24 @@ module Arena
       assert_in_delta 1.375, rec.dig("baseline", "ratio"), 0.005
       assert_equal 2, rec.dig("baseline", "interval").size
       assert_equal false, rec["keep"]
+    end
+
+    # Two answers: the best config of the server you run (here the answer
+    # itself is a Puma config), then the best server; tune.json's answer.stay.
+    def test_stay_on_your_server_with_its_best_config
+      drift = [1.0, 0.8, 1.2, 0.9, 1.1]
+      provisional = decide([entry("falcon", drift.map { |d| 100 * d }, pss_mib: 200, p99_ms: 8.0, settings: {"count" => 2}),
+        entry("puma", drift.map { |d| 150 * d }, pss_mib: 400, p99_ms: 12.0, settings: {"workers" => 2, "threads" => 4})])
+      a = confirmed_answer(provisional, answer: 110, runner_up: 100, baseline: 80, wobble: 0.005, stay: "answer")
+      lines = a.lines(brief: true)
+      assert_match(/\A  stay on puma: workers=2 threads=4: 1\.38× \(1\.3\d–1\.\d\d\) over your config, ahead\z/, lines[2])
+      rec = a.to_record
+      assert_equal ["puma", false, {"workers" => 2, "threads" => 4}], rec["stay"].values_at("server", "yours", "settings").then { |x, y, z| [x, y, z.slice("workers", "threads")] }
+      assert_in_delta 1.375, rec.dig("stay", "ratio"), 0.005
+      mine = confirmed_answer(provisional, answer: 110, runner_up: 100, baseline: 80, wobble: 0.005, stay: "baseline")
+      assert_equal "  stay on puma: your config is already the best puma config found", mine.lines(brief: true)[2]
+      assert_equal true, mine.to_record.dig("stay", "yours")
+      refute confirmed_answer(provisional, answer: 110, runner_up: 100, baseline: 80, wobble: 0.005).to_record.key?("stay"), "not searched"
     end
 
     # Your config as good as the best other: keep it; the margin, figures

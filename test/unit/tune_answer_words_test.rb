@@ -104,6 +104,24 @@ module Arena
       assert_equal "+31% over #{YOURS}: 1.31× (1.24–1.38)", W.gain(c, baseline)
     end
 
+    def test_stay_each_branch
+      assert_nil W.stay(confirmed(pick: iodine, baseline: puma), baseline), "not searched: no line"
+      base = puma
+      assert_equal "stay on puma: your config is already the best puma config found", W.stay(confirmed(pick: iodine, baseline: base, stay: base), baseline)
+      t5 = side("stay", "puma", {"threads" => 5, "workers" => 1})
+      ahead = confirmed(pick: iodine, baseline: base, stay: t5, stay_gain: paired(6.0, 2.0, 10.0))
+      assert_equal "stay on puma: workers=1 threads=5: 1.06× (1.02–1.10) over your config, ahead", W.stay(ahead, baseline)
+      same = confirmed(pick: iodine, baseline: base, stay: t5, stay_gain: paired(1.0, -1.0, 2.0, significant: false, equivalent: true))
+      assert_equal "stay on puma: workers=1 threads=5: 1.01× (0.99–1.02) over your config, equivalent within ±3%", W.stay(same, baseline)
+      unclear = confirmed(pick: iodine, baseline: base, stay: t5, stay_gain: paired(4.0, -2.0, 10.0, significant: false))
+      assert_equal "stay on puma: workers=1 threads=5: 1.04× (0.98–1.10) over your config, not clear of it", W.stay(unclear, baseline)
+      assert_equal "stay on puma: workers=1 threads=5: not compared with your config (2 paired rounds)",
+        W.stay(confirmed(pick: iodine, baseline: base, stay: t5, stay_gain: unmeasured(2)), baseline)
+      dead = side("stay", "puma", {"threads" => 5, "workers" => 1}, failed: "exited with status 1")
+      assert_equal "stay on puma: workers=1 threads=5 did not run in the rounds (exited with status 1)",
+        W.stay(confirmed(pick: iodine, baseline: base, stay: dead), baseline)
+    end
+
     def test_gain_kept_says_why
       c = confirmed(pick: iodine, baseline: puma, gain: paired(1.0, -1.0, 2.0, significant: false, equivalent: true), keep: true)
       assert_equal "keep what you run: #{YOURS}; iodine workers=1 threads=4 reads 1.01× (0.99–1.02) of it, equivalent within ±3%",

@@ -147,8 +147,42 @@ module Arena
       sides = [side("a", 1.0, failed: "crashed"), side("b", 1.0, role: "baseline", failed: "crashed")]
       c = C.decide(result(sides, flagged: [3], stopped: "time"), baseline_key: "b", band_pct: 2.0)
       assert_equal({pick: nil, other: nil, baseline: nil, margin: nil, gain: nil, verdict: nil, keep: false, rounds: 0, flagged: [3],
-        speed_range: nil, rps: nil, p99_ms: nil, pss_kb: nil, band_pct: 2.0, stopped: "time"}, c.to_h)
+        speed_range: nil, rps: nil, p99_ms: nil, pss_kb: nil, band_pct: 2.0, stopped: "time", stay: nil, stay_gain: nil}, c.to_h)
       refute c.found?
+    end
+
+    # Staying: the baseline's server at its best config, against the
+    # baseline on the same rounds; the runner-up, not it, gives the margin.
+    def test_the_stay_config_is_measured_against_your_config
+      answer = side("iodine", 1.3)
+      runner = side("unicorn", 1.1, role: "runner-up", noise: NOISE.rotate(2))
+      base = side("puma t3", 1.0, role: "baseline", noise: NOISE.rotate(4))
+      stay = side("puma t5", 1.08, role: "stay", noise: NOISE.rotate(6))
+      c = C.decide(result([answer, runner, base, stay]), baseline_key: "puma t3", stay_key: "puma t5")
+      assert_same answer, c.pick
+      assert_same runner, c.other, "the runner-up before the stay config"
+      assert_same stay, c.stay
+      assert_in_delta 8.0, c.stay_gain.estimate_pct, 1.5
+      assert_equal 10, c.stay_gain.n
+      assert_in_delta 1.08, c.stay_ratio.first, 0.015
+    end
+
+    def test_your_config_may_already_be_the_best_of_its_server
+      answer = side("iodine", 1.3)
+      base = side("puma t3", 1.0, role: "baseline")
+      c = C.decide(result([answer, base]), baseline_key: "puma t3", stay_key: "puma t3")
+      assert_same base, c.stay
+      assert_nil c.stay_gain, "nothing to compare it with"
+      assert_nil c.stay_ratio
+      c = C.decide(result([answer, base]), baseline_key: "puma t3", stay_key: "iodine")
+      assert_same answer, c.stay, "the answer is the baseline's server"
+      assert_in_delta 30.0, c.stay_gain.estimate_pct, 2.0
+      c = C.decide(result([answer, base]), baseline_key: "puma t3")
+      assert_nil c.stay, "not searched"
+      dead = side("puma t5", 1.1, role: "stay", failed: "crashed")
+      c = C.decide(result([answer, base, dead]), baseline_key: "puma t3", stay_key: "puma t5")
+      assert_same dead, c.stay
+      assert_nil c.stay_gain, "a stay config that failed has no gain"
     end
 
     def test_the_baseline_alone_is_the_answer

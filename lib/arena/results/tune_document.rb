@@ -53,14 +53,24 @@ module Arena
           "figures" => {"rps" => c.rps&.median&.round(1), "rps_interval" => c.rps&.low && [c.rps.low.round(1), c.rps.high.round(1)],
                         "p99_ms" => c.p99_ms&.round(2), "pss_mib" => c.pss_kb && (c.pss_kb / 1024.0).round(1),
                         "model" => "closed loop", "speed_range" => c.speed_range}.compact,
+          "stay" => stay(c, b),
           "measured_on" => answer.measured_on,
           "confirmation" => confirmation(c)).compact
+      end
+
+      # The best config of the baseline's server against the baseline: nil when it was not searched.
+      def stay(c, b)
+        side = c.stay
+        return nil unless side
+        ratio, interval = c.stay_ratio
+        {"server" => b.server, "config" => side.key, "settings" => side.adapter.settings, "yours" => side.equal?(c.baseline),
+         "ratio" => ratio, "interval" => interval, "significance" => c.stay_gain&.reason, "failed" => side.failed}.compact
       end
 
       def confirmation(c)
         {"rounds" => c.rounds, "flagged" => c.flagged, "stopped" => c.stopped, "band_pct" => c.band_pct,
          "verdict" => c.verdict&.word, "reason" => c.verdict&.reason,
-         "sides" => [c.pick, c.other, c.baseline].compact.uniq.map do |s|
+         "sides" => [c.pick, c.other, c.baseline, c.stay].compact.uniq.map do |s|
            {"role" => s.role, "config" => s.key, "failed" => s.failed, "rps" => s.rps.transform_keys(&:to_s).transform_values { |x| x&.round(1) }}.compact
          end}
       end

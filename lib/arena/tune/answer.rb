@@ -194,7 +194,7 @@ module Arena
         else
           ["THE ANSWER: #{server}#{" #{version}" if version} with #{setting_words}#{", runtime #{runtime}" unless runtime.to_s.empty? || runtime == "default"}",
             "  #{AnswerWords.gain(confirmed, baseline)}"]
-        end
+        end.concat([AnswerWords.stay(confirmed, baseline)].compact.map { |line| "  #{line}" })
       end
 
       # The picked config's margin, figures, what they were measured on and how to start it.

@@ -57,6 +57,25 @@ module Arena
         "keep what you run: #{yours}; #{keep_reason(confirmed)}"
       end
 
+      # The stay line: the best config of the server you run against yours.
+      # "stay on puma: workers=1 threads=5: 1.06× (1.02–1.10) over your config, ahead",
+      # or that yours is already the best one found; nil when it was not searched.
+      def stay(confirmed, baseline)
+        side = confirmed.stay
+        return nil unless side
+        head = "stay on #{baseline.server}"
+        return "#{head}: your config is already the best #{baseline.server} config found" if side.equal?(confirmed.baseline)
+        config = settings(side.adapter.settings.slice(*side.adapter.class.tunables.keys))
+        return "#{head}: #{config} did not run in the rounds (#{side.failed})" unless side.alive?
+        value, interval = confirmed.stay_ratio
+        return "#{head}: #{config}: not compared with your config (#{paired_rounds(confirmed.stay_gain)})" unless value
+        word = if ahead?(confirmed.stay_gain) then "ahead"
+        elsif confirmed.stay_gain.equivalent? then "equivalent within ±#{sig3(confirmed.band_pct)}%"
+        else "not clear of it"
+        end
+        "#{head}: #{config}: #{ratio(value, interval)} over your config, #{word}"
+      end
+
       # Why the best other config is not worth the change, in a few words.
       def keep_reason(confirmed)
         value, interval = confirmed.gain_ratio

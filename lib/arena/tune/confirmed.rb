@@ -15,15 +15,23 @@ module Arena
     #   today, on their paired log ratios. The change is worth making only
     #   when the pick is significantly ahead and not equivalent; otherwise
     #   "keep what you run".
+    # - Staying: the best config the search found for the baseline's own
+    #   server (`stay`, which may be any side, the baseline's included),
+    #   against the baseline on the same rounds (`stay_gain`).
     Confirmed = Struct.new(:pick, :other, :baseline, :margin, :gain, :verdict, :keep, :rounds, :flagged, :speed_range,
-      :rps, :p99_ms, :pss_kb, :band_pct, :stopped, keyword_init: true)
+      :rps, :p99_ms, :pss_kb, :band_pct, :stopped, :stay, :stay_gain, keyword_init: true)
 
     class Confirmed
       BAND_PCT = 3.0
 
       # result: Confirmation::Result; baseline_key: the label of the side
       # that is the baseline's config (it may be the answer's or the runner-up's).
-      def self.decide(result, baseline_key:, band_pct: BAND_PCT)
+      # The roles in the order the margin is taken against: the runner-up
+      # first, the stay config only when there is no other.
+      ROLES = %w[answer runner-up stay baseline].freeze
+
+      # stay_key: the label of the baseline's server's best config (nil: not searched).
+      def self.decide(result, baseline_key:, band_pct: BAND_PCT, stay_key: nil)
         counted = result.counted_numbers
         contenders = result.sides.select { |s| s.alive? && s.role != "baseline" }
         contenders = result.sides.select(&:alive?) if contenders.empty?
@@ -31,16 +39,20 @@ module Arena
         return new(rounds: 0, keep: false, stopped: result.stopped, flagged: result.flagged, band_pct: band_pct) if contenders.empty?
         picked = Verdicts::Pick.call(contenders.map { |s| candidate(s, counted) }, band_pct: band_pct)
         pick = contenders.find { |s| s.key == picked.pick&.name } || fallback(contenders, counted, picked.verdict)
-        other = (contenders - [pick]).first
+        other = (contenders - [pick]).min_by { |s| ROLES.index(s.role) }
         margin = other && paired(other, pick, counted, band_pct)
-        gain = (base&.alive? && !base.equal?(pick)) ? paired(base, pick, counted, band_pct) : nil
+        gain = against(base, pick, counted, band_pct)
         keep = base.equal?(pick) || (gain && !ahead?(gain)) || false
+        stay = result.sides.find { |s| s.key == stay_key }
         rps = Stats.interval(common([pick], counted).map { |n| pick.rps[n] })
         new(pick: pick, other: other, baseline: base, margin: margin, gain: gain, verdict: picked.verdict, keep: keep,
           rounds: common([pick, other].compact, counted).size, flagged: result.flagged, speed_range: speed_range(result),
           rps: rps, p99_ms: median(pick.p99_ms, counted), pss_kb: median(pick.pss_kb, counted), band_pct: band_pct,
-          stopped: result.stopped).freeze
+          stopped: result.stopped, stay: stay, stay_gain: (against(base, stay, counted, band_pct) if stay&.alive?)).freeze
       end
+
+      # b against the baseline, nil when the baseline did not run or is b.
+      def self.against(base, b, counted, band_pct) = (base&.alive? && !base.equal?(b)) ? paired(base, b, counted, band_pct) : nil
 
       # Whether every ratio's interval is within ±target_pct (Confirmation's judge).
       def self.narrow?(result, target_pct:)
@@ -100,6 +112,8 @@ module Arena
       def gain_ratio = ratio_of(gain)
 
       def margin_ratio = ratio_of(margin)
+
+      def stay_ratio = ratio_of(stay_gain)
 
       private
 

@@ -111,7 +111,8 @@ module Arena
       # least search of every server would need is said against the rest.
       def budget
         max = @plan.load.max_time
-        sides = [@plan.servers.size, 2].min + 1
+        # The answer, the runner-up, your config and your server's best config.
+        sides = [@plan.servers.size, 2].min + ((@plan.servers.size > 2) ? 2 : 1)
         reserve = Confirmation.reserve_s(sides: sides, boot_s: boot_s, duration: @plan.load.duration, warmup: @plan.load.warmup)
         per = Estimate.per_candidate_s(warmup: @plan.load.warmup, duration: @plan.load.duration, boot_s: boot_s, level_s: level_s)
         least = Estimate.least(@plan.servers.filter_map { |adapter| least_search(adapter) }, per_candidate_s: per)
@@ -345,7 +346,7 @@ module Arena
           seed: seed, log: ->(line) { say line },
           judge: ->(r) { Confirmed.narrow?(r, target_pct: Confirmation::TARGET_PCT) }).call(sides)
         confirmation_notes(result)
-        Confirmed.decide(result, baseline_key: @baseline_key)
+        Confirmed.decide(result, baseline_key: @baseline_key, stay_key: @stay_key)
       end
 
       # head and items, comma-separated, in lines of at most 100 columns
@@ -377,6 +378,10 @@ module Arena
         else
           @not_done << "the baseline #{@baseline.words}: not installed (#{installation.why})"
         end
+        # Staying: the best config the search found for your server, a side of its own unless it is one already.
+        stay = @finalists.find { |f| f.adapter.key == baseline_server }
+        @stay_key = stay&.adapter&.label
+        add.call("stay", stay.adapter, stay.installation) if stay
         sides
       end
 
