@@ -117,9 +117,11 @@ module Arena
         per = Estimate.per_candidate_s(warmup: @plan.load.warmup, duration: @plan.load.duration, boot_s: boot_s, level_s: level_s)
         least = Estimate.least(@plan.servers.filter_map { |adapter| least_search(adapter) }, per_candidate_s: per)
         need = whole_s(least, per, reserve)
-        # The rounds keep all their time when the budget holds the whole
-        # tune; a shorter one still leaves the search most of it.
-        @reserve_s = ((need <= max) ? reserve : [reserve, Confirmation::SHARE * max].min).round
+        # The rounds keep all their time when the budget holds them beside
+        # every server's first look; a shorter one gives the looks their
+        # time first, and the rounds at least SHARE of it.
+        looks = @plan.servers.size * per
+        @reserve_s = (max - looks).clamp(Confirmation::SHARE * max, [reserve, Confirmation::SHARE * max].max).clamp(..reserve).round
         Estimate.short_lines(need, budget_s: max).each { |line| say line }
         unless least.empty?
           Estimate.lines(least, budget_s: max - @reserve_s, per_candidate_s: per, given: @options.budget_given).each { |line| detail line }
