@@ -121,7 +121,8 @@ module Arena
         # every server's first look; a shorter one gives the looks their
         # time first, and the rounds at least SHARE of it.
         looks = @plan.servers.size * per
-        @reserve_s = (max - looks).clamp(Confirmation::SHARE * max, [reserve, Confirmation::SHARE * max].max).clamp(..reserve).round
+        floor = Confirmation::SHARE * max
+        @reserve_s = [reserve, (max - looks < floor) ? floor : max - looks].min.round
         Estimate.short_lines(need, budget_s: max).each { |line| say line }
         unless least.empty?
           Estimate.lines(least, budget_s: max - @reserve_s, per_candidate_s: per, given: @options.budget_given).each { |line| detail line }
