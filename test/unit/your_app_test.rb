@@ -37,6 +37,11 @@ class YourAppUnitTest < Minitest::Test
   def test_user_env_adds_a_throwaway_rails_secret_unless_given
     assert_equal "1", Arena::Bundle::AppSource.user_env({})["SECRET_KEY_BASE_DUMMY"]
     refute Arena::Bundle::AppSource.user_env({"SECRET_KEY_BASE" => "x"}).key?("SECRET_KEY_BASE_DUMMY")
+    refute Arena::Bundle::AppSource.user_env({}, railties: "7.1.0").key?("SECRET_KEY_BASE"), "7.1 makes its own"
+    old = Arena::Bundle::AppSource.user_env({}, railties: "6.1.7.10")
+    assert_match(/\A\h{128}\z/, old["SECRET_KEY_BASE"], "Rails 6.1 has no SECRET_KEY_BASE_DUMMY: a random secret")
+    refute_equal old["SECRET_KEY_BASE"], Arena::Bundle::AppSource.user_env({}, railties: "6.1.7.10")["SECRET_KEY_BASE"]
+    assert_equal "x", Arena::Bundle::AppSource.user_env({"SECRET_KEY_BASE" => "x"}, railties: "6.1.7.10")["SECRET_KEY_BASE"]
     assert_equal({"DATABASE_URL" => "postgres://x=y"}, Arena::Bundle::AppSource.env_pair("DATABASE_URL=postgres://x=y"))
     assert_raises(Arena::UsageError) { Arena::Bundle::AppSource.env_pair("no-equals") }
   end

@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require "securerandom"
 require_relative "overlay"
 
 module Arena
@@ -53,7 +54,7 @@ module Arena
       def self.for_run(path, env: {}, overlay: true, cwd: true, say: nil, servers: [], cache_root: Bundle::Overlay.cache_root)
         app = path ? user(path) : ((cwd && in_directory) || builtin)
         say&.call(app.announcement) if app.announcement
-        app = app.with_env(user_env(env)) unless app.builtin
+        app = app.with_env(user_env(env, railties: app.railties)) unless app.builtin
         return app if app.builtin || !overlay
         # One bundle for every server that can join, whatever --servers names this time.
         result = Bundle::Overlay.new(app: app, cache_root: cache_root, servers: server_classes(servers), candidates: Servers.all,
@@ -73,11 +74,16 @@ module Arena
 
       # Rails refuses to boot in production without a secret; a benchmark
       # needs none, so Rails >= 7.1 is told to make a throwaway one unless the
-      # user gives one (--env SECRET_KEY_BASE=...).
-      def self.user_env(env)
+      # user gives one (--env SECRET_KEY_BASE=...); an older Rails (the app's
+      # lock names railties < 7.1), which has no such switch, gets a random one.
+      def self.user_env(env, railties: nil)
         return env if env.key?("SECRET_KEY_BASE") || env.key?("SECRET_KEY_BASE_DUMMY")
-        {"SECRET_KEY_BASE_DUMMY" => "1"}.merge(env)
+        old = railties && Gem::Version.new(railties) < Gem::Version.new("7.1")
+        {"SECRET_KEY_BASE_DUMMY" => "1", **(old ? {"SECRET_KEY_BASE" => SecureRandom.hex(64)} : {})}.merge(env)
       end
+
+      # The app's locked railties version, or nil.
+      def railties = File.file?(app_lockfile) ? Bundle::Installation.lock_versions(app_lockfile)["railties"] : nil
 
       # --env KEY=VALUE
       def self.env_pair(text)
