@@ -54,8 +54,17 @@ module Arena
                         "p99_ms" => c.p99_ms&.round(2), "pss_mib" => c.pss_kb && (c.pss_kb / 1024.0).round(1),
                         "model" => "closed loop", "speed_range" => c.speed_range}.compact,
           "stay" => stay(c, b),
+          "scaling" => scaling(answer.scaling),
           "measured_on" => answer.measured_on,
           "confirmation" => confirmation(c)).compact
+      end
+
+      # The answer on every core against one core (Tune::Scaling::Result), or nil when not tried.
+      def scaling(r)
+        return nil unless r
+        ratio, interval = r.factor
+        {"cores" => r.cores, "config" => r.many&.label, "ratio" => ratio, "interval" => interval, "rounds" => r.rounds,
+         "why" => r.why}.compact
       end
 
       # The best config of the baseline's server against the baseline: nil when it was not searched.

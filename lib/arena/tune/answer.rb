@@ -22,7 +22,7 @@ module Arena
     # over the baseline theirs alone, and its lines lead with the gain.
     Answer = Struct.new(:server, :settings, :runtime, :version, :command, :config_file, :runner_up, :runner_up_settings,
       :ratio, :interval, :difference, :verdict, :rounds, :slo_ms, :memory_mib, :pss_mib, :p99_ms, :sustained_rps,
-      :changes, :not_done, :out, :band_pct, :gem, :baseline, :confirmed, :measured_on, keyword_init: true)
+      :changes, :not_done, :out, :band_pct, :gem, :baseline, :confirmed, :measured_on, :scaling, keyword_init: true)
 
     class Answer
       # entries: HeadToHead::Entry; files: {server key => {path:, command:}};
@@ -202,7 +202,8 @@ module Arena
         w = AnswerWords
         lines = [w.margin(confirmed), w.absolute(confirmed)]
         lines << w.speed(confirmed) if confirmed.speed_range
-        lines << measured_on if measured_on
+        lines << (scaling&.measured? ? measured_on.sub(/ \(not measured past .*\)\z/, "") : measured_on) if measured_on
+        lines << w.scaling(scaling) if scaling
         return lines if keep? && confirmed.pick.role == "baseline"
         lines << "start: #{command.join(" ")}" if command
         lines << "config file: #{config_file}" if config_file

@@ -72,8 +72,11 @@ module Arena
       # seconds: what the rounds are expected to take, for the time kept for
       # them before the search: MIN_ROUNDS rounds of `sides` starts and loads.
       def self.reserve_s(sides:, boot_s:, duration:, warmup:)
-        MIN_ROUNDS * sides * (boot_s + 2 * warmup + 2.0 + duration + warmup + 1.5)
+        MIN_ROUNDS * sides * side_s(boot_s: boot_s, duration: duration, warmup: warmup)
       end
+
+      # One config's turn in a round: a start, a warm-up, a reading, a load and a stop.
+      def self.side_s(boot_s:, duration:, warmup:) = boot_s + 2 * warmup + 2.0 + duration + warmup + 1.5
 
       # speed: the reading (Probes::MachineSpeed's `read(cpus:)`); clock: Support::Clock;
       # judge: (Result) -> true when its intervals are narrow enough (Confirmed.narrow?);

@@ -113,7 +113,7 @@ module Arena
         max = @plan.load.max_time
         # The answer, the runner-up, your config and your server's best config.
         sides = [@plan.servers.size, 2].min + ((@plan.servers.size > 2) ? 2 : 1)
-        reserve = Confirmation.reserve_s(sides: sides, boot_s: boot_s, duration: @plan.load.duration, warmup: @plan.load.warmup)
+        reserve = Confirmation.reserve_s(sides: sides, boot_s: boot_s, duration: @plan.load.duration, warmup: @plan.load.warmup) + scaling_s
         per = Estimate.per_candidate_s(warmup: @plan.load.warmup, duration: @plan.load.duration, boot_s: boot_s, level_s: level_s)
         least = Estimate.least(@plan.servers.filter_map { |adapter| least_search(adapter) }, per_candidate_s: per)
         need = whole_s(least, per, reserve)
@@ -128,8 +128,8 @@ module Arena
           Estimate.lines(least, budget_s: max - @reserve_s, per_candidate_s: per, given: @options.budget_given).each { |line| detail line }
           detail "tune: the least search: #{least.map { |s| "#{s.server} #{s.candidates}" }.join(", ")} candidates"
         end
-        say "tune: #{@reserve_s} of #{max.round} s kept for the confirmation rounds (#{Confirmation::MIN_ROUNDS} or more), " \
-          "the search gets the rest"
+        say "tune: #{@reserve_s} of #{max.round} s kept for the confirmation rounds (#{Confirmation::MIN_ROUNDS} or more)" \
+          "#{" and the cores rounds" if scaling_s.positive?}, the search gets the rest"
       end
 
       # The whole tune at this pace (Estimate.whole_s): the leaders searched
@@ -306,8 +306,22 @@ module Arena
           memory_mib: @constraints.memory_mib, not_done: @not_done, out: @output.unanswered, gems: overlay_gems)
         return provisional unless provisional.found?
         confirmed = confirm(provisional, entries, finalists)
-        Answer.confirm(provisional, confirmed: confirmed, baseline: @baseline, files: @output.files, versions: versions,
+        answer = Answer.confirm(provisional, confirmed: confirmed, baseline: @baseline, files: @output.files, versions: versions,
           gems: overlay_gems, measured_on: measured_on(confirmed.pick&.adapter))
+        answer.confirmed? ? answer.with(scaling: scaling(confirmed.pick)) : answer
+      end
+
+      # The answer on every core against one (Scaling), in the time kept for it.
+      def scaling(pick)
+        say "cores: #{labels.call(pick.key)} on 1 core against every core"
+        Scaling.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first, deadline: @deadline, seed: seed,
+          log: ->(line) { say line }).call(pick.adapter, pick.installation)
+      end
+
+      # The time kept for the scaling rounds (none on one core).
+      def scaling_s
+        return 0.0 if @plan.machine.cores < 2
+        Scaling::ROUNDS * 2 * Confirmation.side_s(boot_s: boot_s, duration: @plan.load.duration, warmup: @plan.load.warmup)
       end
 
       def head_to_head(finalists)
@@ -345,7 +359,7 @@ module Arena
       def confirm(provisional, entries, finalists)
         sides = confirmation_sides(provisional, entries, finalists)
         wrapped("confirmation:", sides.map { |s| "#{s.role} #{labels.call(s.key)}" }).each { |line| say line }
-        result = Confirmation.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first, deadline: @deadline,
+        result = Confirmation.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first, deadline: @deadline - scaling_s,
           seed: seed, log: ->(line) { say line },
           judge: ->(r) { Confirmed.narrow?(r, target_pct: Confirmation::TARGET_PCT) }).call(sides)
         confirmation_notes(result)

@@ -1,0 +1,63 @@
+# frozen_string_literal: true
+
+require_relative "../../test_helper"
+require "support/confirmation_figures"
+require "arena"
+require "arena/tune"
+
+module Arena
+  # What the answer becomes on more cores (lib/arena/tune/scaling.rb): its
+  # rules on values, and the line the answer says.
+  class TuneScalingTest < Minitest::Test
+    include ConfirmationFigures
+
+    S = Tune::Scaling
+    MACHINE = Plan::Machine.new(cores: 2).freeze
+
+    def puma(settings) = Servers::Puma.new(settings: settings, machine: MACHINE)
+
+    def record(server, variant, loader, cpu) = {"server" => server, "variant" => variant,
+                                                "summary" => {"loader_cpu_pct" => loader}, "probes" => {"cpu_pct_mean" => cpu}}
+
+    def test_the_engine_share_is_the_median_of_the_searchs_closed_maxima_of_that_config
+      records = [record("a", "closed-max", 3.0, 100.0), record("a", "closed-max", 5.0, 100.0), record("a", "closed-max", 4.0, 100.0),
+        record("a", "90%", 50.0, 100.0), record("b", "closed-max", 50.0, 100.0), record("a", "closed-max", 1.0, 0.0)]
+      assert_in_delta 0.04, S.engine_share(records, "a"), 1e-9
+      assert_nil S.engine_share(records, "c")
+    end
+
+    def test_measured_only_where_it_is_fair
+      adapter = puma("workers" => "1", "threads" => "4")
+      assert_nil S.unmeasurable(cores: 2, share: 0.03, adapter: adapter)
+      assert_equal "this machine has one core", S.unmeasurable(cores: 1, share: 0.03, adapter: adapter)
+      assert_equal "the engine's CPU per request is 8% of the server's (over 5%): beside the server it would take a share of what is measured",
+        S.unmeasurable(cores: 2, share: 0.08, adapter: adapter)
+      assert_equal "the engine's CPU share was not measured", S.unmeasurable(cores: 2, share: nil, adapter: adapter)
+      refute_nil S.unmeasurable(cores: 2, share: 0.01, adapter: Servers::Webrick.new(settings: {}, machine: MACHINE)), "no process setting"
+    end
+
+    def test_scaled_multiplies_the_processes_single_mode_counting_one
+      assert_equal 4, S.scaled(puma("workers" => "2", "threads" => "4"), 2).settings["workers"].to_i
+      assert_equal 2, S.scaled(puma("workers" => "0", "threads" => "3"), 2).settings["workers"].to_i
+      assert_equal 3, S.scaled(puma("workers" => "0", "threads" => "3"), 2).settings["threads"].to_i, "threads stay"
+    end
+
+    def test_the_factor_is_the_paired_ratio_of_every_core_to_one
+      one = Side.new(role: "1 core", adapter: Struct.new(:label).new("one"), rps: (1..6).to_h { |n| [n, 100.0 * (1 + 0.01 * (-1)**n)] }, p99_ms: {}, pss_kb: {})
+      many = Side.new(role: "2 cores", adapter: Struct.new(:label).new("two"), rps: (1..6).to_h { |n| [n, 190.0 * (1 + 0.01 * (-1)**n)] }, p99_ms: {}, pss_kb: {})
+      rounds = (1..6).map { |n| Round.new(number: n, order: [], speeds: {}) }
+      ratio, (low, high) = S.factor(Result.new(sides: [one, many], rounds: rounds, flagged: [], median_ms: nil, stopped: "precise"))
+      assert_in_delta 1.9, ratio, 0.001
+      assert_operator low, :<=, ratio
+      assert_operator high, :>=, ratio
+    end
+
+    def test_the_answer_says_the_factor_or_why_not
+      many = puma("workers" => "2", "threads" => "4")
+      r = S::Result.new(factor: [1.93, [1.85, 2.01]], many: many, cores: 2, rounds: 6)
+      assert_equal "on 2 cores: puma workers=2 threads=4: 1.93× (1.85–2.01) one core; on N cores, N× the processes, " \
+        "if the database keeps up (not measured past 2)", Tune::AnswerWords.scaling(r)
+      assert_equal "on 2 cores: not measured (this machine has one core)", Tune::AnswerWords.scaling(S::Result.new(cores: 2, why: "this machine has one core"))
+    end
+  end
+end
