@@ -31,6 +31,8 @@ module Arena
       # duration_given: --duration was set (a slow app's loads are not lengthened).
       Options = Struct.new(:memory, :tune_runtime, :verbose, :budget_given, :discover, :duration_given, keyword_init: true)
 
+      LOOK_SLACK = 1.5
+
       def initialize(plan:, options:, err:, out:)
         @plan = plan
         @options = options
@@ -120,7 +122,9 @@ module Arena
         # The rounds keep all their time when the budget holds them beside
         # every server's first look; a shorter one gives the looks their
         # time first, and the rounds at least SHARE of it.
-        looks = @plan.servers.size * per
+        # A first look takes more than its loads (verification, settling,
+        # the warm-up to a steady state): LOOK_SLACK of its estimate.
+        looks = LOOK_SLACK * @plan.servers.size * per
         floor = Confirmation::SHARE * max
         @reserve_s = [reserve, (max - looks < floor) ? floor : max - looks].min.round
         Estimate.short_lines(need, budget_s: max).each { |line| say line }
