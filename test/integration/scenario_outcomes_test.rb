@@ -6,9 +6,9 @@ require "timeout"
 
 # What a scenario reports when its server dies, restarts or is asked for
 # something that does not exist: outcomes and counts, not rates. No figure
-# here depends on the machine being quiet, so, unlike scenarios_test.rb and
-# trust_test.rb (whose rate and latency tests these came from), this file
-# runs beside others: a serial file adds its whole time to the lane.
+# here depends on the machine being quiet, so, unlike scenarios_test.rb
+# (whose rate and latency tests these came from, with trust_test.rb's), this
+# file runs beside others: a serial file adds its whole time to the lane.
 class ScenarioOutcomesTest < Arena::ArenaCase
   def test_killing_webricks_only_process_is_reported_as_no_recovery
     outcome = run_ok("--servers", "webrick", "--scenario", "crash", "--workload", "server", "-c", "2", "-d", "3", "-w", "0.3")
