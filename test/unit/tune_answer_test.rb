@@ -25,21 +25,44 @@ module Arena
     # answer), falcon count=2 (the runner-up) and the baseline (your
     # config/puma.rb: 3 threads) at the goodput levels given, sharing a drift,
     # each with a wobble of its own that alternates round by round.
-    def confirmed_answer(provisional, answer:, runner_up:, baseline:, wobble:, stay: nil)
+    def confirmed_answer(provisional, answer:, runner_up:, baseline:, wobble:, stay: nil, round_s: nil, dir: nil, against: 1)
       machine = Plan::Machine.new(cores: 2)
+      # against: -1 puts the answer's wobble against the others' (their ratios wobble twice as much)
       side = lambda do |role, key, settings, level|
+        sign = (role == "answer") ? against : 1
         Tune::Confirmation::Side.new(role: role, adapter: Servers.fetch(key).new(settings: settings, machine: machine), installation: nil,
-          rps: (1..8).to_h { |n| [n, level * (1 + 0.1 * Math.sin(n)) * (1 + wobble * (-1)**n)] },
+          rps: (1..8).to_h { |n| [n, level * (1 + 0.1 * Math.sin(n)) * (1 + sign * wobble * (-1)**n)] },
           p99_ms: (1..8).to_h { |n| [n, 9.0] }, pss_kb: (1..8).to_h { |n| [n, 300 * 1024] })
       end
       sides = [side.call("answer", "puma", {"workers" => 2, "threads" => 4}, answer), side.call("runner-up", "falcon", {"count" => 2}, runner_up),
         side.call("baseline", "puma", {"threads" => 3, "workers" => 0}, baseline)]
-      rounds = (1..8).map { |n| Tune::Confirmation::Round.new(number: n, order: sides.map(&:key), speeds: {}) }
+      rounds = (1..8).map { |n| Tune::Confirmation::Round.new(number: n, order: sides.map(&:key), speeds: {}, seconds: round_s) }
       result = Tune::Confirmation::Result.new(sides: sides, rounds: rounds, flagged: [], median_ms: nil, stopped: "precise")
       confirmed = Tune::Confirmed.decide(result, baseline_key: sides.last.key, stay_key: stay && sides.find { |x| x.role == stay }.key)
       found = Plan::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "config/puma.rb", notes: [])
       Tune::Answer.confirm(provisional, confirmed: confirmed, baseline: found, files: FILES, versions: {"puma" => "6.4.2"}, gems: {},
-        measured_on: "on 1 of 2 cores")
+        measured_on: "on 1 of 2 cores", dir: dir)
+    end
+
+    # An interval wider than ±5% says what more rounds would buy, and the
+    # command that buys them; one within ±5% does not.
+    def test_a_wide_interval_says_what_more_time_buys
+      drift = [1.0, 0.8, 1.2, 0.9, 1.1]
+      provisional = decide([entry("falcon", drift.map { |d| 100 * d }, pss_mib: 200, p99_ms: 8.0, settings: {"count" => 2}),
+        entry("puma", drift.map { |d| 110 * d }, pss_mib: 400, p99_ms: 12.0, settings: {"workers" => 2, "threads" => 4})])
+      wide = confirmed_answer(provisional, answer: 1300.0, runner_up: 1000.0, baseline: 900.0, wobble: 0.08, round_s: 40.0, dir: "/r/t", against: -1)
+      said = wide.lines.grep(/more minutes/)
+      assert_equal 1, said.size
+      # the log ratios alternate by ±0.16 (SD 0.171 over 8 rounds); the gain's,
+      # at 1.44x, is the wider: 1.44·sinh(2.365·0.171/√8) = ±20.8%; ±5% needs
+      # about 97 rounds, 89 more and a spare of 40 s: 60 minutes
+      assert_equal "  ±20.8% from 8 rounds; about 60 more minutes (`arena tune --resume /r/t --max-time 3600`) " \
+        "would give ±5% at this machine's spread", said.first
+      assert_equal said.first.strip, wide.to_record["more_time"]
+      assert_includes wide.lines(brief: true), said.first, "the command is never cut in the terminal"
+      narrow = confirmed_answer(provisional, answer: 1300.0, runner_up: 1000.0, baseline: 900.0, wobble: 0.001, round_s: 40.0, dir: "/r/t", against: -1)
+      assert_empty narrow.lines.grep(/more minutes|from 8 rounds/)
+      assert_nil narrow.to_record["more_time"]
     end
 
     def decide(entries, **kw)

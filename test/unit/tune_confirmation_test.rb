@@ -21,8 +21,10 @@ module Arena
     end
 
     # What the rounds record: measurements and speed readings.
-    Store = Struct.new(:measurements, :speeds) do
+    Store = Struct.new(:measurements, :speeds, :rounds) do
       def add_measurement(m) = measurements << m
+
+      def add_confirmation_round(**round) = (self.rounds ||= []) << round
 
       def add_speed(round:, config:, reading:) = speeds << [round, config, reading]
 
@@ -87,7 +89,7 @@ module Arena
       @clock = Clock.new
       @machine = Plan::Machine.new(cores: 2)
       @plan = Plan.new(load: Load::Options.new(**Load.defaults).freeze, machine: @machine)
-      @store = Store.new([], [])
+      @store = Store.new([], [], nil)
     end
 
     def sides
@@ -135,6 +137,33 @@ module Arena
       end
       confirmation(s, speed: speed).call(sides)
       assert_equal [0] * 24, up
+    end
+
+    def test_each_round_is_recorded_with_its_order_seconds_and_design
+      result = confirmation(sessions).call(sides)
+      assert_equal 8, @store.rounds.size
+      first = @store.rounds.first
+      assert_equal [1, 9.0, "sequential"], [first[:round], first[:seconds], first[:design]], "3 loads of 3 s, one config at a time"
+      assert_equal result.rounds.first.order, first[:order]
+      assert_equal [9.0, "sequential"], [result.rounds.last.seconds, result.rounds.last.design]
+    end
+
+    # A resumed tune: the earlier rounds' figures are in the sides, the new
+    # rounds go on from their last number, and all of them are judged together.
+    def test_rounds_go_on_from_the_earlier_ones_and_are_judged_with_them
+      earlier = sides
+      earlier.each { |s| (1..8).each { |n| s.rps[n] = 1000.0 } }
+      prior = (1..8).map { |n| Tune::Confirmation::Round.new(number: n, order: earlier.map(&:key), speeds: {}, seconds: 30.0, design: "sequential") }
+      judged = []
+      result = confirmation(sessions, judge: ->(r) { judged << r.rounds.size and r.rounds.size >= 11 }).call(earlier, prior: prior)
+      assert_equal [9, 10, 11], @store.rounds.map { |r| r[:round] }
+      assert_equal (1..11).to_a, result.side("answer").rps.keys
+      assert_equal [1000.0, 1100.0], [result.side("answer").rps[8], result.side("answer").rps[9]]
+      assert_equal [9, 10, 11], judged
+      # The earlier rounds' time is the first estimate of a round's: 30 s does not fit in 20.
+      @clock.now = 0.0
+      assert_equal ["time", 8], confirmation(sessions, deadline: 20.0, judge: ->(_) { false }).call(earlier, prior: prior)
+        .then { |r| [r.stopped, r.rounds.size] }
     end
 
     def test_a_round_read_slow_is_flagged_and_run_again

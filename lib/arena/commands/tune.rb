@@ -24,13 +24,15 @@ module Arena
       DEFAULTS = {duration: 2.0, warmup: 0.5, max_time: 600.0, settle_timeout: 10.0}.freeze
 
       def call
+        @given = @argv.dup
         builder = parse
         plan = planned(builder)
         memory = @memory || builder.options[:memory_budget_mb]&.then { |mb| (mb * 1024**2).round } || Arena::Tune::Budget.default_bytes
         FileUtils.mkdir_p(plan.out_dir)
         Launch::Database.open(plan, err: @err) do |opened|
           options = Arena::Tune::Session::Options.new(memory: memory, tune_runtime: @tune_runtime, verbose: @verbose,
-            budget_given: @budget_given, discover: @discover, duration_given: @duration_given)
+            budget_given: @budget_given, discover: @discover, duration_given: @duration_given,
+            argv: @given, cwd: Dir.pwd)
           Arena::Tune::Session.new(plan: opened, options: options, err: @err, out: @out).call
         end
       end

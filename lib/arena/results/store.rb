@@ -55,6 +55,13 @@ module Arena
         flush
       end
 
+      # A confirmation round of `arena tune`: its configs in the order they
+      # ran, the seconds it took and its design ("sequential": one config at a
+      # time on the server's cores).
+      def add_confirmation_round(round:, order:, seconds:, design:)
+        append("confirmation_rounds", {"round" => round, "order" => order, "seconds" => seconds&.round(2), "design" => design})
+      end
+
       # A unit shortened (lowered: {setting => value}) or not started
       # (lowered nil) because --max-time would have passed before it ended
       # (Runner#in_time): its key, round, and the seconds it needed against those left.
@@ -89,6 +96,12 @@ module Arena
         end
       end
 
+      # The store of an earlier run (`arena tune --resume`): its document as
+      # it is, appended to from here on, unfinished until finish says otherwise.
+      def self.reopen(path)
+        allocate.tap { |store| store.send(:reopened, path, load(path)) }
+      end
+
       def self.load(path)
         raise Error, "no results file at #{path}" unless File.file?(path)
         document = JSON.parse(File.read(path))
@@ -99,6 +112,13 @@ module Arena
       end
 
       private
+
+      def reopened(path, document)
+        @path = path
+        @document = document
+        @document["complete"] = false
+        flush
+      end
 
       def append(key, record)
         (@document[key] ||= []) << JSON.parse(JSON.generate(record))

@@ -31,10 +31,11 @@ module Arena
 
       # answer: Tune::Answer#to_record (server, settings, command,
       # config_file, runner_up, ratio, interval, ...), first in the file.
-      def document(workload:, constraints:, interrupted:, servers:, answer: nil)
+      # resume: how `arena tune --resume` plans the same tune again (TuneResume::Recipe).
+      def document(workload:, constraints:, interrupted:, servers:, answer: nil, resume: nil)
         {"schema" => SCHEMA, "arena_version" => VERSION, "created_at" => Time.now.utc.iso8601, "answer" => answer,
          "workload" => workload.to_h.transform_keys(&:to_s), "constraints" => constraints.to_record,
-         "interrupted" => interrupted || nil, "servers" => servers}.compact
+         "interrupted" => interrupted || nil, "servers" => servers, "resume" => resume&.to_record}.compact
       end
 
       # The answer the confirmation rounds settled (Tune::Answer.confirm):
@@ -55,7 +56,7 @@ module Arena
                         "model" => "closed loop", "speed_range" => c.speed_range}.compact,
           "stay" => stay(c, b),
           "scaling" => scaling(answer.scaling),
-          "measured_on" => answer.measured_on,
+          "measured_on" => answer.measured_on, "more_time" => answer.more_time,
           "confirmation" => confirmation(c)).compact
       end
 

@@ -22,7 +22,7 @@ module Arena
     # over the baseline theirs alone, and its lines lead with the gain.
     Answer = Struct.new(:server, :settings, :runtime, :version, :command, :config_file, :runner_up, :runner_up_settings,
       :ratio, :interval, :difference, :verdict, :rounds, :slo_ms, :memory_mib, :pss_mib, :p99_ms, :sustained_rps,
-      :changes, :not_done, :out, :band_pct, :gem, :baseline, :confirmed, :measured_on, :scaling, keyword_init: true)
+      :changes, :not_done, :out, :band_pct, :gem, :baseline, :confirmed, :measured_on, :scaling, :more_time, keyword_init: true)
 
     class Answer
       # entries: HeadToHead::Entry; files: {server key => {path:, command:}};
@@ -61,8 +61,9 @@ module Arena
       # The answer the confirmation rounds give: their pick, with its margin
       # over the other and its gain over the baseline (AnswerWords);
       # the search's figures stay only where the rounds have none (its SLO).
-      # measured_on: what the rounds ran on (AnswerWords.measured_on).
-      def self.confirm(provisional, confirmed:, baseline:, files:, versions:, gems:, measured_on:)
+      # measured_on: what the rounds ran on (AnswerWords.measured_on); dir:
+      # the tune's directory, which `arena tune --resume` takes (MoreTime's sentence).
+      def self.confirm(provisional, confirmed:, baseline:, files:, versions:, gems:, measured_on:, dir: nil)
         # No round ran (no time left): the head to head's answer stands, said in not_done.
         return provisional.with(baseline: baseline, confirmed: confirmed) unless confirmed.found? && confirmed.rounds.positive?
         pick = confirmed.pick
@@ -80,7 +81,13 @@ module Arena
           runner_up_settings: confirmed.other&.adapter&.settings, ratio: margin&.first, interval: margin&.last, difference: confirmed.margin,
           verdict: verdict, rounds: confirmed.rounds, changes: same ? provisional.changes : [], gem: gems[key],
           pss_mib: confirmed.pss_kb && (confirmed.pss_kb / 1024.0).round(1), p99_ms: confirmed.p99_ms&.round(2),
-          baseline: baseline, confirmed: confirmed, measured_on: measured_on).freeze
+          baseline: baseline, confirmed: confirmed, measured_on: measured_on, more_time: more_time(confirmed, dir)).freeze
+      end
+
+      # What more rounds would buy, when an interval is wider than the target (MoreTime).
+      def self.more_time(confirmed, dir)
+        need = MoreTime.call(pairs: confirmed.log_pairs, seconds_per_round: confirmed.round_s, target_pct: Confirmation::TARGET_PCT)
+        MoreTime.sentence(need, dir: dir || "DIR")
       end
 
       def with(**changes) = self.class.new(**to_h, **changes).freeze
@@ -201,6 +208,7 @@ module Arena
       def confirmed_figures
         w = AnswerWords
         lines = [w.margin(confirmed), w.absolute(confirmed)]
+        lines << more_time if more_time
         lines << w.speed(confirmed) if confirmed.speed_range
         lines << (scaling&.measured? ? measured_on.sub(/ \(not measured past .*\)\z/, "") : measured_on) if measured_on
         lines << w.scaling(scaling) if scaling

@@ -162,9 +162,9 @@ module Arena
         "measured at #{(slow == fast) ? slow : "#{slow}–#{fast}"}× the machine's median speed"
       end
 
-      # Lines cut to `width` columns (a path is never cut: it is copied whole).
+      # Lines cut to `width` columns (a path or a command to copy is never cut: it is copied whole).
       def fit(line, width: 100)
-        return line if line.size <= width || line.match?(%r{\A\s*(config file|results): /})
+        return line if line.size <= width || line.match?(%r{\A\s*(config file|results): /|`arena tune --resume })
         "#{line[0, width - 1]}…"
       end
     end

@@ -32,6 +32,8 @@ module Arena
       TARGET_PCT = 5.0
       # A confirmation round's measurement in results.json, apart from the search's.
       VARIANT = "confirmation"
+      # One config at a time on the server's cores, the engine on the other.
+      DESIGN = "sequential"
 
       # role: "answer", "runner-up" or "baseline"; rps, p99_ms, pss_kb:
       # {round number => figure} (nil where none); failed: why it is out.
@@ -43,8 +45,9 @@ module Arena
         def alive? = failed.nil?
       end
 
-      # One round: its number, the order it ran in, each load's speed reading (label => Reading).
-      Round = Struct.new(:number, :order, :speeds, keyword_init: true) do
+      # One round: its number, the order it ran in, each load's speed reading
+      # (label => Reading), the seconds it took and its design (DESIGN).
+      Round = Struct.new(:number, :order, :speeds, :seconds, :design, keyword_init: true) do
         def speed_ms = speeds.values.compact.then { |r| r.empty? ? nil : r.sum(&:total_ms) / r.size }
       end
 
@@ -102,19 +105,22 @@ module Arena
       attr_reader :plan
 
       # sides: [Side] (each config once: a baseline that is the answer's
-      # config is not started twice) -> Result.
-      def call(sides)
+      # config is not started twice) -> Result. prior: the rounds of an
+      # earlier run of the same sides (`arena tune --resume`), their figures
+      # already in the sides: the rounds go on from the last of them, and
+      # MAX_ROUNDS more may run.
+      def call(sides, prior: [])
         sides.each_with_index { |side, i| @sessions[side.role] = @session_for.call(side, i) }
-        rounds = []
-        @spent = []
+        rounds = prior.dup
+        @spent = prior.filter_map(&:seconds)
         stopped = loop do
           alive = sides.select(&:alive?)
           break "nothing left to compare" if alive.empty? || (alive.size < 2 && sides.size > 1)
           break "time" unless fits?
-          rounds << round(alive, rounds.size + 1)
+          rounds << round(alive, (rounds.map(&:number).max || 0) + 1)
           result = result(sides, rounds, nil)
           break "precise" if result.unflagged.size >= @min_rounds && @judge&.call(result)
-          break "most rounds" if rounds.size >= MAX_ROUNDS
+          break "most rounds" if rounds.size - prior.size >= MAX_ROUNDS
         end
         result(sides, rounds, stopped).tap { |r| @store.add_speed_summary(median_ms: r.median_ms, flagged: r.flagged) }
       ensure
@@ -177,8 +183,9 @@ module Arena
           @sessions.fetch(side.role).stop
         end
         @spent << @clock.now - started
+        @store.add_confirmation_round(round: number, order: order.map(&:key), seconds: @spent.last, design: DESIGN)
         @log.call("confirmation round #{number}: #{order.map { |s| "#{s.role} #{Report::Format.rps(s.rps[number].to_f)}" }.join(", ")} req/s")
-        Round.new(number: number, order: order.map(&:key), speeds: speeds.freeze).freeze
+        Round.new(number: number, order: order.map(&:key), speeds: speeds.freeze, seconds: @spent.last, design: DESIGN).freeze
       end
 
       # One load of the steady scenario on the config kept up; its goodput,

@@ -19,7 +19,7 @@ module Arena
     #   server (`stay`, which may be any side, the baseline's included),
     #   against the baseline on the same rounds (`stay_gain`).
     Confirmed = Struct.new(:pick, :other, :baseline, :margin, :gain, :verdict, :keep, :rounds, :flagged, :speed_range,
-      :rps, :p99_ms, :pss_kb, :band_pct, :stopped, :stay, :stay_gain, keyword_init: true)
+      :rps, :p99_ms, :pss_kb, :band_pct, :stopped, :stay, :stay_gain, :counted, :round_s, keyword_init: true)
 
     class Confirmed
       BAND_PCT = 3.0
@@ -48,7 +48,8 @@ module Arena
         new(pick: pick, other: other, baseline: base, margin: margin, gain: gain, verdict: picked.verdict, keep: keep,
           rounds: common([pick, other].compact, counted).size, flagged: result.flagged, speed_range: speed_range(result),
           rps: rps, p99_ms: median(pick.p99_ms, counted), pss_kb: median(pick.pss_kb, counted), band_pct: band_pct,
-          stopped: result.stopped, stay: stay, stay_gain: (against(base, stay, counted, band_pct) if stay&.alive?)).freeze
+          stopped: result.stopped, stay: stay, stay_gain: (against(base, stay, counted, band_pct) if stay&.alive?),
+          counted: counted, round_s: round_s(result)).freeze
       end
 
       # b against the baseline, nil when the baseline did not run or is b.
@@ -106,7 +107,22 @@ module Arena
         speeds.empty? ? nil : [speeds.min.round(3), speeds.max.round(3)]
       end
 
+      # The mean seconds of a round that recorded its time, nil when none did.
+      def self.round_s(result)
+        seconds = result.rounds.filter_map(&:seconds)
+        seconds.empty? ? nil : seconds.sum / seconds.size
+      end
+
       def found? = !pick.nil?
+
+      # The answer's compared pairs (its margin, its gain) as MoreTime reads
+      # them: the pick over the other side, on the counted rounds both ran.
+      def log_pairs
+        [other, (baseline unless baseline.equal?(pick) || !baseline&.alive?)].compact.map do |side|
+          rounds = Confirmed.common([side, pick], counted || [])
+          MoreTime.pair(rounds.map { |n| side.rps[n] }, rounds.map { |n| pick.rps[n] })
+        end
+      end
 
       # The gain as a ratio and interval ([ratio, [low, high]]), nil when not measured.
       def gain_ratio = ratio_of(gain)

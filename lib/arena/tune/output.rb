@@ -29,6 +29,9 @@ module Arena
       # The answer (Tune::Answer) once the head to head decided it.
       attr_accessor :answer
 
+      # How a later `arena tune --resume` plans this tune again (Results::TuneResume::Recipe).
+      attr_accessor :resume
+
       def add(adapter:, outcome: nil, note: nil, slo_ms: nil, unbounded: nil)
         @results << Result.new(adapter: adapter, outcome: outcome, note: note, slo_ms: slo_ms, unbounded: unbounded)
       end
@@ -36,7 +39,7 @@ module Arena
       def write(interrupted: false)
         servers = @results.to_h { |r| [r.adapter.key, server_record(r)] }
         doc = Results::TuneDocument.document(workload: @workload, constraints: @constraints, interrupted: interrupted, servers: servers,
-          answer: @answer&.to_record)
+          answer: @answer&.to_record, resume: @resume)
         path = File.join(@dir, "tune.json")
         File.write("#{path}.tmp", JSON.pretty_generate(doc))
         File.rename("#{path}.tmp", path)

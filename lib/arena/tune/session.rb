@@ -29,7 +29,13 @@ module Arena
       # (search YJIT and jemalloc), verbose, budget_given (--max-time was set),
       # discover (ask the app what to load).
       # duration_given: --duration was set (a slow app's loads are not lengthened).
-      Options = Struct.new(:memory, :tune_runtime, :verbose, :budget_given, :discover, :duration_given, keyword_init: true)
+      # argv and cwd: the command's arguments and working directory, recorded for `arena tune --resume`.
+      Options = Struct.new(:memory, :tune_runtime, :verbose, :budget_given, :discover, :duration_given, :argv, :cwd, keyword_init: true)
+
+      # A discovered workload's [path, status] pairs (Plan::Discovery.workload makes it again from them).
+      def self.paths(workload)
+        (workload.mix? ? workload.mix.map(&:last) : [workload]).map { |w| [w.path, w.expect_status] }
+      end
 
       LOOK_SLACK = 1.5
 
@@ -69,6 +75,7 @@ module Arena
       def discovered(plan)
         found = Plan::Discovery.new(app: plan.app, dir: plan.out_dir, headers: plan.headers || {}, env: plan.env || {}).call
         found.lines.each { |line| say(line) }
+        @discovered = Session.paths(found.workload)
         plan.with(workloads: [found.workload])
       end
 
@@ -162,6 +169,8 @@ module Arena
           plan: @plan.to_h.merge(tune: @constraints.to_record))
         @output = Output.new(dir: @plan.out_dir, constraints: @constraints, machine: @plan.machine,
           workload: @plan.workloads.first, rackup: File.basename(@plan.app.rackup), app: @plan.app)
+        @output.resume = Results::TuneResume::Recipe.new(argv: @options.argv, cwd: @options.cwd, discovered: @discovered,
+          digest: Bundle::AppDigest.of(@plan.app)).freeze
         @engine = Load::Engine.new(dir: @plan.out_dir, machine: @plan.machine)
         @starter = Launch::Starter.new(plan: @plan)
         say "tune: #{@plan.servers.size} servers on #{@plan.workloads.first.name}, memory budget " \
@@ -311,7 +320,7 @@ module Arena
         return provisional unless provisional.found?
         confirmed = confirm(provisional, entries, finalists)
         answer = Answer.confirm(provisional, confirmed: confirmed, baseline: @baseline, files: @output.files, versions: versions,
-          gems: overlay_gems, measured_on: measured_on(confirmed.pick&.adapter))
+          gems: overlay_gems, measured_on: measured_on(confirmed.pick&.adapter), dir: @plan.out_dir)
         answer.confirmed? ? answer.with(scaling: scaling(confirmed.pick)) : answer
       end
 

@@ -1,0 +1,107 @@
+# frozen_string_literal: true
+
+require "json"
+
+module Arena
+  module Results
+    # What `arena tune --resume DIR` reads back of a finished tune, and the
+    # record a tune leaves for it: how to plan the same tune again (its
+    # arguments and working directory, the paths it discovered), the app's
+    # digests (Bundle::AppDigest), the confirmation's configs and roles, and
+    # their earlier rounds from results.json. Its keys are written and read
+    # here only.
+    #
+    # figures: {label => {round => Figure}}; rounds: [RoundRecord], in order.
+    TuneResume = Struct.new(:dir, :recipe, :answer, :sides, :files, :figures, :rounds, :tune_document, keyword_init: true)
+
+    class TuneResume
+      # argv: the tune's own arguments; cwd: where it ran; digest: Bundle::AppDigest;
+      # discovered: [[path, status]] the tune asked the app for (nil: given).
+      Recipe = Struct.new(:argv, :cwd, :digest, :discovered, keyword_init: true) do
+        def to_record
+          {"argv" => argv, "cwd" => cwd, "app" => {"lock_sha256" => digest&.lock, "code_sha256" => digest&.code},
+           "discovered" => discovered&.map { |path, status| {"path" => path, "status" => status} }}.compact
+        end
+
+        def self.from_h(h)
+          return nil unless h.is_a?(Hash) && h["argv"].is_a?(Array) && h["cwd"].is_a?(String) && h["app"].is_a?(Hash)
+          found = h["discovered"].is_a?(Array) ? h["discovered"].map { |d| [d["path"], d["status"]] } : nil
+          new(argv: h["argv"].map(&:to_s), cwd: h["cwd"], discovered: found,
+            digest: Bundle::AppDigest.new(lock: h["app"]["lock_sha256"], code: h["app"]["code_sha256"]).freeze).freeze
+        end
+      end
+
+      # One config's figures in one confirmation round (rps 0.0 over the error limit).
+      Figure = Struct.new(:rps, :p99_ms, :pss_kb, keyword_init: true)
+
+      # One confirmation round as recorded: the configs in the order they ran,
+      # each one's machine-speed reading ([cpu_ms, memory_ms]), its seconds
+      # and design (nil where the tune did not record them).
+      RoundRecord = Struct.new(:number, :order, :speeds, :seconds, :design, keyword_init: true)
+
+      # The earlier tune in DIR, or a UsageError that says in one line why it cannot be resumed.
+      def self.read(dir)
+        tune = document(File.join(dir, TuneAnswer::FILE), dir)
+        results = document(File.join(dir, "results.json"), dir)
+        answer = tune["answer"]
+        refuse(dir, "it was interrupted") if tune["interrupted"]
+        refuse(dir, "it has no confirmed answer") unless answer.is_a?(Hash) && answer["confirmation"].is_a?(Hash)
+        recipe = Recipe.from_h(tune["resume"])
+        refuse(dir, "it was made by an Arena that did not record how to resume it") unless recipe
+        new(dir: dir, recipe: recipe, answer: answer, sides: sides(answer), files: files(tune), figures: figures(results),
+          rounds: rounds(results), tune_document: tune).freeze
+      end
+
+      def self.refuse(dir, why) = raise(UsageError, "#{dir} is not a finished tune to resume: #{why}")
+
+      def self.document(path, dir)
+        refuse(dir, "no #{File.basename(path)}") unless File.file?(path)
+        doc = JSON.parse(File.read(path))
+        doc.is_a?(Hash) ? doc : refuse(dir, "#{File.basename(path)} is not an object")
+      rescue JSON::ParserError
+        refuse(dir, "#{File.basename(path)} is not valid JSON")
+      end
+
+      # [[role, label]] of the confirmation's configs.
+      def self.sides(answer)
+        Array(answer.dig("confirmation", "sides")).filter_map { |s| [s["role"], s["config"]] if s.is_a?(Hash) && s["config"] }
+      end
+
+      # {server key => {path:, command:}}: each winner's config file, as the tune wrote it.
+      def self.files(tune)
+        servers = tune["servers"].is_a?(Hash) ? tune["servers"] : {}
+        servers.select { |_, s| s.is_a?(Hash) && s["config_file"] }.to_h { |key, s| [key, {path: s["config_file"], command: s["command"]}] }
+      end
+
+      def self.figures(results)
+        confirmation = Array(results["measurements"]).select { |m| m.is_a?(Hash) && m["variant"] == "confirmation" && m["repeat"] }
+        confirmation.group_by { |m| m["server"] }.transform_values do |records|
+          records.to_h { |h| [h["repeat"], figure(Measurement.from_h(h))] }
+        end
+      end
+
+      def self.figure(m)
+        over = m.load&.error_pct.to_f > ERROR_LIMIT_PCT
+        Figure.new(rps: over ? 0.0 : m.good_rps, p99_ms: m.summary&.p99_us&.then { |us| us / 1000.0 }, pss_kb: m.probes&.pss_peak_kb).freeze
+      end
+
+      # The rounds as their speed readings and round records tell them.
+      def self.rounds(results)
+        readings = Array(results["machine_speed"]).select { |r| r.is_a?(Hash) && r["round"] }
+        recorded = Array(results["confirmation_rounds"]).select { |r| r.is_a?(Hash) }.to_h { |r| [r["round"], r] }
+        (readings.map { |r| r["round"] } + recorded.keys).uniq.sort.map do |n|
+          mine = readings.select { |r| r["round"] == n }
+          RoundRecord.new(number: n, order: recorded.dig(n, "order") || mine.map { |r| r["config"] },
+            speeds: mine.to_h { |r| [r["config"], [r["cpu_ms"], r["memory_ms"]]] }, seconds: recorded.dig(n, "seconds"),
+            design: recorded.dig(n, "design")).freeze
+        end
+      end
+
+      # tune.json again, with the resumed answer in place and the resume said.
+      def self.resumed(document, answer:, rounds:, seconds:)
+        done = Array(document["resumed"]) + [{"at" => Time.now.utc.iso8601, "rounds" => rounds, "seconds" => seconds.round}]
+        document.merge("answer" => answer, "resumed" => done)
+      end
+    end
+  end
+end
