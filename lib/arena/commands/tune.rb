@@ -19,13 +19,17 @@ module Arena
     # (Plan::Discovery) and reads what it runs today (Plan::Baseline).
     # Exit 2 when nothing could be measured.
     class Tune < Base
-      BANNER = "usage: arena tune [--servers LIST] [--workload NAME] [--memory SIZE] [--slo MS] [--max-time SEC] [run's options]"
+      BANNER = "usage: arena tune [--servers LIST] [--workload NAME] [--memory SIZE] [--slo MS] [--max-time SEC] [run's options]\n" \
+        "       arena tune --resume DIR [--max-time SEC]"
+      # What --resume takes beside it: the rest is the tune's own, recorded in DIR.
+      RESUME_FLAGS = %w[--resume --max-time --verbose].freeze
       # Shorter than `arena run`'s: a tune measures many configs.
       DEFAULTS = {duration: 2.0, warmup: 0.5, max_time: 600.0, settle_timeout: 10.0}.freeze
 
       def call
         @given = @argv.dup
         builder = parse
+        return resume(builder.options[:max_time]) if @resume
         plan = planned(builder)
         memory = @memory || builder.options[:memory_budget_mb]&.then { |mb| (mb * 1024**2).round } || Arena::Tune::Budget.default_bytes
         FileUtils.mkdir_p(plan.out_dir)
@@ -39,6 +43,32 @@ module Arena
 
       private
 
+      # `--resume DIR`: more confirmation rounds for the tune in DIR, planned
+      # as it was, refused in one line when the app changed since.
+      def resume(max_time)
+        extra = @given.select { |a| a.start_with?("-") }.map { |a| a.split("=", 2).first } - RESUME_FLAGS
+        raise UsageError, "--resume takes only --max-time and --verbose (the rest is the tune's own): not #{extra.first}" unless extra.empty?
+        record = Results::TuneResume.read(File.expand_path(@resume))
+        plan = replanned(record)
+        change = Bundle::AppDigest.of(plan.app).change_from(record.recipe.digest)
+        raise UsageError, "#{record.dir}: the app changed since this tune (#{change}): its rounds cannot be merged; run arena tune again" if change
+        max_time ||= DEFAULTS[:max_time]
+        Launch::Database.open(plan, err: @err) do |opened|
+          Arena::Tune::Resume.new(plan: opened, record: record, max_time: max_time, err: @err, out: @out, verbose: @verbose).call
+        end
+      end
+
+      # The tune's plan again: its arguments parsed where it ran, its results
+      # in DIR, the paths it discovered (not asked of the app again).
+      def replanned(record)
+        recipe = record.recipe
+        raise UsageError, "#{record.dir}: the tune ran in #{recipe.cwd}, which is gone" unless File.directory?(recipe.cwd)
+        @argv = recipe.argv + ["--out", record.dir]
+        plan = Dir.chdir(recipe.cwd) { planned(parse) }
+        return plan unless recipe.discovered
+        plan.with(workloads: [Plan::Discovery.workload(recipe.discovered.map { |path, status| {"path" => path, "status" => status} })])
+      end
+
       # The options: run's (Plan::Builder) and tune's own.
       def parse
         builder = Plan::Builder.new(say: ->(line) { @err.puts line })
@@ -48,6 +78,7 @@ module Arena
           builder.define(parser)
           parser.on("--tune-runtime", "also search YJIT and jemalloc (off and on) for every MRI server") { @tune_runtime = true }
           parser.on("--no-proxy-headers", "no X-Forwarded-Proto: https for an app that forces SSL (default: sent, as its TLS proxy would)") { @proxy_headers = false }
+          parser.on("--resume DIR", "more confirmation rounds for the finished tune in DIR (its answer, runner-up and baseline), no search") { |v| @resume = v }
           parser.on("--verbose", "each server's search in full: its start, model, duels and why (default: a line a candidate; report.md has them)") { @verbose = true }
           parser.on("--memory SIZE", "the most PSS a config may use under load: 512MiB, 2GiB or bytes (default 75% of MemAvailable)") do |v|
             @memory = Arena::Tune::Budget.parse(v)

@@ -97,6 +97,14 @@ module Arena
         end
       end
 
+      # tune.json written whole (a new file renamed over the old one).
+      def self.write(dir, document)
+        path = File.join(dir, TuneAnswer::FILE)
+        File.write("#{path}.tmp", JSON.pretty_generate(document))
+        File.rename("#{path}.tmp", path)
+        path
+      end
+
       # tune.json again, with the resumed answer in place and the resume said.
       def self.resumed(document, answer:, rounds:, seconds:)
         done = Array(document["resumed"]) + [{"at" => Time.now.utc.iso8601, "rounds" => rounds, "seconds" => seconds.round}]

@@ -39,6 +39,29 @@ module Arena
 
       LOOK_SLACK = 1.5
 
+      # What the confirmation did not do: too few rounds counted, rounds read off the machine's speed.
+      def self.confirmation_notes(result)
+        counted = result.counted.size
+        notes = []
+        notes << "the confirmation counted #{counted} of #{Confirmation::MIN_ROUNDS} rounds" if counted < Confirmation::MIN_ROUNDS
+        return notes if result.flagged.empty?
+        kept = result.flagged_kept? ? "kept: too few rounds without them" : "left out"
+        notes << "confirmation rounds #{result.flagged.join(", ")} read the machine >15% off its median speed: #{kept}"
+      end
+
+      # {server key => [gem, version]} for the servers Arena's overlay added.
+      def self.overlay_gems(app)
+        entries = app.respond_to?(:overlay) ? app.overlay&.added.to_a : []
+        entries.to_h { |e| [e.server, [e.gems.first, e.version]] }
+      end
+
+      # The machine's memory (MemTotal), for the line that says what the answer was measured on.
+      def self.memory_total_kb
+        File.read("/proc/meminfo")[/^MemTotal:\s+(\d+)/, 1]&.to_i
+      rescue SystemCallError
+        nil
+      end
+
       def initialize(plan:, options:, err:, out:)
         @plan = plan
         @options = options
@@ -360,12 +383,7 @@ module Arena
         pick && AnswerWords.measured_on(pick, server_cores: @plan.machine.server_cores, cores: @plan.machine.cores, memory_kb: memory_total_kb)
       end
 
-      # The machine's memory (MemTotal), for the line that says what the answer was measured on.
-      def memory_total_kb
-        File.read("/proc/meminfo")[/^MemTotal:\s+(\d+)/, 1]&.to_i
-      rescue SystemCallError
-        nil
-      end
+      def memory_total_kb = Session.memory_total_kb
 
       # The answer, the runner-up and the baseline in confirmation rounds of
       # their own (Confirmation), each config once; their verdict.
@@ -415,19 +433,9 @@ module Arena
         sides
       end
 
-      def confirmation_notes(result)
-        counted = result.counted.size
-        @not_done << "the confirmation counted #{counted} of #{Confirmation::MIN_ROUNDS} rounds" if counted < Confirmation::MIN_ROUNDS
-        return if result.flagged.empty?
-        kept = result.flagged_kept? ? "kept: too few rounds without them" : "left out"
-        @not_done << "confirmation rounds #{result.flagged.join(", ")} read the machine >15% off its median speed: #{kept}"
-      end
+      def confirmation_notes(result) = @not_done.concat(Session.confirmation_notes(result))
 
-      # {server key => [gem, version]} for the servers Arena's overlay added.
-      def overlay_gems
-        entries = @plan.app.respond_to?(:overlay) ? @plan.app.overlay&.added.to_a : []
-        entries.to_h { |e| [e.server, [e.gems.first, e.version]] }
-      end
+      def overlay_gems = Session.overlay_gems(@plan.app)
     end
   end
 end

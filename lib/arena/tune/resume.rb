@@ -1,0 +1,121 @@
+# frozen_string_literal: true
+
+module Arena
+  module Tune
+    # `arena tune --resume DIR`: more confirmation rounds for a finished
+    # tune's answer, runner-up and baseline, with no new search. The configs
+    # are the ones the tune confirmed (their labels in tune.json), started
+    # afresh each round as before (Confirmation); the new rounds go on from
+    # the last earlier one, and the verdict (Confirmed) is taken on all of
+    # them. Each measurement is appended to DIR/results.json as it is made,
+    # so an interrupted resume keeps its rounds for the next one; tune.json's
+    # answer is replaced only when the rounds end.
+    #
+    # The command checks that the app is the one the tune measured
+    # (Bundle::AppDigest) before this starts.
+    class Resume
+      # record: Results::TuneResume; max_time: seconds the new rounds may take.
+      def initialize(plan:, record:, max_time:, err:, out:, verbose: false)
+        @plan = plan
+        @record = record
+        @max_time = max_time
+        @err = err
+        @out = out
+        @verbose = verbose
+      end
+
+      # -> 0 with the answer printed again.
+      def call
+        Support::Affinity.pin_self(@plan.machine.engine_cpus)
+        @baseline = baseline
+        sides = Resume.sides(@record, machine: @plan.machine, app: @plan.app)
+        prior = Resume.rounds(@record)
+        say "tune: resuming #{@record.dir}: #{prior.size} earlier rounds of #{sides.map { |s| "#{s.role} #{s.key}" }.join(", ")}"
+        say "tune: at most #{@max_time.round} s of confirmation rounds more, no search"
+        @started = Support::Clock.now
+        @store = Results::Store.reopen(File.join(@record.dir, "results.json"))
+        result = rounds(sides, prior)
+        finish(answer(result, sides), result.rounds.size - prior.size)
+      end
+
+      # The confirmation's configs as sides, with their earlier rounds' figures.
+      def self.sides(record, machine:, app:)
+        record.sides.map do |role, label|
+          adapter = Plan::ServerList.parse([label], machine: machine).first
+          installation = adapter.class.install(app)
+          raise UsageError, "#{label}: not installed now (#{installation.why}): its rounds cannot go on" unless installation.found
+          side = Confirmation::Side.of(role: role, adapter: adapter, installation: installation)
+          record.figures.fetch(label, {}).each do |n, f|
+            side.rps[n] = f.rps
+            side.p99_ms[n] = f.p99_ms
+            side.pss_kb[n] = f.pss_kb
+          end
+          side
+        end
+      end
+
+      # The earlier rounds, as Confirmation's rounds (their speed readings as Readings).
+      def self.rounds(record)
+        record.rounds.map do |r|
+          speeds = r.speeds.transform_values { |cpu, memory| (cpu && memory) ? Probes::MachineSpeed::Reading.new(cpu_ms: cpu, memory_ms: memory).freeze : nil }
+          Confirmation::Round.new(number: r.number, order: r.order, speeds: speeds.freeze, seconds: r.seconds, design: r.design).freeze
+        end
+      end
+
+      # The provisional answer the tune's record stands for: its server, what
+      # would change it, what was left out, and what it did not do in the
+      # search (the confirmation's own notes are made again from all the rounds).
+      def self.provisional(answer)
+        not_done = Array(answer["not_done"]).reject { |t| t.start_with?("the confirmation counted", "confirmation rounds ") }
+        Answer.new(server: answer["server"], changes: Array(answer["changes"]), not_done: not_done, out: answer["out"] || {},
+          slo_ms: answer["slo_ms"], memory_mib: answer["memory_mib"], band_pct: Confirmed::BAND_PCT).freeze
+      end
+
+      private
+
+      def say(line) = @err.puts(line)
+
+      def baseline
+        Plan::Baseline.new(dir: (@plan.app.dir unless @plan.app.builtin), env: ENV.to_h.merge(@plan.env || {}),
+          cores: @plan.machine.server_cores).call
+      end
+
+      def rounds(sides, prior)
+        engine = Load::Engine.new(dir: @plan.out_dir, machine: @plan.machine)
+        Confirmation.new(plan: @plan, store: @store, engine: engine, workload: @plan.workloads.first, deadline: @started + @max_time,
+          seed: Arena::Run::Rounds.new_seed, log: ->(line) { say line },
+          judge: ->(r) { Confirmed.narrow?(r, target_pct: Confirmation::TARGET_PCT) }).call(sides, prior: prior)
+      rescue Interrupt
+        @store.finish(interrupted: true)
+        raise
+      end
+
+      def answer(result, sides)
+        base = Plan::ServerList.parse([@baseline.spec], machine: @plan.machine).first
+        confirmed = Confirmed.decide(result, baseline_key: sides.find { |s| s.key == base.label }&.key || base.label)
+        provisional = Resume.provisional(@record.answer)
+        provisional = provisional.with(not_done: provisional.not_done + Session.confirmation_notes(result))
+        pick = confirmed.pick&.adapter
+        measured_on = pick && AnswerWords.measured_on(pick, server_cores: @plan.machine.server_cores, cores: @plan.machine.cores,
+          memory_kb: Session.memory_total_kb)
+        Answer.confirm(provisional, confirmed: confirmed, baseline: @baseline, files: @record.files,
+          versions: sides.to_h { |s| [s.adapter.key, s.installation.version] }, gems: Session.overlay_gems(@plan.app),
+          measured_on: measured_on, dir: @record.dir)
+      end
+
+      # results.json finished, tune.json's answer replaced, the reports
+      # rendered again, then the answer printed.
+      def finish(answer, added)
+        @store.finish
+        seconds = Support::Clock.now - @started
+        Results::TuneResume.write(@record.dir, Results::TuneResume.resumed(@record.tune_document, answer: answer.to_record,
+          rounds: added, seconds: seconds))
+        Report::Files.new(dir: @record.dir, err: @err).write(@store.view, answer: answer.lines)
+        say "tune: #{added} more rounds in #{seconds.round} s; #{File.join(@record.dir, Results::TuneAnswer::FILE)}"
+        (@verbose ? answer.lines : answer.lines(brief: true)).each { |line| @out.puts line }
+        @out.flush
+        answer.found? ? 0 : 2
+      end
+    end
+  end
+end

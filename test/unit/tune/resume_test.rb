@@ -1,0 +1,160 @@
+# frozen_string_literal: true
+
+require "test_helper"
+require "json"
+require "stringio"
+require "arena"
+require "arena/tune"
+require "arena/cli"
+
+module Arena
+  # `arena tune --resume DIR`: a finished tune's confirmation rounds read
+  # back from the files a tune writes, merged with new rounds into one
+  # verdict, and a DIR refused in one line when its app changed or it is not
+  # a finished tune.
+  class TuneResumeTest < Minitest::Test
+    cover "Arena::Tune::Resume*"
+    cover "Arena::Results::TuneResume*"
+
+    Reading = Probes::MachineSpeed::Reading
+    LEVELS = {"answer" => 1100.0, "runner-up" => 1000.0, "baseline" => 800.0}.freeze
+
+    def setup
+      @dir = Dir.mktmpdir("arena-resume")
+      @machine = Plan::Machine.new(cores: 2)
+      @app = Bundle::AppSource.builtin
+    end
+
+    def teardown = FileUtils.rm_rf(@dir)
+
+    def adapters
+      {"answer" => Servers.fetch("iodine").new(settings: {"workers" => 1}, machine: @machine),
+       "runner-up" => Servers.fetch("falcon").new(settings: {"count" => 1}, machine: @machine),
+       "baseline" => Servers.fetch("puma").new(settings: {"threads" => 3, "workers" => 0}, machine: @machine)}
+    end
+
+    # A round's figure: the level, a drift shared by the round, and the answer's own wobble.
+    def rps(role, n) = LEVELS.fetch(role) * (1 + 0.1 * Math.sin(n)) * ((role == "answer") ? 1 + 0.06 * (-1)**n : 1)
+
+    def measurement(label, n, rps)
+      Results::Measurement.new(server: label, workload: "random", scenario: "steady", variant: "confirmation", repeat: n,
+        summary: Results::Summary.new(good_rps: rps, p99_us: 9000), extra: {})
+    end
+
+    # DIR as a finished tune leaves it: 8 rounds in results.json, the
+    # confirmed answer and how to resume it in tune.json.
+    def finished_tune(digest: Bundle::AppDigest.of(@app), rounds: 8, interrupted: false)
+      store = Results::Store.new(path: File.join(@dir, "results.json"), environment: {}, plan: {})
+      (1..rounds).each do |n|
+        adapters.each do |role, adapter|
+          store.add_speed(round: n, config: adapter.label, reading: Reading.new(cpu_ms: 5.0, memory_ms: 5.0))
+          store.add_measurement(measurement(adapter.label, n, rps(role, n)))
+        end
+        store.add_confirmation_round(round: n, order: adapters.values.map(&:label), seconds: 30.0, design: "sequential")
+      end
+      store.finish
+      sides = adapters.map { |role, a| Tune::Confirmation::Side.of(role: role, adapter: a, installation: nil) }
+      sides.each { |s| (1..rounds).each { |n| s.rps[n] = rps(s.role, n) } }
+      confirmed = Tune::Confirmed.decide(result_of(sides, (1..rounds).map { |n| Tune::Confirmation::Round.new(number: n, order: [], speeds: {}) }),
+        baseline_key: sides.last.key)
+      answer = {"server" => "iodine", "changes" => [], "not_done" => ["the confirmation counted 5 of 8 rounds", "uwsgi: not searched"],
+                "confirmation" => Results::TuneDocument.confirmation(confirmed)}
+      recipe = Results::TuneResume::Recipe.new(argv: ["--servers", "iodine falcon puma"], cwd: @dir, digest: digest, discovered: nil)
+      doc = Results::TuneDocument.document(workload: Plan::Workloads.builtin.fetch("random"), constraints: Results::TuneConstraints.new,
+        interrupted: interrupted, servers: {}, answer: answer, resume: recipe)
+      Results::TuneResume.write(@dir, doc)
+    end
+
+    # A session that serves its side's figure of the round, 3 s on the clock.
+    class Session
+      def initialize(role, label, test, clock)
+        @role = role
+        @label = label
+        @test = test
+        @clock = clock
+        @n = 8
+      end
+
+      def start(_) = nil
+
+      def warm_up(*, **) = nil
+
+      def stop = nil
+
+      def run(_scenario, _workload, load:)
+        @clock.now += 3.0
+        @n += 1
+        [@test.measurement(@label, @n, @test.rps(@role, @n))]
+      end
+    end
+
+    Clock = Struct.new(:now)
+
+    def test_the_new_rounds_merge_with_the_earlier_ones_in_one_verdict
+      finished_tune
+      record = Results::TuneResume.read(@dir)
+      assert_equal [%w[answer runner-up baseline], adapters.values.map(&:label)], record.sides.transpose
+      assert_equal (1..8).to_a, record.rounds.map(&:number)
+      assert_equal [30.0, "sequential"], [record.rounds.first.seconds, record.rounds.first.design]
+      sides = Tune::Resume.sides(record, machine: @machine, app: @app)
+      assert_equal (1..8).to_a, sides.first.rps.keys, "the earlier rounds' figures are in the sides"
+      assert_in_delta rps("answer", 3), sides.first.rps[3], 1e-6
+      assert_equal 9.0, sides.first.p99_ms[3]
+      prior = Tune::Resume.rounds(record)
+      assert_equal 10.0, prior.first.speeds.values.first.total_ms
+      before = Tune::Confirmed.decide(result_of(sides, prior), baseline_key: sides.last.key)
+      store = Results::Store.reopen(File.join(@dir, "results.json"))
+      clock = Clock.new(0.0)
+      merged = Tune::Confirmation.new(plan: Plan.new(load: Load::Options.new(**Load.defaults).freeze, machine: @machine), store: store,
+        engine: nil, workload: nil, deadline: 100.0, seed: 1, clock: clock, speed: Speed, judge: ->(_) { false },
+        session_for: ->(side, _) { Session.new(side.role, side.key, self, clock) }).call(sides, prior: prior)
+      # 30 s a round before, 9 s now: a round begins while one of the mean
+      # length (earlier rounds' and new) still fits in 100 s: 9 to 18
+      assert_equal (1..18).to_a, merged.rounds.map(&:number)
+      after = Tune::Confirmed.decide(merged, baseline_key: sides.last.key)
+      assert_equal [8, 18], [before.rounds, after.rounds]
+      assert_operator after.margin.high_pct - after.margin.low_pct, :<, before.margin.high_pct - before.margin.low_pct, "more rounds, a narrower interval"
+      reread = Results::TuneResume.read(@dir)
+      assert_equal (1..18).to_a, reread.rounds.map(&:number), "every round in results.json as it was made"
+      assert_equal [(1..18).to_a] * 3, adapters.values.map { |a| reread.figures.fetch(a.label).keys.sort }
+    end
+
+    module Speed
+      def self.read(cpus:) = Reading.new(cpu_ms: 5.0, memory_ms: 5.0)
+    end
+
+    def result_of(sides, rounds) = Tune::Confirmation::Result.new(sides: sides, rounds: rounds, flagged: [], median_ms: nil, stopped: "time")
+
+    def test_the_provisional_answer_keeps_the_searchs_notes_and_not_the_confirmations
+      finished_tune
+      p = Tune::Resume.provisional(Results::TuneResume.read(@dir).answer)
+      assert_equal ["iodine", ["uwsgi: not searched"]], [p.server, p.not_done]
+    end
+
+    def arena(*argv)
+      out = StringIO.new
+      err = StringIO.new
+      status = CLI.new(["tune", *argv], out: out, err: err).run
+      [status, err.string]
+    end
+
+    # --max-time 1: were it not refused, no round would fit (the earlier took 30 s) and none would start.
+    def test_a_changed_app_is_refused_in_one_line
+      now = Bundle::AppDigest.of(@app)
+      finished_tune(digest: Bundle::AppDigest.new(lock: "0" * 64, code: now.code))
+      status, err = arena("--resume", @dir, "--max-time", "1")
+      assert_equal [2, "arena: #{@dir}: the app changed since this tune (its Gemfile.lock changed): its rounds cannot be merged; " \
+        "run arena tune again\n"], [status, err.lines.last]
+      finished_tune(digest: Bundle::AppDigest.new(lock: now.lock, code: "0" * 64))
+      assert_match(/\(its code changed\)/, arena("--resume", @dir, "--max-time", "1").last.lines.last)
+    end
+
+    def test_a_dir_that_is_not_a_finished_tune_is_refused_in_one_line
+      assert_equal [2, "arena: #{@dir} is not a finished tune to resume: no tune.json\n"], arena("--resume", @dir)
+      finished_tune(interrupted: true)
+      assert_equal [2, "arena: #{@dir} is not a finished tune to resume: it was interrupted\n"], arena("--resume", @dir)
+      assert_equal [2, "arena: --resume takes only --max-time and --verbose (the rest is the tune's own): not --servers\n"],
+        arena("--resume", @dir, "--servers", "puma")
+    end
+  end
+end
