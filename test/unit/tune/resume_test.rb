@@ -152,7 +152,7 @@ module Arena
     def test_a_dir_that_is_not_a_finished_tune_is_refused_in_one_line
       assert_equal [2, "arena: #{@dir} is not a finished tune to resume: no tune.json\n"], arena("--resume", @dir)
       finished_tune(interrupted: true)
-      assert_equal [2, "arena: #{@dir} is not a finished tune to resume: it was interrupted\n"], arena("--resume", @dir)
+      assert_equal [2, "arena: #{@dir} is not a finished tune to resume: it was interrupted\n"], arena("--resume", @dir, "--max-time", "1")
       assert_equal [2, "arena: --resume takes only --max-time and --verbose (the rest is the tune's own): not --servers\n"],
         arena("--resume", @dir, "--servers", "puma")
     end
