@@ -26,7 +26,7 @@ module Arena
 
       def add_confirmation_round(**round) = (self.rounds ||= []) << round
 
-      def add_speed(round:, config:, reading:) = speeds << [round, config, reading]
+      def add_speed(round:, config:, reading:, variant:) = speeds << [round, config, reading]
 
       def add_speed_summary(median_ms:, flagged:) = speeds << [:summary, median_ms, flagged]
     end
@@ -143,7 +143,7 @@ module Arena
       result = confirmation(sessions).call(sides)
       assert_equal 8, @store.rounds.size
       first = @store.rounds.first
-      assert_equal [1, 9.0, "sequential"], [first[:round], first[:seconds], first[:design]], "3 loads of 3 s, one config at a time"
+      assert_equal [1, 9.0, "sequential", "confirmation"], first.values_at(:round, :seconds, :design, :variant), "3 loads of 3 s, one config at a time"
       assert_equal result.rounds.first.order, first[:order]
       assert_equal [9.0, "sequential"], [result.rounds.last.seconds, result.rounds.last.design]
     end

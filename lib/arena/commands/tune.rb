@@ -65,6 +65,7 @@ module Arena
         raise UsageError, "#{record.dir}: the tune ran in #{recipe.cwd}, which is gone" unless File.directory?(recipe.cwd)
         @argv = recipe.argv + ["--out", record.dir]
         plan = Dir.chdir(recipe.cwd) { planned(parse) }
+        plan = plan.with(load: plan.load.with(duration: record.duration_s)) if record.duration_s
         return plan unless recipe.discovered
         plan.with(workloads: [Plan::Discovery.workload(recipe.discovered.map { |path, status| {"path" => path, "status" => status} })])
       end

@@ -37,8 +37,10 @@ module Arena
       # A machine-speed reading (Probes::MachineSpeed::Reading, nil: none
       # could be taken) on the server's cores before a load of tune's
       # confirmation round `round`, the config loaded next.
-      def add_speed(round:, config:, reading:)
-        append("machine_speed", {"round" => round, "config" => config, "cpu_ms" => reading&.cpu_ms, "memory_ms" => reading&.memory_ms})
+      # variant: the rounds' (Tune::Confirmation's variant: "confirmation", or Scaling's).
+      def add_speed(round:, config:, reading:, variant: nil)
+        append("machine_speed", {"round" => round, "config" => config, "cpu_ms" => reading&.cpu_ms, "memory_ms" => reading&.memory_ms,
+                                 "variant" => variant}.compact)
       end
 
       # The readings' median (the sum of both parts) and the rounds read
@@ -58,8 +60,9 @@ module Arena
       # A confirmation round of `arena tune`: its configs in the order they
       # ran, the seconds it took and its design ("sequential": one config at a
       # time on the server's cores).
-      def add_confirmation_round(round:, order:, seconds:, design:)
-        append("confirmation_rounds", {"round" => round, "order" => order, "seconds" => seconds&.round(2), "design" => design})
+      def add_confirmation_round(round:, order:, seconds:, design:, variant: nil)
+        append("confirmation_rounds", {"round" => round, "order" => order, "seconds" => seconds&.round(2), "design" => design,
+                                       "variant" => variant}.compact)
       end
 
       # A unit shortened (lowered: {setting => value}) or not started

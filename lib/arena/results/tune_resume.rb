@@ -11,8 +11,9 @@ module Arena
     # their earlier rounds from results.json. Its keys are written and read
     # here only.
     #
-    # figures: {label => {round => Figure}}; rounds: [RoundRecord], in order.
-    TuneResume = Struct.new(:dir, :recipe, :answer, :sides, :files, :figures, :rounds, :tune_document, keyword_init: true)
+    # figures: {label => {round => Figure}}; rounds: [RoundRecord], in order;
+    # duration_s: the loads' length the tune ran (a slow app's, sized to its pace).
+    TuneResume = Struct.new(:dir, :recipe, :answer, :sides, :files, :figures, :rounds, :tune_document, :duration_s, keyword_init: true)
 
     class TuneResume
       # argv: the tune's own arguments; cwd: where it ran; digest: Bundle::AppDigest;
@@ -49,7 +50,7 @@ module Arena
         recipe = Recipe.from_h(tune["resume"])
         refuse(dir, "it was made by an Arena that did not record how to resume it") unless recipe
         new(dir: dir, recipe: recipe, answer: answer, sides: sides(answer), files: files(tune), figures: figures(results),
-          rounds: rounds(results), tune_document: tune).freeze
+          rounds: rounds(results), tune_document: tune, duration_s: tune.dig("constraints", "duration_s")).freeze
       end
 
       def self.refuse(dir, why) = raise(UsageError, "#{dir} is not a finished tune to resume: #{why}")
@@ -85,10 +86,12 @@ module Arena
         Figure.new(rps: over ? 0.0 : m.good_rps, p99_ms: m.summary&.p99_us&.then { |us| us / 1000.0 }, pss_kb: m.probes&.pss_peak_kb).freeze
       end
 
-      # The rounds as their speed readings and round records tell them.
+      # The confirmation's rounds as their speed readings and round records
+      # tell them (not other rounds run the same way: Scaling's have a variant of their own).
       def self.rounds(results)
-        readings = Array(results["machine_speed"]).select { |r| r.is_a?(Hash) && r["round"] }
-        recorded = Array(results["confirmation_rounds"]).select { |r| r.is_a?(Hash) }.to_h { |r| [r["round"], r] }
+        ours = ->(r) { r.is_a?(Hash) && r["round"] && [nil, "confirmation"].include?(r["variant"]) }
+        readings = Array(results["machine_speed"]).select(&ours)
+        recorded = Array(results["confirmation_rounds"]).select(&ours).to_h { |r| [r["round"], r] }
         (readings.map { |r| r["round"] } + recorded.keys).uniq.sort.map do |n|
           mine = readings.select { |r| r["round"] == n }
           RoundRecord.new(number: n, order: recorded.dig(n, "order") || mine.map { |r| r["config"] },
@@ -105,9 +108,14 @@ module Arena
         path
       end
 
-      # tune.json again, with the resumed answer in place and the resume said.
+      # tune.json again, with the resumed answer in place and the resume said;
+      # the earlier answer's scaling (its rounds on every core) stays when the
+      # answer is the same config.
       def self.resumed(document, answer:, rounds:, seconds:)
         done = Array(document["resumed"]) + [{"at" => Time.now.utc.iso8601, "rounds" => rounds, "seconds" => seconds.round}]
+        before = document["answer"] || {}
+        same = before.values_at("server", "settings") == answer.values_at("server", "settings")
+        answer = answer.merge("scaling" => before["scaling"]).compact if same && before["scaling"] && !answer["scaling"]
         document.merge("answer" => answer, "resumed" => done)
       end
     end

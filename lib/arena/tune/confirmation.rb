@@ -83,9 +83,11 @@ module Arena
 
       # speed: the reading (Probes::MachineSpeed's `read(cpus:)`); clock: Support::Clock;
       # judge: (Result) -> true when its intervals are narrow enough (Confirmed.narrow?);
-      # session_for: (side, index) -> the side's session, started afresh each round (a Launch::Session by default).
+      # session_for: (side, index) -> the side's session, started afresh each round (a Launch::Session by default);
+      # variant: what results.json calls these rounds' measurements, readings and rounds (other rounds
+      # run this way, Scaling's, keep apart from the confirmation's that `arena tune --resume` reads back).
       def initialize(plan:, store:, engine:, workload:, deadline:, seed:, log: ->(_) {}, speed: Probes::MachineSpeed,
-        clock: Support::Clock, min_rounds: MIN_ROUNDS, judge: nil, session_for: nil)
+        clock: Support::Clock, min_rounds: MIN_ROUNDS, judge: nil, session_for: nil, variant: VARIANT)
         @plan = plan.with(load: plan.load.with(queue_time: "off"))
         @store = store
         @engine = engine
@@ -99,6 +101,7 @@ module Arena
         @judge = judge
         @session_for = session_for || method(:server_session)
         @sessions = {}
+        @variant = variant
       end
 
       # The plan the rounds run under: the tune's, with queue time off.
@@ -177,13 +180,13 @@ module Arena
           reading = @speed.read(cpus: @plan.machine.server_cpus)
           next unless start(side, number)
           speeds[side.key] = reading
-          @store.add_speed(round: number, config: side.key, reading: reading)
+          @store.add_speed(round: number, config: side.key, reading: reading, variant: @variant)
           measure(side, number)
         ensure
           @sessions.fetch(side.role).stop
         end
         @spent << @clock.now - started
-        @store.add_confirmation_round(round: number, order: order.map(&:key), seconds: @spent.last, design: DESIGN)
+        @store.add_confirmation_round(round: number, order: order.map(&:key), seconds: @spent.last, design: DESIGN, variant: @variant)
         @log.call("confirmation round #{number}: #{order.map { |s| "#{s.role} #{Report::Format.rps(s.rps[number].to_f)}" }.join(", ")} req/s")
         Round.new(number: number, order: order.map(&:key), speeds: speeds.freeze, seconds: @spent.last, design: DESIGN).freeze
       end
@@ -192,7 +195,7 @@ module Arena
       # p99 and PSS, stored as a measurement of its own variant.
       def measure(side, number)
         m = @sessions.fetch(side.role).run(Scenarios::Steady.new, @workload, load: round_load).first
-        m = m.with(repeat: number, variant: VARIANT)
+        m = m.with(repeat: number, variant: @variant)
         @store.add_measurement(m)
         over = m.load&.error_pct.to_f > Results::ERROR_LIMIT_PCT
         side.rps[number] = over ? 0.0 : m.good_rps

@@ -92,7 +92,8 @@ module Arena
 
       def answer(result, sides)
         base = Plan::ServerList.parse([@baseline.spec], machine: @plan.machine).first
-        confirmed = Confirmed.decide(result, baseline_key: sides.find { |s| s.key == base.label }&.key || base.label)
+        confirmed = Confirmed.decide(result, baseline_key: sides.find { |s| s.key == base.label }&.key || base.label,
+          stay_key: sides.find { |s| s.role == "stay" }&.key)
         provisional = Resume.provisional(@record.answer)
         provisional = provisional.with(not_done: provisional.not_done + Session.confirmation_notes(result))
         pick = confirmed.pick&.adapter

@@ -20,6 +20,8 @@ module Arena
       # The settings that count a server's processes, in the order looked for.
       PROCESSES = %w[workers count processes pool servers].freeze
       BAND_PCT = 3.0
+      # Its rounds' measurements in results.json, apart from the confirmation's.
+      VARIANT = "cores"
 
       # factor: [ratio, [low, high]] or nil; one, many: the two configs (adapters);
       # cores: how many the second ran on; why: why it was not measured.
@@ -99,7 +101,7 @@ module Arena
         shared = @plan.with(machine: @plan.machine.with_cpus("shared"))
         plans = {false => @plan, true => shared}
         Confirmation.new(plan: @plan, store: @store, engine: @engine, workload: @workload, deadline: @deadline, seed: @seed,
-          min_rounds: ROUNDS, judge: ->(_) { true }, log: ->(line) { @log.call(line.sub("confirmation round", "cores round")) },
+          min_rounds: ROUNDS, judge: ->(_) { true }, variant: VARIANT, log: ->(line) { @log.call(line.sub("confirmation round", "cores round")) },
           session_for: lambda do |side, i|
             plan = plans.fetch(i.positive?).with(load: @plan.load.with(queue_time: "off"))
             Launch::Session.new(plan: plan, adapter: side.adapter, index: 400 + i, starter: Launch::Starter.new(plan: plan),

@@ -52,6 +52,11 @@ module Arena
         end
         store.add_confirmation_round(round: n, order: adapters.values.map(&:label), seconds: 30.0, design: "sequential")
       end
+      # The answer's scaling rounds, run the same way: kept apart by their variant.
+      answer = adapters["answer"].label
+      store.add_measurement(measurement(answer, 1, 5.0).with(variant: "cores"))
+      store.add_speed(round: 20, config: answer, reading: Reading.new(cpu_ms: 5.0, memory_ms: 5.0), variant: "cores")
+      store.add_confirmation_round(round: 20, order: [answer], seconds: 30.0, design: "sequential", variant: "cores")
       store.finish
       sides = adapters.map { |role, a| Tune::Confirmation::Side.of(role: role, adapter: a, installation: nil) }
       sides.each { |s| (1..rounds).each { |n| s.rps[n] = rps(s.role, n) } }
@@ -99,6 +104,7 @@ module Arena
       sides = Tune::Resume.sides(record, machine: @machine, app: @app)
       assert_equal (1..8).to_a, sides.first.rps.keys, "the earlier rounds' figures are in the sides"
       assert_in_delta rps("answer", 3), sides.first.rps[3], 1e-6
+      assert_in_delta rps("answer", 1), sides.first.rps[1], 1e-6, "not the scaling round's figure"
       assert_equal 9.0, sides.first.p99_ms[3]
       prior = Tune::Resume.rounds(record)
       assert_equal 10.0, prior.first.speeds.values.first.total_ms
