@@ -65,7 +65,7 @@ module Arena
       answer = {"server" => "iodine", "changes" => [], "not_done" => ["the confirmation counted 5 of 8 rounds", "uwsgi: not searched"],
                 "confirmation" => Results::TuneDocument.confirmation(confirmed)}
       recipe = Results::TuneResume::Recipe.new(argv: ["--servers", "iodine falcon puma"], cwd: @dir, digest: digest, discovered: nil)
-      doc = Results::TuneDocument.document(workload: Plan::Workloads.builtin.fetch("random"), constraints: Results::TuneConstraints.new,
+      doc = Results::TuneDocument.document(workload: Plan::Workloads.builtin.fetch("random"), constraints: Results::TuneConstraints.new(duration_s: 2.0),
         interrupted: interrupted, servers: {}, answer: answer, resume: recipe)
       Results::TuneResume.write(@dir, doc)
     end
@@ -135,6 +135,19 @@ module Arena
       finished_tune
       p = Tune::Resume.provisional(Results::TuneResume.read(@dir).answer)
       assert_equal ["iodine", ["uwsgi: not searched"]], [p.server, p.not_done]
+    end
+
+    # tune.json again: the answer replaced, the resume said, the earlier
+    # scaling kept only for the same config; the loads' length read back.
+    def test_the_tune_document_after_a_resume
+      doc = {"answer" => {"server" => "iodine", "settings" => {"workers" => 1}, "scaling" => {"ratio" => 1.8}}, "servers" => {}}
+      same = Results::TuneResume.resumed(doc, answer: {"server" => "iodine", "settings" => {"workers" => 1}, "rounds" => 12}, rounds: 4, seconds: 99.6)
+      assert_equal [{"ratio" => 1.8}, 12, 4, 100, {}], [same["answer"]["scaling"], same["answer"]["rounds"], same["resumed"][0]["rounds"],
+        same["resumed"][0]["seconds"], same["servers"]]
+      other = Results::TuneResume.resumed(doc, answer: {"server" => "puma", "settings" => {"workers" => 1}}, rounds: 4, seconds: 99.6)
+      assert_nil other["answer"]["scaling"], "another config's scaling is not this one's"
+      finished_tune
+      assert_equal 2.0, Results::TuneResume.read(@dir).duration_s
     end
 
     def arena(*argv)
