@@ -104,6 +104,20 @@ module Arena
       assert_equal ["passenger", {"pool" => 2}], read.then { |f| [f.server, f.settings] }
     end
 
+    # Rails 8.1's generated puma.rb names no workers: Puma reads
+    # WEB_CONCURRENCY, whose `auto` is a worker per core the server gets;
+    # config/deploy.yml's clear env is production's, under Arena's own env.
+    def test_rails_8_1_web_concurrency_auto_is_the_servers_cores
+      FileUtils.cp_r(Dir[File.expand_path("../fixtures/rails81/*", __dir__)], @dir)
+      assert_equal "config/puma.rb (puma, 3 threads, 1 process)", read.words
+      assert_equal({"threads" => 3, "workers" => 2}, read(env: {"WEB_CONCURRENCY" => "auto"}, cores: 2).settings)
+      write("config/deploy.yml", "env:\n  clear:\n    WEB_CONCURRENCY: auto\n    RAILS_MAX_THREADS: 4\n")
+      assert_equal({"threads" => 4, "workers" => 3}, read(cores: 3).settings)
+      assert_equal({"threads" => 2, "workers" => 3}, read(env: {"RAILS_MAX_THREADS" => "2"}, cores: 3).settings)
+      write("config/puma.rb", "workers ENV.fetch(\"WEB_CONCURRENCY\", 1)\n")
+      assert_equal 3, read(cores: 3).settings["workers"]
+    end
+
     def test_the_spec_a_server_list_takes
       write("config/puma.rb", RAILS_72)
       assert_equal "puma:threads=3,workers=0", read.spec

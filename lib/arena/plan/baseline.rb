@@ -12,7 +12,9 @@ module Arena
     # puma.rb: RAILS_MAX_THREADS default 3; Puma's cluster only with
     # WEB_CONCURRENCY). Config files are parsed (ConfigReader), never run.
     # RAILS_MAX_THREADS and WEB_CONCURRENCY are read from `env` (Arena's
-    # environment and --env, with RAILS_ENV=production) as the file would.
+    # environment and --env, with RAILS_ENV=production) over
+    # config/deploy.yml's clear env (production's, Kamal's), as the file
+    # would; WEB_CONCURRENCY=auto (Puma 7's) is a worker per core the server gets.
     class Baseline
       RAILS_DEFAULT = {"puma" => {"threads" => 3, "workers" => 0}}.freeze
       # Puma's own defaults, without a threads or workers line: 5 threads (MRI), WEB_CONCURRENCY workers.
@@ -43,7 +45,7 @@ module Arena
 
       def initialize(dir:, env:, cores:)
         @dir = dir
-        @env = APP_ENV.merge(env)
+        @env = APP_ENV.merge(dir ? RailsFiles.new(dir: dir).deploy_env : {}).merge(env)
         @cores = cores
       end
 
@@ -101,7 +103,7 @@ module Arena
 
       def puma_defaults
         {"threads" => integer(@env["PUMA_MAX_THREADS"] || @env["MAX_THREADS"]) || PUMA_THREADS,
-         "workers" => integer(@env["WEB_CONCURRENCY"]) || 0}
+         "workers" => workers(@env["WEB_CONCURRENCY"]) || 0}
       end
 
       def puma(path: "config/puma.rb", source: path)
@@ -111,7 +113,7 @@ module Arena
         threads = read.last("threads")
         settings["threads"] = integer(threads.last) || settings["threads"] if threads
         workers = read.last("workers")
-        settings["workers"] = (workers.first == :auto) ? @cores : integer(workers.first) || settings["workers"] if workers
+        settings["workers"] = workers(workers.first) || settings["workers"] if workers
         notes = read.unknown.map { |u| "#{path}: #{u} could not be read without running it; Puma's default stands" }
         Found.new(server: "puma", settings: settings, source: source, notes: notes.freeze).freeze
       end
@@ -133,6 +135,9 @@ module Arena
       rescue JSON::ParserError
         nil
       end
+
+      # A worker count: a number, or :auto / "auto" (a worker per core).
+      def workers(v) = (v.to_s == "auto") ? @cores : integer(v)
 
       def integer(v)
         return v if v.is_a?(Integer)

@@ -41,6 +41,15 @@ module Arena
         Read.new(calls: @calls.to_h, unknown: @unknown.uniq)
       end
 
+      # One expression's value by the same rules (an ERB tag of database.yml:
+      # `ENV.fetch("RAILS_MAX_THREADS") { 5 }`), or nil when it cannot be told.
+      def evaluate(text)
+        @vars = {}
+        tree = Ripper.sexp(text.to_s)
+        v = tree && value(Array(tree[1]).last)
+        (v.nil? || v.equal?(UNKNOWN)) ? nil : v
+      end
+
       private
 
       UNKNOWN = Object.new.freeze
