@@ -16,7 +16,10 @@ module Arena
     #   origin       :builtin, :flag (--app) or :cwd (found in the working directory)
     #   env          what every server gets in its environment, over Arena's defaults
     #   knobs        false: --no-rails-knobs (a Rails app keeps its own RAILS_MAX_THREADS, WEB_CONCURRENCY)
-    AppSource = Struct.new(:rackup, :gemfile, :app_gemfile, :dir, :builtin, :origin, :overlay, :env, :knobs, keyword_init: true) do
+    #   jobs         the job runner Puma runs inside it here (Plan::RailsFiles::Jobs: Solid Queue's
+    #                plugin), as the app runs in production; nil: none
+    AppSource = Struct.new(:rackup, :gemfile, :app_gemfile, :dir, :builtin, :origin, :overlay, :env, :knobs, :jobs,
+      keyword_init: true) do
       def self.builtin
         gemfile = File.join(ROOT, "Gemfile")
         # An installed gem has no Gemfile: the built-in app's bundle is generated in the cache.
@@ -114,6 +117,12 @@ module Arena
 
       def without_knobs = self.class.new(**to_struct_h, knobs: false).freeze
 
+      # Puma runs `jobs` inside it, with its gate set as in production.
+      def with_jobs(jobs) = self.class.new(**to_struct_h, jobs: jobs, env: env.merge(jobs.env(on: true)).freeze).freeze
+
+      # No jobs inside the server: the gate unset, whatever Arena's environment holds.
+      def without_jobs(jobs) = self.class.new(**to_struct_h, jobs: nil, env: env.merge(jobs.env(on: false)).freeze).freeze
+
       def with_env(extra)
         self.class.new(**to_struct_h, env: env.merge(extra).freeze).freeze
       end
@@ -125,7 +134,7 @@ module Arena
 
       def to_h
         {rackup: rackup, gemfile: app_gemfile, builtin: builtin, env: env.keys.sort,
-         overlay: overlay&.to_h}.compact
+         overlay: overlay&.to_h, jobs_in_server: jobs&.plugin}.compact
       end
 
       private

@@ -102,6 +102,14 @@ module Arena
         File.file?(path) ? path : nil
       end
 
+      # A Rails app's production pool (Plan::RailsFiles::Pool: database.yml's
+      # max_connections or pool) as `adapter` reads it with `env` over its
+      # own; nil for an app that is not Rails or names none.
+      def pool(adapter, app, env)
+        return nil if app.builtin || app.dir.nil? || !app.rails?
+        Plan::RailsFiles.new(dir: app.dir).pool(env: adapter.env(app: app).merge(env).compact)
+      end
+
       # Whether the servers of this app get PGAPPNAME (connections counted per config).
       def counted?(app) = app.rails? || !sql_file(app).nil?
 

@@ -59,6 +59,7 @@ module Arena
         app = Bundle::AppSource.for_run(o[:app], env: o[:env] || {}, overlay: !@preset && !o[:only_app_bundle], cwd: !@preset, say: @say,
           servers: @options[:servers])
         app = app.without_knobs if o[:rails_knobs] == false
+        app = jobs_in_server(app, off: o[:jobs_in_server] == false)
         if o[:database]
           raise UsageError, "--database starts a local database: not with --server-host" if @remote.server_host
           Launch::Database.check!(o[:database], app)
@@ -124,6 +125,7 @@ module Arena
         parser.on("--config FILE", "an arena.yml to use (default: ./arena.yml when there is one)") { |v| @config = Plan::ConfigFile.load(v) }
         parser.on("--out DIR", "results directory (default ~/arena-results/TIMESTAMP)") { |v| @options[:out] = v }
         parser.on("--runtime LIST", "every server's Ruby runtime: #{Plan::Runtime::KNOWN} (comma-separated; added to each server's own +tail)") { |v| @runtime = (@runtime || Plan::Runtime::NONE).merge(Plan::Runtime.parse(v)) }
+        parser.on("--no-jobs-in-server", "a Rails app that runs Solid Queue inside Puma in production (puma.rb's plugin, deploy.yml's SOLID_QUEUE_IN_PUMA) runs no jobs here (default: as in production)") { @options[:jobs_in_server] = false }
         parser.on("--no-rails-knobs", "a Rails app keeps its own RAILS_MAX_THREADS and WEB_CONCURRENCY (default: each follows the server config's threads and processes)") { @options[:rails_knobs] = false }
         parser.on("--envelope LIST", "every server's CPU quota and memory limit, in a cgroup of its own: cpus=N,memory=SIZE (e.g. cpus=1,memory=512MiB; needs root)") { |v| @options[:envelope] = Plan::Envelope.parse([@options[:envelope], v].compact) }
       end
@@ -211,12 +213,30 @@ module Arena
         envelope_check(list)
         list += [aa(o[:aa], list).twin] if o[:aa]
         list.filter_map { |s| s.app_note(app) }.uniq.each { |note| @say&.call("arena: note: #{note}") }
+        pool_notes(list, app, o[:env] || {})
         unsupported = list.reject { |s| s.supports?(:unix) } if o[:bind] == "unix"
         raise UsageError, "#{unsupported.map(&:key).join(", ")} cannot listen on a unix socket" if unsupported&.any?
         list = over_transport(list, o, transport)
         clustered = list.find { |s| s.ports > 1 }
         raise UsageError, "#{clustered.label} listens on several ports: it needs --front nginx" if clustered && !o[:front]
         list
+      end
+
+      # A Rails app's pool under a config's threads (a fixed max_connections
+      # or pool in database.yml), said before anything starts.
+      def pool_notes(list, app, env)
+        list.filter_map { |s| Launch::Database.pool(s, app, env)&.exceeded(s.request_threads)&.then { |why| "#{s.label}: #{why}" } }
+          .uniq.each { |note| @say&.call("arena: note: #{note}") }
+      end
+
+      # Solid Queue inside Puma (Plan::RailsFiles#jobs) runs here as it runs
+      # in production, unless `off` (--no-jobs-in-server); said either way.
+      def jobs_in_server(app, off:)
+        return app if app.builtin || !app.rails?
+        jobs = RailsFiles.new(dir: app.dir).jobs
+        return app unless jobs&.production?
+        @say&.call("arena: jobs: #{jobs.words(on: !off)}")
+        off ? app.without_jobs(jobs) : app.with_jobs(jobs)
       end
 
       # Cgroups are checked now, before anything starts: without root or a

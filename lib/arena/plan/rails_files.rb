@@ -38,6 +38,16 @@ module Arena
       Jobs = Struct.new(:plugin, :gate, :production, :source, keyword_init: true) do
         # Ruby's `if ENV["X"]` is true for any value, "false" too.
         def production? = gate.nil? || !production.nil?
+
+        # The env a server gets to run it as production does (nil: unset).
+        def env(on:) = gate ? {gate => (production if on)} : {}
+
+        # Whether the servers ran it ("Solid Queue runs inside Puma here, as in production (...)").
+        def words(on:)
+          where = gate ? "#{gate}=#{production} in config/deploy.yml" : "#{source}'s plugin"
+          return "Solid Queue runs inside Puma here, as in production (#{where}); --no-jobs-in-server leaves it out" if on
+          "Solid Queue left out of Puma (--no-jobs-in-server); production runs it inside Puma (#{where})"
+        end
       end
 
       def self.io_threads_warning(puma_version, io_threads)

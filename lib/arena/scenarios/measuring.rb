@@ -114,13 +114,16 @@ module Arena
           noise: @probes.stop(:noise), envelope: @probes.stop(:cgroup), spread: @probes.stop(:spread))
       end
 
-      # Rails' pool ran dry during the measurement (lib/arena/verdicts/pool_exhaustion.rb)?
+      # Rails' pool ran dry during the measurement (lib/arena/verdicts/pool_exhaustion.rb)? The pool is
+      # database.yml's (max_connections or pool) as the server read it, else RAILS_MAX_THREADS.
       def pool_verdict(log_text, load)
         evidence = Verdicts::PoolExhaustion.evidence(log_text)
         return nil if evidence.timeouts.zero?
-        given = @ctx.adapter.env(app: @ctx.session.plan.app).merge(@ctx.session.plan.env || {})["RAILS_MAX_THREADS"]
+        plan = @ctx.session.plan
+        given = @ctx.adapter.env(app: plan.app).merge(plan.env || {})["RAILS_MAX_THREADS"]
+        pool = Launch::Database.pool(@ctx.adapter, plan.app, plan.env || {})
         Verdicts::PoolExhaustion.verdict(evidence: evidence, errors: load.errors, threads: @ctx.adapter.request_threads,
-          pool: given&.to_i)
+          pool: pool&.size || given&.to_i, key: pool&.key || "pool")
       end
 
       # The database counted from before the warm-up: requests sent in both

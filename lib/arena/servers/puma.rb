@@ -33,6 +33,8 @@ module Arena
           "-b", bind_uri(bind), "--pidfile", File.join(dir, "puma.pid"))
         argv += ["-w", workers.to_s] if cluster?
         argv << "--preload" if cluster? && settings["preload"]
+        # The app's job runner inside Puma, as its production puma.rb loads it (Plan::RailsFiles#jobs).
+        argv += ["--plugin", app.jobs.plugin] if app.respond_to?(:jobs) && app.jobs
         argv << app.rackup
       end
 

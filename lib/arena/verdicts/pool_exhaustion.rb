@@ -33,13 +33,14 @@ module Arena
       # evidence: Evidence; errors: the engine's error count (failed and
       # timed-out requests); threads: the config's threads per process (nil: no
       # fixed figure); pool: the pool the server was given (RAILS_MAX_THREADS
-      # as it reached it), or nil.
+      # as it reached it, or database.yml's max_connections or pool as the
+      # server read it), or nil; key: the database.yml key that sets it.
       #
       # The log lines alone prove nothing about the requests measured: a
       # background job (or a thread the app starts) may wait out the pool while
       # every request is served. Only failed or timed-out requests beside them
       # make it the requests' problem.
-      def verdict(evidence:, errors:, threads:, pool:)
+      def verdict(evidence:, errors:, threads:, pool:, key: "pool")
         return Verdicts::Verdict.of("ok") if evidence.timeouts.zero?
         unless errors.to_i.positive?
           return Verdicts::Verdict.of("ok", "#{evidence.timeouts} log lines with ActiveRecord::ConnectionTimeoutError, but no request " \
@@ -52,7 +53,7 @@ module Arena
         end
         Verdicts::Verdict.of("pool-exhausted", "#{evidence.timeouts} log lines with ActiveRecord::ConnectionTimeoutError " \
           "(#{errors} failed requests): #{cause}; give the pool as many connections as threads (RAILS_MAX_THREADS, " \
-          "database.yml's pool) or run fewer threads")
+          "database.yml's #{key}) or run fewer threads")
       end
     end
   end
