@@ -4,3 +4,4 @@
 require_relative "bundle/app_source"
 require_relative "bundle/installation"
 require_relative "bundle/app_digest"
+require_relative "bundle/gem_facts"

@@ -86,6 +86,29 @@ module Arena
         section.nil? ? out : out.concat(Array(frames).last(FRAMES_KEPT)) << CUT
       end
 
+      # Where a recorded failure (Launch::Session#fail, LocalServer::Failed)
+      # puts the crash line it read: "its log: LINE; ...", "... crashed during
+      # boot: LINE", "... exited during boot (HOW): LINE".
+      RECORDED = /(?:\Aits log|crashed during boot): (?<line>.+?)(?:; |\z)/
+      EXITED = /exited during boot(?: again)? \((?:killed by signal (?<signal>\d+)|[^)]*)\)(?:: (?<line>.+))?\z/
+      # The signals a process dies of when it crashes (not TERM, INT or KILL, which someone sent).
+      CRASH_SIGNALS = %w[SEGV BUS ABRT ILL FPE].freeze
+      # A crash line that is not the server's: another listener held the address.
+      NOT_A_CRASH = /Address already in use/
+
+      # The crash a recorded failure's message says, or nil when it says none
+      # (an exception of the app's, a timeout): the crash line, or the fatal
+      # signal the server died of ("killed by signal 11 (SIGSEGV)").
+      def self.recorded(error)
+        text = error.to_s
+        line = RECORDED.match(text)&.[](:line)
+        exited = EXITED.match(text)
+        line ||= exited[:line] if exited && find([exited[:line]])
+        return line if line && !line.match?(NOT_A_CRASH)
+        name = exited && exited[:signal] && Signal.signame(exited[:signal].to_i)
+        "killed by signal #{exited[:signal]} (SIG#{name})" if CRASH_SIGNALS.include?(name)
+      end
+
       # The first line matching any pattern, without colour codes, trailing
       # space or more than LONGEST characters; nil when none does. A pattern
       # with named groups says only what they caught, joined by ": " (the
