@@ -279,6 +279,25 @@ module Arena
       refute confirmed_answer(provisional, answer: 110, runner_up: 100, baseline: 80, wobble: 0.005).to_record.key?("stay"), "not searched"
     end
 
+    # The standing and the app's notes stand right under the answer's head
+    # and gain, on the terminal and in report.md, and in tune.json.
+    def test_the_standing_and_the_notes_stand_under_the_answer
+      drift = [1.0, 0.8, 1.2, 0.9, 1.1]
+      provisional = decide([entry("falcon", drift.map { |d| 100 * d }, pss_mib: 200, p99_ms: 8.0, settings: {"count" => 2}),
+        entry("puma", drift.map { |d| 150 * d }, pss_mib: 400, p99_ms: 12.0, settings: {"workers" => 2, "threads" => 4})])
+      standing = "standing: puma 6.4.2, released 2024-01-01; newest release 8.0.2 (2026-01-01); crashed here once: x"
+      a = confirmed_answer(provisional, answer: 110, runner_up: 100, baseline: 80, wobble: 0.005)
+        .with(standing: standing, notes: ["jobs: Solid Queue ran inside Puma in these rounds"])
+      [a.lines(brief: true), a.lines].each do |lines|
+        assert_match(/\ATHE ANSWER: puma/, lines[0])
+        assert_equal ["  #{standing}", "  jobs: Solid Queue ran inside Puma in these rounds"], lines[2, 2]
+      end
+      assert_equal [standing, ["jobs: Solid Queue ran inside Puma in these rounds"]], a.to_record.values_at("standing", "notes")
+      plain = decide([entry("puma", [1.0, 2.0], pss_mib: 1, p99_ms: 1.0)]).with(standing: standing)
+      assert_equal "  #{standing}", plain.lines[1]
+      refute a.with(standing: nil, notes: []).to_record.key?("notes")
+    end
+
     # Your config as good as the best other: keep it; the margin, figures
     # and start line that follow are the other config's, under a line
     # naming it (not read as your config's).

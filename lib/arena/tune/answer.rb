@@ -20,9 +20,13 @@ module Arena
     # Then the confirmation rounds (Confirmation, Confirmed) settle it:
     # `confirm` makes the answer of their pick, its margin, rounds and gain
     # over the baseline theirs alone, and its lines lead with the gain.
+    #
+    # standing (Standing's line) and notes (Notes: what the app's own files
+    # say of how it runs) stand right under the answer's head and gain.
     Answer = Struct.new(:server, :settings, :runtime, :version, :command, :config_file, :runner_up, :runner_up_settings,
       :ratio, :interval, :difference, :verdict, :rounds, :slo_ms, :memory_mib, :pss_mib, :p99_ms, :sustained_rps,
-      :changes, :not_done, :out, :band_pct, :gem, :baseline, :confirmed, :measured_on, :scaling, :more_time, keyword_init: true)
+      :changes, :not_done, :out, :band_pct, :gem, :baseline, :confirmed, :measured_on, :scaling, :more_time, :standing, :notes,
+      keyword_init: true)
 
     class Answer
       # entries: HeadToHead::Entry; files: {server key => {path:, command:}};
@@ -144,11 +148,11 @@ module Arena
       # (what was left out or not done named, not explained: report.md has it).
       def lines(brief: false)
         return ["THE ANSWER: none: no server held a rate within the SLO and the memory budget", *tail_lines] unless found?
-        return confirmed_lines(brief: false) if confirmed? && !brief
-        return confirmed_lines(brief: true).first(15).map { |l| AnswerWords.fit(l) } if confirmed?
+        return under_head(confirmed_lines(brief: false), 2) if confirmed? && !brief
+        return under_head(confirmed_lines(brief: true), 2).first(15).map { |l| AnswerWords.fit(l) } if confirmed?
         head = "THE ANSWER: #{server}#{" #{version}" if version} with #{setting_words}, runtime #{runtime}"
         rate = "sustains #{Report::Format.rps(sustained_rps)} req/s at p99 #{p99_ms} ms, PSS #{pss_mib} MiB"
-        out = [head, "  #{rate}"]
+        out = under_head([head, "  #{rate}"], 1)
         out << "  start: #{command.join(" ")}" if command
         out << "  config file: #{config_file}" if config_file
         out << "  Gemfile: add gem \"#{gem[0]}\", \"#{gem[1]}\" (Arena ran it from its overlay beside your bundle; your Gemfile is unchanged)" if gem
@@ -168,7 +172,8 @@ module Arena
         {"server" => server, "settings" => settings, "runtime" => runtime, "version" => version, "command" => command,
          "config_file" => config_file, "gem" => gem && {"name" => gem[0], "version" => gem[1]}, "runner_up" => runner_up && {"server" => runner_up, "settings" => runner_up_settings},
          "ratio" => ratio, "interval" => interval, "verdict" => verdict, "rounds" => rounds, "significance" => difference&.reason,
-         "slo_ms" => slo_ms, "memory_mib" => memory_mib, "changes" => changes, "not_done" => not_done, "out" => out}.compact
+         "slo_ms" => slo_ms, "memory_mib" => memory_mib, "changes" => changes, "not_done" => not_done, "out" => out,
+         "standing" => standing, "notes" => (notes unless notes.to_a.empty?)}.compact
       end
 
       # Whether the confirmation rounds settled it (Answer.confirm).
@@ -178,6 +183,9 @@ module Arena
       def keep? = confirmed? && confirmed.keep
 
       private
+
+      # The standing and the notes inserted after the first `at` lines.
+      def under_head(lines, at) = lines.dup.insert(at, *[standing, *notes].compact.map { |l| "  #{l}" })
 
       def confirmed_lines(brief:)
         text = confirmed_head

@@ -209,7 +209,7 @@ module Arena
         @searches_end = @deadline - finalists - @reserve_s
         first_looks(searchable)
         return true if search_leaders == :interrupted
-        @output.answer = final(leading)
+        @output.answer = with_notes(final(leading))
         false
       rescue Interrupt
         true
@@ -358,6 +358,16 @@ module Arena
       def scaling_s
         return 0.0 if @plan.machine.cores < 2
         Scaling::ROUNDS * 2 * Confirmation.side_s(boot_s: boot_s, duration: @plan.load.duration, warmup: @plan.load.warmup)
+      end
+
+      # The answer's standing and, under it, what the app's own files say of
+      # how it runs against how the rounds ran it (Notes).
+      def with_notes(answer)
+        return answer unless answer.found?
+        puma = Servers::Puma.install(@plan.app)
+        facts = Notes.facts(app: @plan.app, front: @plan.front, puma_version: (puma.version if puma.found))
+        answer.with(standing: Notes.standing(Servers.fetch(answer.server), app: @plan.app, servers: @store.view.servers),
+          notes: Notes.lines(server: answer.server, facts: facts))
       end
 
       def head_to_head(finalists)

@@ -1,0 +1,63 @@
+# frozen_string_literal: true
+
+require_relative "../../test_helper"
+require "arena"
+require "arena/tune"
+
+module Arena
+  # The lines under the answer from the app's own files (Rails 8.1's, in
+  # test/fixtures/rails81): Solid Queue inside Puma (whether the rounds ran
+  # it), Thruster in the Dockerfile (--front thruster suggested, or said to
+  # have been measured through), Puma's max_io_threads on a release that
+  # can leave requests stuck; and they stand right under the answer's head.
+  class TuneNotesTest < Minitest::Test
+    cover "Arena::Tune::Notes*"
+
+    RAILS81 = File.expand_path("../../fixtures/rails81", __dir__)
+    JOBS = Plan::RailsFiles.new(dir: RAILS81).jobs
+
+    def facts(**kw) = Tune::Notes::Facts.new(jobs: nil, jobs_on: false, thruster: nil, front: nil, io_warning: nil, **kw)
+
+    def test_thruster_in_the_dockerfile_suggests_the_front_or_says_it_measured_through_it
+      thruster = Plan::RailsFiles.new(dir: RAILS81).thruster
+      assert_equal ["front: your Dockerfile starts Thruster (./bin/thrust ./bin/rails server): --front thruster measures through it"],
+        Tune::Notes.lines(server: "puma", facts: facts(thruster: thruster))
+      assert_equal ["front: measured through Thruster, as your Dockerfile runs it"],
+        Tune::Notes.lines(server: "puma", facts: facts(thruster: thruster, front: "thruster"))
+      assert_empty Tune::Notes.lines(server: "puma", facts: facts(front: "thruster"))
+      assert_empty Tune::Notes.lines(server: "puma", facts: facts(thruster: thruster, front: "nginx")).grep(/thruster/i)
+    end
+
+    def test_whether_the_rounds_ran_solid_queue_inside_puma
+      assert_equal ["jobs: Solid Queue ran inside Puma in these rounds, as in production (--no-jobs-in-server leaves it out)"],
+        Tune::Notes.lines(server: "puma", facts: facts(jobs: JOBS, jobs_on: true))
+      assert_equal ["jobs: Solid Queue ran inside Puma's configs only, iodine ran no jobs (--no-jobs-in-server: none ran any)"],
+        Tune::Notes.lines(server: "iodine", facts: facts(jobs: JOBS, jobs_on: true))
+      assert_equal ["jobs: Solid Queue left out (--no-jobs-in-server); production runs it inside Puma"],
+        Tune::Notes.lines(server: "iodine", facts: facts(jobs: JOBS, jobs_on: false))
+    end
+
+    def test_the_io_threads_warning_and_the_order
+      warning = Plan::RailsFiles.io_threads_warning("8.0.2", 4)
+      lines = Tune::Notes.lines(server: "puma", facts: facts(jobs: JOBS, jobs_on: true, thruster: "thrust x", io_warning: warning))
+      lines.zip([/\Ajobs: /, /\Afront: /, /\Awarning: Puma 8\.0\.2 with max_io_threads 4 .*puma\/puma#3958/]).each { |l, re| assert_match re, l }
+      assert_equal 3, lines.size
+    end
+
+    # Read from the app's files and the run: the fixture's jobs and Thruster,
+    # no max_io_threads; the standing first (GemFacts turned off: no registry).
+    def test_gathered_from_the_apps_files
+      app = Struct.new(:builtin, :dir, :jobs, :env).new(false, RAILS81, JOBS, {})
+      facts = Tune::Notes.facts(app: app, front: nil, puma_version: "8.0.2")
+      assert_equal [JOBS, true, "./bin/thrust ./bin/rails server", nil, nil], facts.to_a
+      write = ->(text) { File.join(Dir.mktmpdir, "config").tap { |d| FileUtils.mkdir_p(d) && File.write(File.join(d, "puma.rb"), text) } }
+      dir = File.dirname(write.call("max_io_threads 2\n"))
+      gathered = Tune::Notes.facts(app: Struct.new(:builtin, :dir, :jobs, :env).new(false, dir, nil, {}), front: nil, puma_version: "8.0.2")
+      assert_match(/puma\/puma#3958/, gathered.io_warning)
+      assert_nil gathered.jobs
+      assert_nil Tune::Notes.facts(app: Struct.new(:builtin, :dir, :jobs, :env).new(true, dir, nil, {}), front: nil, puma_version: "8.0.2").io_warning
+    ensure
+      FileUtils.rm_rf(dir) if dir
+    end
+  end
+end
