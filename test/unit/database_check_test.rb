@@ -126,6 +126,12 @@ class DatabaseCheckTest < Minitest::Test
       assert_nil env["SOLID_QUEUE_IN_PUMA"], "unset, whatever Arena's own environment holds"
       assert_equal "arena: jobs: Solid Queue left out of Puma (--no-jobs-in-server); production runs it inside Puma " \
         "(SOLID_QUEUE_IN_PUMA=true in config/deploy.yml)", said.grep(/jobs:/).last
+      # Without the gem in the bundle Puma could not load the plugin: none, said.
+      lock = File.join(dir, "Gemfile.lock")
+      File.write(lock, File.read(lock).sub(/^    solid_queue \(.*\)\n/, ""))
+      refute_includes build.call.then { |p| p.servers.first.command(app: p.app, bind: bind, dir: dir) }, "--plugin"
+      assert_equal "arena: jobs: config/puma.rb loads Puma's solid_queue plugin, but solid_queue is not in the app's bundle: " \
+        "no jobs run here", said.last
     end
   end
 end

@@ -235,6 +235,10 @@ module Arena
         return app if app.builtin || !app.rails?
         jobs = RailsFiles.new(dir: app.dir).jobs
         return app unless jobs&.production?
+        unless File.file?(app.app_lockfile) && Bundle::Installation.lock_versions(app.app_lockfile).key?(jobs.plugin)
+          @say&.call("arena: jobs: #{jobs.source} loads Puma's #{jobs.plugin} plugin, but #{jobs.plugin} is not in the app's bundle: no jobs run here")
+          return app.without_jobs(jobs)
+        end
         @say&.call("arena: jobs: #{jobs.words(on: !off)}")
         off ? app.without_jobs(jobs) : app.with_jobs(jobs)
       end
