@@ -74,4 +74,25 @@ class DatabaseTest < Arena::ArenaCase
     assert_equal ["env", "RAILS_MAX_THREADS=2", "WEB_CONCURRENCY=0"], outcome.results["servers"].first["command"].first(3)
     assert File.file?(File.join(outcome.dir, "database", "arena.sqlite3")), "the SQLite file is in the run directory"
   end
+
+  # A fixed pool in database.yml under the config's threads: the pool check
+  # reads the file as the server's Rails does (here 7.2's `pool`; 8.1's
+  # max_connections is read the same way, test/unit/plan/rails_files_test.rb),
+  # not RAILS_MAX_THREADS (6 here, from the config's threads), and says so
+  # before the run too.
+  def test_a_fixed_pool_under_the_threads_is_the_pool_checked
+    Dir.mktmpdir("fixed-pool") do |dir|
+      FileUtils.cp_r(File.join(APP, "."), dir)
+      yml = File.join(dir, "config/database.yml")
+      File.write(yml, File.read(yml).sub(/^  pool: .*$/, "  pool: 2"))
+      outcome = arena("run", "--app", dir, "--only-app-bundle", "--database", "sqlite", "--servers", "puma:workers=0,threads=6",
+        "--workload", "/hold?ms=200", "--env", "DB_CHECKOUT_TIMEOUT=0.3", "-c", "6", "-d", "1.5", "-w", "0.3", "--rounds", "1",
+        "--round-requests", "0", timeout: 200)
+      assert outcome.status.success?, outcome.describe
+      assert_match(/^arena: note: puma:workers=0,threads=6\S*: 6 threads per process share database.yml's pool of 2/, outcome.stderr)
+      m = outcome.measurements.first
+      assert_includes m.dig("summary", "flags"), "pool-exhausted"
+      assert_match(/6 threads per process share a pool of 2 connections/, m.dig("summary", "pool"))
+    end
+  end
 end

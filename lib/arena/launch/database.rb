@@ -103,11 +103,12 @@ module Arena
       end
 
       # A Rails app's production pool (Plan::RailsFiles::Pool: database.yml's
-      # max_connections or pool) as `adapter` reads it with `env` over its
-      # own; nil for an app that is not Rails or names none.
+      # max_connections or pool, as its Active Record reads them) as `adapter`
+      # reads it with `env` over its own; nil for an app that is not Rails.
       def pool(adapter, app, env)
         return nil if app.builtin || app.dir.nil? || !app.rails?
-        Plan::RailsFiles.new(dir: app.dir).pool(env: adapter.env(app: app).merge(env).compact)
+        rails = Bundle::Installation.lock_versions(app.app_lockfile)["activerecord"] if File.file?(app.app_lockfile)
+        Plan::RailsFiles.new(dir: app.dir).pool(env: adapter.env(app: app).merge(env).compact, rails: rails)
       end
 
       # Whether the servers of this app get PGAPPNAME (connections counted per config).

@@ -22,9 +22,15 @@ module Arena
       # The Puma releases whose max_io_threads can leave requests stuck (puma/puma#3958): 8.0 introduced it.
       STUCK_IO_THREADS = Gem::Requirement.new(">= 8.0.0.a", "<= 8.0.2")
 
-      # The production pool: the key that set it and its size (nil: not an integer read here).
+      # Active Record's pool when database.yml names none.
+      DEFAULT_POOL = 5
+      # The Rails that reads max_connections (and `pool` only without it); older ones read `pool` alone.
+      MAX_CONNECTIONS = Gem::Version.new("8.1.0.a")
+
+      # The production pool: the key that set it (nil: none did, Active
+      # Record's default) and its size (nil: not an integer read here).
       Pool = Struct.new(:key, :size, keyword_init: true) do
-        def words = "database.yml's #{key}"
+        def words = key ? "database.yml's #{key}" : "Active Record's default pool"
 
         # A line when a process's threads outnumber its connections, else nil.
         def exceeded(threads)
@@ -63,11 +69,14 @@ module Arena
         @cores = cores
       end
 
-      # database.yml's production pool as a server with `env` would read it, or nil.
-      def pool(env:)
+      # database.yml's production pool as a server with `env` would read it,
+      # or nil without one; rails: the app's Active Record version (nil:
+      # unknown, read as 8.1 reads it: max_connections, else pool).
+      def pool(env:, rails: nil)
         doc = yaml("config/database.yml", env) or return nil
         config = primary(doc["production"]) or return nil
-        key = %w[max_connections pool].find { |k| config.key?(k) } or return nil
+        keys = (rails && Gem::Version.new(rails) < MAX_CONNECTIONS) ? %w[pool] : %w[max_connections pool]
+        key = keys.find { |k| config.key?(k) } or return Pool.new(key: nil, size: DEFAULT_POOL).freeze
         Pool.new(key: key, size: integer(config[key])).freeze
       end
 

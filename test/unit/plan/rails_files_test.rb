@@ -49,16 +49,25 @@ module Arena
       assert_equal ["pool", 3], [pool.key, pool.size]
     end
 
-    def test_max_connections_wins_when_both_are_set_and_a_fixed_one_is_exceeded
-      write("config/database.yml", "production:\n  adapter: sqlite3\n  pool: 9\n  max_connections: 4\n")
-      pool = files(@dir).pool(env: {"RAILS_MAX_THREADS" => "8"})
+    # Rails 8.1 reads max_connections, else pool; before 8.1 only pool, else its default of 5.
+    def test_the_key_the_apps_rails_reads_and_a_fixed_one_exceeded
+      write("config/database.yml", "production:\n  adapter: sqlite3\n  max_connections: 4\n")
+      pool = files(@dir).pool(env: {"RAILS_MAX_THREADS" => "8"}, rails: "8.1.1")
       assert_equal ["max_connections", 4], [pool.key, pool.size]
+      assert_equal [nil, 5, "Active Record's default pool"], files(@dir).pool(env: {}, rails: "7.2.4").then { |p| [p.key, p.size, p.words] }
+      write("config/database.yml", "production:\n  adapter: sqlite3\n  pool: 3\n")
+      assert_equal ["pool", 3], files(@dir).pool(env: {}, rails: "8.1.1").then { |p| [p.key, p.size] }
+      assert_equal ["pool", 3], files(@dir).pool(env: {}, rails: "7.2.4").then { |p| [p.key, p.size] }
+      write("config/database.yml", "production:\n  adapter: sqlite3\n  timeout: 5000\n")
+      assert_equal [nil, 5], files(@dir).pool(env: {}).then { |p| [p.key, p.size] }
       assert_equal "8 threads per process share database.yml's max_connections of 4: the pool may run dry", pool.exceeded(8)
       assert_nil pool.exceeded(4)
       assert_nil pool.exceeded(nil)
     end
 
     def test_no_database_yml_or_an_unreadable_one_is_no_pool
+      assert_nil files(@dir).pool(env: {})
+      write("config/database.yml", "development:\n  adapter: sqlite3\n")
       assert_nil files(@dir).pool(env: {})
       write("config/database.yml", "production:\n  pool: <%= Setting.pool %>\n")
       assert_nil files(@dir).pool(env: {}).size
