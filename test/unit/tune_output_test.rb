@@ -117,6 +117,23 @@ module Arena
       end
     end
 
+    # A winner that ran Solid Queue inside Puma (as the app's production
+    # does) writes its plugin line and starts with its gate set: the file
+    # holds every setting it ran with.
+    def test_a_puma_winner_that_ran_the_apps_jobs_keeps_them
+      jobs = Plan::RailsFiles.new(dir: File.expand_path("../fixtures/rails81", __dir__)).jobs
+      app = Bundle::AppSource.user(File.expand_path("../fixtures/apps/rails_db", __dir__)).with_jobs(jobs)
+      Dir.mktmpdir do |dir|
+        machine = Plan::Machine.new(cores: 2)
+        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: machine, workload: Plan::Workloads.builtin["pi"],
+          rackup: "config.ru", app: app)
+        output.add(adapter: Servers.fetch("puma").new(machine: machine), outcome: outcome)
+        puma = JSON.parse(File.read(output.write)).dig("servers", "puma")
+        assert_equal %w[env RAILS_MAX_THREADS=4 WEB_CONCURRENCY=2 SOLID_QUEUE_IN_PUMA=true bundle exec puma], puma["command"].first(7)
+        assert_includes File.read(puma["config_file"]), "\nplugin :solid_queue if ENV[\"SOLID_QUEUE_IN_PUMA\"]\n"
+      end
+    end
+
     def test_config_files_in_each_servers_format
       unicorn = Servers.fetch("unicorn").config_file({"workers" => 3, "preload" => true, "timeout" => 60}, rackup: "config.ru")
       assert_equal "unicorn.rb", unicorn.name

@@ -45,6 +45,9 @@ module Arena
         # Ruby's `if ENV["X"]` is true for any value, "false" too.
         def production? = gate.nil? || !production.nil?
 
+        # Its line in a puma.rb, as the app's own has it.
+        def config_line = "plugin :#{plugin}#{" if ENV[#{gate.inspect}]" if gate}"
+
         # The env a server gets to run it as production does (nil: unset).
         def env(on:) = gate ? {gate => (production if on)} : {}
 

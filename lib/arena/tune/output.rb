@@ -105,11 +105,15 @@ module Arena
         settings = adapter.settings.merge(Space.adapter_settings(best.settings))
         file = adapter.class.config_file(settings, rackup: @rackup)
         return nil unless file
-        knobs = @app ? adapter.rebuilt(settings: settings).env(app: @app).slice(*Servers::RailsKnobs::NAMES).compact : {}
+        knobs = @app ? adapter.rebuilt(settings: settings).env(app: @app).slice(*Servers::RailsKnobs::NAMES, *jobs&.gate).compact : {}
         runtime = adapter.runtime.merge(Plan::Runtime.parse(Space.runtime_tokens(best.settings))).env.compact
         env = knobs.merge(runtime).map { |k, v| "#{k}=#{v}" }
+        file = file.with(text: "#{file.text}#{jobs.config_line}\n") if jobs && adapter.key == "puma"
         env.empty? ? file : file.with(command: ["env", *env, *file.command])
       end
+
+      # The job runner Puma ran inside it (Plan::RailsFiles::Jobs), or nil.
+      def jobs = (@app.jobs if @app.respond_to?(:jobs))
 
       # One server in one line: its best config and figures, or why it has none.
       def server_line(r)
