@@ -51,6 +51,13 @@ module Arena
         # The env a server gets to run it as production does (nil: unset).
         def env(on:) = gate ? {gate => (production if on)} : {}
 
+        # Under tune's answer: whether the rounds ran it, against the answer's server.
+        def answer_words(on:, server:)
+          return "jobs: Solid Queue left out (--no-jobs-in-server); production runs it inside Puma" unless on
+          return "jobs: Solid Queue ran inside Puma in these rounds, as in production (--no-jobs-in-server leaves it out)" if server == "puma"
+          "jobs: Solid Queue ran inside Puma's configs only, #{server} ran no jobs (--no-jobs-in-server: none ran any)"
+        end
+
         # Whether the servers ran it ("Solid Queue runs inside Puma here, as in production (...)").
         def words(on:)
           where = gate ? "#{gate}=#{production} in config/deploy.yml" : "#{source}'s plugin"

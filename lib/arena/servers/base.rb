@@ -186,6 +186,14 @@ module Arena
       # when the run is planned); nil when there is none.
       def app_note(_app) = nil
 
+      # A warning about how the app's own config runs this server in
+      # production, said under tune's answer; nil when there is none.
+      def answer_note(_app) = nil
+
+      # The line of this server's config file that runs the app's jobs
+      # inside it as the rounds did (Bundle::AppSource#jobs), or nil.
+      def jobs_line(_app) = nil
+
       def restart_mechanisms = []
 
       # The signal that stops the server cleanly (Launch::ProcessGroup sends it to

@@ -40,6 +40,17 @@ module Arena
 
       def threads = settings["threads"]
 
+      # Puma 8.0.0-8.0.2 with the app's puma.rb setting max_io_threads (puma/puma#3958).
+      def answer_note(app)
+        return nil if app.builtin || app.dir.nil?
+        installed = self.class.install(app)
+        io_threads = Plan::RailsFiles.new(dir: app.dir).max_io_threads(env: app.env || {})
+        Plan::RailsFiles.io_threads_warning(installed.found ? installed.version : nil, io_threads)
+      end
+
+      # Solid Queue's plugin line, as the app's own puma.rb has it.
+      def jobs_line(app) = app.jobs&.config_line
+
       def cluster? = workers.positive?
 
       def workers = settings["workers"]

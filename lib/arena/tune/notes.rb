@@ -4,32 +4,32 @@ module Arena
   module Tune
     # The lines under the answer (Answer#notes) from what the app's own files
     # say of how it runs in production (Plan::RailsFiles), set against how the
-    # rounds ran: Solid Queue inside Puma (whether they ran it), Thruster in
-    # the Dockerfile (--front thruster, or measured through it), and Puma's
-    # max_io_threads on a release that can leave requests stuck. `lines` is
-    # the rule (values in, strings out); `facts` reads the files.
+    # rounds ran: its jobs inside the server (whether they ran them), Thruster
+    # in the Dockerfile (--front thruster, or measured through it), and the
+    # servers' own warnings about the app's config (Servers::Base#answer_note).
+    # `lines` is the rule (values in, strings out); `facts` reads the files.
     module Notes
       # jobs: Plan::RailsFiles::Jobs run in production (nil: none); jobs_on:
       # whether the rounds ran them; thruster: the Dockerfile's command when it
       # starts Thruster; front: the rounds' front (--front), or nil;
-      # io_warning: RailsFiles.io_threads_warning's line, or nil.
-      Facts = Struct.new(:jobs, :jobs_on, :thruster, :front, :io_warning, keyword_init: true)
+      # warnings: the servers' answer notes.
+      Facts = Struct.new(:jobs, :jobs_on, :thruster, :front, :warnings, keyword_init: true)
 
       # extend self, not module_function: mutant mutates the methods the module then calls
       extend self
 
       # server: the answer's server key.
       def lines(server:, facts:)
-        [jobs_line(server, facts), front_line(facts), facts.io_warning].compact
+        [facts.jobs&.answer_words(on: facts.jobs_on, server: server), front_line(facts), *facts.warnings].compact
       end
 
-      # The facts of an app (Bundle::AppSource) as the rounds ran it; puma_version: the Puma the app bundles, or nil.
-      def facts(app:, front:, puma_version:)
-        return Facts.new(jobs_on: false) if app.builtin || app.dir.nil?
+      # The facts of an app (Bundle::AppSource) as the rounds ran it with `servers` (adapters).
+      def facts(app:, front:, servers:)
+        warnings = servers.filter_map { |s| s.answer_note(app) }.uniq
+        return Facts.new(jobs_on: false, warnings: warnings) if app.builtin || app.dir.nil?
         files = Plan::RailsFiles.new(dir: app.dir)
         jobs = files.jobs
-        Facts.new(jobs: (jobs if jobs&.production?), jobs_on: !app.jobs.nil?, thruster: files.thruster, front: front,
-          io_warning: Plan::RailsFiles.io_threads_warning(puma_version, files.max_io_threads(env: app.env || {})))
+        Facts.new(jobs: (jobs if jobs&.production?), jobs_on: !app.jobs.nil?, thruster: files.thruster, front: front, warnings: warnings)
       end
 
       # The answer server's standing (Standing): its gem's facts (Bundle::GemFacts) and the crashes this run recorded of it.
@@ -41,13 +41,6 @@ module Arena
       end
 
       private
-
-      def jobs_line(server, facts)
-        return nil unless facts.jobs
-        return "jobs: Solid Queue left out (--no-jobs-in-server); production runs it inside Puma" unless facts.jobs_on
-        return "jobs: Solid Queue ran inside Puma in these rounds, as in production (--no-jobs-in-server leaves it out)" if server == "puma"
-        "jobs: Solid Queue ran inside Puma's configs only, #{server} ran no jobs (--no-jobs-in-server: none ran any)"
-      end
 
       def front_line(facts)
         return nil unless facts.thruster

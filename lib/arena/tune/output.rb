@@ -108,11 +108,12 @@ module Arena
         knobs = @app ? adapter.rebuilt(settings: settings).env(app: @app).slice(*Servers::RailsKnobs::NAMES, *jobs&.gate).compact : {}
         runtime = adapter.runtime.merge(Plan::Runtime.parse(Space.runtime_tokens(best.settings))).env.compact
         env = knobs.merge(runtime).map { |k, v| "#{k}=#{v}" }
-        file = file.with(text: "#{file.text}#{jobs.config_line}\n") if jobs && adapter.key == "puma"
+        line = adapter.jobs_line(@app) if @app
+        file = file.with(text: "#{file.text}#{line}\n") if line
         env.empty? ? file : file.with(command: ["env", *env, *file.command])
       end
 
-      # The job runner Puma ran inside it (Plan::RailsFiles::Jobs), or nil.
+      # The job runner the app's server ran inside it (Plan::RailsFiles::Jobs), or nil.
       def jobs = (@app.jobs if @app.respond_to?(:jobs))
 
       # One server in one line: its best config and figures, or why it has none.

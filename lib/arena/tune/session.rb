@@ -364,8 +364,7 @@ module Arena
       # how it runs against how the rounds ran it (Notes).
       def with_notes(answer)
         return answer unless answer.found?
-        puma = Servers::Puma.install(@plan.app)
-        facts = Notes.facts(app: @plan.app, front: @plan.front, puma_version: (puma.version if puma.found))
+        facts = Notes.facts(app: @plan.app, front: @plan.front, servers: @plan.servers)
         answer.with(standing: Notes.standing(Servers.fetch(answer.server), app: @plan.app, servers: @store.view.servers),
           notes: Notes.lines(server: answer.server, facts: facts))
       end

@@ -16,7 +16,7 @@ module Arena
     RAILS81 = File.expand_path("../../fixtures/rails81", __dir__)
     JOBS = Plan::RailsFiles.new(dir: RAILS81).jobs
 
-    def facts(**kw) = Tune::Notes::Facts.new(jobs: nil, jobs_on: false, thruster: nil, front: nil, io_warning: nil, **kw)
+    def facts(**kw) = Tune::Notes::Facts.new(jobs: nil, jobs_on: false, thruster: nil, front: nil, warnings: [], **kw)
 
     def test_thruster_in_the_dockerfile_suggests_the_front_or_says_it_measured_through_it
       thruster = Plan::RailsFiles.new(dir: RAILS81).thruster
@@ -39,25 +39,30 @@ module Arena
 
     def test_the_io_threads_warning_and_the_order
       warning = Plan::RailsFiles.io_threads_warning("8.0.2", 4)
-      lines = Tune::Notes.lines(server: "puma", facts: facts(jobs: JOBS, jobs_on: true, thruster: "thrust x", io_warning: warning))
+      lines = Tune::Notes.lines(server: "puma", facts: facts(jobs: JOBS, jobs_on: true, thruster: "thrust x", warnings: [warning]))
       lines.zip([/\Ajobs: /, /\Afront: /, /\Awarning: Puma 8\.0\.2 with max_io_threads 4 .*puma\/puma#3958/]).each { |l, re| assert_match re, l }
       assert_equal 3, lines.size
     end
 
-    # Read from the app's files and the run: the fixture's jobs and Thruster,
-    # no max_io_threads; the standing first (GemFacts turned off: no registry).
+    # Read from the app's files and the run: the fixture's jobs and Thruster;
+    # Puma's warning from the app's puma.rb and the Puma it bundles (8.0.2).
     def test_gathered_from_the_apps_files
       app = Struct.new(:builtin, :dir, :jobs, :env).new(false, RAILS81, JOBS, {})
-      facts = Tune::Notes.facts(app: app, front: nil, puma_version: "8.0.2")
-      assert_equal [JOBS, true, "./bin/thrust ./bin/rails server", nil, nil], facts.to_a
-      write = ->(text) { File.join(Dir.mktmpdir, "config").tap { |d| FileUtils.mkdir_p(d) && File.write(File.join(d, "puma.rb"), text) } }
-      dir = File.dirname(write.call("max_io_threads 2\n"))
-      gathered = Tune::Notes.facts(app: Struct.new(:builtin, :dir, :jobs, :env).new(false, dir, nil, {}), front: nil, puma_version: "8.0.2")
-      assert_match(/puma\/puma#3958/, gathered.io_warning)
-      assert_nil gathered.jobs
-      assert_nil Tune::Notes.facts(app: Struct.new(:builtin, :dir, :jobs, :env).new(true, dir, nil, {}), front: nil, puma_version: "8.0.2").io_warning
-    ensure
-      FileUtils.rm_rf(dir) if dir
+      facts = Tune::Notes.facts(app: app, front: nil, servers: [])
+      assert_equal [JOBS, true, "./bin/thrust ./bin/rails server", nil, []], facts.to_a
+      Dir.mktmpdir do |dir|
+        FileUtils.cp_r(File.join(File.expand_path("../../fixtures/apps/rails", __dir__), "."), dir)
+        File.write(File.join(dir, "config/puma.rb"), "threads 3, 3\nmax_io_threads 2\n")
+        rails = Bundle::AppSource.user(dir)
+        servers = [Servers::Puma.new, Servers.fetch("iodine").new]
+        gathered = Tune::Notes.facts(app: rails, front: nil, servers: servers)
+        assert_equal ["warning: Puma 8.0.2 with max_io_threads 2 (config/puma.rb) can leave requests stuck (puma/puma#3958, " \
+          "fixed on Puma's main, not released)"], gathered.warnings
+        assert_nil gathered.jobs
+        File.write(File.join(dir, "config/puma.rb"), "threads 3, 3\nmax_io_threads 0\n")
+        assert_empty Tune::Notes.facts(app: rails, front: nil, servers: servers).warnings
+        assert_empty Tune::Notes.facts(app: Bundle::AppSource.builtin, front: nil, servers: servers).warnings
+      end
     end
   end
 end
