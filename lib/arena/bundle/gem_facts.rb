@@ -19,13 +19,13 @@ module Arena
       REGISTRY = "https://rubygems.org/api/v1/versions/%s.json"
       PLACEHOLDER_DATE = "1980-01-02"
 
-      # date: "YYYY-MM-DD"; prerelease: as the registry says; ruby: the Ruby it requires (">= 3.2.0"), or nil.
+      # date: "YYYY-MM-DD" (nil: the registry gave none); prerelease: as the registry says; ruby: the Ruby it requires (">= 3.2.0"), or nil.
       Release = Struct.new(:version, :date, :prerelease, :ruby, keyword_init: true)
 
       # date: the installed spec's; releases: the registry's, newest first (nil: not reached).
       Facts = Struct.new(:name, :version, :date, :releases, keyword_init: true) do
         # This version's release date: its spec's, else the registry's.
-        def released = date || releases&.find { |r| r.version == version }&.date
+        def released = date || releases&.find { |r| r.version == version && r.date }&.date
       end
 
       def initialize(url: ENV.fetch("ARENA_GEM_REGISTRY", REGISTRY), timeout: 3)
@@ -55,7 +55,8 @@ module Arena
         list = JSON.parse(fetch(URI(format(@url, name))) || "null")
         return nil unless list.is_a?(Array)
         list.select { |v| v.is_a?(Hash) && v["number"] }.map do |v|
-          Release.new(version: v["number"], date: v["created_at"].to_s[0, 10], prerelease: v["prerelease"] == true, ruby: v["ruby_version"]).freeze
+          Release.new(version: v["number"], date: v["created_at"].to_s[/\A\d{4}-\d\d-\d\d/], prerelease: v["prerelease"] == true,
+            ruby: v["ruby_version"]).freeze
         end.freeze
       rescue JSON::ParserError, URI::Error, ArgumentError
         nil

@@ -235,7 +235,7 @@ module Arena
         return app if app.builtin || !app.rails?
         jobs = RailsFiles.new(dir: app.dir).jobs
         return app unless jobs&.production?
-        unless File.file?(app.app_lockfile) && Bundle::Installation.lock_versions(app.app_lockfile).key?(jobs.plugin)
+        unless jobs.bundled
           @say&.call("arena: jobs: #{jobs.source} loads Puma's #{jobs.plugin} plugin, but #{jobs.plugin} is not in the app's bundle: no jobs run here")
           return app.without_jobs(jobs)
         end

@@ -41,7 +41,8 @@ module Arena
 
       # plugin: the Puma plugin; gate: the env var its line is conditional on
       # (nil: always loaded); production: the gate's value deploy.yml sets.
-      Jobs = Struct.new(:plugin, :gate, :production, :source, keyword_init: true) do
+      # bundled: the app's Gemfile.lock holds the plugin's gem (Puma could not load it otherwise).
+      Jobs = Struct.new(:plugin, :gate, :production, :source, :bundled, keyword_init: true) do
         # Ruby's `if ENV["X"]` is true for any value, "false" too.
         def production? = gate.nil? || !production.nil?
 
@@ -53,6 +54,7 @@ module Arena
 
         # Under tune's answer: whether the rounds ran it, against the answer's server.
         def answer_words(on:, server:)
+          return "jobs: none ran: #{source} loads Puma's #{plugin} plugin, but #{plugin} is not in the app's bundle" unless bundled
           return "jobs: Solid Queue left out (--no-jobs-in-server); production runs it inside Puma" unless on
           return "jobs: Solid Queue ran inside Puma in these rounds, as in production (--no-jobs-in-server leaves it out)" if server == "puma"
           "jobs: Solid Queue ran inside Puma's configs only, #{server} ran no jobs (--no-jobs-in-server: none ran any)"
@@ -102,7 +104,8 @@ module Arena
       def jobs
         path, text = puma_file
         found = text&.match(PLUGIN) or return nil
-        Jobs.new(plugin: found[:name], gate: found[:gate], production: found[:gate] && deploy_env[found[:gate]], source: path).freeze
+        Jobs.new(plugin: found[:name], gate: found[:gate], production: found[:gate] && deploy_env[found[:gate]], source: path,
+          bundled: file("Gemfile.lock").to_s.match?(/^    #{found[:name]} \(/)).freeze
       end
 
       # The Dockerfile's command when it starts Thruster ("./bin/thrust ./bin/rails server"), else nil.

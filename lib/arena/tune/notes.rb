@@ -46,7 +46,7 @@ module Arena
         return nil unless facts.thruster
         return "front: measured through Thruster, as your Dockerfile runs it" if facts.front == "thruster"
         return nil if facts.front
-        "front: your Dockerfile starts Thruster (#{facts.thruster}): --front thruster measures through it"
+        "front: your Dockerfile starts Thruster in front: --front thruster measures through it"
       end
     end
   end

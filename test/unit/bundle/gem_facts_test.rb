@@ -59,6 +59,12 @@ module Arena
       facts = registry(JSON.generate(VERSIONS)) { |url| call(url) }
       assert_nil facts.date
       assert_equal "2024-01-21", facts.released
+      # A registry entry without a date (one platform's, or all: seen for puma) is no date.
+      undated = [VERSIONS[1].merge("created_at" => nil, "platform" => "java"), *VERSIONS]
+      assert_equal "2024-01-21", registry(JSON.generate(undated)) { |url| call(url) }.released
+      none = registry(JSON.generate(VERSIONS.map { |v| v.merge("created_at" => nil) })) { |url| call(url) }
+      assert_nil none.released
+      assert_nil none.releases.first.date
     end
 
     def test_an_unreachable_or_turned_off_registry_is_quietly_nothing

@@ -87,6 +87,9 @@ module Arena
       jobs = files(@dir).jobs
       assert_equal "SOLID_QUEUE_IN_PUMA", jobs.gate
       refute jobs.production?
+      refute jobs.bundled
+      write("Gemfile.lock", "GEM\n  specs:\n    solid_queue (1.2.4)\n")
+      assert files(@dir).jobs.bundled
       write("config/puma.rb", "threads 3, 3\nplugin :solid_queue\n")
       assert files(@dir).jobs.production?
       write("config/puma.rb", "threads 3, 3\nplugin :tmp_restart\n")

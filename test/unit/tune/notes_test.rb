@@ -14,13 +14,14 @@ module Arena
     cover "Arena::Tune::Notes*"
 
     RAILS81 = File.expand_path("../../fixtures/rails81", __dir__)
-    JOBS = Plan::RailsFiles.new(dir: RAILS81).jobs
+    # The fixture has no Gemfile.lock: as bundled, the app `rails new` made has solid_queue in it.
+    JOBS = Plan::RailsFiles.new(dir: RAILS81).jobs.then { |j| j.class.new(**j.to_h, bundled: true).freeze }
 
     def facts(**kw) = Tune::Notes::Facts.new(jobs: nil, jobs_on: false, thruster: nil, front: nil, warnings: [], **kw)
 
     def test_thruster_in_the_dockerfile_suggests_the_front_or_says_it_measured_through_it
       thruster = Plan::RailsFiles.new(dir: RAILS81).thruster
-      assert_equal ["front: your Dockerfile starts Thruster (./bin/thrust ./bin/rails server): --front thruster measures through it"],
+      assert_equal ["front: your Dockerfile starts Thruster in front: --front thruster measures through it"],
         Tune::Notes.lines(server: "puma", facts: facts(thruster: thruster))
       assert_equal ["front: measured through Thruster, as your Dockerfile runs it"],
         Tune::Notes.lines(server: "puma", facts: facts(thruster: thruster, front: "thruster"))
@@ -35,6 +36,9 @@ module Arena
         Tune::Notes.lines(server: "iodine", facts: facts(jobs: JOBS, jobs_on: true))
       assert_equal ["jobs: Solid Queue left out (--no-jobs-in-server); production runs it inside Puma"],
         Tune::Notes.lines(server: "iodine", facts: facts(jobs: JOBS, jobs_on: false))
+      unbundled = JOBS.class.new(**JOBS.to_h, bundled: false)
+      assert_equal ["jobs: none ran: config/puma.rb loads Puma's solid_queue plugin, but solid_queue is not in the app's bundle"],
+        Tune::Notes.lines(server: "puma", facts: facts(jobs: unbundled, jobs_on: false))
     end
 
     def test_the_io_threads_warning_and_the_order
@@ -49,7 +53,7 @@ module Arena
     def test_gathered_from_the_apps_files
       app = Struct.new(:builtin, :dir, :jobs, :env).new(false, RAILS81, JOBS, {})
       facts = Tune::Notes.facts(app: app, front: nil, servers: [])
-      assert_equal [JOBS, true, "./bin/thrust ./bin/rails server", nil, []], facts.to_a
+      assert_equal [Plan::RailsFiles.new(dir: RAILS81).jobs, true, "./bin/thrust ./bin/rails server", nil, []], facts.to_a
       Dir.mktmpdir do |dir|
         FileUtils.cp_r(File.join(File.expand_path("../../fixtures/apps/rails", __dir__), "."), dir)
         File.write(File.join(dir, "config/puma.rb"), "threads 3, 3\nmax_io_threads 2\n")
