@@ -18,7 +18,9 @@ module Arena
     #   knobs        false: --no-rails-knobs (a Rails app keeps its own RAILS_MAX_THREADS, WEB_CONCURRENCY)
     #   jobs         the job runner Puma runs inside it here (Plan::RailsFiles::Jobs: Solid Queue's
     #                plugin), as the app runs in production; nil: none
+    #   bundle_settings  the app's Bundler settings (Bundle::Settings): groups left out, its gems' path
     AppSource = Struct.new(:rackup, :gemfile, :app_gemfile, :dir, :builtin, :origin, :overlay, :env, :knobs, :jobs,
+      :bundle_settings,
       keyword_init: true) do
       def self.builtin
         gemfile = File.join(ROOT, "Gemfile")
@@ -43,7 +45,7 @@ module Arena
         gemfile = File.join(dir, "Gemfile")
         raise UsageError, "#{path}: no Gemfile beside it (Arena runs the app inside its own bundle)" unless File.file?(gemfile)
         new(rackup: rackup, gemfile: gemfile, app_gemfile: gemfile, dir: dir, builtin: false, origin: origin,
-          env: APP_ENV).freeze
+          env: APP_ENV, bundle_settings: Bundle::Settings.read(dir)).freeze
       end
 
       # The app a run benchmarks: --app PATH, else the app in the working
@@ -102,6 +104,16 @@ module Arena
       end
 
       def lockfile = "#{gemfile}.lock"
+
+      # What a process needs to run in the app's bundle: its Gemfile, and
+      # with the overlay's, what the overlay needs beside it.
+      def bundle_env
+        env = {"BUNDLE_GEMFILE" => gemfile}
+        (gemfile != app_gemfile && overlay&.env) ? env.merge(overlay.env) : env
+      end
+
+      # Where the app's gems are installed beside the system's (its vendor/bundle).
+      def gem_dirs = [bundle_settings&.gem_dir].compact
 
       def app_lockfile = "#{app_gemfile}.lock"
 

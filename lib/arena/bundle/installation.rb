@@ -20,9 +20,10 @@ module Arena
         return missing("#{app.lockfile} missing") unless File.file?(app.lockfile)
         spec = lock_specs(app.lockfile).find { |s| s.name == name }
         return missing(not_bundled(name, app)) unless spec
-        dir = gem_dir(name, spec.version)
+        dir = gem_dir(name, spec.version, app.respond_to?(:gem_dirs) ? app.gem_dirs : [])
         return missing("gem #{name} #{spec.version} is locked but not installed (bundle install)") unless dir
-        source = lock_versions(app.app_lockfile).key?(name) ? "bundle" : "overlay"
+        added = app.overlay&.entries&.any? { |e| e.state == :added && e.gems.include?(name) }
+        source = (lock_versions(app.app_lockfile).key?(name) && !added) ? "bundle" : "overlay"
         new(found: true, version: spec.version.to_s, source: source, path: dir).freeze
       end
 
@@ -31,9 +32,11 @@ module Arena
         why ? "gem #{name}: #{why}" : "gem #{name} is not in #{File.basename(app.app_gemfile)}"
       end
 
-      def self.gem_dir(name, version)
-        Gem.path.map { |p| File.join(p, "gems", "#{name}-#{version}") }.find { |d| File.directory?(d) } ||
-          Gem.path.flat_map { |p| Dir.glob(File.join(p, "gems", "#{name}-#{version}-*")) }.first
+      # extra: more gem directories to look in (an app's vendor/bundle/ruby/3.1.0).
+      def self.gem_dir(name, version, extra = [])
+        paths = extra + Gem.path
+        paths.map { |p| File.join(p, "gems", "#{name}-#{version}") }.find { |d| File.directory?(d) } ||
+          paths.flat_map { |p| Dir.glob(File.join(p, "gems", "#{name}-#{version}-*")) }.first
       end
 
       def self.installed_spec?(lockfile, name)

@@ -4,9 +4,11 @@ require "bundler"
 require "digest"
 require "fileutils"
 require "json"
+require_relative "app_gems"
 require_relative "bundler_command"
 require_relative "reason"
 require_relative "result"
+require_relative "settings"
 
 require_relative "seal"
 
@@ -25,8 +27,16 @@ module Arena
     # Gems are resolved from the installed ones first (`--local`): Arena's own
     # bundle already installed the servers it knows, so this is quick and
     # needs no network. Only what is not installed is asked of the registry.
+    #
+    # The app's Bundler settings hold (Bundle::Settings): the overlay installs
+    # none of the groups the app leaves out, and a server gem the app has
+    # only in such a group (Puma in :test) is added like a missing one. An
+    # app whose gems live under a path (vendor/bundle) is read there, never
+    # written to. The cache key holds the settings and which of the app's
+    # gems are installed, so a bundle the user fixes is seen.
     class Overlay
-      FORMAT = 1
+      FORMAT = 2
+      GROUP = "arena_servers"
       RECORD = "arena-overlay.json"
       # A server that needs another gem beside its own to run the way its
       # adapter starts it.
@@ -59,14 +69,27 @@ module Arena
       # one bundle serves any --servers set); servers: the ones this run asked
       # for, whose entries the result reports.
       def initialize(app:, servers: Servers.all, candidates: servers, cache_root: self.class.cache_root,
-        bundler: BundlerCommand.new, floors: self.class.floors, say: nil)
+        bundler: nil, floors: self.class.floors, say: nil, settings: nil, app_gems: :read)
         @say = say
         @app = app
         @servers = servers
         @candidates = (candidates + servers).uniq
         @cache_root = cache_root
-        @bundler = bundler
         @floors = floors
+        @settings = settings || (@app.respond_to?(:bundle_settings) && @app.bundle_settings) || Settings.read(File.dirname(@app.app_gemfile))
+        @bundler = bundler || BundlerCommand.new(env: self.class.env(@settings))
+        @app_gems = (app_gems == :read) ? AppGems.read(@app.app_gemfile, env: app_env) : app_gems
+      end
+
+      # What a process run under the overlay's Gemfile needs in its
+      # environment: the overlay's own config (not one the user points
+      # BUNDLE_APP_CONFIG at), and the app's gems where its path holds them.
+      def self.env(settings)
+        env = {"BUNDLE_APP_CONFIG" => nil}
+        return env unless settings.gem_dir
+        rest = ENV["GEM_PATH"].to_s
+        # A trailing separator keeps RubyGems' own default paths.
+        env.merge("GEM_PATH" => rest.empty? ? "#{settings.gem_dir}#{File::PATH_SEPARATOR}" : [settings.gem_dir, rest].join(File::PATH_SEPARATOR))
       end
 
       def call
@@ -86,35 +109,52 @@ module Arena
         entries = entries.select { |e| asked.include?(e.server) }
         gemfile = (entries.any? { |e| e.state == :added }) ? File.join(dir, "Gemfile") : nil
         Result.new(dir: dir, gemfile: gemfile, entries: (fixed + entries).sort_by(&:server).freeze, reused: reused,
-          seconds: (Support::Clock.now - started).round(2)).freeze
+          seconds: (Support::Clock.now - started).round(2), env: gemfile && self.class.env(@settings)).freeze
       end
 
       private
 
+      def app_env = @app.respond_to?(:env) ? (@app.env || {}) : {}
+
       # Servers already settled (in the app's bundle, or system programs),
-      # and {server key => gems missing from the app's bundle}.
+      # and {server key => gems missing from what the app's bundle loads}.
       def classify
         fixed = []
         wanted = {}
         @mains = []
+        @loaded = loaded_gems
         @candidates.each do |klass|
           gems = self.class.gems_for(klass)
           if gems.empty?
             fixed << Entry.new(server: klass.key, state: :system, gems: [], version: nil).freeze
-          elsif (gems - @app_versions.keys).empty?
+          elsif gems.all? { |g| @loaded.include?(g) }
             fixed << Entry.new(server: klass.key, state: :app, gems: gems, version: @app_versions[gems.first]).freeze
           else
-            wanted[klass.key] = gems.reject { |g| @app_versions.key?(g) }
+            wanted[klass.key] = gems.reject { |g| @loaded.include?(g) }
             @mains << gems.first
           end
         end
         [fixed, wanted]
       end
 
+      # The app's locked gems its bundle loads under its settings; every
+      # locked gem when its Gemfile could not be read here.
+      def loaded_gems
+        return @app_versions.keys.to_set unless @app_gems
+        @app_gems.loaded(Bundle::Installation.lock_specs(@app.app_lockfile), @settings)
+      end
+
+      # Which of the app's locked gems are on disk: installing a group the
+      # app left out, or a gem that was missing, makes another overlay.
+      def installed_now
+        @app_versions.select { |name, version| Bundle::Installation.gem_dir(name, version, [@settings.gem_dir].compact) }.keys.sort
+      end
+
       def digest(wanted)
         lock = @app.app_lockfile
         parts = [FORMAT, RUBY_VERSION, Bundler::VERSION, @app.app_gemfile, File.read(@app.app_gemfile), File.read(lock),
-          wanted.sort.map { |k, gems| [k, gems.map { |g| [g, @mains.include?(g) && @floors[g]] }] }]
+          wanted.sort.map { |k, gems| [k, gems.map { |g| [g, @mains.include?(g) && @floors[g]] }] },
+          @settings.to_h, @loaded.sort, installed_now, @app_gems&.to_h]
         Digest::SHA256.hexdigest(JSON.generate(parts))[0, 20]
       end
 
@@ -158,7 +198,7 @@ module Arena
       end
 
       # The record and, where servers were added, the Gemfile and lock they run under.
-      def sealed_files(dir) = [RECORD, "Gemfile", "Gemfile.lock"].select { |n| n == RECORD || File.file?(File.join(dir, n)) }
+      def sealed_files(dir) = [RECORD, "Gemfile", "Gemfile.lock", ".bundle/config"].select { |n| n == RECORD || File.file?(File.join(dir, n)) }
 
       # Everything at once from installed gems: the usual case, one `bundle
       # lock`. When that fails, the servers Bundler's answer names are set
@@ -245,7 +285,8 @@ module Arena
       # not lock (openssl 3.3.3 over Ruby 3.1's own 3.0.1: a 40 s compile,
       # for Falcon, because WEBrick needed rackup 1.0.1 beside Rack 2).
       def lock(dir, wanted, local:, exact: {}, base: nil)
-        FileUtils.mkdir_p(dir)
+        FileUtils.mkdir_p(File.join(dir, ".bundle"))
+        File.write(File.join(dir, ".bundle", "config"), config_text)
         gemfile = File.join(dir, "Gemfile")
         File.write(gemfile, gemfile_text(wanted, exact))
         FileUtils.cp(base || @app.app_lockfile, "#{gemfile}.lock")
@@ -257,14 +298,22 @@ module Arena
         {ok: true, output: run.output, changed: changed, specs: specs}
       end
 
+      # The overlay's own Bundler config, written as Bundler writes one.
+      def config_text = "---\n" + @settings.overlay_config(GROUP).map { |k, v| "#{k}: #{v.to_s.inspect}\n" }.join
+
+      # A gem the app locks keeps its version, and one it declares (in a
+      # group it leaves out) is declared again with the very same
+      # requirement, as Bundler allows a gem twice only that way. Any other
+      # gem: the version tried alone, else the floor.
+      def requirement(name, exact)
+        return @app_gems&.declared(name)&.fetch("requirement") || [] if @app_versions.key?(name)
+        return ["= #{exact[name]}"] if exact[name]
+        (@mains.include?(name) && @floors[name]) ? [@floors[name]] : []
+      end
+
       def gemfile_text(wanted, exact = {})
         lines = wanted.values.flatten.uniq.sort.map do |name|
-          floor = if exact[name]
-            "= #{exact[name]}"
-          else
-            (@mains.include?(name) ? @floors[name] : nil)
-          end
-          ["  gem #{name.inspect}", floor&.inspect, "require: false"].compact.join(", ")
+          ["  gem #{name.inspect}", *requirement(name, exact).map(&:inspect), "require: false"].join(", ")
         end
         <<~RUBY
           # Generated by Arena: the app's own Gemfile, plus the servers it does not
@@ -272,7 +321,7 @@ module Arena
           # have it built again.
           eval_gemfile #{@app.app_gemfile.inspect}
 
-          group :arena_servers do
+          group :#{GROUP} do
           #{lines.join("\n")}
           end
         RUBY

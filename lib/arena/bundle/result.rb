@@ -32,7 +32,8 @@ module Arena
 
     # What the overlay came to. `gemfile` is the Gemfile servers run under
     # (nil when the app's own bundle has every server or none could be added).
-    Result = Struct.new(:dir, :gemfile, :entries, :reused, :seconds, keyword_init: true) do
+    # `env`: what a process run under that Gemfile needs in its environment.
+    Result = Struct.new(:dir, :gemfile, :entries, :reused, :seconds, :env, keyword_init: true) do
       def entry(server) = entries.find { |e| e.server == server }
 
       def added = entries.select { |e| e.state == :added }

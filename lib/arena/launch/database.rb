@@ -166,8 +166,8 @@ module Arena
         end
 
         def call
-          env = {"BUNDLE_GEMFILE" => @app.gemfile, "RAILS_ENV" => "production", "RACK_ENV" => "production",
-                 "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil}.merge(@app.env || {}).merge(@env)
+          env = @app.bundle_env.merge("RAILS_ENV" => "production", "RACK_ENV" => "production",
+            "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil).merge(@app.env || {}).merge(@env)
           Launch::Database.run(["bundle", "exec", "rake", "db:prepare", "db:seed"], log_path: @log_path, env: env, chdir: @app.dir,
             timeout: 180, what: "the app's db:prepare db:seed")
         rescue LoggedError => e

@@ -100,8 +100,8 @@ module Arena
 
       # The app's bundle as a server gets it, Arena's own bundle cleaned out.
       def env
-        {"BUNDLE_GEMFILE" => @app.gemfile, "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil,
-         "BUNDLER_VERSION" => nil}.merge(APP_ENV).merge(@app.env || {}).merge(@env)
+        @app.bundle_env.merge("RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil,
+          "BUNDLER_VERSION" => nil).merge(APP_ENV).merge(@app.env || {}).merge(@env)
       end
     end
   end

@@ -120,11 +120,11 @@ module Arena
       # A clean environment: what Arena's own `bundle exec` put there must not
       # leak into the server, which runs inside the app's bundle.
       def env(app:)
-        {
-          "BUNDLE_GEMFILE" => app.gemfile, "RACK_ENV" => "production", "ARENA_SERVER" => label,
+        app.bundle_env.merge(
+          "RACK_ENV" => "production", "ARENA_SERVER" => label,
           "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil,
           "BUNDLER_VERSION" => nil
-        }.merge(Servers::RailsKnobs.env(self, app)).merge(Launch::Database.counted?(app) ? Launch::Database.app_name_env(label) : {}).merge(app.env || {}).merge(runtime.env)
+        ).merge(Servers::RailsKnobs.env(self, app)).merge(Launch::Database.counted?(app) ? Launch::Database.app_name_env(label) : {}).merge(app.env || {}).merge(runtime.env)
       end
 
       def supports?(feature) = feature == :unix

@@ -1,0 +1,152 @@
+# frozen_string_literal: true
+
+require_relative "../../test_helper"
+require "arena"
+require "open3"
+require "tmpdir"
+
+# The overlay under the app's own Bundler settings, with real `bundle`
+# runs from this machine's installed gems: a tiny Rack app that locks a gem
+# nobody installed in a group it leaves out, and Puma only in :test.
+class OverlaySettingsTest < Minitest::Test
+  CLEAN = %w[BUNDLE_GEMFILE RUBYOPT RUBYLIB BUNDLE_BIN_PATH BUNDLER_SETUP BUNDLER_VERSION BUNDLE_APP_CONFIG
+    BUNDLE_PATH BUNDLE_WITHOUT BUNDLE_WITH BUNDLE_ONLY].to_h { |k| [k, nil] }.freeze
+
+  GEMFILE = <<~RUBY
+    source "https://rubygems.org"
+    gem "rack"
+    group :test do
+      gem "puma"
+    end
+    group :development do
+      gem "notinstalled"
+    end
+  RUBY
+
+  def setup
+    @tmp = Dir.mktmpdir("arena-overlay-settings")
+    @app = File.join(@tmp, "app")
+    @cache = File.join(@tmp, "cache")
+  end
+
+  def teardown = FileUtils.rm_rf(@tmp)
+
+  # `bundle config set --local without 'development test'`: the overlay
+  # installed the groups the app left out ("Could not find notinstalled-1.0.0").
+  def test_the_groups_the_app_leaves_out_are_not_installed
+    make_app(without: "development:test")
+    before = tree(@app)
+    app, result = overlay(%w[thin])
+    assert_equal :added, result.entry("thin").state, result.entry("thin").describe
+    assert_match(/^BUNDLE_WITHOUT: "development:test"$/, File.read(File.join(result.dir, ".bundle", "config")))
+    assert_equal "thin", run_in(app, 'require "thin"; print "thin"')
+    assert_equal before, tree(@app), "the app's files are as they were"
+  end
+
+  # Puma locked by the app, in its :test group only: not in its bundle when
+  # a server boots ("can't find executable puma").
+  def test_a_server_only_in_an_excluded_group_is_added
+    make_app(without: "development:test")
+    app, result = overlay(%w[puma])
+    assert_equal :added, result.entry("puma").state, result.entry("puma").describe
+    assert_equal locked("puma"), result.entry("puma").version, "the app's locked version"
+    assert_equal locked("puma"), run_in(app, 'require "puma/const"; print Puma::Const::PUMA_VERSION')
+    refute_equal locked("puma"), run_in(Arena::Bundle::AppSource.user(@app), 'require "puma/const"; print Puma::Const::PUMA_VERSION'),
+      "the app's own bundle does not load it"
+  end
+
+  # The first try fails (the app's development group is not installed and
+  # not left out); the user leaves it out, and the next run sees that.
+  def test_a_failed_overlay_is_built_again_once_the_apps_bundle_changes
+    make_app(without: nil)
+    _, first = overlay(%w[thin])
+    assert_equal :cannot, first.entry("thin").state
+    assert_match(/notinstalled/, first.entry("thin").why)
+    bundle_config("BUNDLE_WITHOUT" => "development")
+    _, second = overlay(%w[thin])
+    refute second.reused, "not the failed overlay again"
+    assert_equal :added, second.entry("thin").state, second.entry("thin").describe
+  end
+
+  # Gems under vendor/bundle (BUNDLE_PATH): the overlay finds them there
+  # and writes nothing into the app's tree.
+  def test_an_app_with_its_gems_in_vendor_bundle
+    make_app(without: "development:test", path: true)
+    before = tree(@app)
+    app, result = overlay(%w[thin])
+    assert_equal :added, result.entry("thin").state, result.entry("thin").describe
+    assert_equal "1.0.0 thin", run_in(app, 'require "vendored_probe"; require "thin"; print VendoredProbe::VERSION, " thin"')
+    assert_equal before, tree(@app), "nothing written under the app, vendor/bundle included"
+  end
+
+  private
+
+  def overlay(servers)
+    app = Arena::Bundle::AppSource.user(@app)
+    result = Arena::Bundle::Overlay.new(app: app, cache_root: @cache, servers: servers.map { |k| Arena::Servers.fetch(k) }).call
+    [app.with_overlay(result), result]
+  end
+
+  # Ruby in the app's bundle as a server runs in it; its output.
+  def run_in(app, code)
+    out, err, status = Open3.capture3(CLEAN.merge(app.bundle_env), RbConfig.ruby, "-e", "require 'bundler/setup'; #{code}", chdir: app.dir)
+    status.success? ? out : "failed: #{err.lines.grep(/Error|error/).first}"
+  end
+
+  def locked(name) = Bundler::LockfileParser.new(File.read(File.join(@app, "Gemfile.lock"))).specs.find { |s| s.name == name }.version.to_s
+
+  def make_app(without:, path: false)
+    FileUtils.mkdir_p(@app)
+    File.write(File.join(@app, "config.ru"), "run ->(env) { [200, {}, ['hi']] }\n")
+    gemfile = GEMFILE
+    if path
+      install_probe_gem
+      gemfile += "gem \"vendored_probe\"\n"
+    end
+    File.write(File.join(@app, "Gemfile"), gemfile.sub(/^  gem "notinstalled"\n/, ""))
+    # Locked from the system's gems and the app's vendored one.
+    bundle!({"GEM_PATH" => "#{vendor_dir}:"}, "lock", "--local")
+    vendor("rack") if path
+    # A gem the app locks in a group it leaves out, installed nowhere here.
+    File.write(File.join(@app, "Gemfile"), gemfile)
+    lock = File.read(File.join(@app, "Gemfile.lock"))
+    File.write(File.join(@app, "Gemfile.lock"), lock.sub("  specs:\n", "  specs:\n    notinstalled (1.0.0)\n").sub("DEPENDENCIES\n", "DEPENDENCIES\n  notinstalled\n"))
+    bundle_config({"BUNDLE_WITHOUT" => without, "BUNDLE_PATH" => ("vendor/bundle" if path)}.compact)
+  end
+
+  # A gem installed under the app's vendor/bundle only.
+  def install_probe_gem
+    src = File.join(@tmp, "probe")
+    FileUtils.mkdir_p(File.join(src, "lib"))
+    File.write(File.join(src, "lib", "vendored_probe.rb"), "module VendoredProbe\n  VERSION = \"1.0.0\"\nend\n")
+    File.write(File.join(src, "vendored_probe.gemspec"), <<~RUBY)
+      Gem::Specification.new do |s|
+        s.name = "vendored_probe"; s.version = "1.0.0"; s.summary = "probe"; s.authors = ["arena"]; s.files = ["lib/vendored_probe.rb"]
+      end
+    RUBY
+    sh!(src, "gem", "build", "vendored_probe.gemspec")
+    sh!(src, "gem", "install", "--local", "--no-document", "--ignore-dependencies", "--install-dir", vendor_dir, "vendored_probe-1.0.0.gem")
+  end
+
+  def vendor_dir = File.join(@app, "vendor/bundle", RUBY_ENGINE, RbConfig::CONFIG["ruby_version"])
+
+  # The locked version of an installed gem, installed again under vendor/bundle.
+  def vendor(name)
+    file = Gem::Specification.find_by_name(name, locked(name)).cache_file
+    sh!(@app, "gem", "install", "--local", "--no-document", "--ignore-dependencies", "--install-dir", vendor_dir, file)
+  end
+
+  def bundle_config(hash)
+    FileUtils.mkdir_p(File.join(@app, ".bundle"))
+    File.write(File.join(@app, ".bundle", "config"), "---\n" + hash.map { |k, v| "#{k}: #{v.inspect}\n" }.join)
+  end
+
+  def bundle!(env, *argv) = sh!(@app, "bundle", *argv, env: env)
+
+  def sh!(dir, *argv, env: {})
+    out, status = Open3.capture2e(CLEAN.merge(env), *argv, chdir: dir)
+    assert status.success?, "#{argv.join(" ")}: #{out}"
+  end
+
+  def tree(dir) = Dir.glob("**/*", File::FNM_DOTMATCH, base: dir).sort.to_h { |f| [f, File.file?(File.join(dir, f)) ? File.binread(File.join(dir, f)) : :dir] }
+end
