@@ -68,6 +68,18 @@ class OverlaySettingsTest < Minitest::Test
     assert_equal :added, second.entry("thin").state, second.entry("thin").describe
   end
 
+  # The same, fixed by installing the missing gem (under vendor/bundle),
+  # settings unchanged: what is installed is part of the key.
+  def test_a_failed_overlay_is_built_again_once_the_missing_gem_is_installed
+    make_app(without: nil, path: true)
+    _, first = overlay(%w[thin])
+    assert_equal :cannot, first.entry("thin").state
+    install_gem("notinstalled", "NotInstalled")
+    _, second = overlay(%w[thin])
+    refute second.reused, "not the failed overlay again"
+    assert_equal :added, second.entry("thin").state, second.entry("thin").describe
+  end
+
   # Gems under vendor/bundle (BUNDLE_PATH): the overlay finds them there
   # and writes nothing into the app's tree.
   def test_an_app_with_its_gems_in_vendor_bundle
@@ -100,7 +112,7 @@ class OverlaySettingsTest < Minitest::Test
     File.write(File.join(@app, "config.ru"), "run ->(env) { [200, {}, ['hi']] }\n")
     gemfile = GEMFILE
     if path
-      install_probe_gem
+      install_gem("vendored_probe", "VendoredProbe")
       gemfile += "gem \"vendored_probe\"\n"
     end
     File.write(File.join(@app, "Gemfile"), gemfile.sub(/^  gem "notinstalled"\n/, ""))
@@ -114,18 +126,19 @@ class OverlaySettingsTest < Minitest::Test
     bundle_config({"BUNDLE_WITHOUT" => without, "BUNDLE_PATH" => ("vendor/bundle" if path)}.compact)
   end
 
-  # A gem installed under the app's vendor/bundle only.
-  def install_probe_gem
-    src = File.join(@tmp, "probe")
+  # A gem (1.0.0) made here and installed under the app's vendor/bundle only.
+  def install_gem(name, constant)
+    src = File.join(@tmp, name)
     FileUtils.mkdir_p(File.join(src, "lib"))
-    File.write(File.join(src, "lib", "vendored_probe.rb"), "module VendoredProbe\n  VERSION = \"1.0.0\"\nend\n")
-    File.write(File.join(src, "vendored_probe.gemspec"), <<~RUBY)
+    File.write(File.join(src, "lib", "#{name}.rb"), "module #{constant}\n  VERSION = \"1.0.0\"\nend\n")
+    File.write(File.join(src, "#{name}.gemspec"), <<~RUBY)
       Gem::Specification.new do |s|
-        s.name = "vendored_probe"; s.version = "1.0.0"; s.summary = "probe"; s.authors = ["arena"]; s.files = ["lib/vendored_probe.rb"]
+        s.name = #{name.inspect}; s.version = "1.0.0"; s.summary = "made by a test"; s.authors = ["arena"]
+        s.files = ["lib/#{name}.rb"]
       end
     RUBY
-    sh!(src, "gem", "build", "vendored_probe.gemspec")
-    sh!(src, "gem", "install", "--local", "--no-document", "--ignore-dependencies", "--install-dir", vendor_dir, "vendored_probe-1.0.0.gem")
+    sh!(src, "gem", "build", "#{name}.gemspec")
+    sh!(src, "gem", "install", "--local", "--no-document", "--ignore-dependencies", "--install-dir", vendor_dir, "#{name}-1.0.0.gem")
   end
 
   def vendor_dir = File.join(@app, "vendor/bundle", RUBY_ENGINE, RbConfig::CONFIG["ruby_version"])
