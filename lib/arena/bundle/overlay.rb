@@ -7,6 +7,7 @@ require "json"
 require_relative "app_gems"
 require_relative "bundler_command"
 require_relative "reason"
+require_relative "releases"
 require_relative "result"
 require_relative "settings"
 
@@ -69,13 +70,14 @@ module Arena
       # one bundle serves any --servers set); servers: the ones this run asked
       # for, whose entries the result reports.
       def initialize(app:, servers: Servers.all, candidates: servers, cache_root: self.class.cache_root,
-        bundler: nil, floors: self.class.floors, say: nil, settings: nil, app_gems: :read)
+        bundler: nil, floors: self.class.floors, say: nil, settings: nil, app_gems: :read, releases: Releases.method(:fetch))
         @say = say
         @app = app
         @servers = servers
         @candidates = (candidates + servers).uniq
         @cache_root = cache_root
         @floors = floors
+        @releases = releases
         @settings = settings || (@app.respond_to?(:bundle_settings) && @app.bundle_settings) || Settings.read(File.dirname(@app.app_gemfile))
         @bundler = bundler || BundlerCommand.new(env: self.class.env(@settings))
         @app_gems = (app_gems == :read) ? AppGems.read(@app.app_gemfile, env: app_env) : app_gems
@@ -222,13 +224,30 @@ module Arena
         remote = lock(File.join(dir, "try", key), {key => gems}, local: false)
         return added(key, gems, remote[:specs], local: false) if remote[:ok] && remote[:changed].empty?
         if remote[:ok]
-          cannot(key, gems, Reason.from_lock(remote[:changed], remote[:specs], app_versions: @app_versions))
+          other_release(dir, key, gems, Reason.from_lock(remote[:changed], remote[:specs], app_versions: @app_versions))
         elsif Reason.network?(remote[:output])
           local_why = local[:ok] ? nil : Reason.from_output(local[:output], app_versions: @app_versions)
           Entry.new(server: key, state: :unfetched, gems: gems, why: ["no registry reachable", local_why].compact.join("; ")).freeze
         else
-          cannot(key, gems, Reason.from_output(remote[:output], app_versions: @app_versions))
+          other_release(dir, key, gems, Reason.from_output(remote[:output], app_versions: @app_versions))
         end
+      end
+
+      # Before refusing a server whose newest conflicts with the app's lock:
+      # its other releases whose own dependencies the app's versions meet,
+      # newest first, a few at most, from the registry's list. The refusal
+      # names the newest that would fit, if there is one.
+      def other_release(dir, key, gems, why)
+        main = gems.first
+        text = @app_versions.key?(main) ? nil : @releases.call(main)
+        return cannot(key, gems, why) unless text
+        fits = Releases.fitting(Releases.parse(text), app_versions: @app_versions)
+        fits.each do |version|
+          attempt = lock(File.join(dir, "try", key), {key => gems}, local: false, exact: {main => version})
+          return added(key, gems, attempt[:specs], local: false) if attempt[:ok] && attempt[:changed].empty?
+        end
+        return cannot(key, gems, "#{why}; no released #{main} fits the app's lock") if fits.empty?
+        cannot(key, gems, "#{why}; #{main} #{fits.first} would fit, but did not lock beside the app's gems")
       end
 
       # The final overlay: the servers that resolved, locked together, then
