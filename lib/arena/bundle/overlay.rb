@@ -241,13 +241,19 @@ module Arena
         main = gems.first
         text = @app_versions.key?(main) ? nil : @releases.call(main)
         return cannot(key, gems, why) unless text
-        fits = Releases.fitting(Releases.parse(text), app_versions: @app_versions)
+        releases = Releases.parse(text)
+        fits = Releases.fitting(releases, app_versions: @app_versions)
         fits.each do |version|
           attempt = lock(File.join(dir, "try", key), {key => gems}, local: false, exact: {main => version})
           return added(key, gems, attempt[:specs], local: false) if attempt[:ok] && attempt[:changed].empty?
         end
-        return cannot(key, gems, "#{why}; no released #{main} fits the app's lock") if fits.empty?
-        cannot(key, gems, "#{why}; #{main} #{fits.first} would fit, but did not lock beside the app's gems")
+        cannot(key, gems, "#{why}; #{other_release_words(main, fits, Releases.compiled_only(releases, app_versions: @app_versions))}")
+      end
+
+      def other_release_words(main, fits, compiled)
+        return "#{main} #{fits.first} would fit, but did not lock beside the app's gems" unless fits.empty?
+        return "#{main} #{compiled} would fit, but has no #{Gem::Platform.local} build (it would be compiled)" if compiled
+        "no released #{main} fits the app's lock"
       end
 
       # The final overlay: the servers that resolved, locked together, then

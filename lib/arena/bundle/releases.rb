@@ -45,14 +45,36 @@ module Arena
 
       # Versions (newest first, at most `limit`, none prerelease, none
       # `except`) that run on this Ruby and this platform and whose own
-      # dependencies are met by every version the app locks.
-      def fitting(releases, app_versions:, except: [], limit: 3, ruby: RUBY_VERSION, platforms: ["ruby", Gem::Platform.local.to_s])
-        fits = releases.select do |r|
-          !r.version.prerelease? && platforms.include?(r.platform) && !except.include?(r.version.to_s) &&
+      # dependencies are met by every version the app locks. A gem that
+      # ships builds for this platform (platforms.last) is taken only at
+      # versions that have one: another would be compiled (Itsi's Rust).
+      def fitting(releases, app_versions:, except: [], limit: 3, ruby: RUBY_VERSION, platforms: PLATFORMS)
+        fits = candidates(releases, app_versions, ruby, platforms).reject { |r| except.include?(r.version.to_s) }
+        fits = fits.select { |r| r.platform == platforms.last } if built?(releases, platforms)
+        newest(fits, limit)
+      end
+
+      # The newest version that fits but has no build for this platform,
+      # where the gem ships such builds; nil otherwise.
+      def compiled_only(releases, app_versions:, ruby: RUBY_VERSION, platforms: PLATFORMS)
+        return nil unless built?(releases, platforms)
+        fits = candidates(releases, app_versions, ruby, platforms)
+        built = fits.select { |r| r.platform == platforms.last }.map(&:version)
+        newest(fits.reject { |r| built.include?(r.version) }, 1).first
+      end
+
+      PLATFORMS = ["ruby", Gem::Platform.local.to_s].freeze
+
+      def candidates(releases, app_versions, ruby, platforms)
+        releases.select do |r|
+          !r.version.prerelease? && platforms.include?(r.platform) &&
             (r.ruby.nil? || r.requirement(r.ruby).satisfied_by?(Gem::Version.new(ruby))) && meets?(r, app_versions)
         end
-        fits.map(&:version).uniq.sort.reverse.first(limit).map(&:to_s)
       end
+
+      def built?(releases, platforms) = releases.any? { |r| r.platform == platforms.last }
+
+      def newest(releases, limit) = releases.map(&:version).uniq.sort.reverse.first(limit).map(&:to_s)
 
       def meets?(release, app_versions)
         release.dependencies.all? do |name, req|

@@ -51,10 +51,9 @@ class OtherReleaseTest < Minitest::Test
 
   def test_the_releases_that_fit_the_apps_lock_newest_first
     releases = Arena::Bundle::Releases.parse(INDEX)
-    fits = Arena::Bundle::Releases.fitting(releases, app_versions: {"prism" => "2.1.0", "rack" => "3.0.0"}, ruby: "3.1.2",
-      platforms: %w[ruby java])
-    assert_equal %w[0.2.1 0.1.0], fits, "not 0.3.0/0.2.0 (prism ~> 1.4), 0.2.2 (Ruby >= 9), 0.2.3.pre (a prerelease)"
-    assert_equal %w[0.1.0], Arena::Bundle::Releases.fitting(releases, app_versions: {"prism" => "2.1.0"}, ruby: "3.1.2", platforms: %w[ruby])
+    fits = ->(platforms) { Arena::Bundle::Releases.fitting(releases, app_versions: {"prism" => "2.1.0", "rack" => "3.0.0"}, ruby: "3.1.2", platforms: platforms) }
+    assert_equal %w[0.1.0], fits.call(%w[ruby x86_64-solaris]), "not 0.3.0/0.2.0 (prism ~> 1.4), 0.2.2 (Ruby >= 9), 0.2.3.pre (a prerelease), 0.2.1 (java)"
+    assert_equal %w[0.2.1], fits.call(%w[ruby java]), "on a platform the gem ships builds for, only its builds"
   end
 
   def test_an_older_release_that_fits_is_added
@@ -75,6 +74,19 @@ class OtherReleaseTest < Minitest::Test
   def test_the_refusal_says_when_no_release_fits
     result, = overlay(locks: [], index: "---\n0.3.0 prism:~> 1.4|checksum:f\n")
     assert_match(/; no released itsi-server fits the app's lock\z/, result.entry("itsi").why)
+  end
+
+  # Itsi ships x86_64-linux builds; its 0.2.7 fits prism 2.1.0 but is
+  # source only (Rust): named, not compiled.
+  def test_a_release_that_would_be_compiled_is_named_not_tried
+    local = Gem::Platform.local.to_s
+    index = "---\n0.2.7 json:~> 2|checksum:a\n0.2.27 prism:~> 1.4|checksum:b\n0.2.27-#{local} prism:~> 1.4|checksum:c\n"
+    releases = Arena::Bundle::Releases.parse(index)
+    assert_equal [], Arena::Bundle::Releases.fitting(releases, app_versions: {"prism" => "2.1.0"})
+    assert_equal "0.2.7", Arena::Bundle::Releases.compiled_only(releases, app_versions: {"prism" => "2.1.0"})
+    result, bundler = overlay(locks: %w[0.2.7], index: index)
+    assert_match(/; itsi-server 0\.2\.7 would fit, but has no #{local} build \(it would be compiled\)\z/, result.entry("itsi").why)
+    assert_equal [nil], bundler.pins, "not tried"
   end
 
   private
