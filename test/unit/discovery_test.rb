@@ -154,6 +154,23 @@ module Arena
       assert_nil Plan::DiscoveryProbe.links("{}", "application/json")
     end
 
+    # An app without Rails' routes (Sinatra, Roda, plain Rack): "/" and the pages it links to.
+    def test_the_probe_asks_a_plain_rack_app_for_slash_and_the_pages_it_links_to
+      home = %(<a href="/">home</a><a href="/books">books</a><a href="/books/1">one</a><a href="/site.css">)
+      app = lambda do |env|
+        return [200, {"content-type" => "text/html"}, [home]] if env["PATH_INFO"] == "/"
+        raise "no such book" if env["PATH_INFO"] == "/books/1"
+        [200, {"content-type" => env["PATH_INFO"].end_with?(".css") ? "text/css" : "text/html"}, ["<p>"]]
+      end
+      seen = []
+      Plan::DiscoveryProbe.answers(app, [], headers: {}, deadline: Plan::DiscoveryProbe.now + 10) { |a| seen << a }
+      assert_equal [["/", 200, nil], ["/books", 200, "/"], ["/books/1", 0, "/"], ["/site.css", 200, "/"]],
+        seen.map { |a| [a["path"], a["status"], a["from"]] }
+      assert seen.none? { |a| a.key?("links") }, "links stay in the probe"
+      mix = Plan::Discovery.choose({"answers" => seen}).workload.mix.map { |w, wl| [w, wl.path] }
+      assert_equal [[1, "/"], [1, "/books"]], mix
+    end
+
     # The order the probe asks in: "/", index actions, short paths; then shows before nested routes.
     def test_the_probe_asks_lists_then_shows_in_order
       routes = [{path: "/login", params: [], name: "account#login"}, {path: "/a/b/c", params: [], name: "c#index"},

@@ -16,6 +16,7 @@ module Arena
     # with one parameter, each filled with a value the app itself gave: an
     # "id" of its index's JSON (`/items/:id` from `/items`), or a link of a
     # page it answered (`href="/issues/12"` for `/issues/:id`), never guessed.
+    # An app without Rails' routes is asked "/" and the pages it links to.
     # It asks at most MAX_LISTS and MAX_SHOWS paths, for at most ASK_SECONDS.
     #
     # Prints JSON lines on stdout: {"booted": true, "rails":, "routes": N}
@@ -101,11 +102,18 @@ module Arena
         lists(routes).each { |r| ask_each.call(r[:path], "route" => r[:name]) }
         static = routes.select { |r| r[:params].empty? }.map { |r| r[:path] }
         shows(routes).each do |r|
-          break if out.count { |a| a["from"] } >= MAX_SHOWS
+          break if out.count { |a| a["from"] } >= MAX_SHOWS || now > deadline
           filled = fill(r, out, static: static)
           ask_each.call(filled[:path], "route" => r[:name], "from" => filled[:from]) if filled
         end
+        linked(out).each { |path| ask_each.call(path, "from" => "/") } if routes.empty?
         out
+      end
+
+      # An app without Rails' routes: the pages "/" links to stand for it.
+      def linked(answered)
+        home = answered.find { |a| a["path"] == "/" && a["status"].to_i.between?(200, 299) }
+        (home&.fetch("links", nil) || []).reject { |l| l == "/" }.first(MAX_SHOWS)
       end
 
       # "/" and the routes without parameters, an index before other actions.
