@@ -48,6 +48,9 @@ module Arena
     # private ones redirecting to the login page.
     BIG_HTML = {"rails" => true, "routes" => 412, "seconds" => 6.04, "done" => true, "answers" => [
       page("/", "welcome#index"), page("/login", "account#login"), to_login("/my/page", "my#page"),
+      # Two redirects to the home page do not make it a login page.
+      page("/logout", "account#logout", status: 302, location: "http://127.0.0.1/"),
+      page("/account/twofa", "account#twofa", status: 302, location: "http://127.0.0.1/"),
       page("/account/register", "account#register"), page("/robots.txt", "welcome#robots", type: "text/plain"),
       page("/projects", "projects#index"), page("/issues", "issues#index"), page("/news", "news#index"),
       page("/activity", "activities#index"), page("/search", "search#index"), page("/time_entries", "timelog#index"),
@@ -66,12 +69,14 @@ module Arena
       # "/" and index actions first; 4 shows at most, a show action before others; half and half.
       assert_equal [[1, "/"], [1, "/projects"], [1, "/issues"], [1, "/news"],
         [1, "/issues/5"], [1, "/projects/ecookbook"], [1, "/news/1"], [1, "/versions/2"]], mix
-      assert_equal 4, found.lines.size
+      assert_equal 5, found.lines.size, found.lines.join("\n")
       assert found.lines.all? { |l| l.size <= 100 }, found.lines.join("\n")
-      assert_equal "tune: no --workload: asked the app 24 paths (of 412 GET routes) in 6.0 s; loading GET, equal shares:",
+      assert_equal "tune: no --workload: asked the app 26 paths (of 412 GET routes) in 6.0 s; loading GET, equal shares:",
         found.lines[0]
-      assert_equal "tune:   not loaded: /login and the 4 redirects to it, 1 4xx, 1 failure, 2 assets, 7 more 2xx",
-        found.lines[2]
+      assert_equal ["tune:   1 /, 1 /projects, 1 /issues, 1 /news, 1 /issues/5, 1 /projects/ecookbook, 1 /news/1",
+        "tune:   1 /versions/2"], found.lines[1, 2]
+      assert_equal "tune:   not loaded: /login and 4 of the 6 redirects to it, 1 4xx, 1 failure, 2 assets, 7 more 2xx",
+        found.lines[3]
       sorted = Plan::Discovery.sort(BIG_HTML["answers"])
       assert_equal %w[/robots.txt /attachments/download/3], sorted[:asset].map { |a| a["path"] }
       assert_equal %w[/login], sorted[:login].map { |a| a["path"] }

@@ -22,9 +22,9 @@ module Arena
       # At most this many paths in the mix, at most half of them show pages.
       MOST = 8
       NAME = "routes"
-      # Files, not pages: never loaded as the app's traffic.
+      # Files and feeds, not pages: never loaded as the app's traffic.
       ASSET_PATH = /\.(css|js|mjs|map|png|jpe?g|gif|svg|ico|webp|avif|woff2?|ttf|eot|txt|xml|pdf|zip|gz)\z/i
-      ASSET_TYPE = %r{\A(image|font|audio|video)/|css|javascript|octet-stream|pdf|zip}
+      ASSET_TYPE = %r{\A(image|font|audio|video)/|css|javascript|octet-stream|pdf|zip|atom|rss}
       HINT = "--workload PATH[,PATH] or --requests FILE"
       REASONS = {redirect: "redirect", client: "4xx", failed: "failure", asset: "asset", beyond: "more 2xx"}.freeze
 
@@ -60,7 +60,7 @@ module Arena
       # {load: [answer...], redirect: [...], client:, failed:, asset:, login:, beyond:}:
       # what is loaded (lists by rank, then shows, at most MOST) and why the rest is not.
       def self.sort(answers)
-        targets = answers.filter_map { |a| target(a["location"]) if a["status"].to_i.between?(300, 399) }
+        targets = logins(answers)
         out = Hash.new { |h, k| h[k] = [] }
         answers.each { |a| out[why_not(a, targets)] << a }
         good = out.delete(nil) || []
@@ -81,6 +81,13 @@ module Arena
         return :client if status.between?(400, 499)
         return :asset if a["path"].to_s.split("?").first.match?(ASSET_PATH) || a["type"].to_s.match?(ASSET_TYPE)
         :login if targets.include?(a["path"].to_s.split("?").first)
+      end
+
+      # The pages two or more redirects go to (a login page), "/" aside: the
+      # home page a logout redirects to is a page of the app's own.
+      def self.logins(answers)
+        targets = answers.filter_map { |a| target(a["location"]) if a["status"].to_i.between?(300, 399) }
+        targets.tally.filter_map { |path, n| path if n >= 2 && path != "/" }
       end
 
       # A redirect's path on this app (its host and query left out).
@@ -122,9 +129,20 @@ module Arena
         stopped = doc["stopped"] ? ", stopped at the time limit" : ""
         shares = (mix.map(&:first).uniq.size == 1) ? "equal shares" : "by weight"
         ["tune: no --workload: asked the app #{asked} path#{"s" unless asked == 1}#{routes}#{took}#{stopped}; loading GET, #{shares}:",
-          "tune:   #{mix.map { |w, a| "#{w} #{a["path"]}" }.join(", ")}",
+          *wrap(mix.map { |w, a| "#{w} #{a["path"]}" }),
           ("tune:   #{left_words(mix, sorted)}" unless left_words(mix, sorted).empty?),
           "tune: #{HINT} (repeatable) loads others, as one mix"].compact.map { |l| fit(l) }
+      end
+
+      # "tune:   1 /a, 1 /b, ..." in lines of 100 columns, two at most.
+      def self.wrap(items, lines: 2)
+        items.each_with_object([]) do |item, out|
+          if out.empty? || (out.size < lines && out.last.size + item.size + 2 > 100)
+            out << "tune:   #{item}"
+          else
+            out[-1] += ", #{item}"
+          end
+        end
       end
 
       # What was not loaded: named when few, counted when many; and where the
