@@ -28,7 +28,7 @@ module Arena
       assert_equal "tune: no --workload: asked the app 3 paths; loading GET, equal shares:", found.lines.first
       assert_equal "tune:   1 /items, 1 /items/1", found.lines[1]
       assert_equal "tune:   ids from /items; not loaded: / (404)", found.lines[2]
-      assert_equal "tune: --workload PATH[,PATH] or --requests FILE (repeatable) loads others, as one mix", found.lines.last
+      assert_equal "tune: --workload PATH[,PATH] (repeatable) or --requests FILE loads others, as one mix", found.lines.last
       assert found.lines.all? { |l| l.size <= 100 }, found.lines.join("\n")
     end
 

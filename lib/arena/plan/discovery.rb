@@ -131,7 +131,7 @@ module Arena
         ["tune: no --workload: asked the app #{asked} path#{"s" unless asked == 1}#{routes}#{took}#{stopped}; loading GET, #{shares}:",
           *wrap(mix.map { |w, a| "#{w} #{a["path"]}" }),
           ("tune:   #{left_words(mix, sorted)}" unless left_words(mix, sorted).empty?),
-          "tune: #{HINT} (repeatable) loads others, as one mix"].compact.map { |l| fit(l) }
+          "tune: --workload PATH[,PATH] (repeatable) or --requests FILE loads others, as one mix"].compact.map { |l| fit(l) }
       end
 
       # "tune:   1 /a, 1 /b, ..." in lines of 100 columns, two at most.
