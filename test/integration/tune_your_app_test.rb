@@ -20,7 +20,8 @@ class TuneYourAppTest < Arena::YourAppCase
       "--out", File.join(@tmp, "tune"), timeout: 240)
     assert outcome.status.success?, outcome.describe
     assert_match(/the app forces SSL: sending X-Forwarded-Proto: https/, outcome.stderr)
-    assert_match(%r{no --workload: loading GET /items, /items/1}, outcome.stderr)
+    assert_match(%r{^tune: no --workload: asked the app \d+ paths .*; loading GET, equal shares:\ntune:   1 /items, 1 /items/1$},
+      outcome.stderr)
     assert_match(/^tune: measured against the Rails default \(puma, 3 threads, 1 process\)$/, outcome.stderr)
     assert_match(/^puma workers=\d+ threads=\d+: (sustains|unsustained)/, outcome.stderr, "a line a candidate, led by its server")
     paths = Regexp.union(@tmp, Dir.home, FIXTURES)
@@ -56,6 +57,17 @@ class TuneYourAppTest < Arena::YourAppCase
     line = outcome.stderr.lines.grep(/no path answered 2xx/).first
     assert_match %r{tried / \(301 to https://.*\), /items \(301 to https://}, line.to_s, outcome.describe
     refute_match(/THE ANSWER/, outcome.stdout)
+  end
+
+  # Several --workload paths are searched as one mix, each an equal share,
+  # from the start's measurement to the confirmation rounds.
+  def test_several_workloads_are_tuned_as_one_mix
+    outcome = run_app("tune", "--app", RAILS, "--servers", "puma", "--workload", "/items,/items/3=200:\"id\":3", "--max-time", "60",
+      "-d", "0.5", "-w", "0.2", "--out", File.join(@tmp, "mix"), timeout: 200)
+    assert outcome.status.success?, outcome.describe
+    assert_match(%r{^tune: 2 workloads as one mix, equal shares: 1 /items, 1 /items/3$}, outcome.stderr)
+    results = JSON.parse(File.read(File.join(@tmp, "mix", "results.json")))
+    assert_equal ["/items+/items/3"], results["measurements"].map { |m| m["workload"] }.uniq, "every measurement loads the mix"
   end
 
   # Every server failed (a path the app does not route): no answer is not a success.

@@ -91,7 +91,7 @@ module Arena
         builder
       end
 
-      # The plan: tune's defaults under the options given, one workload, the proxy's headers.
+      # The plan: tune's defaults under the options given, one workload (several as one mix), the proxy's headers.
       def planned(builder)
         @budget_given = !builder.options[:max_time].nil?
         @duration_given = !builder.options[:duration].nil?
@@ -101,10 +101,21 @@ module Arena
         plan = builder.build
         # The built-in app's default workload for a tune is its mixed /random, not run's pair.
         plan = plan.with(workloads: [Plan::Workloads.builtin.fetch("random")]) if plan.app.builtin && given.nil? && !builder.options[:requests_file]
-        raise UsageError, "arena tune searches for one workload at a time (got #{plan.workloads.map(&:name).join(", ")})" if plan.workloads.size > 1
+        plan = mixed(plan)
         # A user's app with neither --workload nor --requests: its paths are asked of it (Plan::Discovery).
         @discover = !plan.app.builtin && given.nil? && !builder.options[:requests_file]
         proxied(plan, on: @proxy_headers)
+      end
+
+      # Several workloads (--workload A,B, or a requests file's) are searched
+      # as one mix, each an equal share, said with its weights.
+      def mixed(plan)
+        return plan if plan.workloads.size == 1
+        mix = Plan::Workloads.mixed(plan.workloads)
+        shares = (mix.mix.map(&:first).uniq.size == 1) ? "equal shares" : "by weight"
+        @err.puts Plan::Discovery.fit("tune: #{plan.workloads.size} workloads as one mix, #{shares}: " \
+          "#{mix.mix.map { |w, wl| "#{w} #{wl.name}" }.join(", ")}")
+        plan.with(workloads: [mix])
       end
 
       # A Rails app that forces SSL gets the header its TLS proxy sends (Plan::ProxyHeaders).

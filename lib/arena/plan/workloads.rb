@@ -206,6 +206,39 @@ module Arena
           expect_body: body).freeze
       end
 
+      # Several workloads as one mix, as a tune loads them: each given
+      # workload an equal share, a mix's own weights kept inside its share
+      # (weights scaled by the least common multiple of the mixes' sums, then
+      # reduced). One workload is itself. The engine sends one set of headers
+      # and one body for a whole mix: workloads that differ in either are refused.
+      def self.mixed(list, name: nil)
+        return list.first if list.size == 1
+        parts = list.map { |wl| wl.mix || [[1, wl]] }
+        common = parts.map { |p| p.sum(&:first) }.reduce(1) { |a, b| a.lcm(b) }
+        members = parts.flat_map { |p| p.map { |w, wl| [w * common / p.sum(&:first), wl] } }
+        gcd = members.map(&:first).reduce(0) { |a, b| a.gcd(b) }
+        members = members.map { |w, wl| [w / gcd, wl] }.freeze
+        mix_agrees!(list, members.map(&:last))
+        first = members.first.last
+        Plan::Workload.new(name: name || mix_name(list), path: first.path, method: first.method,
+          body: members.map(&:last).filter_map(&:body).first, content_type: nil, expect_status: nil, expect_body: nil,
+          headers: first.headers, mix: members).freeze
+      end
+
+      def self.mix_name(list)
+        joined = list.map(&:name).join("+")
+        (joined.size <= 40) ? joined : "mix"
+      end
+
+      def self.mix_agrees!(list, requests)
+        names = list.map(&:name).join(", ")
+        if requests.map { |r| r.headers || {} }.uniq.size > 1
+          raise UsageError, "#{names} send different headers: the engine sends one set for a whole mix; give them one at a time"
+        end
+        return if requests.filter_map(&:body).uniq.size <= 1
+        raise UsageError, "#{names} send different bodies: the engine sends one body for a whole mix; give them one at a time"
+      end
+
       # Where PATH ends. Without a query string, at the first "=". In a query
       # string an "=" after a key is that key's value ("?limit=2"); the
       # expectation starts at an "=" after a
