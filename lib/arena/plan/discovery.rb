@@ -237,25 +237,10 @@ module Arena
       # The probe's document, from a process group of its own, stopped at
       # the timeout.
       def ask
-        out_path = File.join(@dir, "discovery.jsonl")
-        log_path = File.join(@dir, "discovery.log")
-        group = Launch::ProcessGroup.new(["bundle", "exec", "ruby", @probe, @app.rackup, JSON.generate(@headers)], log_path: log_path,
-          chdir: @app.dir, env: env)
-        status = File.open(out_path, "w") do |out|
-          group.start(out: out)
-          group.wait(timeout: @timeout)
-        ensure
-          group.stop(grace: 2)
-        end
-        exited = status && Discovery.ended(status)
-        Discovery.judge(Discovery.read(File.read(out_path)), exited: exited, timeout: @timeout, log: log_path,
-          tail: group.log_tail(3).join(" | "))
-      end
-
-      # The app's bundle as a server gets it, Arena's own bundle cleaned out.
-      def env
-        @app.bundle_env.merge("RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil,
-          "BUNDLER_VERSION" => nil).merge(APP_ENV).merge(@app.env || {}).merge(@env)
+        ran = AppProbe.run([@probe, @app.rackup, JSON.generate(@headers)], app: @app, dir: @dir, name: "discovery", ext: "jsonl",
+          env: @env, timeout: @timeout)
+        exited = ran.status && Discovery.ended(ran.status)
+        Discovery.judge(Discovery.read(File.read(ran.out_path)), exited: exited, timeout: @timeout, log: ran.log_path, tail: ran.tail)
       end
     end
   end

@@ -65,27 +65,13 @@ module Arena
       private
 
       def ask(paths)
-        out_path = File.join(@dir, "pace.json")
-        log_path = File.join(@dir, "pace.log")
-        argv = ["bundle", "exec", "ruby", PROBE, @app.rackup, JSON.generate(@headers), JSON.generate(paths)]
-        group = Launch::ProcessGroup.new(argv, log_path: log_path, chdir: @app.dir, env: env)
-        status = File.open(out_path, "w") do |out|
-          group.start(out: out)
-          group.wait(timeout: @timeout)
-        ensure
-          group.stop(grace: 2)
-        end
-        return [nil, "the app did not boot within #{@timeout.round} s (#{log_path})"] if status.nil?
-        return [nil, "the probe failed (#{log_path})"] unless status.respond_to?(:success?) && status.success?
-        [JSON.parse(File.read(out_path)), nil]
+        ran = AppProbe.run([PROBE, @app.rackup, JSON.generate(@headers), JSON.generate(paths)], app: @app, dir: @dir, name: "pace",
+          env: @env, timeout: @timeout)
+        return [nil, "the app did not boot within #{@timeout.round} s (#{ran.log_path})"] if ran.status.nil?
+        return [nil, "the probe failed: #{ran.tail[0, 200]} (#{ran.log_path})"] unless ran.status.respond_to?(:success?) && ran.status.success?
+        [JSON.parse(File.read(ran.out_path)), nil]
       rescue JSON::ParserError
-        [nil, "the probe's answer was not readable (#{out_path})"]
-      end
-
-      # The app's bundle as a server gets it, Arena's own bundle cleaned out.
-      def env
-        {"BUNDLE_GEMFILE" => @app.gemfile, "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil,
-         "BUNDLER_VERSION" => nil}.merge(APP_ENV).merge(@app.env || {}).merge(@env)
+        [nil, "the probe's answer was not readable (#{ran.out_path})"]
       end
     end
   end

@@ -42,7 +42,8 @@ class PaceTest < Minitest::Test
         run ->(env) { spin.(env["PATH_INFO"] == "/slow" ? 0.02 : 0.0); [200, {"content-type" => "text/plain"}, ["ok"]] }
       RU
       File.write(File.join(dir, "Gemfile"), %(gem "rack"\n))
-      app = Struct.new(:rackup, :dir, :gemfile, :env).new(File.join(dir, "config.ru"), dir, File.join(Arena::ROOT, "Gemfile"), {})
+      app = Arena::Bundle::AppSource.new(rackup: File.join(dir, "config.ru"), dir: dir, gemfile: File.join(Arena::ROOT, "Gemfile"),
+        app_gemfile: File.join(Arena::ROOT, "Gemfile"), builtin: false, env: {})
       reading, why = Pace.new(app: app, dir: dir).call(Arena::Plan::Workloads.custom("/slow"))
       assert_nil why
       assert_in_delta 20.0, reading.cpu_ms, 5.0
