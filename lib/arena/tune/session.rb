@@ -162,8 +162,8 @@ module Arena
           Estimate.lines(least, budget_s: max - @reserve_s, per_candidate_s: per, given: @options.budget_given).each { |line| detail line }
           detail "tune: the least search: #{least.map { |s| "#{s.server} #{s.candidates}" }.join(", ")} candidates"
         end
-        say "tune: #{@reserve_s} of #{max.round} s kept for the confirmation rounds (#{Confirmation::MIN_ROUNDS} or more)" \
-          "#{" and the cores rounds" if scaling_s.positive?}, the search gets the rest"
+        say "tune: #{@reserve_s} of #{max.round} s kept for #{Confirmation::MIN_ROUNDS}+ confirmation rounds" \
+          "#{" and the cores rounds" if scaling_s.positive?}; the rest for the search"
       end
 
       # The whole tune at this pace (Estimate.whole_s): the leaders searched
