@@ -14,8 +14,8 @@ class YourAppRack2Test < Arena::YourAppCase
     outcome = run_app("run", "--app", File.join(FIXTURES, "rack2"), "--servers", list.join(" "), "--workload", "/json=200:rack",
       "-d", "0.5", "-w", "0.2")
     assert outcome.status.success?, outcome.describe
-    assert_includes outcome.stderr.lines.map(&:chomp),
-      "itsi: cannot be added beside this app: itsi-server 0.2.27 needs json ~> 2, the app locks json 3.1.0"
+    said = "itsi: cannot be added beside this app: itsi-server 0.2.27 needs json ~> 2, the app locks json 3.1.0"
+    assert outcome.stderr.lines.any? { |l| l.start_with?(said) }, outcome.stderr
     ran = list - ["itsi"]
     # With no registry reachable a server whose gems are not installed is
     # named and skipped as well; the rest still runs.

@@ -145,10 +145,14 @@ module Arena
         max = @plan.load.max_time
         # The answer, the runner-up, your config and your server's best config.
         sides = [@plan.servers.size, 2].min + ((@plan.servers.size > 2) ? 2 : 1)
-        reserve = Confirmation.reserve_s(sides: sides, boot_s: boot_s, duration: @plan.load.duration, warmup: @plan.load.warmup) + scaling_s
+        reserve = Confirmation.reserve_s(sides: sides, boot_s: boot_s, duration: @plan.load.duration, warmup: @plan.load.warmup)
         per = Estimate.per_candidate_s(warmup: @plan.load.warmup, duration: @plan.load.duration, boot_s: boot_s, level_s: level_s)
         least = Estimate.least(@plan.servers.filter_map { |adapter| least_search(adapter) }, per_candidate_s: per)
-        need = whole_s(least, per, reserve)
+        need = whole_s(least, per, reserve + scaling_s)
+        # The cores rounds come last: they get their time only when the
+        # budget holds the whole tune, never at the confirmation's cost.
+        @scaling_kept = (need <= max) ? scaling_s : 0.0
+        reserve += @scaling_kept
         # The rounds keep all their time when the budget holds them beside
         # every server's first look; a shorter one gives the looks their
         # time first, and the rounds at least SHARE of it.
@@ -163,7 +167,7 @@ module Arena
           detail "tune: the least search: #{least.map { |s| "#{s.server} #{s.candidates}" }.join(", ")} candidates"
         end
         say "tune: #{@reserve_s} of #{max.round} s kept for #{Confirmation::MIN_ROUNDS}+ confirmation rounds" \
-          "#{" and the cores rounds" if scaling_s.positive?}; the rest for the search"
+          "#{" and the cores rounds" if @scaling_kept.positive?}; the rest for the search"
       end
 
       # The whole tune at this pace (Estimate.whole_s): the leaders searched
@@ -349,6 +353,10 @@ module Arena
 
       # The answer on every core against one (Scaling), in the time kept for it.
       def scaling(pick)
+        if @scaling_kept.zero?
+          why = (@plan.machine.cores < 2) ? "this machine has one core" : "no time kept for its rounds: a --max-time that holds the whole tune does"
+          return Scaling::Result.new(one: pick.adapter, cores: @plan.machine.cores, why: why).freeze
+        end
         say "cores: #{labels.call(pick.key)} on 1 core against every core"
         Scaling.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first, deadline: @deadline, seed: seed,
           log: ->(line) { say line }).call(pick.adapter, pick.installation)
@@ -399,7 +407,7 @@ module Arena
       def confirm(provisional, entries, finalists)
         sides = confirmation_sides(provisional, entries, finalists)
         wrapped("confirmation:", sides.map { |s| "#{s.role} #{labels.call(s.key)}" }).each { |line| say line }
-        result = Confirmation.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first, deadline: @deadline - scaling_s,
+        result = Confirmation.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first, deadline: @deadline - @scaling_kept,
           seed: seed, log: ->(line) { say line },
           judge: ->(r) { Confirmed.narrow?(r, target_pct: Confirmation::TARGET_PCT) }).call(sides)
         confirmation_notes(result)
