@@ -76,6 +76,19 @@ class SettleTest < Minitest::Test
     assert_operator base.p50_us, :<, 10_000
   end
 
+  # A mix's baseline probes each member in turn, as often as its weight,
+  # while settling itself probes the first path.
+  def test_a_mix_s_baseline_probes_every_member_by_weight
+    custom = ->(path) { Arena::Plan::Workloads.custom(path) }
+    mix = Arena::Plan::Workload.new(name: "routes", path: "/", method: "GET", mix: [[1, custom.call("/")], [2, custom.call("/issues")], [1, custom.call("/news")]])
+    assert_equal %w[/ /issues /issues /news], Arena::Scenarios::Settle.members(mix).map(&:path)
+    log = []
+    Arena::Scenarios::Settle.new(pids: -> { [] }, probe: Probe.new([], log), workload: mix, limit: 0.5, interval: 0.01, ticks: ->(_) { 0 })
+      .baseline(seconds: 0.0, least: 8)
+    assert_equal %w[/ /issues /issues /news] * 2, log.map { |_, args, _| args[1] }
+    assert_equal ["/server"], Arena::Scenarios::Settle.members(Arena::Plan::Workloads.builtin.fetch("server")).map(&:path)
+  end
+
   def test_the_baseline_takes_three_probes_at_least_and_200_at_most
     assert_equal 3, settle([]).baseline(seconds: 0.0, least: 0).n
     assert_equal 200, settle([]).baseline(seconds: 3.0).n

@@ -146,7 +146,7 @@ module Arena
         # The answer, the runner-up, your config and your server's best config.
         sides = [@plan.servers.size, 2].min + ((@plan.servers.size > 2) ? 2 : 1)
         reserve = Confirmation.reserve_s(sides: sides, boot_s: boot_s, duration: @plan.load.duration, warmup: @plan.load.warmup)
-        per = Estimate.per_candidate_s(warmup: @plan.load.warmup, duration: @plan.load.duration, boot_s: boot_s, level_s: level_s)
+        per = @per_candidate_s = Estimate.per_candidate_s(warmup: @plan.load.warmup, duration: @plan.load.duration, boot_s: boot_s, level_s: level_s)
         least = Estimate.least(@plan.servers.filter_map { |adapter| least_search(adapter) }, per_candidate_s: per)
         need = whole_s(least, per, reserve + scaling_s)
         # The cores rounds come last: they get their time only when the
@@ -210,6 +210,10 @@ module Arena
       def search_and_answer
         searchable = @plan.servers.filter_map { |adapter| searchable(adapter) }
         finalists = Estimate.head_to_head_s([searchable.size, Triage::FINALISTS].min, duration: @plan.load.duration)
+        # Every first look before the head to head: a budget that cannot
+        # hold both cuts the head to head (the confirmation decides anyway).
+        looks = LOOK_SLACK * searchable.size * @per_candidate_s
+        finalists = finalists.clamp(0.0, [@deadline - @reserve_s - looks - Support::Clock.now, 0.0].max)
         @searches_end = @deadline - finalists - @reserve_s
         first_looks(searchable)
         return true if search_leaders == :interrupted
@@ -381,7 +385,7 @@ module Arena
         return finalists.map { |f| HeadToHead::Entry.new(key: f.adapter.key, adapter: f.adapter, candidate: f.candidate, rates: []) } if finalists.size < 2
         wrapped("head to head:", finalists.map { |f| labels.call(f.adapter.label) }).each { |line| say line }
         h2h = HeadToHead.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first,
-          rounds: Estimate::HEAD_TO_HEAD_ROUNDS, deadline: @deadline, seed: seed, log: ->(line) { say line })
+          rounds: Estimate::HEAD_TO_HEAD_ROUNDS, deadline: @deadline - @reserve_s, seed: seed, log: ->(line) { say line })
         h2h.call(finalists).tap do |entries|
           ran = h2h.rounds_run(entries)
           @not_done << "the head to head ran #{ran} of #{Estimate::HEAD_TO_HEAD_ROUNDS} rounds" if ran < Estimate::HEAD_TO_HEAD_ROUNDS
