@@ -16,6 +16,14 @@ module Arena
     # config/deploy.yml's clear env (production's, Kamal's), as the file
     # would; WEB_CONCURRENCY=auto (Puma 7's) is a worker per core the server gets.
     class Baseline
+      # An app file's text, nil when it is not there or cannot be read (never run, only read).
+      def self.read(dir, name)
+        path = File.join(dir, name)
+        File.file?(path) ? File.read(path) : nil
+      rescue SystemCallError
+        nil
+      end
+
       RAILS_DEFAULT = {"puma" => {"threads" => 3, "workers" => 0}}.freeze
       # Puma's own defaults, without a threads or workers line: 5 threads (MRI), WEB_CONCURRENCY workers.
       PUMA_THREADS = 5
@@ -61,12 +69,7 @@ module Arena
           notes: [note || "no Procfile, config/puma.rb, config/unicorn.rb or Passengerfile.json"].freeze).freeze
       end
 
-      def file(name)
-        path = File.join(@dir, name)
-        File.file?(path) ? File.read(path) : nil
-      rescue SystemCallError
-        nil
-      end
+      def file(name) = Baseline.read(@dir, name)
 
       def reader = ConfigReader.new(env: @env, cores: @cores)
 

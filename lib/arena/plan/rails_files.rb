@@ -124,12 +124,7 @@ module Arena
 
       private
 
-      def file(name)
-        path = File.join(@dir, name)
-        File.file?(path) ? File.read(path) : nil
-      rescue SystemCallError
-        nil
-      end
+      def file(name) = Baseline.read(@dir, name)
 
       def puma_file
         PUMA_FILES.each { |name| (text = file(name)) && (return [name, text]) }
