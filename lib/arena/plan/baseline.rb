@@ -17,6 +17,12 @@ module Arena
     # would; WEB_CONCURRENCY=auto (Puma 7's) is a worker per core the server gets.
     class Baseline
       # An app file's text, nil when it is not there or cannot be read (never run, only read).
+      # A count from a config file or the environment: an Integer, or a string of digits; else nil.
+      def self.integer(v)
+        return v if v.is_a?(Integer)
+        (v.is_a?(String) && v.strip.match?(/\A\d+\z/)) ? v.to_i : nil
+      end
+
       def self.read(dir, name)
         path = File.join(dir, name)
         File.file?(path) ? File.read(path) : nil
@@ -142,10 +148,7 @@ module Arena
       # A worker count: a number, or :auto / "auto" (a worker per core).
       def workers(v) = (v.to_s == "auto") ? @cores : integer(v)
 
-      def integer(v)
-        return v if v.is_a?(Integer)
-        (v.is_a?(String) && v.strip.match?(/\A\d+\z/)) ? v.to_i : nil
-      end
+      def integer(v) = Baseline.integer(v)
     end
   end
 end

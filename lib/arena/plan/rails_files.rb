@@ -157,10 +157,7 @@ module Arena
         text.split
       end
 
-      def integer(v)
-        return v if v.is_a?(Integer)
-        (v.is_a?(String) && v.strip.match?(/\A\d+\z/)) ? v.to_i : nil
-      end
+      def integer(v) = Baseline.integer(v)
     end
   end
 end

@@ -30,12 +30,12 @@ module Arena
       end
 
       # The engine's CPU per request against the server's, from the search's
-      # closed-maximum records of `label` (their median), or nil.
-      def self.engine_share(records, label)
-        shares = records.filter_map do |r|
-          next unless r["server"] == label && r["variant"] == "closed-max"
-          engine = r.dig("summary", "loader_cpu_pct")
-          server = r.dig("probes", "cpu_pct_mean")
+      # closed-maximum measurements of `label` (their median), or nil.
+      def self.engine_share(measurements, label)
+        shares = measurements.filter_map do |m|
+          next unless m.server == label && m.variant == "closed-max"
+          engine = m.summary&.loader_cpu_pct
+          server = m.probes&.cpu_pct
           engine.to_f / server if engine && server.to_f.positive?
         end
         Stats.median(shares)
@@ -84,7 +84,7 @@ module Arena
       # adapter, installation: the answer's -> Result.
       def call(adapter, installation)
         cores = @plan.machine.cores
-        why = Scaling.unmeasurable(cores: cores, share: Scaling.engine_share(@store.document["measurements"].to_a, adapter.label), adapter: adapter)
+        why = Scaling.unmeasurable(cores: cores, share: Scaling.engine_share(@store.view.measurements, adapter.label), adapter: adapter)
         return Result.new(one: adapter, cores: cores, why: why).freeze if why
         many = Scaling.scaled(adapter, cores)
         sides = [Confirmation::Side.of(role: "1 core", adapter: adapter, installation: installation),

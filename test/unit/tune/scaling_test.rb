@@ -16,8 +16,9 @@ module Arena
 
     def puma(settings) = Servers::Puma.new(settings: settings, machine: MACHINE)
 
-    def record(server, variant, loader, cpu) = {"server" => server, "variant" => variant,
-                                                "summary" => {"loader_cpu_pct" => loader}, "probes" => {"cpu_pct_mean" => cpu}}
+    # A measurement as results.json holds it, read back as Results::Measurement reads it.
+    def record(server, variant, loader, cpu) = Results::Measurement.from_h({"server" => server, "workload" => "w", "scenario" => "sustained",
+      "variant" => variant, "summary" => {"good_rps" => 1.0, "loader_cpu_pct" => loader}, "probes" => {"cpu_pct_mean" => cpu}})
 
     def test_the_engine_share_is_the_median_of_the_searchs_closed_maxima_of_that_config
       records = [record("a", "closed-max", 3.0, 100.0), record("a", "closed-max", 5.0, 100.0), record("a", "closed-max", 4.0, 100.0),
