@@ -185,6 +185,27 @@ module Arena
       assert_nil c.stay_gain, "a stay config that failed has no gain"
     end
 
+    # What MoreTime reads of the rounds: the mean seconds of those that
+    # recorded it, and the pick over the other side and over a live baseline
+    # that is not the pick, on the counted rounds both ran.
+    def test_round_s_and_log_pairs_for_more_time
+      rounds = [10.0, 20.0, nil].each_with_index.map { |sec, i| Round.new(number: i + 1, order: [], speeds: {}, seconds: sec) }
+      assert_equal 15.0, C.round_s(Result.new(sides: [], rounds: rounds, flagged: [], median_ms: nil, stopped: nil))
+      assert_nil C.round_s(Result.new(sides: [], rounds: rounds.last(1), flagged: [], median_ms: nil, stopped: nil))
+      answer = side("answer", 1.2)
+      runner = side("runner", 1.0, role: "runner-up")
+      base = side("base", 0.5, role: "baseline")
+      c = C.decide(result([answer, runner, base]), baseline_key: "base")
+      margin, gain = c.log_pairs
+      assert_equal [10, 10], [margin.n, gain.n]
+      assert_in_delta Math.log(1.2), margin.mean, 0.01
+      assert_in_delta Math.log(2.4), gain.mean, 0.01
+      assert_equal 1, C.decide(result([answer, runner, side("base", 0.5, role: "baseline", failed: "x")]), baseline_key: "base").log_pairs.size
+      assert_equal 1, C.decide(result([answer, runner]), baseline_key: "answer").log_pairs.size, "the baseline is the pick"
+      c = C.decide(result([answer, runner, base], flagged: (1..8).to_a), baseline_key: "base")
+      assert_equal [10, 10], c.log_pairs.map(&:n), "too few unflagged: every round counts"
+    end
+
     def test_the_baseline_alone_is_the_answer
       base = side("base", 1.0, role: "baseline")
       gone = side("answer", 2.0, failed: "crashed")
