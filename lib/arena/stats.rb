@@ -5,6 +5,7 @@ require_relative "stats/interval"
 require_relative "stats/difference"
 require_relative "stats/paired"
 require_relative "stats/steady_state"
+require_relative "stats/tail_count"
 
 module Arena
   # The statistics behind every figure Arena reports and every choice it makes

@@ -280,6 +280,36 @@ module Arena
       assert_equal "incomplete: measured 10% of 2 planned levels", rate.incomplete({"planned_levels" => [1, 2], "measured_levels" => %w[10%]})
     end
 
+    # A slow app's level of 119 responses: its p99 is its second-largest, so
+    # a rule on that one value read two unlucky responses as a miss. Where
+    # the row counts its responses over the SLO, the count is judged against
+    # what a server whose p99 sits at the SLO shows by chance (3 of 119).
+    def test_responses_over_the_slo_are_judged_against_chance
+      few = level(9.0, samples: 119, p99_us: 312_000)
+      refute Verdicts::Rate.sustained?(few, 264_000), "the p99 alone"
+      assert Verdicts::Rate.sustained?(few.merge("over_slo" => 3), 264_000)
+      refute Verdicts::Rate.sustained?(few.merge("over_slo" => 4), 264_000)
+      many = level(1000, samples: 10_000, p99_us: 70_000)
+      assert Verdicts::Rate.sustained?(many.merge("over_slo" => 116), 60_000)
+      refute Verdicts::Rate.sustained?(many.merge("over_slo" => 117), 60_000)
+      refute Verdicts::Rate.sustained?(many.merge("over_slo" => 0, "p99_us" => 0), 60_000), "no p99 is no figure"
+      refute Verdicts::Rate.thin?(level(9.0, samples: 40, p99_us: 312_000, over_slo: 0), 264_000), "a thin level has all it had within"
+    end
+
+    def test_a_sustained_row_counts_its_responses_over_the_slo
+      values = Array.new(115, 100_000) + [300_000, 310_000, 320_000, 330_000]
+      h = Stats::Histogram.of(values)
+      m = Results::Measurement.from_h({"server" => "puma", "scenario" => "sustained", "extra" => {"target_rps" => 9.0},
+        "load" => {"schema" => "arena-load/2", "model" => "open", "throughput_rps" => 9.0, "duration_s" => 13.0, "requests" => {"completed" => 119},
+                   "errors" => {"total" => 0}, "open" => {"dropped" => 0}, "latency_us" => {"count" => 119, "p99" => 320_000},
+                   "good" => {"completed" => 119, "rps" => 9.0, "latency_us" => {"count" => 119, "p99" => 320_000}, "latency_histogram" => h.to_h}}})
+      assert_equal 4, Scenarios::Sustained.row(m, 264_000)["over_slo"]
+      assert_equal 2, Scenarios::Sustained.row(m, 312_000)["over_slo"]
+      refute Scenarios::Sustained.row(m).key?("over_slo")
+      refute Verdicts::Rate.sustained?(Scenarios::Sustained.row(m, 264_000), 264_000)
+      assert Verdicts::Rate.sustained?(Scenarios::Sustained.row(m, 305_000), 305_000)
+    end
+
     def test_a_sustained_row_is_what_the_rate_rule_reads
       m = Results::Measurement.from_h({"server" => "puma", "scenario" => "sustained", "extra" => {"target_rps" => 250.0},
         "load" => {"schema" => "arena-load/2", "model" => "open", "throughput_rps" => 249.0, "duration_s" => 2.0, "requests" => {"completed" => 498},

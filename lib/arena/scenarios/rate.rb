@@ -151,7 +151,8 @@ module Arena
           {"target_rps" => p.extra["target_rps"], "fraction" => p.extra["fraction"], "achieved_rps" => p.load.rps, "good_rps" => p.good_rps,
            "p50_us" => p.load.latency.p50, "p99_us" => p.load.latency.p99, "p999_us" => p.load.latency.p999,
            "samples" => p.load.latency.n, "late" => p.load.late, "dropped" => p.load.dropped,
-           "errors" => p.load.errors, "error_pct" => p.load.error_pct, "duration_s" => p.load.duration_s}
+           "errors" => p.load.errors, "error_pct" => p.load.error_pct, "duration_s" => p.load.duration_s,
+           **p.load.good_histogram&.then { |h| {"over_slo" => h.count_over(slo_us)} }.to_h}
         end
         verdict, knee = Verdicts::Rate.knee(curve, slo_us: slo_us, planned: plan.levels.size)
         summary_record(ctx, "curve", "curve" => curve, "slo_ms" => ctx.slo_ms, "slo_relative" => ctx.load.slo_ms.nil?,

@@ -10,7 +10,8 @@ module Arena
     # it did not), then the midpoint of the highest held and lowest missed
     # fraction, until they are RESOLUTION apart or STEPS are spent. A rate
     # is held by the rate scenario's rule (Verdicts::Rate.sustained?): p99 within the
-    # SLO, under 1% errors and dropped, at least 100 samples. `arena tune`
+    # SLO (no more responses over it than chance gives a server whose p99 is
+    # at it: Stats::TailCount), under 1% errors and dropped, at least 100 samples. `arena tune`
     # measures each candidate with this scenario; its section draws every
     # config's sustained rate against its memory.
     class Sustained < Base
@@ -61,8 +62,9 @@ module Arena
           # A level the time cut short of a p99's responses, within the SLO
           # in all it had, is too little time, not too little capacity
           # (Verdicts::Rate.thin?): held, and the bisection ends there.
-          thin = Verdicts::Rate.thin?(self.class.row(point), slo_us)
-          ok = thin || Verdicts::Rate.sustained?(self.class.row(point), slo_us)
+          row = self.class.row(point, slo_us)
+          thin = Verdicts::Rate.thin?(row, slo_us)
+          ok = thin || Verdicts::Rate.sustained?(row, slo_us)
           points << point.with(extra: point.extra.merge("sustained" => ok, **(thin ? {"thin" => true} : {})))
           ok ? held = fraction : missed = fraction
           fraction = (self.class.next_fraction(held, missed) unless thin) or break
@@ -80,11 +82,14 @@ module Arena
 
       def self.mib(kb) = kb&.positive? ? (kb / 1024.0).round(1) : nil
 
-      # The figures Verdicts::Rate.sustained? judges, from an open-model measurement.
-      def self.row(m)
+      # The figures Verdicts::Rate.sustained? judges, from an open-model
+      # measurement; with the SLO, how many good responses were over it
+      # (where the engine wrote their histogram).
+      def self.row(m, slo_us = nil)
+        over = slo_us && m.load.good_histogram&.count_over(slo_us)
         {"target_rps" => m.extra["target_rps"], "good_rps" => m.good_rps, "dropped" => m.load.dropped,
          "duration_s" => m.load.duration_s, "error_pct" => m.load.error_pct, "samples" => m.load.latency.n,
-         "p99_us" => m.load.latency.p99}
+         "p99_us" => m.load.latency.p99, **(over ? {"over_slo" => over} : {})}
       end
 
       figures :settings, :slo_ms, :slo_relative, :closed_max_rps, :closed_pss_mib, :closed_mean_ms, :closed_connections,

@@ -126,6 +126,15 @@ module Arena
         max
       end
 
+      # How many values lie over `us`, each read as percentile reads it
+      # (its bucket's middle, clamped to [min, max]).
+      def count_over(us)
+        counts.sum do |i, n|
+          lo, width = bucket_range(i)
+          ((lo + width / 2).clamp(min, max) > us) ? n : 0
+        end
+      end
+
       def mean = total.zero? ? 0.0 : sum.to_f / total
 
       def stdev

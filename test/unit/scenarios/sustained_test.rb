@@ -8,7 +8,7 @@ module Arena
   # on levels made up for the purpose: a level the time cut short is not a miss.
   class SustainedBisectionTest < Minitest::Test
     Latency = Struct.new(:p99, :n, keyword_init: true)
-    Load = Struct.new(:dropped, :duration_s, :error_pct, :latency, keyword_init: true)
+    Load = Struct.new(:dropped, :duration_s, :error_pct, :latency, :good_histogram, keyword_init: true)
     Level = Struct.new(:good_rps, :load, :extra, keyword_init: true) do
       def with(extra:) = self.class.new(good_rps: good_rps, load: load, extra: extra)
     end
