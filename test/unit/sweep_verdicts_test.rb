@@ -293,7 +293,9 @@ module Arena
       assert Verdicts::Rate.sustained?(many.merge("over_slo" => 116), 60_000)
       refute Verdicts::Rate.sustained?(many.merge("over_slo" => 117), 60_000)
       refute Verdicts::Rate.sustained?(many.merge("over_slo" => 0, "p99_us" => 0), 60_000), "no p99 is no figure"
-      refute Verdicts::Rate.thin?(level(9.0, samples: 40, p99_us: 312_000, over_slo: 0), 264_000), "a thin level has all it had within"
+      assert Verdicts::Rate.thin?(level(9.0, samples: 40, p99_us: 312_000, over_slo: 2), 264_000), "2 of 40 over is chance"
+      refute Verdicts::Rate.thin?(level(9.0, samples: 40, p99_us: 312_000, over_slo: 3), 264_000)
+      refute Verdicts::Rate.thin?(level(9.0, samples: 40, p99_us: 312_000), 264_000), "no count: the p99 alone"
     end
 
     def test_a_sustained_row_counts_its_responses_over_the_slo

@@ -28,11 +28,12 @@ module Arena
       # The p99 within the SLO: where the row counts its responses over the
       # SLO ("over_slo", from the latency histogram), no more of them than a
       # server whose p99 sits at the SLO shows by chance
-      # (Stats::TailCount); else the p99 itself at or under it.
+      # (Stats::TailCount; a thin level's "tail_n" is the count it had);
+      # else the p99 itself at or under it.
       def tail_within?(point, slo_us)
         over = point["over_slo"]
         return point["p99_us"].to_i <= slo_us if over.nil?
-        over.to_i <= Stats::TailCount.allowed(point["samples"].to_i)
+        over.to_i <= Stats::TailCount.allowed(point.fetch("tail_n", point["samples"]).to_i)
       end
 
       # "incomplete: measured 50% and 90% of 4 planned levels", or nil.
@@ -46,12 +47,13 @@ module Arena
 
       # A level that kept up in every way but one: it had fewer responses
       # than a p99 needs (P99_SAMPLES), and those it had were within the SLO
-      # (too few for a p99 at all: taken as within). Too little time, not
+      # (no more over it than chance allows of that many, or, uncounted, its
+      # largest within). Too little time, not
       # too little capacity: not a miss.
       def thin?(point, slo_us)
         return false if point["samples"].to_i >= P99_SAMPLES
         p99 = point["p99_us"].to_i
-        sustained?(point.except("over_slo").merge("samples" => P99_SAMPLES, "p99_us" => p99.positive? ? p99 : 1), slo_us)
+        sustained?(point.merge("samples" => P99_SAMPLES, "tail_n" => point["samples"].to_i, "p99_us" => p99.positive? ? p99 : 1), slo_us)
       end
 
       P99_SAMPLES = 100
