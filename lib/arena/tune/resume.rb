@@ -7,7 +7,8 @@ module Arena
     # are the ones the tune confirmed (their labels in tune.json), started
     # afresh each round as before (Confirmation); the new rounds go on from
     # the last earlier one, and the verdict (Confirmed) is taken on all of
-    # them. Each measurement is appended to DIR/results.json as it is made,
+    # them. The cores rounds (Scaling) the tune had no time for come after
+    # them, in the time kept for them. Each measurement is appended to DIR/results.json as it is made,
     # so an interrupted resume keeps its rounds for the next one; tune.json's
     # answer is replaced only when the rounds end.
     #
@@ -34,8 +35,21 @@ module Arena
         say "tune: at most #{@max_time.round} s of confirmation rounds more, no search"
         @started = Support::Clock.now
         @store = Results::Store.reopen(File.join(@record.dir, "results.json"))
-        result = rounds(sides, prior)
-        finish(answer(result, sides), result.rounds.size - prior.size)
+        @engine = Load::Engine.new(dir: @plan.out_dir, machine: @plan.machine)
+        cores_s = Resume.cores_s(@record, machine: @plan.machine, sides: sides.size)
+        result = rounds(sides, prior, deadline: @started + [@max_time - cores_s, 0].max)
+        answer, pick = answer(result, sides)
+        finish(with_cores(answer, pick), result.rounds.size - prior.size)
+      end
+
+      # The time the cores rounds (Scaling) take at the pace of the earlier
+      # rounds, when the tune's answer did not measure them and the machine
+      # has a core to spare; else 0.
+      def self.cores_s(record, machine:, sides:)
+        return 0.0 if machine.cores < 2 || Array(record.answer.dig("scaling", "ratio")).any?
+        seconds = record.rounds.filter_map(&:seconds)
+        return 0.0 if seconds.empty? || sides.zero?
+        Scaling::ROUNDS * 2 * Stats.median(seconds) / sides
       end
 
       # The confirmation's configs as sides, with their earlier rounds' figures.
@@ -71,6 +85,13 @@ module Arena
           slo_ms: answer["slo_ms"], memory_mib: answer["memory_mib"], band_pct: Confirmed::BAND_PCT).freeze
       end
 
+      # tune.json's record of the cores rounds as a Scaling::Result.
+      def self.scaling_of(record, one, machine:)
+        many = record["config"] && Plan::ServerList.parse([record["config"]], machine: machine).first
+        Scaling::Result.new(factor: [record["ratio"], record["interval"]], one: one, many: many, cores: record["cores"],
+          rounds: record["rounds"]).freeze
+      end
+
       private
 
       def say(line) = @err.puts(line)
@@ -80,11 +101,25 @@ module Arena
           cores: @plan.machine.server_cores).call
       end
 
-      def rounds(sides, prior)
-        engine = Load::Engine.new(dir: @plan.out_dir, machine: @plan.machine)
-        Confirmation.new(plan: @plan, store: @store, engine: engine, workload: @plan.workloads.first, deadline: @started + @max_time,
+      def rounds(sides, prior, deadline:)
+        Confirmation.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first, deadline: deadline,
           seed: Arena::Run::Rounds.new_seed, log: ->(line) { say line },
           judge: ->(r) { Confirmed.narrow?(r, target_pct: Confirmation::TARGET_PCT) }).call(sides, prior: prior)
+      rescue Interrupt
+        @store.finish(interrupted: true)
+        raise
+      end
+
+      # The answer on every core against one: the tune's own rounds when it
+      # measured them for this config, else measured now in the time left.
+      def with_cores(answer, pick)
+        return answer unless answer.confirmed? && pick
+        before = @record.answer["scaling"]
+        return answer.with(scaling: Resume.scaling_of(before, pick.adapter, machine: @plan.machine)) if Array(before&.dig("ratio")).any?
+        return answer if @plan.machine.cores < 2
+        say "cores: #{pick.key} on 1 core against every core"
+        answer.with(scaling: Scaling.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first,
+          deadline: @started + @max_time, seed: Arena::Run::Rounds.new_seed, log: ->(line) { say line }).call(pick.adapter, pick.installation))
       rescue Interrupt
         @store.finish(interrupted: true)
         raise
@@ -99,9 +134,9 @@ module Arena
         pick = confirmed.pick&.adapter
         measured_on = pick && AnswerWords.measured_on(pick, server_cores: @plan.machine.server_cores, cores: @plan.machine.cores,
           memory_kb: Session.memory_total_kb)
-        Answer.confirm(provisional, confirmed: confirmed, baseline: @baseline, files: @record.files,
+        [Answer.confirm(provisional, confirmed: confirmed, baseline: @baseline, files: @record.files,
           versions: sides.to_h { |s| [s.adapter.key, s.installation.version] }, gems: Session.overlay_gems(@plan.app),
-          measured_on: measured_on, dir: @record.dir)
+          measured_on: measured_on, dir: @record.dir), confirmed.pick]
       end
 
       # results.json finished, tune.json's answer replaced, the reports

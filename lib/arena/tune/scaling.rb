@@ -53,6 +53,13 @@ module Arena
         nil
       end
 
+      # Why a tune did not measure them, and the command that does, in its
+      # own time (Resume): "no time in this tune; `arena tune --resume DIR
+      # --max-time 90` measures it".
+      def self.later(dir, seconds)
+        "no time in this tune; `arena tune --resume #{dir} --max-time #{(seconds / 10.0).ceil * 10}` measures it"
+      end
+
       def self.process_key(adapter) = PROCESSES.find { |k| adapter.class.tunables.key?(k) }
 
       # The adapter with its processes times `cores` (Puma's single mode counts one).

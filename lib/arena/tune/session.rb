@@ -358,7 +358,7 @@ module Arena
       # The answer on every core against one (Scaling), in the time kept for it.
       def scaling(pick)
         if @scaling_kept.zero?
-          why = (@plan.machine.cores < 2) ? "this machine has one core" : "no time kept for its rounds: a --max-time that holds the whole tune does"
+          why = (@plan.machine.cores < 2) ? "this machine has one core" : Scaling.later(@plan.out_dir, scaling_s)
           return Scaling::Result.new(one: pick.adapter, cores: @plan.machine.cores, why: why).freeze
         end
         say "cores: #{labels.call(pick.key)} on 1 core against every core"

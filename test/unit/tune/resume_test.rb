@@ -131,6 +131,37 @@ module Arena
 
     def result_of(sides, rounds) = Tune::Confirmation::Result.new(sides: sides, rounds: rounds, flagged: [], median_ms: nil, stopped: "time")
 
+    # The cores rounds a tune had no time for are measured by its resume, in
+    # time kept at the pace of its earlier rounds (30 s a round of 3 sides):
+    # 6 rounds of 2 sides; none on one core or when the tune measured them.
+    def test_the_cores_rounds_the_tune_had_no_time_for_are_kept_time_in_the_resume
+      finished_tune
+      record = Results::TuneResume.read(@dir)
+      assert_in_delta Tune::Scaling::ROUNDS * 2 * 30.0 / 3, Tune::Resume.cores_s(record, machine: @machine, sides: 3)
+      assert_equal 0.0, Tune::Resume.cores_s(record, machine: Plan::Machine.new(cores: 1), sides: 3)
+      measured = record.answer.merge("scaling" => {"cores" => 2, "ratio" => 1.9, "interval" => [1.8, 2.0], "rounds" => 6})
+      assert_equal 0.0, Tune::Resume.cores_s(Results::TuneResume.new(**record.to_h, answer: measured), machine: @machine, sides: 3)
+      untried = record.answer.merge("scaling" => {"cores" => 2, "why" => Tune::Scaling.later(@dir, 118)})
+      assert_in_delta 120.0, Tune::Resume.cores_s(Results::TuneResume.new(**record.to_h, answer: untried), machine: @machine, sides: 3)
+    end
+
+    def test_the_tunes_own_cores_rounds_are_said_again
+      one = adapters["answer"]
+      r = Tune::Resume.scaling_of({"cores" => 2, "config" => "iodine:workers=2", "ratio" => 1.9, "interval" => [1.8, 2.0], "rounds" => 6}, one, machine: @machine)
+      assert r.measured?
+      assert_equal [1.9, [1.8, 2.0]], r.factor
+      assert_equal({"workers" => 2}, r.many.settings.slice("workers").transform_values(&:to_i))
+      assert_match(/\Aon 2 cores: iodine workers=2 .*: 1\.90× \(1\.80–2\.00\) one core/, Tune::AnswerWords.scaling(r))
+    end
+
+    def test_a_tune_without_time_for_the_cores_rounds_says_the_command_that_measures_them
+      r = Tune::Scaling::Result.new(one: adapters["answer"], cores: 2, why: Tune::Scaling.later("/r/dir", 111)).freeze
+      line = Tune::AnswerWords.scaling(r)
+      assert_equal "on 2 cores: not measured (no time in this tune; `arena tune --resume /r/dir --max-time 120` measures it)", line
+      long = "  #{line}#{" of every core" * 4}"
+      assert_equal long, Tune::AnswerWords.fit(long), "a line with the command is never cut"
+    end
+
     def test_the_provisional_answer_keeps_the_searchs_notes_and_not_the_confirmations
       finished_tune
       p = Tune::Resume.provisional(Results::TuneResume.read(@dir).answer)
