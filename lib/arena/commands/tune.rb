@@ -67,7 +67,7 @@ module Arena
         plan = Dir.chdir(recipe.cwd) { planned(parse) }
         plan = plan.with(load: plan.load.with(duration: record.duration_s)) if record.duration_s
         return plan unless recipe.discovered
-        plan.with(workloads: [Plan::Discovery.workload(recipe.discovered.map { |path, status| {"path" => path, "status" => status} })])
+        plan.with(workloads: [Plan::Discovery.again(recipe.discovered)])
       end
 
       # The options: run's (Plan::Builder) and tune's own.

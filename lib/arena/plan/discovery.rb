@@ -187,6 +187,16 @@ module Arena
         text
       end
 
+      # What a tune keeps to load the same again (`arena tune --resume`):
+      # [[path, status, weight]], the inverse of .workload's mix.
+      def self.paths(workload)
+        return [[workload.path, workload.expect_status, 1]] unless workload.mix?
+        workload.mix.map { |weight, w| [w.path, w.expect_status, weight] }
+      end
+
+      # .paths' list made a workload again.
+      def self.again(paths) = workload(paths.map { |path, status, weight| [weight || 1, {"path" => path, "status" => status}] })
+
       # One path is itself; several are a mix of their weights.
       def self.workload(mix)
         members = mix.map { |w, a| [w, Plan::Workloads.custom("#{a["path"]}=#{a["status"]}")] }

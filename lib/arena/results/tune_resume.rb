@@ -17,16 +17,16 @@ module Arena
 
     class TuneResume
       # argv: the tune's own arguments; cwd: where it ran; digest: Bundle::AppDigest;
-      # discovered: [[path, status]] the tune asked the app for (nil: given).
+      # discovered: [[path, status, weight]] the tune loaded (nil: given).
       Recipe = Struct.new(:argv, :cwd, :digest, :discovered, keyword_init: true) do
         def to_record
           {"argv" => argv, "cwd" => cwd, "app" => {"lock_sha256" => digest&.lock, "code_sha256" => digest&.code},
-           "discovered" => discovered&.map { |path, status| {"path" => path, "status" => status} }}.compact
+           "discovered" => discovered&.map { |path, status, weight| {"path" => path, "status" => status, "weight" => weight} }}.compact
         end
 
         def self.from_h(h)
           return nil unless h.is_a?(Hash) && h["argv"].is_a?(Array) && h["cwd"].is_a?(String) && h["app"].is_a?(Hash)
-          found = h["discovered"].is_a?(Array) ? h["discovered"].map { |d| [d["path"], d["status"]] } : nil
+          found = h["discovered"].is_a?(Array) ? h["discovered"].map { |d| [d["path"], d["status"], d["weight"] || 1] } : nil
           new(argv: h["argv"].map(&:to_s), cwd: h["cwd"], discovered: found,
             digest: Bundle::AppDigest.new(lock: h["app"]["lock_sha256"], code: h["app"]["code_sha256"]).freeze).freeze
         end

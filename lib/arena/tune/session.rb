@@ -32,11 +32,6 @@ module Arena
       # argv and cwd: the command's arguments and working directory, recorded for `arena tune --resume`.
       Options = Struct.new(:memory, :tune_runtime, :verbose, :budget_given, :discover, :duration_given, :argv, :cwd, keyword_init: true)
 
-      # A discovered workload's [path, status] pairs (Plan::Discovery.workload makes it again from them).
-      def self.paths(workload)
-        (workload.mix? ? workload.mix.map(&:last) : [workload]).map { |w| [w.path, w.expect_status] }
-      end
-
       LOOK_SLACK = 1.5
 
       # What the confirmation did not do: too few rounds counted, rounds read off the machine's speed.
@@ -98,7 +93,7 @@ module Arena
       def discovered(plan)
         found = Plan::Discovery.new(app: plan.app, dir: plan.out_dir, headers: plan.headers || {}, env: plan.env || {}).call
         found.lines.each { |line| say(line) }
-        @discovered = Session.paths(found.workload)
+        @discovered = Plan::Discovery.paths(found.workload)
         plan.with(workloads: [found.workload])
       end
 

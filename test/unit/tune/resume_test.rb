@@ -162,6 +162,21 @@ module Arena
       assert_equal long, Tune::AnswerWords.fit(long), "a line with the command is never cut"
     end
 
+    # A discovered mix is loaded again as the tune loaded it: its paths,
+    # statuses and weights kept in tune.json (a record without weights reads 1).
+    def test_a_discovered_mix_is_loaded_again_with_its_weights
+      mix = Plan::Discovery.workload([[2, {"path" => "/issues", "status" => 200}], [1, {"path" => "/issues/7", "status" => 200}]])
+      kept = Plan::Discovery.paths(mix)
+      assert_equal [["/issues", 200, 2], ["/issues/7", 200, 1]], kept
+      recipe = Results::TuneResume::Recipe.new(argv: [], cwd: @dir, digest: nil, discovered: kept)
+      back = Results::TuneResume::Recipe.from_h(JSON.parse(JSON.generate(recipe.to_record.merge("app" => {}))))
+      again = Plan::Discovery.again(back.discovered)
+      assert_equal mix.mix.map { |w, m| [w, m.path, m.expect_status] }, again.mix.map { |w, m| [w, m.path, m.expect_status] }
+      old = Results::TuneResume::Recipe.from_h({"argv" => [], "cwd" => @dir, "app" => {}, "discovered" => [{"path" => "/a", "status" => 200}]})
+      assert_equal [["/a", 200, 1]], old.discovered
+      assert_equal [["/a", 200, 1]], Plan::Discovery.paths(Plan::Discovery.again(old.discovered))
+    end
+
     def test_the_provisional_answer_keeps_the_searchs_notes_and_not_the_confirmations
       finished_tune
       p = Tune::Resume.provisional(Results::TuneResume.read(@dir).answer)
