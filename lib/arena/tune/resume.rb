@@ -32,24 +32,27 @@ module Arena
         sides = Resume.sides(@record, machine: @plan.machine, app: @plan.app)
         prior = Resume.rounds(@record)
         say "tune: resuming #{@record.dir}: #{prior.size} earlier rounds of #{sides.map { |s| "#{s.role} #{s.key}" }.join(", ")}"
-        say "tune: at most #{@max_time.round} s of confirmation rounds more, no search"
         @started = Support::Clock.now
         @store = Results::Store.reopen(File.join(@record.dir, "results.json"))
         @engine = Load::Engine.new(dir: @plan.out_dir, machine: @plan.machine)
-        cores_s = Resume.cores_s(@record, machine: @plan.machine, sides: sides.size)
+        cores_s = Resume.cores_s(@record, machine: @plan.machine, sides: sides, measurements: @store.view.measurements)
+        say "tune: at most #{@max_time.round} s of confirmation rounds more#{" and the cores rounds (about #{cores_s.round} s)" if cores_s.positive?}, no search"
         result = rounds(sides, prior, deadline: @started + [@max_time - cores_s, 0].max)
         answer, pick = answer(result, sides)
         finish(with_cores(answer, pick), result.rounds.size - prior.size)
       end
 
       # The time the cores rounds (Scaling) take at the pace of the earlier
-      # rounds, when the tune's answer did not measure them and the machine
-      # has a core to spare; else 0.
-      def self.cores_s(record, machine:, sides:)
-        return 0.0 if machine.cores < 2 || Array(record.answer.dig("scaling", "ratio")).any?
+      # rounds, when the tune did not measure them and they can be measured
+      # for its answer's config (Scaling.unmeasurable, from the search's
+      # measurements); else 0.
+      def self.cores_s(record, machine:, sides:, measurements:)
+        answer = sides.find { |s| s.role == "answer" }
+        return 0.0 if answer.nil? || Array(record.answer.dig("scaling", "ratio")).any?
+        share = Scaling.engine_share(measurements, answer.adapter.label)
+        return 0.0 if Scaling.unmeasurable(cores: machine.cores, share: share, adapter: answer.adapter)
         seconds = record.rounds.filter_map(&:seconds)
-        return 0.0 if seconds.empty? || sides.zero?
-        Scaling::ROUNDS * 2 * Stats.median(seconds) / sides
+        seconds.empty? ? 0.0 : Scaling::ROUNDS * 2 * Stats.median(seconds) / sides.size
       end
 
       # The confirmation's configs as sides, with their earlier rounds' figures.

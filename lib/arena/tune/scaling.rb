@@ -47,8 +47,7 @@ module Arena
         return "#{adapter.key} has no process setting" unless process_key(adapter)
         return "the engine's CPU share was not measured" if share.nil?
         if share > ENGINE_SHARE
-          return "the engine's CPU per request is #{(100 * share).round}% of the server's (over " \
-            "#{(100 * ENGINE_SHARE).round}%): beside the server it would take a share of what is measured"
+          return "the engine's CPU is #{(100 * share).round}% of the server's a request, over #{(100 * ENGINE_SHARE).round}%"
         end
         nil
       end

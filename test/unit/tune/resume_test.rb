@@ -137,12 +137,18 @@ module Arena
     def test_the_cores_rounds_the_tune_had_no_time_for_are_kept_time_in_the_resume
       finished_tune
       record = Results::TuneResume.read(@dir)
-      assert_in_delta Tune::Scaling::ROUNDS * 2 * 30.0 / 3, Tune::Resume.cores_s(record, machine: @machine, sides: 3)
-      assert_equal 0.0, Tune::Resume.cores_s(record, machine: Plan::Machine.new(cores: 1), sides: 3)
-      measured = record.answer.merge("scaling" => {"cores" => 2, "ratio" => 1.9, "interval" => [1.8, 2.0], "rounds" => 6})
-      assert_equal 0.0, Tune::Resume.cores_s(Results::TuneResume.new(**record.to_h, answer: measured), machine: @machine, sides: 3)
-      untried = record.answer.merge("scaling" => {"cores" => 2, "why" => Tune::Scaling.later(@dir, 118)})
-      assert_in_delta 120.0, Tune::Resume.cores_s(Results::TuneResume.new(**record.to_h, answer: untried), machine: @machine, sides: 3)
+      sides = adapters.map { |role, a| Tune::Confirmation::Side.of(role: role, adapter: a, installation: nil) }
+      closed = ->(engine) { Results::Measurement.from_h({"server" => adapters["answer"].label, "scenario" => "sustained", "variant" => "closed-max",
+        "summary" => {"good_rps" => 1.0, "loader_cpu_pct" => engine}, "probes" => {"cpu_pct_mean" => 100.0}}) }
+      cores_s = ->(answer: record.answer, machine: @machine, engine: 3.0) {
+        Tune::Resume.cores_s(Results::TuneResume.new(**record.to_h, answer: answer), machine: machine, sides: sides, measurements: [closed.call(engine)])
+      }
+      assert_in_delta Tune::Scaling::ROUNDS * 2 * 30.0 / 3, cores_s.call
+      assert_equal 0.0, cores_s.call(machine: Plan::Machine.new(cores: 1))
+      assert_equal 0.0, cores_s.call(engine: 9.0), "the engine's share over 5%"
+      assert_equal 0.0, Tune::Resume.cores_s(record, machine: @machine, sides: sides, measurements: []), "its share not measured"
+      assert_equal 0.0, cores_s.call(answer: record.answer.merge("scaling" => {"cores" => 2, "ratio" => 1.9, "interval" => [1.8, 2.0], "rounds" => 6}))
+      assert_in_delta 120.0, cores_s.call(answer: record.answer.merge("scaling" => {"cores" => 2, "why" => Tune::Scaling.later(@dir, 118)}))
     end
 
     def test_the_tunes_own_cores_rounds_are_said_again

@@ -31,7 +31,7 @@ module Arena
       adapter = puma("workers" => "1", "threads" => "4")
       assert_nil S.unmeasurable(cores: 2, share: 0.03, adapter: adapter)
       assert_equal "this machine has one core", S.unmeasurable(cores: 1, share: 0.03, adapter: adapter)
-      assert_equal "the engine's CPU per request is 8% of the server's (over 5%): beside the server it would take a share of what is measured",
+      assert_equal "the engine's CPU is 8% of the server's a request, over 5%",
         S.unmeasurable(cores: 2, share: 0.08, adapter: adapter)
       assert_equal "the engine's CPU share was not measured", S.unmeasurable(cores: 2, share: nil, adapter: adapter)
       refute_nil S.unmeasurable(cores: 2, share: 0.01, adapter: Servers::Webrick.new(settings: {}, machine: MACHINE)), "no process setting"
