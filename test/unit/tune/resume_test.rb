@@ -138,8 +138,10 @@ module Arena
       finished_tune
       record = Results::TuneResume.read(@dir)
       sides = adapters.map { |role, a| Tune::Confirmation::Side.of(role: role, adapter: a, installation: nil) }
-      closed = ->(engine) { Results::Measurement.from_h({"server" => adapters["answer"].label, "scenario" => "sustained", "variant" => "closed-max",
-        "summary" => {"good_rps" => 1.0, "loader_cpu_pct" => engine}, "probes" => {"cpu_pct_mean" => 100.0}}) }
+      closed = ->(engine) {
+        Results::Measurement.from_h({"server" => adapters["answer"].label, "scenario" => "sustained", "variant" => "closed-max",
+              "summary" => {"good_rps" => 1.0, "loader_cpu_pct" => engine}, "probes" => {"cpu_pct_mean" => 100.0}})
+      }
       cores_s = ->(answer: record.answer, machine: @machine, engine: 3.0) {
         Tune::Resume.cores_s(Results::TuneResume.new(**record.to_h, answer: answer), machine: machine, sides: sides, measurements: [closed.call(engine)])
       }
