@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "tmpdir"
 
 # The timing wrapper's modes (app/arena_timing.rb), in this process: Arena
@@ -11,7 +11,7 @@ class ArenaTimingTest < Minitest::Test
   unless defined?(::ArenaTiming)
     previous = ENV["ARENA_TIMING_DIR"]
     ENV["ARENA_TIMING_DIR"] = DIR
-    load File.expand_path("../../lib/arena/app/arena_timing.rb", __dir__)
+    load File.expand_path("../../../lib/arena/app/arena_timing.rb", __dir__)
     ENV["ARENA_TIMING_DIR"] = previous
     # Rack is loaded already here: nothing for the hook to wrap.
     ::ArenaTiming::HOOK.disable
