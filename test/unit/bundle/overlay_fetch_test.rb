@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 require "tmpdir"
 
@@ -10,7 +10,7 @@ require "tmpdir"
 # Rack 2 app WEBrick needed rackup 1.0.1 from the registry, and Falcon's
 # openssl went from Ruby 3.1's own 3.0.1 to 3.3.3, a 40 s compile.
 class OverlayFetchTest < Minitest::Test
-  FIXTURES = File.expand_path("../fixtures/apps", __dir__)
+  FIXTURES = File.expand_path("../../fixtures/apps", __dir__)
 
   # Bundler as far as the overlay sees it: `lock --local` fails on a gem not
   # installed; a lock keeps every gem its starting lock holds (Bundler's

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 require "tmpdir"
 
@@ -8,7 +8,7 @@ require "tmpdir"
 # files, header and env flags, verification of redirects and mixes, and
 # Bundler's answers read as one-line reasons.
 class YourAppUnitTest < Minitest::Test
-  FIXTURES = File.expand_path("../fixtures/apps", __dir__)
+  FIXTURES = File.expand_path("../../fixtures/apps", __dir__)
 
   Canned = Struct.new(:raw, :seen) do
     def request(method, path, body: nil, headers: {})
