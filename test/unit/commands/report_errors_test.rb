@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 require "fileutils"
 require "tmpdir"
@@ -8,7 +8,7 @@ require "tmpdir"
 # `arena report` on what it cannot read (one clear line, exit 1) and on a
 # results file of an older schema (a render of what it holds, with a note).
 class ReportErrorsTest < Minitest::Test
-  FIXTURES = File.expand_path("../fixtures/results", __dir__)
+  FIXTURES = File.expand_path("../../fixtures/results", __dir__)
 
   def setup
     @dir = Dir.mktmpdir("arena-report-")
