@@ -6,7 +6,7 @@ module Arena
     # owns what it brought up, implemented twice: Launch::Starter on this host,
     # Remote::Starter on the server host through its agent. Launch::Session,
     # the Runner and Tune::Trial use nothing else, so the two cannot drift
-    # apart silently: test/unit/starter_contract_test.rb and
+    # apart silently: test/unit/launch/starter_contract_test.rb and
     # test/integration/starter_contract_test.rb run the same checks on both.
     #
     #   start(adapter, dir)  -> the Launch::ServerContract started (and the plan's front before it, pointed

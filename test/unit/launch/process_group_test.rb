@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 require "tmpdir"
 
@@ -70,7 +70,7 @@ class ProcessGroupTest < Minitest::Test
   # A group nobody holds (a signal came right after its spawn) is stopped
   # when Arena exits, whatever ends it.
   def test_an_exit_stops_every_group_still_registered
-    lib = File.expand_path("../../lib", __dir__)
+    lib = File.expand_path("../../../lib", __dir__)
     script = "require 'arena'; Arena::Launch::ProcessGroup.new(['sh', '-c', 'sleep 60', ARGV[0]], log_path: ARGV[0] + '/log').start; " \
       "sleep 0.2; raise Interrupt"
     pid = Process.spawn("ruby", "-I", lib, "-e", script, @dir, err: File::NULL)

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 require "fileutils"
 require "tmpdir"
@@ -9,7 +9,7 @@ require "tmpdir"
 # and a preparation that fails says the first error line of its log, not a
 # Process::Status (issue 31).
 class DatabaseCheckTest < Minitest::Test
-  FIXTURES = File.expand_path("../fixtures/apps", __dir__)
+  FIXTURES = File.expand_path("../../fixtures/apps", __dir__)
 
   def app(name) = Arena::Bundle::AppSource.user(File.join(FIXTURES, name))
 
@@ -55,7 +55,7 @@ class DatabaseCheckTest < Minitest::Test
     assert_nil Arena::Launch::Database.first_error_line([])
   end
 
-  RAILS81 = File.expand_path("../fixtures/rails81", __dir__)
+  RAILS81 = File.expand_path("../../fixtures/rails81", __dir__)
 
   # A copy of the Rails fixture app with Rails 8.1's generated puma.rb,
   # database.yml and deploy.yml, solid_queue in its lock (its files are
