@@ -108,7 +108,7 @@ module Arena
     # WEB_CONCURRENCY, whose `auto` is a worker per core the server gets;
     # config/deploy.yml's clear env is production's, under Arena's own env.
     def test_rails_8_1_web_concurrency_auto_is_the_servers_cores
-      FileUtils.cp_r(Dir[File.expand_path("../fixtures/rails81/*", __dir__)], @dir)
+      FileUtils.cp_r(Dir[File.expand_path("../../fixtures/rails81/*", __dir__)], @dir)
       assert_equal "config/puma.rb (puma, 3 threads, 1 process)", read.words
       assert_equal({"threads" => 3, "workers" => 2}, read(env: {"WEB_CONCURRENCY" => "auto"}, cores: 2).settings)
       write("config/deploy.yml", "env:\n  clear:\n    WEB_CONCURRENCY: auto\n    RAILS_MAX_THREADS: 4\n")

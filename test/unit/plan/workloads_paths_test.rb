@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 
 # A user's paths on the command line: PATH[=STATUS[:BODY]], where a query
