@@ -1,11 +1,11 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 require "tmpdir"
 
 class ProcfsTest < Minitest::Test
-  ROOT = File.expand_path("../fixtures/proc", __dir__)
+  ROOT = File.expand_path("../../fixtures/proc", __dir__)
 
   def test_stat_survives_spaces_and_parentheses_in_the_name
     stat = Arena::Probes::Procfs.stat(102, root: ROOT)

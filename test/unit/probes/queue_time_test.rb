@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 require "open3"
 require "json"
@@ -54,7 +54,7 @@ class QueueTimeTest < Minitest::Test
         $stdout.flush
         sleep 5
       RUBY
-      env = Arena::Probes::QueueTime.env(dir, {}).merge("BUNDLE_GEMFILE" => File.expand_path("../../Gemfile", __dir__))
+      env = Arena::Probes::QueueTime.env(dir, {}).merge("BUNDLE_GEMFILE" => File.expand_path("../../../Gemfile", __dir__))
       Open3.popen3(env, "bundle", "exec", "ruby", "-e", script) do |_in, out, err, wait|
         answer = out.each_line.find { |line| line.start_with?("[") }
         assert_includes answer.to_s, '[200, "y", "ok"]', "the app's answer passes unchanged: #{err.read unless wait.alive?}"
