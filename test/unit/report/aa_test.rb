@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 
 # A/A: a config and its twin, paired on the rounds; a twin never recommended.

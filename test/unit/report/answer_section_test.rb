@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 require "json"
 require "tmpdir"
@@ -10,7 +10,7 @@ require "tmpdir"
 # page contradicts it: the run-level use-case picks, from the search's
 # unpaired figures, are left out.
 class ReportAnswerTest < Minitest::Test
-  FIXTURE = File.expand_path("../fixtures/results/steady", __dir__)
+  FIXTURE = File.expand_path("../../fixtures/results/steady", __dir__)
 
   RECORD = {"server" => "iodine:workers=2,threads=4", "settings" => {"workers" => 2, "threads" => 4}, "version" => "0.7.60",
             "command" => %w[bundle exec iodine -w 2 -t 4 config.ru], "config_file" => "/tmp/x/iodine.sh",

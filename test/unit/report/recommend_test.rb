@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 
 # Recommendations from real runs: each pick cites its figures; a use case the
@@ -9,7 +9,7 @@ class RecommendTest < Minitest::Test
   cover "Arena::Report::Recommend*"
   cover "Arena::Verdicts::Pick*"
 
-  FIXTURES = File.expand_path("../fixtures/results", __dir__)
+  FIXTURES = File.expand_path("../../fixtures/results", __dir__)
   # The fixtures' configs (puma:workers=2,threads=2,preload=false, ...), named
   # as a person reads them: by the settings that differ from the defaults.
   PUMA = "puma:threads=2"

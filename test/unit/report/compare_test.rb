@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 
 # Real runs compared: steady/steady-again (each measurement repeated twice:
@@ -9,7 +9,7 @@ require "arena"
 class CompareTest < Minitest::Test
   cover "Arena::Report::Compare*"
 
-  FIXTURES = File.expand_path("../fixtures/results", __dir__)
+  FIXTURES = File.expand_path("../../fixtures/results", __dir__)
   PUMA = "puma:workers=2,threads=2,preload=false"
   UNICORN = "unicorn:workers=2,preload=true,timeout=60"
   CLUSTER = "puma:workers=2,threads=8,preload=false -> puma:workers=2,threads=4,preload=false"

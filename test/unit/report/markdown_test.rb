@@ -1,13 +1,13 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 
 # report.md of a real run (test/fixtures/results/steady: three servers, two
 # workloads, two repeats), compared as a whole: the pick, the sorted results
 # with their verdicts, the findings, then the detail (issue 45).
 class ReportMarkdownTest < Minitest::Test
-  FIXTURE = File.expand_path("../fixtures/results/steady", __dir__)
+  FIXTURE = File.expand_path("../../fixtures/results/steady", __dir__)
 
   def test_whole_markdown_of_a_repeated_steady_run
     source = Arena::Report::Source.open(FIXTURE)
@@ -94,7 +94,7 @@ class ReportMarkdownTest < Minitest::Test
 
   # A scenario's own sections (timelines, curves) reach report.md too: title, note, table.
   def test_scenario_sections_in_markdown
-    md = Arena::Report::Markdown.new(Arena::Results::Document.load(File.expand_path("../fixtures/results/scenarios", __dir__))).render
+    md = Arena::Report::Markdown.new(Arena::Results::Document.load(File.expand_path("../../fixtures/results/scenarios", __dir__))).render
     assert_includes md, "### Slow clients\n"
     assert_includes md, "### Crash kill-worker: puma:workers=2,threads=2,preload=false · server\n"
     assert_match(/^\| from \(s\) \| good req\/s \| errors \| p50 \| p99 \| processes \|$/, md)

@@ -1,13 +1,13 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 require "tmpdir"
 
 # The reporters `arena run` uses at the end: Files writes report.md and
 # report.html; Fanout hands every event to each reporter.
 class ReportFilesTest < Minitest::Test
-  FIXTURE = File.expand_path("../fixtures/results/scenarios/results.json", __dir__)
+  FIXTURE = File.expand_path("../../fixtures/results/scenarios/results.json", __dir__)
 
   class Recorder
     attr_reader :events

@@ -1,12 +1,12 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 
 # The last words of `arena run`: the picks, each with its figures, then what
 # the run did not measure and the command that would.
 class ReportClosingTest < Minitest::Test
-  FIXTURE = File.expand_path("../fixtures/results/steady", __dir__)
+  FIXTURE = File.expand_path("../../fixtures/results/steady", __dir__)
 
   def test_the_picks_of_a_steady_run_in_the_terminal
     document = Arena::Report::Source.open(FIXTURE).view
