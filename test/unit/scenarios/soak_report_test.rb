@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 
 # The memory scenarios' findings, sections and recommendation, rendered from
@@ -12,7 +12,7 @@ class ReportMemoryTest < Minitest::Test
   cover "Arena::Scenarios::SoakAnalysis*"
   cover "Arena::Report::Recommend*"
 
-  FIXTURES = File.expand_path("../fixtures/results", __dir__)
+  FIXTURES = File.expand_path("../../fixtures/results", __dir__)
 
   def source(name) = Arena::Report::Source.open(File.join(FIXTURES, name))
 

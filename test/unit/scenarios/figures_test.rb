@@ -8,7 +8,7 @@ module Arena
   # (scenarios/figures.rb); readers ask the scenario for it. The record must
   # name every figure the scenario writes, or a reader would silently miss it.
   class ScenarioFiguresTest < Minitest::Test
-    FIXTURE = File.expand_path("../fixtures/results/scenarios", __dir__)
+    FIXTURE = File.expand_path("../../fixtures/results/scenarios", __dir__)
 
     def test_each_record_names_every_figure_its_scenario_wrote
       document = Results::Document.load(FIXTURE)
