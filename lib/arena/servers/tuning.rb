@@ -5,7 +5,7 @@ module Arena
     # What `arena tune` knows of a server, declared in its adapter next to its
     # `tunable` lines, so nothing under lib/arena/tune/ names a server and a
     # new adapter cannot tune silently from its minimum bounds
-    # (test/unit/tuning_test.rb fails for a tunable adapter that lacks any):
+    # (test/unit/servers/tuning_test.rb fails for a tunable adapter that lacks any):
     #
     #   tunable "workers", min: 0, max: ->(m) { 2 * m.server_cores }
     #   tunable "threads", min: 1, max: 32

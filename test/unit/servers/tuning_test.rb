@@ -37,7 +37,7 @@ module Arena
 
     def test_tune_names_no_server
       names = Servers.all.map(&:key).reject { |k| k.include?("_") || k.include?("-") }
-      files = Dir[File.expand_path("../../lib/arena/tune/*.rb", __dir__)] + [File.expand_path("../../lib/arena/tune.rb", __dir__)]
+      files = Dir[File.expand_path("../../../lib/arena/tune/*.rb", __dir__)] + [File.expand_path("../../../lib/arena/tune.rb", __dir__)]
       files.each do |path|
         code = File.readlines(path).reject { |line| line.strip.start_with?("#") }.join
         names.each { |name| refute_match(/\b#{name}\b/i, code, "#{File.basename(path)} names #{name}") }
