@@ -9,7 +9,7 @@ module Arena
     # each ratio, and what is left is the two sides' own noise. On this VM the
     # drift is 9-18% (sd) over minutes; a test on each side's figures alone
     # (Welch, DifferenceMethod) carries it and cannot see a 5% lead, while the
-    # ratios can (test/unit/stats_paired_test.rb simulates both).
+    # ratios can (test/unit/stats/paired_test.rb simulates both).
     #
     # Student's t on the ratios, two-sided at `level`; the interval is the
     # (1 - level) t interval of their mean, turned back into percent. Like
