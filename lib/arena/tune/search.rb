@@ -28,7 +28,7 @@ module Arena
     # Each look of a duel tests at `level` over twice the looks' count (the
     # looks are several; the error rate is the duel's), so two identical
     # configs are declared apart in under `level` of searches
-    # (test/unit/tune_search_hits_test.rb). A challenger whose first look
+    # (test/unit/tune/search_hits_test.rb). A challenger whose first look
     # is far below the best's (the screen: 3 x sqrt(2) x the noise, at
     # least 25%: unpaired looks carry the machine's drift) is not worth a duel.
     #

@@ -100,7 +100,7 @@ module Arena
     # A Rails app's winner starts with the knobs its candidate ran with, so
     # its pool follows its threads as measured (--env still wins).
     def test_a_rails_winner_starts_with_its_rails_knobs
-      app = Bundle::AppSource.user(File.expand_path("../fixtures/apps/rails_db", __dir__))
+      app = Bundle::AppSource.user(File.expand_path("../../fixtures/apps/rails_db", __dir__))
       Dir.mktmpdir do |dir|
         machine = Plan::Machine.new(cores: 2)
         output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: machine, workload: Plan::Workloads.builtin["pi"],
@@ -121,8 +121,8 @@ module Arena
     # does) writes its plugin line and starts with its gate set: the file
     # holds every setting it ran with.
     def test_a_puma_winner_that_ran_the_apps_jobs_keeps_them
-      jobs = Plan::RailsFiles.new(dir: File.expand_path("../fixtures/rails81", __dir__)).jobs
-      app = Bundle::AppSource.user(File.expand_path("../fixtures/apps/rails_db", __dir__)).with_jobs(jobs)
+      jobs = Plan::RailsFiles.new(dir: File.expand_path("../../fixtures/rails81", __dir__)).jobs
+      app = Bundle::AppSource.user(File.expand_path("../../fixtures/apps/rails_db", __dir__)).with_jobs(jobs)
       Dir.mktmpdir do |dir|
         machine = Plan::Machine.new(cores: 2)
         output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new, machine: machine, workload: Plan::Workloads.builtin["pi"],
