@@ -10,7 +10,7 @@ module Arena
     # it in the bad direction AND the significance test (Stats.difference:
     # Welch's t on log figures, at LEVEL) says base and head differ. The test,
     # unlike a min-max band, grows stronger with more runs: its false alarms stay
-    # at the level and its power rises with n (test/unit/gate_rule_test.rb
+    # at the level and its power rises with n (test/unit/verdicts/gate_rule_test.rb
     # simulates both). Beyond the threshold but not significant is "not
     # distinguishable here", and passes.
     #

@@ -20,7 +20,7 @@ module Arena
     # errors. A slope under the cut is never called growing; the words state
     # the figure the decision was made at (the cut when growing, the floor
     # when nothing was seen, the block count when the rise was not sustained).
-    # test/unit/soak_verdict_test.rb simulates leaks at the floor (found in at
+    # test/unit/verdicts/soak_test.rb simulates leaks at the floor (found in at
     # least 95%) and flat sawtooths (called growing in at most 5%).
     module Soak
       CUT = 2.33

@@ -41,7 +41,7 @@ module Arena
     #   Linux ACK timer grown), or a 200 ms timer.
     #
     # Pure: Figures in, a Verdict out (its reason says the throughput the stall
-    # cost). Synthetic cases of known truth: test/unit/stall_test.rb.
+    # cost). Synthetic cases of known truth: test/unit/verdicts/stall_test.rb.
     module Stall
       # One fixed delay: its length, what usually causes it, and the run that
       # tells that cause apart.

@@ -28,8 +28,8 @@ module Arena
     # named by the report, from the config (Report::BriefFindings).
     #
     # Pure: Figures in, a Verdict out. Synthetic cases of known truth:
-    # test/unit/tail_stall_test.rb; the flag on a measurement's figures:
-    # test/unit/agoo_stall_flag_test.rb.
+    # test/unit/verdicts/tail_stall_test.rb; the flag on a measurement's figures:
+    # test/unit/verdicts/tail_stall_agoo_test.rb.
     module TailStall
       # p99_us: the good responses' p99 (nil: too few for one);
       # working_p99_us, working_mean_us: the app's split (nil without it);

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 
 # Issue 45: Agoo at its default poll_timeout (0.1 s) on the built-in app's

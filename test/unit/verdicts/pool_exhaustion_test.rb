@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 require "fileutils"
 require "tmpdir"
@@ -10,7 +10,7 @@ require "tmpdir"
 class RailsKnobsTest < Minitest::Test
   cover "Arena::Verdicts::PoolExhaustion*"
 
-  RAILS_APP = File.expand_path("../fixtures/apps/rails_db", __dir__)
+  RAILS_APP = File.expand_path("../../fixtures/apps/rails_db", __dir__)
 
   def app = Arena::Bundle::AppSource.user(RAILS_APP)
 

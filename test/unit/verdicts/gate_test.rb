@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 require "arena/verdicts/gate"
 require "arena/report/gate"
@@ -15,7 +15,7 @@ require "arena/report/gate"
 class GateTest < Minitest::Test
   cover "Arena::Verdicts::Gate*"
 
-  FIXTURES = File.expand_path("../fixtures/results", __dir__)
+  FIXTURES = File.expand_path("../../fixtures/results", __dir__)
   SPEC = "good_rps:-5%,p99:+10%,pss:+10%"
 
   def fixture(name) = File.join(FIXTURES, name)

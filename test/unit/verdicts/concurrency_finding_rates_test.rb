@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
-require_relative "../support/finding_text"
+require_relative "../../support/finding_text"
 
 # Issue 45: "connections spread unevenly over 2 workers (16 and 0 of 16): 4
 # of 8 slots reachable, so at most 285714.3 req/s at 0.0 ms a request" on

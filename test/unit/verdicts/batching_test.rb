@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 
 # Answers held in batches, on the figures of the capacity app's rounds.
@@ -114,7 +114,7 @@ end
 # The batched row in Findings: one line per row, with the first run's words.
 class BatchingReportTest < Minitest::Test
   def test_a_batched_row_is_explained_once_in_findings
-    document = Arena::Report::Source.open(File.expand_path("../fixtures/results/steady", __dir__)).view
+    document = Arena::Report::Source.open(File.expand_path("../../fixtures/results/steady", __dir__)).view
     puma = "puma:workers=2,threads=2,preload=false"
     marked = document.measurements.map do |m|
       next m unless m.server == puma && m.measured?

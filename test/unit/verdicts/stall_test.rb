@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 
 # The stall rule on synthetic figures of known truth: latency at a fixed delay
@@ -352,7 +352,7 @@ class StallReportTest < Minitest::Test
   # Recorded, shown and never picked silently: Puma's rows in a real run's
   # results marked stalled as the runner would mark them.
   def test_a_stalled_row_is_marked_in_the_table_explained_and_named_in_the_pick
-    fixture = File.expand_path("../fixtures/results/steady", __dir__)
+    fixture = File.expand_path("../../fixtures/results/steady", __dir__)
     document = Arena::Report::Source.open(fixture).view
     puma = "puma:workers=2,threads=2,preload=false"
     marked = document.measurements.map do |m|

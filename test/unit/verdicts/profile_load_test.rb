@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 
 # --profile: its syntax, and the profile scenario's reading of a run (stages, recovery after a spike).
