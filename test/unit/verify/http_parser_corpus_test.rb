@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena"
 require "open3"
 
@@ -9,7 +9,7 @@ require "open3"
 # response as each parser sees it. A verification that passes a response the
 # engine then counts as a parse error (or the reverse) would be a lie.
 class HttpParserCorpusTest < Minitest::Test
-  EXT = File.expand_path("../../ext/arena_load", __dir__)
+  EXT = File.expand_path("../../../ext/arena_load", __dir__)
   CORPUS = File.join(EXT, "test/corpus/responses.txt")
   LISTER = File.join(EXT, "build/test_corpus")
 
