@@ -219,7 +219,7 @@ module Arena
         lines << more_time if more_time
         lines << w.speed(confirmed) if confirmed.speed_range
         lines << (scaling&.measured? ? measured_on.sub(/ \(not measured past .*\)\z/, "") : measured_on) if measured_on
-        lines << w.scaling(scaling) if scaling
+        lines.concat(w.scaling(scaling)) if scaling
         return lines if keep? && confirmed.pick.role == "baseline"
         lines << "start: #{command.join(" ")}" if command
         lines << "config file: #{config_file}" if config_file

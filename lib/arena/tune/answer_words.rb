@@ -128,14 +128,15 @@ module Arena
         line
       end
 
-      # What the answer becomes on the machine's cores (Scaling::Result):
-      # "on 2 cores: iodine workers=2 threads=4: 1.93× one core (1.85–2.01); on N cores, N× the processes,
-      # if the database keeps up (not measured past 2)", or why it was not measured.
+      # What the answer becomes on the machine's cores (Scaling::Result), in
+      # lines: ["on 2 cores: iodine workers=2 threads=4: 1.93× (1.85–2.01) one core",
+      # "on N cores: N× the processes, if the database keeps up (measured to 2)"],
+      # or why it was not measured.
       def scaling(result)
-        return "on #{result.cores} cores: not measured (#{result.why})" unless result.measured?
+        return ["on #{result.cores} cores: not measured (#{result.why})"] unless result.measured?
         value, interval = result.factor
-        "on #{result.cores} cores: #{config(result.many)}: #{ratio(value, interval)} one core; on N cores, " \
-          "N× the processes, if the database keeps up (not measured past #{result.cores})"
+        ["on #{result.cores} cores: #{config(result.many)}: #{ratio(value, interval)} one core",
+          "on N cores: N× the processes, if the database keeps up (measured to #{result.cores})"]
       end
 
       # Serving processes: a server's workers (Puma's single mode is one).

@@ -159,12 +159,12 @@ module Arena
       assert r.measured?
       assert_equal [1.9, [1.8, 2.0]], r.factor
       assert_equal({"workers" => 2}, r.many.settings.slice("workers").transform_values(&:to_i))
-      assert_match(/\Aon 2 cores: iodine workers=2 .*: 1\.90× \(1\.80–2\.00\) one core/, Tune::AnswerWords.scaling(r))
+      assert_match(/\Aon 2 cores: iodine workers=2 .*: 1\.90× \(1\.80–2\.00\) one core\z/, Tune::AnswerWords.scaling(r).first)
     end
 
     def test_a_tune_without_time_for_the_cores_rounds_says_the_command_that_measures_them
       r = Tune::Scaling::Result.new(one: adapters["answer"], cores: 2, why: Tune::Scaling.later("/r/dir", 111)).freeze
-      line = Tune::AnswerWords.scaling(r)
+      line, = Tune::AnswerWords.scaling(r)
       assert_equal "on 2 cores: not measured (no time in this tune; `arena tune --resume /r/dir --max-time 120` measures it)", line
       long = "  #{line}#{" of every core" * 4}"
       assert_equal long, Tune::AnswerWords.fit(long), "a line with the command is never cut"
