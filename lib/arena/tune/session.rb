@@ -34,35 +34,12 @@ module Arena
 
       LOOK_SLACK = 1.5
 
-      # What the confirmation did not do: too few rounds counted, rounds read off the machine's speed.
-      def self.confirmation_notes(result)
-        counted = result.counted.size
-        notes = []
-        notes << "the confirmation counted #{counted} of #{Confirmation::MIN_ROUNDS} rounds" if counted < Confirmation::MIN_ROUNDS
-        return notes if result.flagged.empty?
-        kept = result.flagged_kept? ? "kept: too few rounds without them" : "left out"
-        notes << "confirmation rounds #{result.flagged.join(", ")} read the machine >15% off its median speed: #{kept}"
-      end
-
-      # {server key => [gem, version]} for the servers Arena's overlay added.
-      def self.overlay_gems(app)
-        entries = app.respond_to?(:overlay) ? app.overlay&.added.to_a : []
-        entries.to_h { |e| [e.server, [e.gems.first, e.version]] }
-      end
-
-      # The machine's memory (MemTotal), for the line that says what the answer was measured on.
-      def self.memory_total_kb
-        File.read("/proc/meminfo")[/^MemTotal:\s+(\d+)/, 1]&.to_i
-      rescue SystemCallError
-        nil
-      end
-
       def initialize(plan:, options:, err:, out:)
         @plan = plan
         @options = options
         @err = err
         @out = out
-        @not_done = []
+        @not_done = NotDone.new
         @looks = []
         @finalists = []
       end
@@ -263,7 +240,7 @@ module Arena
             store: @store, engine: @engine, starter: @starter, memory_kb: @options.memory / 1024, deadline: Support::Clock.now + share,
             log: ->(line) { say line })
           @looks << Look.new(adapter: adapter, space: space, installation: installation, trial: trial)
-          next @not_done << "#{adapter.key}: not looked at (no time left)" if Support::Clock.now >= @searches_end
+          next @not_done += NotDone.not_looked(adapter.key) if Support::Clock.now >= @searches_end
           detail "#{adapter.key}: #{space.start.empty? ? "its only config (nothing to tune)" : "its start #{words(space.start)} (#{adapter.class.tune_start&.source})"}"
           @looks.last.start = trial.call(space.start)
         end
@@ -291,7 +268,7 @@ module Arena
         kept = look.trial.close(keep: outcome.best&.settings)
         @output.add(adapter: look.adapter, outcome: outcome, slo_ms: look.trial.slo_ms, unbounded: unbounded(look, outcome))
         @output.write
-        @not_done << "#{look.adapter.key}: its search stopped at the time limit after #{outcome.candidates.size} configs" if outcome.stopped == "time"
+        @not_done += NotDone.search_stopped(look.adapter.key, outcome.candidates.size) if outcome.stopped == "time"
         return unless outcome.best
         @finalists << HeadToHead::Finalist.new(adapter: Trial.configured(look.adapter, outcome.best.settings), candidate: outcome.best,
           installation: look.installation, session: kept)
@@ -307,7 +284,7 @@ module Arena
 
       # A server not searched: its start stands, and why is said.
       def unsearched(adapter, start, starts)
-        @not_done << "#{adapter.key}: not searched beyond its start (#{Triage.why_not(adapter.key, starts)})" if start&.qualifies?
+        @not_done += NotDone.not_searched(adapter.key, Triage.why_not(adapter.key, starts)) if start&.qualifies?
         Search::Outcome.new(candidates: start ? [start] : [], best: start&.qualifies? ? start : nil, noise: 0.03,
           stopped: (start && !start.qualifies?) ? "failed" : "not searched", duels: []).freeze
       end
@@ -331,7 +308,7 @@ module Arena
         keep, out = Triage.finalists(@finalists.to_h { |f| [f.adapter.key, f.candidate] })
         @finalists.select { |f| out.include?(f.adapter.key) }.each do |f|
           f.session&.stop
-          @not_done << "#{f.adapter.key}: not in the head to head (#{keep.size} finalists; it sustained #{Report::Format.rps(f.candidate.sustained_rps)} req/s)"
+          @not_done += NotDone.not_finalist(f.adapter.key, finalists: keep.size, rps: f.candidate.sustained_rps)
         end
         keep.map { |key| @finalists.find { |f| f.adapter.key == key } }
       end
@@ -342,9 +319,11 @@ module Arena
         entries = head_to_head(finalists)
         versions = finalists.to_h { |f| [f.adapter.key, f.installation.version] }
         provisional = Answer.decide(entries: entries, files: @output.files, versions: versions, slos: @output.slos,
-          memory_mib: @constraints.memory_mib, not_done: @not_done, out: @output.unanswered, gems: overlay_gems)
+          memory_mib: @constraints.memory_mib, not_done: @not_done.lines, out: @output.unanswered, gems: overlay_gems)
         return provisional unless provisional.found?
         confirmed = confirm(provisional, entries, finalists)
+        # What the confirmation did not do joins what the search did not.
+        provisional = provisional.with(not_done: @not_done.lines)
         answer = Answer.confirm(provisional, confirmed: confirmed, baseline: @baseline, files: @output.files, versions: versions,
           gems: overlay_gems, measured_on: measured_on(confirmed.pick&.adapter), dir: @plan.out_dir)
         answer.confirmed? ? answer.with(scaling: scaling(confirmed.pick)) : answer
@@ -378,12 +357,12 @@ module Arena
 
       def head_to_head(finalists)
         return finalists.map { |f| HeadToHead::Entry.new(key: f.adapter.key, adapter: f.adapter, candidate: f.candidate, rates: []) } if finalists.size < 2
-        wrapped("head to head:", finalists.map { |f| labels.call(f.adapter.label) }).each { |line| say line }
+        AnswerWords.listed("head to head:", finalists.map { |f| labels.call(f.adapter.label) }).each { |line| say line }
         h2h = HeadToHead.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first,
           rounds: Estimate::HEAD_TO_HEAD_ROUNDS, deadline: @deadline - @reserve_s, seed: seed, log: ->(line) { say line })
         h2h.call(finalists).tap do |entries|
           ran = h2h.rounds_run(entries)
-          @not_done << "the head to head ran #{ran} of #{Estimate::HEAD_TO_HEAD_ROUNDS} rounds" if ran < Estimate::HEAD_TO_HEAD_ROUNDS
+          @not_done += NotDone.head_to_head(ran, of: Estimate::HEAD_TO_HEAD_ROUNDS) if ran < Estimate::HEAD_TO_HEAD_ROUNDS
         end
       end
 
@@ -399,29 +378,18 @@ module Arena
         pick && AnswerWords.measured_on(pick, server_cores: @plan.machine.server_cores, cores: @plan.machine.cores, memory_kb: memory_total_kb)
       end
 
-      def memory_total_kb = Session.memory_total_kb
+      def memory_total_kb = Probes::Procfs.memory_total_kb
 
       # The answer, the runner-up and the baseline in confirmation rounds of
       # their own (Confirmation), each config once; their verdict.
       def confirm(provisional, entries, finalists)
         sides = confirmation_sides(provisional, entries, finalists)
-        wrapped("confirmation:", sides.map { |s| "#{s.role} #{labels.call(s.key)}" }).each { |line| say line }
+        AnswerWords.listed("confirmation:", sides.map { |s| "#{s.role} #{labels.call(s.key)}" }).each { |line| say line }
         result = Confirmation.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first, deadline: @deadline - @scaling_kept,
           seed: seed, log: ->(line) { say line },
           judge: ->(r) { Confirmed.narrow?(r, target_pct: Confirmation::TARGET_PCT) }).call(sides)
         confirmation_notes(result)
         Confirmed.decide(result, baseline_key: @baseline_key, stay_key: @stay_key)
-      end
-
-      # head and items, comma-separated, in lines of at most 100 columns
-      # (an item that does not fit starts an indented line of its own).
-      def wrapped(head, items)
-        items.each_with_object([head]) do |item, lines|
-          if lines.last == head then lines[-1] = "#{head} #{item}"
-          elsif lines.last.size + item.size + 2 <= 100 then lines[-1] = "#{lines.last}, #{item}"
-          else lines << "  #{item}"
-          end
-        end
       end
 
       # The answer's, the runner-up's and the baseline's sides, each config once.
@@ -440,7 +408,7 @@ module Arena
         if installation.found
           add.call("baseline", base, installation)
         else
-          @not_done << "the baseline #{@baseline.words}: not installed (#{installation.why})"
+          @not_done += NotDone.baseline(@baseline.words, installation.why)
         end
         # Staying: the best config the search found for your server, a side of its own unless it is one already.
         stay = @finalists.find { |f| f.adapter.key == baseline_server }
@@ -449,9 +417,9 @@ module Arena
         sides
       end
 
-      def confirmation_notes(result) = @not_done.concat(Session.confirmation_notes(result))
+      def confirmation_notes(result) = @not_done += NotDone.confirmation(result)
 
-      def overlay_gems = Session.overlay_gems(@plan.app)
+      def overlay_gems = Bundle::Result.added_gems(@plan.app)
     end
   end
 end
