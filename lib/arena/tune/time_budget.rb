@@ -8,9 +8,10 @@ module Arena
     # confirmation rounds (and the cores rounds when the budget holds them:
     # scaling_s); the head to head gets what it needs before that; the
     # looks and searches the rest. per_candidate_s: one candidate's time at
-    # the app's pace; duration_s: a load's -d. started: when the tune
-    # opened (nil until #start).
-    TimeBudget = Struct.new(:max_s, :per_candidate_s, :reserve_s, :scaling_s, :duration_s, :started, keyword_init: true)
+    # the app's pace; duration_s: a load's -d; cores_rounds_s: what the
+    # cores rounds take, kept or not. started: when the tune opened (nil
+    # until #start).
+    TimeBudget = Struct.new(:max_s, :per_candidate_s, :reserve_s, :scaling_s, :cores_rounds_s, :duration_s, :started, keyword_init: true)
 
     class TimeBudget
       # A first look takes more than its loads (verification, settling, the
@@ -68,7 +69,7 @@ module Arena
           # budget holds the whole tune, never at the confirmation's cost.
           scaling = (need <= max) ? scaling_s : 0.0
           budget = TimeBudget.new(max_s: max, per_candidate_s: per, reserve_s: reserve_s(max, per, confirmation_s + scaling),
-            scaling_s: scaling, duration_s: @plan.load.duration).freeze
+            scaling_s: scaling, cores_rounds_s: scaling_s, duration_s: @plan.load.duration).freeze
           Estimate.short_lines(need, budget_s: max).each { |line| say.call(line) }
           detail_lines(budget, least, given).each { |line| detail.call(line) }
           say.call(kept_line(budget))

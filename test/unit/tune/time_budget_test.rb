@@ -61,6 +61,8 @@ module Arena
     def test_a_short_budget_gives_the_looks_their_time_and_the_rounds_their_share
       time, said, = planned(60)
       assert_equal 0.0, time.scaling_s, "the cores rounds never at the confirmation's cost"
+      side = Tune::Estimate::BOOT_S[:rack] + 2 * 0.5 + 2.0 + 2.0 + 0.5 + 1.5
+      assert_equal Tune::Scaling::ROUNDS * 2 * side, time.cores_rounds_s, "what they would take, for --resume"
       assert_equal 24, time.reserve_s, "Confirmation::SHARE of 60 s"
       assert_equal "tune: 24 of 60 s kept for #{Tune::Confirmation::MIN_ROUNDS}+ confirmation rounds; the rest for the search", said.last
       assert_operator said.size, :>, 1, "the whole tune's need said first"
