@@ -7,9 +7,9 @@ module Arena
     # the engine and the starter; where lines go; and the one place a Trial
     # is made. What it started (trials, finalists kept up) it stops in #close,
     # however the tune ends.
-    class Context
-      attr_reader :plan, :options, :store, :output, :engine, :starter, :constraints
+    Context = Struct.new(:plan, :options, :err, :store, :output, :constraints, :engine, :starter, keyword_init: true)
 
+    class Context
       # Opens the results file and the tune's output (tune.json): ground is
       # the Prelude's.
       def self.open(ground, options:, err:)
@@ -26,50 +26,44 @@ module Arena
           engine: Load::Engine.new(dir: plan.out_dir, machine: plan.machine), starter: Launch::Starter.new(plan: plan))
       end
 
-      def initialize(plan:, options:, err:, store:, output:, constraints:, engine:, starter:)
-        @plan = plan
-        @options = options
-        @err = err
-        @store = store
-        @output = output
-        @constraints = constraints
-        @engine = engine
-        @starter = starter
-        @trials = []
-        @held = []
-      end
+      def say(line) = err.puts(line)
 
-      def say(line) = @err.puts(line)
-
-      def detail(line) = (say(line) if @options.verbose)
+      def detail(line) = (say(line) if options.verbose)
 
       def log = ->(line) { say line }
 
-      def labels = @labels ||= Report::Labels.new(nil, machine: @plan.machine)
+      def labels = @labels ||= Report::Labels.new(nil, machine: plan.machine)
 
       # The rounds' order seed: the plan's, else one for the whole tune.
-      def seed = @seed ||= @plan.round_seed || Random.new_seed
+      def seed = @seed ||= plan.round_seed || Random.new_seed
 
-      def workload = @plan.workloads.first
+      def workload = plan.workloads.first
 
-      def space_for(adapter) = Space.searched(adapter, machine: @plan.machine, tune_runtime: @options.tune_runtime)
+      def space_for(adapter) = Space.searched(adapter, machine: plan.machine, tune_runtime: options.tune_runtime)
 
       # The one place a Trial is made: a server's configs measured in this
       # tune (plan: the tune's, or one with a load of its own).
-      def trial(adapter:, installation:, plan: @plan, deadline: nil)
-        Trial.new(plan: plan, adapter: adapter, installation: installation, workload: workload, store: @store, engine: @engine,
-          starter: @starter, memory_kb: @options.memory / 1024, deadline: deadline, log: log).tap { |t| @trials << t }
+      def trial(adapter:, installation:, plan: self.plan, deadline: nil)
+        Trial.new(plan: plan, adapter: adapter, installation: installation, workload: workload, store: store, engine: engine,
+          starter: starter, memory_kb: options.memory / 1024, deadline: deadline, log: log).tap { |t| trials << t }
       end
 
       # A finalist whose server is kept up: stopped in #close if still up.
-      def hold(finalist) = finalist.tap { @held << finalist }
+      def hold(finalist) = finalist.tap { held << finalist }
 
       # Every trial's configs and every finalist still up stopped, the starter cleaned up.
       def close
-        @trials.each(&:close)
-        @held.each { |f| f.session&.stop }
-        @starter.cleanup
+        trials.each(&:close)
+        held.each { |f| f.session&.stop }
+        starter.cleanup
       end
+
+      private
+
+      # What was started, to stop in #close.
+      def trials = @trials ||= []
+
+      def held = @held ||= []
     end
   end
 end
