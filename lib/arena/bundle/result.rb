@@ -38,6 +38,13 @@ module Arena
 
       def added = entries.select { |e| e.state == :added }
 
+      # {server key => [gem, version]} for the servers the overlay added to
+      # this app's bundle ({} for an app without an overlay).
+      def self.added_gems(app)
+        entries = app.respond_to?(:overlay) ? app.overlay&.added.to_a : []
+        entries.to_h { |e| [e.server, [e.gems.first, e.version]] }
+      end
+
       # One line per server that cannot be added, one for everything no
       # registry could provide.
       def notes

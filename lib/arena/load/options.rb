@@ -28,8 +28,33 @@ module Arena
       # The table's engine rows, and the transport they are spoken over.
       def engine_settings = Load::TABLE.select(&:engine).to_h { |s| [s.name, self[s.name]] }.merge(transport: client_transport)
 
-      # The same settings with these changed (a round's -d, a lowered bound).
-      def with(**changes) = self.class.new(**to_h, **changes).freeze
+      # A unit's own time bound (a sweep's, a tune trial's share), apart from
+      # max_time (--max-time, the whole run's): set by the run (Plan#load_for,
+      # Run::Strategy, Tune::Trial), never written into max_time, and not
+      # one of the settings recorded. A load with none of its own is bounded
+      # by max_time.
+      def unit_bound_s = @unit_bound_s || max_time
+
+      # The same settings, the unit bounded by `seconds`.
+      def unit_bounded(seconds) = self.class.new(**to_h).bound(seconds)
+
+      # A long unit's bound lowered (Plan::Budget's {setting => seconds}, the
+      # setting the user bounds it by): a sweep's (--max-time's) is its
+      # unit_bound_s, a soak's its --soak-time.
+      def lowered(bounds)
+        setting, seconds = bounds.first
+        (setting == :max_time) ? unit_bounded(seconds) : with(setting => seconds)
+      end
+
+      # The same settings with these changed (a round's -d), its unit's bound kept.
+      def with(**changes) = self.class.new(**to_h, **changes).bound(@unit_bound_s)
+
+      protected
+
+      def bound(seconds)
+        @unit_bound_s = seconds
+        freeze
+      end
     end
   end
 end

@@ -18,7 +18,8 @@ module Arena
     module Budget
       # The default arena's goal: a run without --max-time takes about 3 minutes.
       DEFAULT_S = 180.0
-      # A long unit's bound when --max-time is the whole run's (the sweeps' old default).
+      # A long unit's own bound (its load's unit_bound_s) when --max-time is
+      # the whole run's (the sweeps' old default).
       UNIT_BOUND_S = 300.0
       # A long unit is not squeezed under this: a sweep must have room for a
       # closed maximum and a few levels.
@@ -152,8 +153,9 @@ module Arena
 
       def names(units) = units.map(&:scenario).uniq.join(", ")
 
-      # Each bounded long scenario at its own bound: a sweep's --max-time (at
-      # most UNIT_BOUND_S when --max-time is the whole run's), --soak-time.
+      # Each bounded long scenario at its own bound, keyed by the setting the
+      # user gives it with: a sweep's unit_bound_s (--max-time when that is
+      # not the whole run's, else UNIT_BOUND_S), --soak-time.
       def natural_overrides(plan, given_s)
         plan.scenarios.each_with_object({}) do |name, all|
           setting = Scenarios.fetch(name).bound

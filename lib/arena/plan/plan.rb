@@ -29,11 +29,11 @@ module Arena
     # database, tune's workload or load).
     def with(**changes) = self.class.new(**to_h_members, **changes).freeze
 
-    # The load a scenario runs with: the plan's, its bound (a sweep's
-    # --max-time, --soak-time) lowered where the run was fitted to its time.
+    # The load a scenario runs with: the plan's, its own bound (a sweep's
+    # unit_bound_s, --soak-time) lowered where the run was fitted to its time.
     def load_for(name, base = load)
       lowered = budget&.overrides&.[](name)
-      lowered ? base.with(**lowered) : base
+      lowered ? base.lowered(lowered) : base
     end
 
     # How many rounds a scenario runs: the long ones may run fewer (Plan::Budget).

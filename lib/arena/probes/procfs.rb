@@ -17,6 +17,13 @@ module Arena
 
       module_function
 
+      # The machine's memory (MemTotal, kB), or nil when it cannot be read.
+      def memory_total_kb(root: "/proc")
+        File.read(File.join(root, "meminfo"))[/^MemTotal:\s+(\d+)/, 1]&.to_i
+      rescue SystemCallError
+        nil
+      end
+
       # The comm field may itself hold spaces and parentheses, so split at the last ")".
       def parse_stat(text)
         open_at = text.index("(")

@@ -137,7 +137,7 @@ module Arena
         end
         setting, value = answer.first
         @reporter.timed(unit.key, round, "#{Load.setting(setting).switch} lowered to #{value.round} s: #{why}")
-        load.with(**answer)
+        load.lowered(answer)
       end
 
       # A user's app whose only workload, /, answered 404: Arena loads / when

@@ -154,8 +154,10 @@ module Arena
       # long timeline): it runs fewer rounds first when time is short.
       def self.long? = false
 
-      # The load setting that bounds one unit of a long scenario, which a
-      # run fitted to --max-time may lower (nil: nothing bounds it).
+      # The load setting the user bounds one unit of a long scenario with,
+      # which a run fitted to --max-time may lower (nil: nothing bounds it).
+      # A sweep's is :max_time, and its unit reads the bound as its load's
+      # unit_bound_s (Load::Options#lowered): --max-time given is the whole run's.
       def self.bound = nil
 
       # A disruptive scenario leaves the server changed (killed, restarted):

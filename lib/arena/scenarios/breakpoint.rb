@@ -20,7 +20,7 @@ module Arena
       def self.bound = :max_time
 
       # Every level (it may break sooner); a level begun before the deadline runs to its end.
-      def self.seconds(guess) = [levels(guess.load).size * guess.measurement_s, guess.load.max_time + guess.measurement_s].min
+      def self.seconds(guess) = [levels(guess.load).size * guess.measurement_s, guess.load.unit_bound_s + guess.measurement_s].min
 
       def self.levels(load)
         low = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024].select { |c| c < load.step }
@@ -28,7 +28,7 @@ module Arena
       end
 
       def call(ctx)
-        deadline = Support::Clock.now + ctx.load.max_time
+        deadline = Support::Clock.now + ctx.load.unit_bound_s
         slo_ms = ctx.slo_ms
         levels = []
         self.class.levels(ctx.load).each do |connections|

@@ -28,9 +28,9 @@ module Arena
         load = guess.load
         closed = guess.measurement_s([load.duration, 5 * guess.latency_s].max)
         plan = Verdicts::RatePlan.call(closed_max_rps: guess.closed_max_rps, unloaded_s: guess.latency_s,
-          budget_s: [load.max_time - closed, 0].max, base_duration_s: load.duration)
+          budget_s: [load.unit_bound_s - closed, 0].max, base_duration_s: load.duration)
         sweep = plan.seconds + plan.levels.size * (load.warmup.to_f + Plan::Estimate::MEASURE_S)
-        [closed + sweep, load.max_time + Verdicts::RatePlan.overhead_s(guess.latency_s)].min
+        [closed + sweep, load.unit_bound_s + Verdicts::RatePlan.overhead_s(guess.latency_s)].min
       end
 
       # A sweep whose levels get fewer responses than a p99 needs ends in
@@ -39,7 +39,7 @@ module Arena
         load = guess.load
         closed = guess.measurement_s([load.duration, 5 * guess.latency_s].max)
         max = guess.closed_max_rps
-        plan = Verdicts::RatePlan.call(closed_max_rps: max, unloaded_s: guess.latency_s, budget_s: [load.max_time - closed, 0].max,
+        plan = Verdicts::RatePlan.call(closed_max_rps: max, unloaded_s: guess.latency_s, budget_s: [load.unit_bound_s - closed, 0].max,
           base_duration_s: load.duration)
         return nil if plan.min_requests >= P99_SAMPLES
         least = Verdicts::RatePlan::FRACTIONS - Verdicts::RatePlan::DROP_ORDER
@@ -57,7 +57,7 @@ module Arena
       def call(ctx)
         unloaded_s = ctx.baseline&.p99_us.to_f / 1e6
         started = Support::Clock.now
-        deadline = started + ctx.load.max_time
+        deadline = started + ctx.load.unit_bound_s
         # Long enough for a few responses per connection however slow the
         # workload is: a 1 s /sleep at -d 1 would otherwise measure nothing.
         closed = measure(ctx, ctx.settings(duration: [ctx.load.duration, 5 * unloaded_s].max), variant: "closed-max")

@@ -42,7 +42,7 @@ module Arena
         load = guess.load
         closed = guess.measurement_s + load.warmup_limit
         level = guess.measurement_s([load.duration, MIN_REQUESTS / (FIRST * guess.closed_max_rps)].max)
-        closed + [STEPS * level, load.max_time].min
+        closed + [STEPS * level, load.unit_bound_s].min
       end
 
       def call(ctx)
@@ -54,7 +54,7 @@ module Arena
         held = missed = nil
         fraction = FIRST
         # --max-time bounds all the open steps, as in the rate scenario.
-        deadline = Support::Clock.now + ctx.load.max_time
+        deadline = Support::Clock.now + ctx.load.unit_bound_s
         @steps.times do
           left = deadline - Support::Clock.now
           break if left <= 1

@@ -163,6 +163,17 @@ module Arena
         "measured at #{(slow == fast) ? slow : "#{slow}–#{fast}"}× the machine's median speed"
       end
 
+      # head and items, comma-separated, in lines of at most 100 columns
+      # (an item that does not fit starts an indented line of its own).
+      def listed(head, items)
+        items.each_with_object([head]) do |item, lines|
+          if lines.last == head then lines[-1] = "#{head} #{item}"
+          elsif lines.last.size + item.size + 2 <= 100 then lines[-1] = "#{lines.last}, #{item}"
+          else lines << "  #{item}"
+          end
+        end
+      end
+
       # Lines cut to `width` columns (a path or a command to copy is never cut: it is copied whole).
       def fit(line, width: 100)
         return line if line.size <= width || line.match?(%r{\A\s*(config file|results): /|`arena tune --resume })

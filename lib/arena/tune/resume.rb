@@ -133,12 +133,12 @@ module Arena
         confirmed = Confirmed.decide(result, baseline_key: sides.find { |s| s.key == base.label }&.key || base.label,
           stay_key: sides.find { |s| s.role == "stay" }&.key)
         provisional = Resume.provisional(@record.answer)
-        provisional = provisional.with(not_done: provisional.not_done + Session.confirmation_notes(result))
+        provisional = provisional.with(not_done: provisional.not_done + NotDone.confirmation(result).lines)
         pick = confirmed.pick&.adapter
         measured_on = pick && AnswerWords.measured_on(pick, server_cores: @plan.machine.server_cores, cores: @plan.machine.cores,
-          memory_kb: Session.memory_total_kb)
+          memory_kb: Probes::Procfs.memory_total_kb)
         [Answer.confirm(provisional, confirmed: confirmed, baseline: @baseline, files: @record.files,
-          versions: sides.to_h { |s| [s.adapter.key, s.installation.version] }, gems: Session.overlay_gems(@plan.app),
+          versions: sides.to_h { |s| [s.adapter.key, s.installation.version] }, gems: Bundle::Result.added_gems(@plan.app),
           measured_on: measured_on, dir: @record.dir), confirmed.pick]
       end
 

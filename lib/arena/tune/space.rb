@@ -36,6 +36,10 @@ module Arena
         new(dimensions: dims, start: start, bounded: !klass.slots&.count.nil?)
       end
 
+      # An adapter's space on this machine, its runtime searched too when
+      # tune_runtime (YJIT and jemalloc) is on.
+      def self.searched(adapter, machine:, tune_runtime:) = self.for(adapter.class, machine: machine, runtime: (adapter.runtime if tune_runtime))
+
       def self.runtime_dimensions(klass, runtime)
         return [] unless klass.ruby_engine == "mri"
         names = []

@@ -165,7 +165,7 @@ module Arena
         @kept.shift.last.stop while @kept.size >= KEPT
       end
 
-      def round_load = Load::Options.new(**load.to_h, warmup_max: 0.0).freeze
+      def round_load = load.with(warmup_max: 0.0)
 
       def configured(settings) = Trial.configured(@adapter, settings)
 
@@ -178,8 +178,9 @@ module Arena
         Trial.fits(Trial.candidate(x, settings: settings, label: session.adapter.label, memory_kb: @memory_kb), measurements).tap { |c| say(c) }
       end
 
-      # The plan's load, its --max-time cut to what is left of this server's
-      # share (the sustained scenario bounds its open steps by it).
+      # The plan's load, its unit bounded by what is left of this server's
+      # share (the sustained scenario bounds its open steps by it), at most
+      # the whole tune's --max-time, which stays as the user gave it.
       #
       # Without --slo the relative default (3 x unloaded p99, at least 100 ms)
       # is taken on the first candidate (the heuristic start) and held for
@@ -187,8 +188,8 @@ module Arena
       def load
         changes = {}
         changes[:slo_ms] = @slo_ms if @slo_ms && @plan.load.slo_ms.nil?
-        changes[:max_time] = (@deadline - Support::Clock.now).clamp(5.0, [@plan.load.max_time, 5.0].max) if @deadline
-        changes.empty? ? @plan.load : Load::Options.new(**@plan.load.to_h, **changes).freeze
+        load = changes.empty? ? @plan.load : @plan.load.with(**changes)
+        @deadline ? load.unit_bounded((@deadline - Support::Clock.now).clamp(5.0, [@plan.load.max_time, 5.0].max)) : load
       end
 
       # One line per candidate: the server, its settings and what it sustained.

@@ -54,7 +54,7 @@ class RunBudgetTest < Minitest::Test
     assert_equal 1, fit.long_rounds
     assert fit.given
     assert_operator fit.seconds, :<=, 120 - B::RESERVE_S
-    bound = plan.load_for("rate").max_time
+    bound = plan.load_for("rate").unit_bound_s
     assert_operator bound, :<, 120
     assert_operator bound, :>=, 90, "most of the budget goes to the sweep"
     assert_equal 120.0, plan.load.max_time, "the other scenarios' load is the plan's"
@@ -85,7 +85,7 @@ class RunBudgetTest < Minitest::Test
     assert_operator fit.long_rounds, :<, 6
     assert_operator fit.long_rounds, :>=, 2
     assert_operator fit.seconds, :<=, B::DEFAULT_S
-    assert_equal 300.0, plan.load_for("rate").max_time, "its own bound stays"
+    assert_equal 300.0, plan.load_for("rate").unit_bound_s, "its own bound stays"
     assert_match(/budget 180 s \(the default for a long scenario; --max-time to change\)/, B.line(plan))
   end
 
@@ -120,7 +120,7 @@ class RunBudgetTest < Minitest::Test
     key = fit.unit_s.keys.first
     need = fit.unit_s[key]
     assert_equal :go, B.now(fit, key: key, scenario: "rate", left_s: need)
-    bound = plan.load_for("rate").max_time
+    bound = plan.load_for("rate").unit_bound_s
     lowered = B.now(fit, key: key, scenario: "rate", left_s: need - 10)
     assert_equal({max_time: (bound - 10).floor.to_f}, lowered)
     assert_nil B.now(fit, key: key, scenario: "rate", left_s: need - bound + B::MIN_UNIT_S - 1)

@@ -135,7 +135,7 @@ class RunnerTest < Minitest::Test
     "engine-fails" => scenario("engine-fails") { |_| raise Arena::Load::Engine::Failed, "load engine: no output (exit 1)" },
     "interrupted" => scenario("interrupted") { |_| raise Interrupt },
     "figures" => Class.new(scenario("figures") { |ctx| [RunnerTest.figure_measurement(ctx)] }) { def self.throughput_basis? = true },
-    "long" => Class.new(scenario("long") { |ctx| BOUNDS << [ctx.adapter.label, ctx.load.max_time] && [RunnerTest.measurement(ctx, "long")] }) { def self.long? = true },
+    "long" => Class.new(scenario("long") { |ctx| BOUNDS << [ctx.adapter.label, ctx.load.unit_bound_s] && [RunnerTest.measurement(ctx, "long")] }) { def self.long? = true },
     "noisy-once" => scenario("noisy-once") { |ctx| [RunnerTest.measurement(ctx, "noisy-once", noisy: (NOISY_ONCE[ctx.adapter.label] += 1) == 1)] },
     "long-noisy" => scenario("long-noisy") { |ctx| [RunnerTest.measurement(ctx, "long-noisy", noisy: (NOISY_ONCE[ctx.adapter.label] += 1) == 1)] }
       .tap { |klass| klass.define_singleton_method(:long?) { true } }

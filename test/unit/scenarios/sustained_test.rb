@@ -39,7 +39,7 @@ module Arena
 
     def bisect(levels)
       probe = Probe.new(levels)
-      points = probe.call(Ctx.new(slo_ms: 150.0, load: Struct.new(:max_time).new(60.0))).drop(1).last
+      points = probe.call(Ctx.new(slo_ms: 150.0, load: Struct.new(:unit_bound_s).new(60.0))).drop(1).last
       [probe.fractions, points.map { |p| [p.extra["sustained"], p.extra["thin"]] }]
     end
 

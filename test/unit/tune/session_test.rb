@@ -8,7 +8,7 @@ module Arena
   # The session's lines about the configs it compares: a line of at most 100
   # columns, the configs that do not fit on lines of their own.
   class TuneSessionTest < Minitest::Test
-    def wrapped(head, items) = Tune::Session.allocate.send(:wrapped, head, items)
+    def wrapped(head, items) = Tune::AnswerWords.listed(head, items)
 
     def test_configs_that_fit_share_the_line
       assert_equal ["confirmation: answer iodine:workers=1, baseline puma:threads=3"],

@@ -1,0 +1,63 @@
+# frozen_string_literal: true
+
+module Arena
+  module Tune
+    # The tune's looks: every server's documented start measured once, each
+    # in its share of the time before the searches end (a server not
+    # installed is noted in the output and left out; one that needs a front
+    # to run more processes is looked at in its single-process config).
+    class LookPhase
+      # A server's first look: its searchable space, installation, the trial
+      # that measures its configs, and its start's candidate (nil if none).
+      Look = Struct.new(:adapter, :space, :installation, :trial, :start, keyword_init: true)
+
+      # looks: in the plan's order; searches_end: when the searches must end;
+      # not_done: the servers no look reached.
+      Looked = Struct.new(:looks, :searches_end, :not_done, keyword_init: true)
+
+      def initialize(ctx)
+        @ctx = ctx
+      end
+
+      # time: the TimeBudget, started. -> Looked.
+      def call(time)
+        searchable = @ctx.plan.servers.filter_map { |adapter| searchable(adapter) }
+        searches_end = time.searches_end(searchable.size)
+        share = (searches_end - Support::Clock.now) / [searchable.size, 1].max
+        not_done = NotDone.new
+        looks = searchable.map do |adapter, space, installation|
+          look = Look.new(adapter: adapter, space: space, installation: installation,
+            trial: @ctx.trial(adapter: adapter, installation: installation, deadline: Support::Clock.now + share))
+          next look.tap { not_done += NotDone.not_looked(adapter.key) } if Support::Clock.now >= searches_end
+          look.tap { look.start = first_look(look) }
+        end
+        Looked.new(looks: looks, searches_end: searches_end, not_done: not_done).freeze
+      end
+
+      private
+
+      def first_look(look)
+        start = look.space.start
+        @ctx.detail "#{look.adapter.key}: #{start.empty? ? "its only config (nothing to tune)" : "its start #{words(start)} (#{look.adapter.class.tune_start&.source})"}"
+        look.trial.call(start)
+      end
+
+      def words(settings) = settings.map { |k, v| "#{k}=#{v}" }.join(" ")
+
+      # [adapter, its space, its installation], or nil with the reason noted in the output.
+      def searchable(adapter)
+        space = @ctx.space_for(adapter)
+        installation = adapter.class.install(@ctx.plan.app)
+        unless installation.found
+          @ctx.output.add(adapter: adapter, note: "not installed (#{installation.why})")
+          return nil
+        end
+        return [adapter, space, installation] unless adapter.class.tune_needs_front? && !@ctx.plan.front
+        # Its single-process config: more processes listen on more ports, which need --front nginx.
+        single = Space.new(dimensions: space.dimensions.map { |d| Dimension.new(name: d.name, min: d.min, max: d.min).freeze })
+        @ctx.say "#{adapter.key}: at its single-process config (#{words(single.start)}): more need --front nginx"
+        [adapter, single, installation]
+      end
+    end
+  end
+end

@@ -1,0 +1,71 @@
+# frozen_string_literal: true
+
+require_relative "../../test_helper"
+require "arena"
+require "arena/tune"
+
+module Arena
+  # The whole tune's time and its shares (Tune::TimeBudget): the deadlines
+  # each phase gets, on values, and the reserve planned from a plan.
+  class TuneTimeBudgetTest < Minitest::Test
+    cover "Arena::Tune::TimeBudget*"
+
+    TimeBudget = Tune::TimeBudget
+
+    def budget(**kw)
+      TimeBudget.new(max_s: 600.0, per_candidate_s: 10.0, reserve_s: 120, scaling_s: 30.0, duration_s: 2.0, **kw).freeze
+    end
+
+    def test_each_phase_ends_where_the_time_kept_for_the_next_begins
+      time = budget.start(1000.0)
+      assert_nil budget.started
+      assert time.frozen?
+      assert_equal [1000.0, 1600.0], [time.started, time.deadline]
+      assert_equal 1480.0, time.head_to_head_deadline, "the confirmation's reserve kept"
+      assert_equal 1570.0, time.confirmation_deadline, "the cores rounds' time kept"
+      assert time.scaling?
+      refute budget(scaling_s: 0.0).scaling?
+      assert_equal 1600.0, budget(scaling_s: 0.0).start(1000.0).confirmation_deadline
+    end
+
+    def test_the_searches_end_before_the_head_to_head_and_the_reserve
+      time = budget.start(1000.0)
+      # 3 finalists x 5 rounds x (-d + 1 s) = 45 s of head to head.
+      assert_equal 1435.0, time.searches_end(3, now: 1000.0)
+      assert_equal 1480.0, time.searches_end(1, now: 1000.0), "a lone finalist meets no one"
+      # The looks (1.5 x 3 x 10 s) come first: the head to head gets what is left after them.
+      assert_equal 1470.0, time.searches_end(3, now: 1425.0)
+      assert_equal 1480.0, time.searches_end(3, now: 1450.0)
+    end
+
+    def planned(max_time)
+      builder = Plan::Builder.new(machine: Plan::Machine.new(cores: 2).freeze)
+        .parse(["--servers", "puma", "--servers", "iodine", "-d", "2", "-w", "0.5", "--max-time", max_time.to_s], banner: "test")
+      said = []
+      detail = []
+      time = TimeBudget.planned(builder.build, pace: nil, tune_runtime: false, given: true, say: said.method(:<<), detail: detail.method(:<<))
+      [time, said, detail]
+    end
+
+    def test_a_long_budget_keeps_the_confirmation_and_the_cores_rounds_whole
+      time, said, detail = planned(3600)
+      side = Tune::Estimate::BOOT_S[:rack] + 2 * 0.5 + 2.0 + 2.0 + 0.5 + 1.5
+      assert_equal Tune::Scaling::ROUNDS * 2 * side, time.scaling_s
+      assert_equal (Tune::Confirmation::MIN_ROUNDS * 3 * side + time.scaling_s).round, time.reserve_s
+      assert_equal [3600.0, 2.0], [time.max_s, time.duration_s]
+      assert_equal ["tune: #{time.reserve_s} of 3600 s kept for #{Tune::Confirmation::MIN_ROUNDS}+ confirmation rounds and the cores rounds; " \
+        "the rest for the search"], said
+      assert_equal "tune: the least search: puma 6, iodine 6 candidates", detail.last
+    end
+
+    def test_a_short_budget_gives_the_looks_their_time_and_the_rounds_their_share
+      time, said, = planned(60)
+      assert_equal 0.0, time.scaling_s, "the cores rounds never at the confirmation's cost"
+      side = Tune::Estimate::BOOT_S[:rack] + 2 * 0.5 + 2.0 + 2.0 + 0.5 + 1.5
+      assert_equal Tune::Scaling::ROUNDS * 2 * side, time.cores_rounds_s, "what they would take, for --resume"
+      assert_equal 24, time.reserve_s, "Confirmation::SHARE of 60 s"
+      assert_equal "tune: 24 of 60 s kept for #{Tune::Confirmation::MIN_ROUNDS}+ confirmation rounds; the rest for the search", said.last
+      assert_operator said.size, :>, 1, "the whole tune's need said first"
+    end
+  end
+end
