@@ -23,7 +23,7 @@ module Arena
         answer = Answer.confirm(provisional.answer.with(not_done: (provisional.not_done + missing + notes).lines), confirmed: confirmed,
           baseline: ground.baseline, files: @ctx.output.files, versions: provisional.finalists.to_h { |f| [f.adapter.key, f.installation.version] },
           gems: Bundle::Result.added_gems(@ctx.plan.app), measured_on: measured_on(confirmed.pick&.adapter), dir: @ctx.plan.out_dir)
-        answer.confirmed? ? answer.with(scaling: scaling(confirmed.pick, time)) : answer
+        answer.confirmed? ? answer.with(scaling: scaling(confirmed, time)) : answer
       end
 
       private
@@ -59,17 +59,23 @@ module Arena
         [sides, stay, installation.found ? NotDone.new : NotDone.baseline(ground.baseline.words, installation.why)]
       end
 
-      # The answer on every core against one (Scaling), in the time kept for it.
-      def scaling(pick, time)
+      # The answer on every core against one (Scaling), in the time kept for
+      # it; else why not (Scaling.unkept).
+      def scaling(confirmed, time)
+        pick = confirmed.pick
         machine = @ctx.plan.machine
         unless time.scaling?
-          why = (machine.cores < 2) ? "this machine has one core" : Scaling.later(@ctx.plan.out_dir, time.cores_rounds_s)
+          why = Scaling.unkept(pick.adapter, cores: machine.cores, measurements: @ctx.store.view.measurements, dir: @ctx.plan.out_dir,
+            seconds: Scaling.rounds_s(confirmed.round_s, sides: sides_of(confirmed)) || time.cores_rounds_s)
           return Scaling::Result.new(one: pick.adapter, cores: machine.cores, why: why).freeze
         end
         @ctx.say "cores: #{@ctx.labels.call(pick.key)} on 1 core against every core"
         Scaling.new(plan: @ctx.plan, store: @ctx.store, engine: @ctx.engine, workload: @ctx.workload, deadline: time.deadline, seed: @ctx.seed,
           log: @ctx.log).call(pick.adapter, pick.installation)
       end
+
+      # How many configs each confirmation round started.
+      def sides_of(confirmed) = [confirmed.pick, confirmed.other, confirmed.baseline, confirmed.stay].compact.uniq(&:key).size
 
       # What the answer was measured on: the server's cores and memory, its settings per core.
       def measured_on(pick)

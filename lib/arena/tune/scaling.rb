@@ -52,6 +52,19 @@ module Arena
         nil
       end
 
+      # Why a tune that kept no time for them did not measure them: what
+      # rules them out here (.unmeasurable), else the command that measures
+      # them in their own time (.later).
+      def self.unkept(adapter, cores:, measurements:, dir:, seconds:)
+        unmeasurable(cores: cores, share: engine_share(measurements, adapter.label), adapter: adapter) || later(dir, seconds)
+      end
+
+      # The cores rounds' seconds at the pace of the confirmation's rounds
+      # (round_s for `sides` configs), or nil where none was timed.
+      def self.rounds_s(round_s, sides:)
+        (round_s && sides.to_i.positive?) ? ROUNDS * 2 * round_s / sides : nil
+      end
+
       # Why a tune did not measure them, and the command that does, in its
       # own time (Resume): "no time in this tune; `arena tune --resume DIR
       # --max-time 90` measures it".

@@ -53,6 +53,22 @@ module Arena
       assert_operator high, :>=, ratio
     end
 
+    # A tune that kept no time for them says what rules them out here, else
+    # the resume that measures them, timed at the confirmation's pace (6
+    # rounds of 2 configs at 130 s a round of 4: 390 s).
+    def test_a_tune_without_their_time_says_why_or_how_to_measure_them
+      adapter = puma("workers" => "1", "threads" => "4")
+      closed = [record(adapter.label, "closed-max", 2.0, 100.0)]
+      assert_equal "no time in this tune; `arena tune --resume /d --max-time 390` measures it",
+        S.unkept(adapter, cores: 2, measurements: closed, dir: "/d", seconds: S.rounds_s(130.0, sides: 4))
+      assert_equal "the engine's CPU is 9% of the server's a request, over 5%",
+        S.unkept(adapter, cores: 2, measurements: [record(adapter.label, "closed-max", 9.0, 100.0)], dir: "/d", seconds: 390)
+      assert_equal "this machine has one core", S.unkept(adapter, cores: 1, measurements: closed, dir: "/d", seconds: 390)
+      assert_nil S.rounds_s(nil, sides: 4)
+      assert_nil S.rounds_s(130.0, sides: 0)
+      assert_in_delta 240.0, S.rounds_s(60.0, sides: 3)
+    end
+
     def test_the_answer_says_the_factor_or_why_not
       many = puma("workers" => "2", "threads" => "4")
       r = S::Result.new(factor: [1.93, [1.85, 2.01]], many: many, cores: 2, rounds: 6)
