@@ -83,9 +83,16 @@ module Arena
           [reserve, (max - looks < floor) ? floor : max - looks].min.round
         end
 
+        # What the reserve holds: MIN_ROUNDS rounds or more, else about how
+        # many at the app's pace, and what MIN_ROUNDS would need.
         def kept_line(budget)
-          "tune: #{budget.reserve_s} of #{budget.max_s.round} s kept for #{Confirmation::MIN_ROUNDS}+ confirmation rounds" \
-            "#{" and the cores rounds" if budget.scaling?}; the rest for the search"
+          round_s = confirmation_s / Confirmation::MIN_ROUNDS
+          held = (budget.reserve_s - budget.scaling_s) / round_s
+          rounds = if held >= Confirmation::MIN_ROUNDS then "#{Confirmation::MIN_ROUNDS}+ confirmation rounds"
+          else "confirmation rounds, #{(held < 0.5) ? "less than 1" : "about #{held.round}"} at this pace " \
+            "(#{Confirmation::MIN_ROUNDS} need #{confirmation_s.round} s)"
+          end
+          "tune: #{budget.reserve_s} of #{budget.max_s.round} s kept for #{rounds}#{" and the cores rounds" if budget.scaling?}; the rest for the search"
         end
 
         def detail_lines(budget, least, given)

@@ -64,7 +64,9 @@ module Arena
       side = Tune::Estimate::BOOT_S[:rack] + 2 * 0.5 + 2.0 + 2.0 + 0.5 + 1.5
       assert_equal Tune::Scaling::ROUNDS * 2 * side, time.cores_rounds_s, "what they would take, for --resume"
       assert_equal 24, time.reserve_s, "Confirmation::SHARE of 60 s"
-      assert_equal "tune: 24 of 60 s kept for #{Tune::Confirmation::MIN_ROUNDS}+ confirmation rounds; the rest for the search", said.last
+      need = (Tune::Confirmation::MIN_ROUNDS * 3 * side).round
+      assert_equal "tune: 24 of 60 s kept for confirmation rounds, about #{(24 / (3 * side)).round} at this pace " \
+        "(#{Tune::Confirmation::MIN_ROUNDS} need #{need} s); the rest for the search", said.last
       assert_operator said.size, :>, 1, "the whole tune's need said first"
     end
   end
