@@ -64,7 +64,7 @@ class ScenariosTest < Arena::ArenaCase
     # The terminal: the knee in one line (over several rounds, their median
     # and their words); report.md: the verdict with its reason.
     if outcome.measurements.count { |m| m["scenario"] == "rate" && m["kind"] == "summary" } == 1
-      said = (x["verdict"] == "knee") ? "knee #{Arena::Report::Short.rate(x["knee_rps"])} req/s" : x["verdict"]
+      said = (x["verdict"] == "knee") ? "knee #{Arena::Support::Short.rate(x["knee_rps"])} req/s" : x["verdict"]
       assert_match(/^puma\S*  rate  #{Regexp.escape(said)}\b.* at p99 ≤ [\d.]+ ms/, outcome.stdout)
       assert_includes outcome.report_md, "rate: #{x["verdict"]}: #{x["verdict_reason"]}"
     else

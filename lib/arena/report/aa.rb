@@ -39,7 +39,7 @@ module Arena
           ["A/A", gap ? "its twin reads alike: #{gap}" : "its twin reads alike (#{d.reason.delete_prefix("not distinguishable here: ")})"]
         end
 
-        def signed(pct) = "#{(pct.to_f < 0) ? "-" : "+"}#{Short.sig(pct.to_f.abs)}%"
+        def signed(pct) = "#{(pct.to_f < 0) ? "-" : "+"}#{Support::Short.sig(pct.to_f.abs)}%"
       end
 
       extend self

@@ -60,8 +60,8 @@ module Arena
       def figures
         f = @a.figures
         return nil unless f && f[:rps]
-        words = ["#{Short.sig(f[:rps].to_f)} req/s closed-loop", ("p99 #{Short.sig(f[:p99_ms].to_f)} ms" if f[:p99_ms]),
-          ("PSS #{Short.sig(f[:pss_mib].to_f)} MiB" if f[:pss_mib])].compact.join(", ")
+        words = ["#{Support::Short.sig(f[:rps].to_f)} req/s closed-loop", ("p99 #{Support::Short.sig(f[:p99_ms].to_f)} ms" if f[:p99_ms]),
+          ("PSS #{Support::Short.sig(f[:pss_mib].to_f)} MiB" if f[:pss_mib])].compact.join(", ")
         speed = f[:speed_range]
         speed ? "#{words}; at #{format("%.2f", speed[0])}–#{format("%.2f", speed[1])}× the machine's median speed" : words
       end
@@ -85,7 +85,7 @@ module Arena
 
       private
 
-      def held_to = ["p99 ≤ #{@a.slo_ms || "?"} ms", "< 1% errors", ("PSS ≤ #{Short.sig(@a.memory_mib.to_f)} MiB" if @a.memory_mib)].compact.join(", ")
+      def held_to = ["p99 ≤ #{@a.slo_ms || "?"} ms", "< 1% errors", ("PSS ≤ #{Support::Short.sig(@a.memory_mib.to_f)} MiB" if @a.memory_mib)].compact.join(", ")
 
       def name(key) = key.to_s.split(":", 2).first
 

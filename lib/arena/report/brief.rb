@@ -75,14 +75,14 @@ module Arena
       # "unanswered", "failed: 12% errors"; "0.61× (2 rounds: no interval)".
       def self.words(row, value)
         return "unanswered" if row.unanswered?
-        return "failed: #{Short.pct(row.error_pct)} errors" if row.erroneous?
+        return "failed: #{Support::Short.pct(row.error_pct)} errors" if row.erroneous?
         return "alone in its group" if value.nil?
         return "fastest" if value.reference?
         diff = value.difference
         return "#{times(value.ratio)} (#{value.n} round#{"s" unless value.n == 1}: no interval)" unless diff.low_pct
         unless diff.significant? && !diff.equivalent?
           reach = [diff.low_pct.abs, diff.high_pct.abs].max
-          return "~ same as the fastest (within #{Short.plus_minus(reach)})"
+          return "~ same as the fastest (within #{Support::Short.plus_minus(reach)})"
         end
         "#{times(value.ratio)} (#{format("%.2f", 1 + diff.low_pct / 100)}–#{format("%.2f", 1 + diff.high_pct / 100)})"
       end
@@ -100,7 +100,7 @@ module Arena
       # Its heading (the group's title over the labels), then a line a row.
       def table(title, rows)
         cells = rows.map do |r, words|
-          [label(r) + marks(r), words, goodput(r), Short.duration_us(p99(r)), Short.memory_kb(r.pss_peak_kb)]
+          [label(r) + marks(r), words, goodput(r), Support::Short.duration_us(p99(r)), Support::Short.memory_kb(r.pss_peak_kb)]
         end
         head = [title, *HEADINGS]
         widths = head.each_index.map { |i| ([head] + cells).map { |c| c[i].size }.max }
@@ -132,8 +132,8 @@ module Arena
       # "14.2k ±1.2%": the median over the rounds and half its 95% interval.
       def goodput(r)
         iv = r.interval
-        spread = (" #{Short.plus_minus(iv.half_width_pct)}" if r.runs > 1 && iv&.measured?)
-        "#{Short.rate(r.rps)}#{spread}"
+        spread = (" #{Support::Short.plus_minus(iv.half_width_pct)}" if r.runs > 1 && iv&.measured?)
+        "#{Support::Short.rate(r.rps)}#{spread}"
       end
     end
   end

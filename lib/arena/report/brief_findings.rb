@@ -138,13 +138,13 @@ module Arena
         s = first_summary(r, flag)
         case flag
         when "unanswered" then "no answer and no error for half the run or more: never picked"
-        when "errors" then "#{Short.pct(r.error_pct)} of requests failed: goodput counts the rest; never picked"
-        when "oom-killed" then "the kernel killed it for memory#{" (#{Short.memory_kb(r.pss_peak_kb)} PSS at its peak)" if r.pss_peak_kb.to_i.positive?}"
+        when "errors" then "#{Support::Short.pct(r.error_pct)} of requests failed: goodput counts the rest; never picked"
+        when "oom-killed" then "the kernel killed it for memory#{" (#{Support::Short.memory_kb(r.pss_peak_kb)} PSS at its peak)" if r.pss_peak_kb.to_i.positive?}"
         when "pool-exhausted" then "connection pool ran dry: more threads than connections"
         when "stalled" then stalled(r, s)
         when "uneven" then uneven(s)
         when "under-concurrent" then under(s)
-        when "batched" then "answers held in batches: Little's law reads #{Short.rate(s&.loop_rps)} req/s"
+        when "batched" then "answers held in batches: Little's law reads #{Support::Short.rate(s&.loop_rps)} req/s"
         when "loader-bound" then "the load engine's core was over 85% busy: the figure may be the loader's"
         when "did-not-settle" then "the machine was still busy from the measurement before"
         when "few-samples" then few(r)
@@ -172,8 +172,8 @@ module Arena
         reason = m.summary.stall.to_s
         unexplained = reason[/([\d.]+) ms unexplained/, 1]&.to_f
         delay = Verdicts::Stall::DELAYS.find { |d| reason.include?(d.cause) }
-        number = if reason.start_with?("p99") || unexplained.nil? then "p99 #{Short.duration_us(m.load.latency.p99)}"
-        else "#{Short.duration_us(unexplained * 1000)} a request unexplained"
+        number = if reason.start_with?("p99") || unexplained.nil? then "p99 #{Support::Short.duration_us(m.load.latency.p99)}"
+        else "#{Support::Short.duration_us(unexplained * 1000)} a request unexplained"
         end
         cpu = m.probes&.cpu_pct.to_f
         stalled = runs.count { |x| x.flags.include?("stalled") }
@@ -208,7 +208,7 @@ module Arena
 
       def under(s)
         return "it ran fewer requests at once than its settings declare" unless s&.busy_slots
-        "#{Short.sig(s.busy_slots.to_f)} of #{s.declared_slots || "its"} slots busy while requests waited before the app"
+        "#{Support::Short.sig(s.busy_slots.to_f)} of #{s.declared_slots || "its"} slots busy while requests waited before the app"
       end
     end
   end

@@ -44,7 +44,7 @@ module Arena
             "#{"; whiskers: its 95% interval, the ± of the summary" if whiskers})"
           twice("Throughput: #{title_of(*key)}") do |size|
             Svg::Bars.new(title: "Throughput #{title_of(*key)}",
-              categories: group.map { |r| name(r) }, x_label: axis, format: ->(v) { Format.rps(v) },
+              categories: group.map { |r| name(r) }, x_label: axis, format: ->(v) { Support::Format.rps(v) },
               colors: group.map { |r| color(r.server) }, **size,
               series: [{name: "good req/s", values: group.map(&:rps), whisker: "95% interval",
                         lows: group.map { |r| r.interval.low if r.interval&.measured? },
@@ -59,9 +59,9 @@ module Arena
                 "the same ± as the summary table's.",
           headings: ["server", "workload", "scenario", "rounds", "good req/s", "95% interval", "min", "max", "p50", "p99", "errors"],
           rows: rows.map do |r|
-            [name(r), r.workload, r.label, r.runs, Format.rps(r.rps), interval_text(r), Format.rps(r.rps_min),
-              Format.rps(r.rps_max), Format.duration_us(r.p50_us), Format.percentile_us(r.p99_us, r.samples, :p99),
-              Format.error_pct(r.error_pct)]
+            [name(r), r.workload, r.label, r.runs, Support::Format.rps(r.rps), interval_text(r), Support::Format.rps(r.rps_min),
+              Support::Format.rps(r.rps_max), Support::Format.duration_us(r.p50_us), Format.percentile_us(r.p99_us, r.samples, :p99),
+              Support::Format.error_pct(r.error_pct)]
           end)
       end
 
@@ -75,7 +75,7 @@ module Arena
         {title: title, svg: yield(css: "wide"), narrow: yield(**NARROW.fetch(kind))}
       end
 
-      def interval_text(r) = r.interval&.measured? ? "#{Format.rps(r.interval.low)}–#{Format.rps(r.interval.high)}" : "-"
+      def interval_text(r) = r.interval&.measured? ? "#{Support::Format.rps(r.interval.low)}–#{Support::Format.rps(r.interval.high)}" : "-"
 
       def latency
         groups = @document.measured.select { |m| @basis.include?(m.scenario) }.group_by { |m| [m.workload, m.scenario, m.variant] }
@@ -92,7 +92,7 @@ module Arena
             values = PERCENTILES.map { |name, _| Rows.median(runs.map { |m| m.load.latency[name.to_sym].to_f }) }
             table << [@labels.call(server), key[0], [key[1], key[2]].compact.join(" "),
               *PERCENTILES.each_with_index.map { |(name, _), i| Format.percentile_us(values[i], n, name.to_sym) },
-              Format.duration_us(runs.map { |m| m.load.latency.max.to_f }.max), n]
+              Support::Format.duration_us(runs.map { |m| m.load.latency.max.to_f }.max), n]
             {name: @labels.call(server), color: color(server),
              points: PERCENTILES.each_with_index.filter_map { |(name, q), i| [position(q), values[i]] if shown.assoc(name) }}
           end
@@ -130,7 +130,7 @@ module Arena
         Section.new(id: "memory", title: "Memory", charts: [chart],
           note: "PSS is the honest figure for a prefork server: copy-on-write pages are shared, not multiplied. RSS is shown only beside it.",
           headings: ["server", "workload", "PSS peak", "RSS peak", "CPU"],
-          rows: rows.map { |r| [name(r), r.workload, Format.memory_kb(r.pss_peak_kb), Format.memory_kb(r.rss_peak_kb), "#{r.cpu_pct.round}%"] })
+          rows: rows.map { |r| [name(r), r.workload, Support::Format.memory_kb(r.pss_peak_kb), Support::Format.memory_kb(r.rss_peak_kb), "#{r.cpu_pct.round}%"] })
       end
     end
   end

@@ -39,13 +39,13 @@ module Arena
       }.freeze
       TABLE = {"req/s" => "good_rps", "p99" => "p99", "PSS" => "pss"}.freeze
       FORMATS = {
-        "good_rps" => ->(v) { Format.rps(v) }, "rps" => ->(v) { Format.rps(v) }, "pss" => ->(v) { Format.memory_kb(v) },
-        "rss" => ->(v) { Format.memory_kb(v) }, "errors" => ->(v) { v.round.to_s }, "error_pct" => ->(v) { "#{Kernel.format("%.2f", v)}%" }
+        "good_rps" => ->(v) { Support::Format.rps(v) }, "rps" => ->(v) { Support::Format.rps(v) }, "pss" => ->(v) { Support::Format.memory_kb(v) },
+        "rss" => ->(v) { Support::Format.memory_kb(v) }, "errors" => ->(v) { v.round.to_s }, "error_pct" => ->(v) { "#{Kernel.format("%.2f", v)}%" }
       }.freeze
 
       def self.format(metric, value)
         return "-" if value.nil?
-        FORMATS.fetch(metric) { ->(v) { Format.duration_us(v) } }.call(value)
+        FORMATS.fetch(metric) { ->(v) { Support::Format.duration_us(v) } }.call(value)
       end
 
       # One metric of one row: medians, the change and the test's result.

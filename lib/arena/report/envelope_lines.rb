@@ -24,8 +24,8 @@ module Arena
         e = m.envelope
         rates = goodput_rates(m)
         ["OOM-killed", "#{e.oom_kills} #{(e.oom_kills == 1) ? "process" : "processes"}" \
-          "#{" from #{Short.sig(e.oom_at_s.first.to_f)} s" if e.oom_at_s.any?}" \
-          "#{"; goodput #{Short.rate(rates[0])} -> #{Short.rate(rates[1])}/s" if rates}"]
+          "#{" from #{Support::Short.sig(e.oom_at_s.first.to_f)} s" if e.oom_at_s.any?}" \
+          "#{"; goodput #{Support::Short.rate(rates[0])} -> #{Support::Short.rate(rates[1])}/s" if rates}"]
       end
 
       # ["envelope", "throttled 18.5% of CPU periods; peak 149 MiB"]
@@ -33,8 +33,8 @@ module Arena
         worst = ms.max_by { |m| m.envelope.throttled_pct }.envelope
         peak = ms.filter_map { |m| m.envelope.peak_mib }.max
         parts = []
-        parts << "throttled #{Short.pct(worst.throttled_pct)} of CPU periods" if worst.cpus
-        parts << "peak #{Short.memory_kb(peak * 1024)}" if peak
+        parts << "throttled #{Support::Short.pct(worst.throttled_pct)} of CPU periods" if worst.cpus
+        parts << "peak #{Support::Short.memory_kb(peak * 1024)}" if peak
         ["envelope", parts.join("; ")]
       end
 
@@ -51,7 +51,7 @@ module Arena
       def goodput_change(m)
         was, now = goodput_rates(m)
         return "" unless was
-        "; goodput #{(now < was) ? "fell" : "went"} from #{Format.rps(was)} req/s before to #{Format.rps(now)} req/s after"
+        "; goodput #{(now < was) ? "fell" : "went"} from #{Support::Format.rps(was)} req/s before to #{Support::Format.rps(now)} req/s after"
       end
 
       # [goodput before the first kill, after it] in req/s, or nil.

@@ -20,7 +20,7 @@ module Arena
         end
         [
           ["CPU", [env.cpu_model, env.cores && "#{env.cores} cores"].compact.join(", ")],
-          ["memory", env.memory_kb && Format.memory_kb(env.memory_kb)], ["kernel", env.kernel], ["OS", env.os],
+          ["memory", env.memory_kb && Support::Format.memory_kb(env.memory_kb)], ["kernel", env.kernel], ["OS", env.os],
           ["Ruby", env.ruby], ["YJIT", yjit], ["load engine", env.engine_version && "arena-load #{env.engine_version}"],
           ["pinning", pinning]
         ].map { |k, v| [k, (v.nil? || v.to_s.empty?) ? "not recorded" : v.to_s] }

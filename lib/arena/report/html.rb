@@ -70,8 +70,8 @@ module Arena
       def status(server) = server.state
 
       def result_cells(row, words)
-        [@brief.label(row), words, Format.rps_spread(row), Format.error_pct(row.error_pct), Format.duration_us(row.p50_us),
-          Format.p99_spread(row), Format.memory_kb(row.pss_peak_kb), "#{row.cpu_pct.round}%"]
+        [@brief.label(row), words, Format.rps_spread(row), Support::Format.error_pct(row.error_pct), Support::Format.duration_us(row.p50_us),
+          Format.p99_spread(row), Support::Format.memory_kb(row.pss_peak_kb), "#{row.cpu_pct.round}%"]
       end
 
       # The verdict's cell says which kind it is; the figures align right.

@@ -50,7 +50,7 @@ module Arena
         brief = Brief.new(@document)
         return "## Results\n\nNo measurements.\n" if brief.groups.empty?
         body = brief.groups.map do |title, rows|
-          cells = rows.map { |row, words| [brief.label(row), words, Format.rps_spread(row), Format.p99_spread(row), Format.memory_kb(row.pss_peak_kb)] }
+          cells = rows.map { |row, words| [brief.label(row), words, Format.rps_spread(row), Format.p99_spread(row), Support::Format.memory_kb(row.pss_peak_kb)] }
           ["### #{title}", "", table(["server", "vs the fastest", "good req/s ±95%", "p99 (rounds)", "PSS peak"], cells, right: (2..4)), ""].join("\n")
         end
         ["## Results", "", "Each row against the fastest config of its group that did not fail, paired on the rounds both ran in: " \

@@ -33,8 +33,8 @@ module Arena
       end
 
       def cells(r)
-        [r.server, r.workload, r.label, r.request, pct(r.asked), pct(r.good_share), Format.rps(r.good_rps), r.bad.to_s,
-          Format.duration_us(r.p50_us), Format.percentile_us(r.p99_us, r.samples, :p99), Format.duration_us(r.max_us)]
+        [r.server, r.workload, r.label, r.request, pct(r.asked), pct(r.good_share), Support::Format.rps(r.good_rps), r.bad.to_s,
+          Support::Format.duration_us(r.p50_us), Format.percentile_us(r.p99_us, r.samples, :p99), Support::Format.duration_us(r.max_us)]
       end
 
       def pct(share) = format("%.1f%%", share * 100)

@@ -47,7 +47,7 @@ module Arena
           lat = best.load.latency
           [server, workload, variant, runs.size, rps.max.round(1), Report::Rows.median(rps).round(1),
             "#{(lat.mean.to_f / 1000.0).round(2)}/#{(lat.stdev.to_f / 1000.0).round(2)}/#{(lat.max.to_f / 1000.0).round(2)}",
-            Report::Format.memory_kb(runs.map { |m| m.probes&.pss_peak_kb.to_i }.max)]
+            Support::Format.memory_kb(runs.map { |m| m.probes&.pss_peak_kb.to_i }.max)]
         end
         table("best of N (good req/s; the best run's latency, ms)", ["server", "workload", "variant", "runs", "best req/s", "median req/s", "avg/stdev/max", "PSS peak"], rows)
       end

@@ -27,11 +27,11 @@ module Arena
       end
 
       def cells(r)
-        [r.server, r.workload, r.label, r.n.to_s, Format.duration_us(r.p50_us), us(r.queue_p50_us), us(r.work_p50_us),
+        [r.server, r.workload, r.label, r.n.to_s, Support::Format.duration_us(r.p50_us), us(r.queue_p50_us), us(r.work_p50_us),
           Format.percentile_us(r.p99_us, r.samples, :p99), us(r.queue_p99_us), us(r.work_p99_us)]
       end
 
-      def us(value) = value ? Format.duration_us(value) : "-"
+      def us(value) = value ? Support::Format.duration_us(value) : "-"
 
       def render(document)
         rows = rows(document)

@@ -79,10 +79,10 @@ module Arena
       end
 
       def figures(row)
-        spread = (" (#{Format.rps(row.rps_min)}–#{Format.rps(row.rps_max)} over #{row.runs} runs)" if row.runs > 1)
-        errors = (", #{Format.error_pct(row.error_pct)} errors" if row.errors.positive?)
+        spread = (" (#{Support::Format.rps(row.rps_min)}–#{Support::Format.rps(row.rps_max)} over #{row.runs} runs)" if row.runs > 1)
+        errors = (", #{Support::Format.error_pct(row.error_pct)} errors" if row.errors.positive?)
         cpu = (", CPU #{row.cpu_pct.round}%" if row.cpu_pct.positive?)
-        "#{Format.rps(row.rps)} good req/s#{spread}, p99 #{Format.percentile_us(row.p99_us, row.samples, :p99)}#{cpu}#{errors}#{stalled(row)}#{pool(row)}"
+        "#{Support::Format.rps(row.rps)} good req/s#{spread}, p99 #{Format.percentile_us(row.p99_us, row.samples, :p99)}#{cpu}#{errors}#{stalled(row)}#{pool(row)}"
       end
 
       # A stalled row may be picked, but never without the word.
@@ -107,18 +107,18 @@ module Arena
         floor = per_server.map(&:rps).max * SERVING_SHARE
         serving = per_server.select { |r| r.rps >= floor }.sort_by(&:pss_peak_kb)
         best, second = serving
-        because = "PSS peak #{Format.memory_kb(best.pss_peak_kb)} (RSS #{Format.memory_kb(best.rss_peak_kb)}) at " \
-          "#{Format.rps(best.rps)} good req/s#{stalled(best)} on #{workload}#{workers(best.server)}, among the servers within " \
-          "#{(100 * (1 - SERVING_SHARE)).round}% of the best goodput (#{Format.rps(floor / SERVING_SHARE)} req/s)"
+        because = "PSS peak #{Support::Format.memory_kb(best.pss_peak_kb)} (RSS #{Support::Format.memory_kb(best.rss_peak_kb)}) at " \
+          "#{Support::Format.rps(best.rps)} good req/s#{stalled(best)} on #{workload}#{workers(best.server)}, among the servers within " \
+          "#{(100 * (1 - SERVING_SHARE)).round}% of the best goodput (#{Support::Format.rps(floor / SERVING_SHARE)} req/s)"
         # An exact tie is said as one, never broken by the order the rows came in.
         if second && second.pss_peak_kb == best.pss_peak_kb
           return Recommendation.new(use_case: use_case, pick: nil, because: "a tie: #{best.server} and #{second.server} both " \
-            "peaked at PSS #{Format.memory_kb(best.pss_peak_kb)} on #{workload}, at #{Format.rps(best.rps)} and " \
-            "#{Format.rps(second.rps)} good req/s")
+            "peaked at PSS #{Support::Format.memory_kb(best.pss_peak_kb)} on #{workload}, at #{Support::Format.rps(best.rps)} and " \
+            "#{Support::Format.rps(second.rps)} good req/s")
         end
         if second
-          because += "; runner-up #{name(second.server)} #{Format.memory_kb(second.pss_peak_kb)}#{workers(second.server)} at " \
-            "#{Format.rps(second.rps)} req/s: #{format("%.2f", second.pss_peak_kb.fdiv(best.pss_peak_kb))}x the memory"
+          because += "; runner-up #{name(second.server)} #{Support::Format.memory_kb(second.pss_peak_kb)}#{workers(second.server)} at " \
+            "#{Support::Format.rps(second.rps)} req/s: #{format("%.2f", second.pss_peak_kb.fdiv(best.pss_peak_kb))}x the memory"
         end
         left_out = per_server.size - serving.size
         because += "; #{left_out} smaller-serving server(s) left out" if left_out.positive?
@@ -181,7 +181,7 @@ module Arena
 
       def restart_text(m)
         x = restart_figures(m)
-        "#{m.variant} restart: #{x.failed_requests.to_i} failed requests, longest #{Format.duration_us(x.longest_us)}, " \
+        "#{m.variant} restart: #{x.failed_requests.to_i} failed requests, longest #{Support::Format.duration_us(x.longest_us)}, " \
           "dip #{x.dip_pct || 0}%#{" (NOT serving after)" unless x.serving_after}"
       end
 
@@ -193,7 +193,7 @@ module Arena
         ranked = runs.group_by(&:server).map { |_, ms| ms.max_by { |m| slow(m).rps_ratio } }.sort_by { |m| -slow(m).rps_ratio }
         best, second = ranked
         because = "kept #{share(best)} of its goodput beside #{best.variant.sub(/^with /, "")} clients " \
-          "(#{Format.rps(slow(best).rps_alone.to_f)} → #{Format.rps(best.good_rps)} req/s)"
+          "(#{Support::Format.rps(slow(best).rps_alone.to_f)} → #{Support::Format.rps(best.good_rps)} req/s)"
         because += "; runner-up #{name(second.server)} kept #{share(second)}" if second
         Recommendation.new(use_case: use_case, pick: name(best.server), because: because,
           run: @advice.run("--scenario", "slow-clients", "--front", "nginx"))

@@ -23,7 +23,7 @@ module Arena
         def to_s
           return "reference" if reference?
           text = "#{format("%.2f", ratio)}× #{reference_label}"
-          text += " ±#{Format.pct(half_pct)}" if half_pct
+          text += " ±#{Support::Format.pct(half_pct)}" if half_pct
           text += " ≈" if difference.equivalent?
           "#{text} n=#{n}"
         end

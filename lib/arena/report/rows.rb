@@ -130,64 +130,32 @@ module Arena
       end
     end
 
-    # Units a person reads at a glance.
+    # Figures of a row, or that a row's sample count decides, in the units of
+    # Support::Format.
     module Format
       module_function
 
-      # Under 1 req/s (a fractional open-model rate, 0.25) two significant digits.
-      def rps(value)
-        return value.round.to_s.reverse.scan(/\d{1,3}/).join(",").reverse if value >= 100
-        (value.positive? && value < 1) ? format("%.2g", value) : format("%.1f", value)
-      end
-
-      # "10%, 25% and 50%"
-      def and_list(words) = (words.size < 2) ? words.join : "#{words[0..-2].join(", ")} and #{words.last}"
-
-      def duration_us(us)
-        return "-" if us.nil?
-        if us >= 1_000_000 then format("%.2fs", us / 1e6)
-        elsif us >= 1000 then format("%.1fms", us / 1e3)
-        else format("%dus", us.round)
-        end
-      end
-
       # A percentile only where n supports it (p99 needs 100 samples).
       def percentile_us(us, n, name)
-        return duration_us(us) if n.nil? || n >= Results::PERCENTILE_MIN_SAMPLES.fetch(name, 1)
+        return Support::Format.duration_us(us) if n.nil? || n >= Results::PERCENTILE_MIN_SAMPLES.fetch(name, 1)
         "n=#{n} too small"
-      end
-
-      # No process tree measures 0 kB: zero means not sampled (an older results file).
-      def memory_kb(kb)
-        return "-" if kb.to_i.zero?
-        (kb.to_i >= 1024 * 1024) ? format("%.2f GiB", kb / 1048576.0) : format("%.1f MiB", kb.to_i / 1024.0)
       end
 
       # "12,340 ±2.1%": the median over the rounds and the half-width of its
       # 95% interval; "(no interval)" from 2 rounds (the goodput was measured,
       # its interval needs 3), the figure alone from 1.
       def rps_spread(row)
-        return rps(row.rps) if row.runs < 2
+        return Support::Format.rps(row.rps) if row.runs < 2
         iv = row.interval
-        return "#{rps(row.rps)} (no interval)" unless iv&.measured?
-        "#{rps(row.rps)} ±#{pct(iv.half_width_pct)}"
+        return "#{Support::Format.rps(row.rps)} (no interval)" unless iv&.measured?
+        "#{Support::Format.rps(row.rps)} ±#{Support::Format.pct(iv.half_width_pct)}"
       end
 
       # The p99's spread over the rounds: "16.1ms (12.0ms-20.3ms)".
       def p99_spread(row)
         p99 = percentile_us(row.p99_us, row.samples, :p99)
         return p99 if row.runs < 2 || row.p99_min_us.nil? || p99.include?("too small")
-        "#{p99} (#{duration_us(row.p99_min_us)}-#{duration_us(row.p99_max_us)})"
-      end
-
-      def pct(value)
-        return "?" if value.nil? || !value.finite?
-        (value < 10) ? format("%.1f%%", value) : format("%.0f%%", value)
-      end
-
-      def error_pct(pct)
-        return "0" if pct.zero?
-        (pct < 0.01) ? "<0.01%" : format("%.2f%%", pct)
+        "#{p99} (#{Support::Format.duration_us(row.p99_min_us)}-#{Support::Format.duration_us(row.p99_max_us)})"
       end
     end
   end

@@ -109,7 +109,7 @@ module Arena
         v = value.to_f
         return "#{trim(v / 1e6)}M" if v >= 1_000_000
         return "#{trim(v / 1e3)}k" if v >= 10_000
-        (v >= 1000) ? Format.rps(v) : trim(v)
+        (v >= 1000) ? Support::Format.rps(v) : trim(v)
       end
 
       def trim(v) = (v == v.round) ? v.round.to_s : format("%.2f", v).sub(/0+\z/, "").sub(/\.\z/, "")

@@ -57,9 +57,9 @@ module Arena
       # no error at all "unanswered" (a hung server). Beside it, the row's
       # ratio to its group's reference (Relative: paired on the rounds).
       def cells(r)
-        [server(r), r.workload, label(r), goodput(r), relative[Relative.key(r)]&.to_s || "-", Format.error_pct(r.error_pct),
-          Format.duration_us(r.p50_us), Format.p99_spread(r), Format.duration_us(r.max_us),
-          Format.memory_kb(r.pss_peak_kb), Format.memory_kb(r.rss_peak_kb), "#{r.cpu_pct.round}%"]
+        [server(r), r.workload, label(r), goodput(r), relative[Relative.key(r)]&.to_s || "-", Support::Format.error_pct(r.error_pct),
+          Support::Format.duration_us(r.p50_us), Format.p99_spread(r), Support::Format.duration_us(r.max_us),
+          Support::Format.memory_kb(r.pss_peak_kb), Support::Format.memory_kb(r.rss_peak_kb), "#{r.cpu_pct.round}%"]
       end
 
       # The terminal's row: the group heading holds the workload and scenario,
@@ -68,8 +68,8 @@ module Arena
       # closes every connection asked to keep alive says so beside its name.
       def compact(r)
         [closed?(r) ? "#{server(r)} (no keep-alive)" : server(r), goodput(r, spread: Format.rps_spread(r).sub(" (no interval)", "")),
-          ratio(relative[Relative.key(r)]), r.runs, Format.error_pct(r.error_pct), Format.duration_us(r.p50_us), p99(r),
-          Format.memory_kb(r.pss_peak_kb), "#{r.cpu_pct.round}%"]
+          ratio(relative[Relative.key(r)]), r.runs, Support::Format.error_pct(r.error_pct), Support::Format.duration_us(r.p50_us), p99(r),
+          Support::Format.memory_kb(r.pss_peak_kb), "#{r.cpu_pct.round}%"]
       end
 
       private
@@ -100,7 +100,7 @@ module Arena
       # "0.55× ±3%", "0.98× ±1.2% ≈"; "-" for the top row itself and a row alone.
       def ratio(value)
         return "-" if value.nil? || value.reference?
-        "#{format("%.2f", value.ratio)}×#{" ±#{Format.pct(value.half_pct)}" if value.half_pct}#{" ≈" if value.difference.equivalent?}"
+        "#{format("%.2f", value.ratio)}×#{" ±#{Support::Format.pct(value.half_pct)}" if value.half_pct}#{" ≈" if value.difference.equivalent?}"
       end
     end
 
@@ -196,8 +196,8 @@ module Arena
       end
 
       def measurement_line(m)
-        format("%s %s %s: %s good req/s, p99 %s, %s errors%s", m.server, m.workload, m.label, Format.rps(m.good_rps),
-          Format.percentile_us(m.load.latency.p99, m.load.latency.n, :p99), Format.error_pct(m.load.error_pct),
+        format("%s %s %s: %s good req/s, p99 %s, %s errors%s", m.server, m.workload, m.label, Support::Format.rps(m.good_rps),
+          Format.percentile_us(m.load.latency.p99, m.load.latency.n, :p99), Support::Format.error_pct(m.load.error_pct),
           m.flags.empty? ? "" : " [#{m.flags.join(", ")}]")
       end
 

@@ -24,7 +24,7 @@ module Arena
             charts: panels(m, procs), layout: :panels,
             headings: ["from (s)", "good req/s", "errors", "p50", "p99", "processes"],
             rows: m.load.timeline.map do |p|
-              [Svg.trim(p.t.round(2)), (p.good / step).round, p.errors, Format.duration_us(p.p50_us), Format.duration_us(p.p99_us),
+              [Svg.trim(p.t.round(2)), (p.good / step).round, p.errors, Support::Format.duration_us(p.p50_us), Support::Format.duration_us(p.p99_us),
                 procs.select { |t, _| t >= p.t && t < p.t + step }.map(&:last).max || "-"]
             end)
         end

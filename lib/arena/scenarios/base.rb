@@ -118,7 +118,7 @@ module Arena
       # The finding's line in the terminal: [word, text], which
       # Report::BriefFindings sets after the config's label, at most 100
       # columns in all, its figures to three significant figures
-      # (Report::Short): "crash  killed a worker at 2 s: replaced, 0 errors".
+      # (Support::Short): "crash  killed a worker at 2 s: replaced, 0 errors".
       # `finding` stays the whole sentence, which report.md and report.html
       # give under that line. nil: no short form (the sentence is cut to fit).
       def self.brief(_measurement) = nil

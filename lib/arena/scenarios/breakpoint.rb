@@ -43,7 +43,7 @@ module Arena
       def self.finding(m)
         return nil unless m.summary?
         x = m.extra
-        clean = x["last_clean_connections"] ? "last clean at #{x["last_clean_connections"]} connections (#{Report::Format.rps(x["last_clean_rps"])} req/s)" : "no clean level"
+        clean = x["last_clean_connections"] ? "last clean at #{x["last_clean_connections"]} connections (#{Support::Format.rps(x["last_clean_rps"])} req/s)" : "no clean level"
         "#{m.server} #{m.workload} breakpoint: #{clean}; #{Verdicts::Breakpoint.outcome_words(x)}"
       end
 
@@ -53,7 +53,7 @@ module Arena
         x = m.extra
         word = x["verdict"] || (x["broke_at_connections"] ? "broke" : "did not break")
         word = "broke at #{x["broke_at_connections"] || x["verdict_reason"].to_s[/\Aat (\d+) connections/, 1]} connections" if word == "broke"
-        clean = x["last_clean_connections"] ? "last clean #{x["last_clean_connections"]} (#{Report::Short.rate(x["last_clean_rps"])} req/s)" : "no clean level"
+        clean = x["last_clean_connections"] ? "last clean #{x["last_clean_connections"]} (#{Support::Short.rate(x["last_clean_rps"])} req/s)" : "no clean level"
         ["breakpoint", "#{word}; #{clean}"]
       end
 
@@ -103,7 +103,7 @@ module Arena
         marks = @found.select { |s| s.workload == workload }.filter_map { |s| mark(s, by_server[s.server] || []) }
         by_server.each do |server, ms|
           ms.each do |m|
-            table << [server, workload, connections(m), Report::Format.rps(m.good_rps),
+            table << [server, workload, connections(m), Support::Format.rps(m.good_rps),
               Report::Format.percentile_us(m.load.latency.p99, m.load.latency.n, :p99), m.load.errors]
           end
         end

@@ -34,7 +34,7 @@ module Arena
         x = m.extra
         recovery = Verdicts::EventAnalysis.words(x)
         "#{m.server} #{m.workload} crash: worker #{x["victim"]} killed at #{x["event_at_s"]}s, #{x["outcome"]}, " \
-          "#{x["errors_after_event"]} errors, #{recovery}, longest #{Report::Format.duration_us(x["longest_us"])}"
+          "#{x["errors_after_event"]} errors, #{recovery}, longest #{Support::Format.duration_us(x["longest_us"])}"
       end
 
       # "worker replaced, 0 errors, no lasting effect, longest 64.5 ms" (the
@@ -42,7 +42,7 @@ module Arena
       def self.brief(m)
         return nil if m.summary?
         x = m.extra
-        s = Report::Short
+        s = Support::Short
         ["crash", "worker #{x["outcome"]}, #{s.rate(x["errors_after_event"])} errors, " \
           "#{recovery(x)}, longest #{s.duration_us(x["longest_us"])}"]
       end
@@ -52,7 +52,7 @@ module Arena
         word = x["verdict"] || (x["recovered"] ? "recovered" : "not recovered")
         return word unless word == "recovered"
         seconds = x["verdict_reason"].to_s[/in ([\d.]+) ?s\z/, 1] || x["recovery_s"]
-        seconds ? "recovered in #{Report::Short.sig(seconds.to_f)} s" : word
+        seconds ? "recovered in #{Support::Short.sig(seconds.to_f)} s" : word
       end
 
       def self.sections(document, colors:) = Report::TimelineCharts.new(document, scenario: self, colors: colors).sections

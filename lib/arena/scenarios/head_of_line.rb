@@ -88,7 +88,7 @@ module Arena
         return nil unless m.scenario == key && m.summary?
         return ["head-of-line", not_measured(m.extra["reason"])] if m.extra["reason"]
         x = m.extra
-        s = Report::Short
+        s = Support::Short
         f = x["fast"].max_by { |r| r["p99_x"].to_f }
         more = (x["fast"].size > 1) ? " (+#{x["fast"].size - 1} more)" : ""
         ["head-of-line", "#{f["request"]} p99 x#{s.sig(f["p99_x"].to_f)} beside #{s.sig(x["share_pct"].to_f)}% #{x["slow"]} " \
@@ -135,7 +135,7 @@ module Arena
         end
       end
 
-      def self.us(value) = value ? Report::Format.duration_us(value) : "-"
+      def self.us(value) = value ? Support::Format.duration_us(value) : "-"
 
       def self.times(x) = x ? "x#{format("%.1f", x)}" : "-"
 

@@ -42,12 +42,12 @@ module Arena
         return nil unless m.scenario == key
         return "#{m.server} #{m.workload} profile: not measured, #{m.extra["reason"]}" if m.extra["reason"]
         stages = m.extra["stages"].map do |s|
-          "#{s["label"]}: #{Report::Format.rps(s["sent_rps"])} of #{Report::Format.rps(s["asked_rps"])} req/s sent, " \
-            "#{Report::Format.rps(s["good_rps"])} good, #{tail(s)}, " \
+          "#{s["label"]}: #{Support::Format.rps(s["sent_rps"])} of #{Support::Format.rps(s["asked_rps"])} req/s sent, " \
+            "#{Support::Format.rps(s["good_rps"])} good, #{tail(s)}, " \
             "#{s["errors"]} errors, #{s["dropped"]} dropped"
         end
         spikes = m.extra["recoveries"].map do |r|
-          p99 = r["p99_back_s"] ? "p99 back under #{Report::Format.duration_us(r["p99_limit_us"])} in #{r["p99_back_s"]} s" : "p99 not back under #{Report::Format.duration_us(r["p99_limit_us"])}"
+          p99 = r["p99_back_s"] ? "p99 back under #{Support::Format.duration_us(r["p99_limit_us"])} in #{r["p99_back_s"]} s" : "p99 not back under #{Support::Format.duration_us(r["p99_limit_us"])}"
           spike = r["spike_verdict"] ? "#{Verdicts::Verdict.of(r["spike_verdict"], r["spike_reason"])}; " : ""
           "#{r["spike"]}: #{spike}throughput after it: #{Verdicts::EventAnalysis.words(r)}; #{p99}"
         end
@@ -60,7 +60,7 @@ module Arena
       def self.brief(m)
         return nil unless m.scenario == key
         return ["profile", not_measured(m.extra["reason"])] if m.extra["reason"]
-        s = Report::Short
+        s = Support::Short
         stages = m.extra["stages"]
         spikes = m.extra["recoveries"]
         r = spikes.first
@@ -73,8 +73,8 @@ module Arena
       end
 
       def self.tail(stage)
-        return "p99 #{Report::Format.duration_us(stage["p99_us"])}" if stage["p99_us"]
-        stage["p90_us"] ? "p90 #{Report::Format.duration_us(stage["p90_us"])}" : "p99 -"
+        return "p99 #{Support::Format.duration_us(stage["p99_us"])}" if stage["p99_us"]
+        stage["p90_us"] ? "p90 #{Support::Format.duration_us(stage["p90_us"])}" : "p99 -"
       end
 
       def self.sections(document, colors:) = Report::TimelineCharts.new(document, scenario: self, colors: colors).sections

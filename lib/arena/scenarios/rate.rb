@@ -81,7 +81,7 @@ module Arena
         return nil unless m.summary?
         x = m.extra
         "#{m.server} #{m.workload} rate: #{Verdicts::Rate.knee_words(x)}, with p99 <= #{x["slo_ms"]} ms#{slo_origin(x)} " \
-          "(closed maximum #{Report::Format.rps(x["closed_max_rps"])} req/s)"
+          "(closed maximum #{Support::Format.rps(x["closed_max_rps"])} req/s)"
       end
 
       # A sweep's summaries over the rounds are one answer (Verdicts::KneeRounds).
@@ -92,7 +92,7 @@ module Arena
         x = ms.first.extra
         maxima = ms.map { |m| m.extra["closed_max_rps"].to_f }.sort
         "#{ms.first.server} #{ms.first.workload} rate over #{ms.size} rounds: #{Verdicts::KneeRounds.call(ms.map(&:extra))}, with p99 <= " \
-          "#{x["slo_ms"]} ms#{slo_origin(x)} (closed maximum #{Report::Format.rps(maxima.first)}-#{Report::Format.rps(maxima.last)} req/s)"
+          "#{x["slo_ms"]} ms#{slo_origin(x)} (closed maximum #{Support::Format.rps(maxima.first)}-#{Support::Format.rps(maxima.last)} req/s)"
       end
 
       def self.slo_origin(x) = x["slo_relative"] ? " (3 x unloaded p99, at least 100 ms)" : ""
@@ -101,7 +101,7 @@ module Arena
       def self.brief(m)
         return nil unless m.summary?
         x = m.extra
-        s = Report::Short
+        s = Support::Short
         word = x["verdict"] || (x["knee_rps"] ? "knee" : "none")
         ["rate", "#{knee_brief(word, x["knee_rps"])} at p99 ≤ #{s.sig(x["slo_ms"].to_f)} ms (closed max #{s.rate(x["closed_max_rps"])} req/s)"]
       end
@@ -110,7 +110,7 @@ module Arena
       # "unsettled: knee in 2, none in 1 of 3 rounds at p99 ≤ 100 ms".
       def self.rounds_brief(ms)
         return brief(ms.first) if ms.size == 1
-        s = Report::Short
+        s = Support::Short
         xs = ms.map(&:extra)
         words = xs.map { |x| x["verdict"] || (x["knee_rps"] ? "knee" : "none") }
         knees = xs.zip(words).filter_map { |x, w| x["knee_rps"]&.to_f if w == "knee" }
@@ -127,7 +127,7 @@ module Arena
 
       # A verdict's word with its knee, or what it means in a few words.
       def self.knee_brief(word, knee)
-        return "knee #{Report::Short.rate(knee)} req/s" if word == "knee" && knee
+        return "knee #{Support::Short.rate(knee)} req/s" if word == "knee" && knee
         {"none" => "none: no level held", "stopped" => "stopped: time ran out, every level held"}.fetch(word, word)
       end
 
@@ -184,7 +184,7 @@ module Arena
       private
 
       def chart(workload, group, table)
-        f = Report::Format
+        f = Support::Format
         marks = []
         series = group.map do |s|
           curve = s.extra["curve"]
@@ -195,7 +195,7 @@ module Arena
           end
           curve.each do |c|
             table << [s.server, workload, f.rps(c["target_rps"].to_f), f.rps((c["good_rps"] || c["achieved_rps"]).to_f),
-              f.duration_us(c["p50_us"]), f.percentile_us(c["p99_us"], c["samples"], :p99), c["samples"] || "-",
+              f.duration_us(c["p50_us"]), Report::Format.percentile_us(c["p99_us"], c["samples"], :p99), c["samples"] || "-",
               c["late"], c["dropped"], c["errors"], (c["target_rps"] == s.extra["knee_rps"]) ? "knee" : ""]
           end
           {name: s.server, color: @colors.call(s.server), points: curve.map { |c| [c["target_rps"].to_f, c["p99_us"]&.positive? ? c["p99_us"] : nil] }}

@@ -39,13 +39,13 @@ module Arena
       def self.brief(m)
         x = m.extra
         return nil unless x["count"]
-        ["slow-clients", "#{x["count"]} slow #{x["mode"]} clients: good throughput #{Report::Short.pct(100 * x["rps_ratio"].to_f)} of alone"]
+        ["slow-clients", "#{x["count"]} slow #{x["mode"]} clients: good throughput #{Support::Short.pct(100 * x["rps_ratio"].to_f)} of alone"]
       end
 
       def self.sections(document, colors:)
         pairs = document.measured.select { |m| m.scenario == key && m.extra["rps_ratio"] }
         return [] if pairs.empty?
-        f = Report::Format
+        f = Support::Format
         svg = Report::Svg::Bars.new(title: "Slow clients", categories: pairs.map { |m| "#{m.server} · #{m.workload}" },
           x_label: "good requests per second", format: ->(v) { f.rps(v) }, series: [
             {name: "alone", values: pairs.map { |m| m.extra["rps_alone"].to_f }, color: "#0072B2"},

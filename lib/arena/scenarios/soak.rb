@@ -42,7 +42,7 @@ module Arena
       def self.finding(m)
         return nil unless judged?(m)
         x = m.extra
-        f = Report::Format
+        f = Support::Format
         drift = x["latency_drift"] ? ", p99 #{f.duration_us(x["latency_drift"]["first_p99_us"])} in the first " \
           "#{x["slice_s"]} s, #{f.duration_us(x["latency_drift"]["last_p99_us"])} in the last" : ""
         "#{m.server} #{m.workload} soak (#{x["soak_s"]} s at #{f.rps(x["target_rps"])} req/s): PSS " \
@@ -74,7 +74,7 @@ module Arena
       def self.brief(m)
         return nil unless judged?(m)
         x = m.extra
-        s = Report::Short
+        s = Support::Short
         ["soak", "#{x["verdict"]}: PSS #{signed(x["slope_mib_per_min"])} MiB/min over a #{s.sig(x["soak_s"].to_f)} s soak" \
           "#{"; may be warm-up" unless short(x).empty?}"]
       end
@@ -90,7 +90,7 @@ module Arena
         ["soak", "#{said}: PSS #{slopes.join(" to ")} MiB/min#{"; may be warm-up" unless short(xs.last).empty?}"]
       end
 
-      def self.signed(value) = "#{"+" unless value.to_f.negative?}#{Report::Short.sig(value.to_f)}"
+      def self.signed(value) = "#{"+" unless value.to_f.negative?}#{Support::Short.sig(value.to_f)}"
 
       # A fresh Ruby process's heap grows for its first minutes under load
       # (Puma on /server here: USS +26 MiB/min in a soak's first 3 s, still
@@ -229,7 +229,7 @@ module Arena
             note: Soak.finding(m), charts: [memory_chart(m), latency_chart(m)].compact,
             headings: ["process", "PSS first", "PSS last", "MiB/min", "seen (s)"],
             rows: Array(x["processes"]).map do |p|
-              [p["pid"], Report::Format.memory_kb(p["pss_first_kb"]), Report::Format.memory_kb(p["pss_last_kb"]),
+              [p["pid"], Support::Format.memory_kb(p["pss_first_kb"]), Support::Format.memory_kb(p["pss_last_kb"]),
                 p["slope_mib_per_min"] ? format("%+.2f", p["slope_mib_per_min"]) : "-", Array(p["seen_s"]).map { |t| t.round(1) }.join("–")]
             end)
         end

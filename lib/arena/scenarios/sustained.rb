@@ -99,16 +99,16 @@ module Arena
       def self.finding(m)
         return nil unless m.summary?
         x = m.extra
-        rate = x["sustained_rps"].to_f.positive? ? "#{Report::Format.rps(x["sustained_rps"])} req/s" : "no rate"
+        rate = x["sustained_rps"].to_f.positive? ? "#{Support::Format.rps(x["sustained_rps"])} req/s" : "no rate"
         "#{m.server} #{m.workload}: sustains #{rate} with p99 <= #{x["slo_ms"]} ms " \
-          "(closed maximum #{Report::Format.rps(x["closed_max_rps"])} req/s, PSS #{x["pss_mib"] || "-"} MiB)"
+          "(closed maximum #{Support::Format.rps(x["closed_max_rps"])} req/s, PSS #{x["pss_mib"] || "-"} MiB)"
       end
 
       # "6.79k req/s at p99 ≤ 100 ms; closed max 9.06k, PSS 123 MiB".
       def self.brief(m)
         return nil unless m.summary?
         x = m.extra
-        s = Report::Short
+        s = Support::Short
         rate = x["sustained_rps"].to_f.positive? ? "#{s.rate(x["sustained_rps"])} req/s" : "no rate"
         ["sustained", "#{rate} at p99 ≤ #{s.sig(x["slo_ms"].to_f)} ms; closed max #{s.rate(x["closed_max_rps"])}, " \
           "PSS #{x["pss_mib"] ? s.memory_kb(x["pss_mib"].to_f * 1024) : "-"}"]

@@ -79,7 +79,7 @@ module Arena
         return ["worker-cost", not_measured(m.extra["reason"])] if m.summary? && m.extra["reason"]
         return nil unless m.summary? && m.extra["per_worker_kb"]
         x = m.extra
-        s = Report::Short
+        s = Support::Short
         failed = x["points"].select { |p| p["error"] }.map { |p| p["workers"] }
         ["worker-cost", "PSS ≈ #{s.memory_kb(x["base_kb"])} + n × #{s.memory_kb(x["per_worker_kb"])} (R² #{format("%.2f", x["r2"].to_f)})" \
           "#{"; #{failed.join(", ")} did not start" if failed.any?}"]
@@ -114,8 +114,8 @@ module Arena
         best, second = found && found[:ranked]
         return nil unless best
         because = "#{mib(best[:pss_kb])} PSS under load at #{best[:workers]} worker#{"s" unless best[:workers] == 1} " \
-          "(#{Report::Format.rps(best[:good_rps].to_f)} good req/s on #{found[:workload]}; #{mib(best[:base_kb])} + " \
-          "#{mib(best[:per_worker_kb])} per worker), the fewest workers reaching #{Report::Format.rps(found[:floor])} req/s " \
+          "(#{Support::Format.rps(best[:good_rps].to_f)} good req/s on #{found[:workload]}; #{mib(best[:base_kb])} + " \
+          "#{mib(best[:per_worker_kb])} per worker), the fewest workers reaching #{Support::Format.rps(found[:floor])} req/s " \
           "(#{(100 * share).round}% of the best worker-cost goodput)"
         if second
           because += "; runner-up #{second[:server]} #{mib(second[:pss_kb])} at #{second[:workers]} worker(s), " \
@@ -231,7 +231,7 @@ module Arena
         rows = @fits.flat_map do |m|
           m.extra["points"].map do |p|
             [m.server, m.workload, p["refork"] ? "#{p["workers"]} (refork_after #{p["refork_after"]})" : p["workers"],
-              Report::Format.rps(p["good_rps"].to_f), mib(p["pss_kb"]), mib(p["uss_kb"]), mib(p["rss_kb"]),
+              Support::Format.rps(p["good_rps"].to_f), mib(p["pss_kb"]), mib(p["uss_kb"]), mib(p["rss_kb"]),
               WorkerCost.pct(p["sharing_boot"]), WorkerCost.pct(p["sharing_start"]), WorkerCost.pct(p["sharing_end"]), mib(m.extra["per_worker_kb"]), mib(m.extra["base_kb"])]
           end
         end
@@ -246,7 +246,7 @@ module Arena
 
       private
 
-      def mib(kb) = kb ? Report::Format.memory_kb(kb) : "-"
+      def mib(kb) = kb ? Support::Format.memory_kb(kb) : "-"
 
       def chart(m)
         points = m.extra["points"].reject { |p| p["error"] }

@@ -151,7 +151,7 @@ module Arena
         return under_head(confirmed_lines(brief: false), 2) if confirmed? && !brief
         return under_head(confirmed_lines(brief: true), 2).first(15).map { |l| AnswerWords.fit(l) } if confirmed?
         head = "THE ANSWER: #{server}#{" #{version}" if version} with #{setting_words}, runtime #{runtime}"
-        rate = "sustains #{Report::Format.rps(sustained_rps)} req/s at p99 #{p99_ms} ms, PSS #{pss_mib} MiB"
+        rate = "sustains #{Support::Format.rps(sustained_rps)} req/s at p99 #{p99_ms} ms, PSS #{pss_mib} MiB"
         out = under_head([head, "  #{rate}"], 1)
         out << "  start: #{command.join(" ")}" if command
         out << "  config file: #{config_file}" if config_file

@@ -64,7 +64,7 @@ module Arena
       end
 
       def explanation
-        f = Report::Format
+        f = Support::Format
         return "not enough figures for a capacity explanation" unless in_server
         text = "At #{f.rps(@c.sustained_rps)} req/s with a mean latency of #{@c.mean_ms} ms, Little's law puts " \
           "L = #{in_server} requests in the server on average"

@@ -66,7 +66,7 @@ module Arena
       end
 
       def chart(workload, group, rows)
-        f = Report::Format
+        f = Support::Format
         series = []
         marks = []
         group.group_by { |m| m.server.split(":").first }.each do |name, configs|

@@ -187,7 +187,7 @@ module Arena
         end
         @spent << @clock.now - started
         @store.add_confirmation_round(round: number, order: order.map(&:key), seconds: @spent.last, design: DESIGN, variant: @variant)
-        @log.call("confirmation round #{number}: #{order.map { |s| "#{s.role} #{Report::Format.rps(s.rps[number].to_f)}" }.join(", ")} req/s")
+        @log.call("confirmation round #{number}: #{order.map { |s| "#{s.role} #{Support::Format.rps(s.rps[number].to_f)}" }.join(", ")} req/s")
         Round.new(number: number, order: order.map(&:key), speeds: speeds.freeze, seconds: @spent.last, design: DESIGN).freeze
       end
 

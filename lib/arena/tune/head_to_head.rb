@@ -81,7 +81,7 @@ module Arena
           started = Support::Clock.now
           Arena::Run::Rounds.order(alive, round: i + 1, seed: @seed).each { |entry| measure(entry, i + 1) }
           spent << Support::Clock.now - started
-          @log.call("head to head: round #{i + 1}: #{alive.map { |e| "#{e.key} #{Report::Format.rps(e.rates.last.to_f)}" }.join(", ")} req/s")
+          @log.call("head to head: round #{i + 1}: #{alive.map { |e| "#{e.key} #{Support::Format.rps(e.rates.last.to_f)}" }.join(", ")} req/s")
         end
       end
 

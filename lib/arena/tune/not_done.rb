@@ -41,7 +41,7 @@ module Arena
 
       # A finalist left out of the head to head.
       def self.not_finalist(key, finalists:, rps:)
-        of(key, "not in the head to head (#{finalists} finalists; it sustained #{Report::Format.rps(rps)} req/s)")
+        of(key, "not in the head to head (#{finalists} finalists; it sustained #{Support::Format.rps(rps)} req/s)")
       end
 
       def self.head_to_head(ran, of:) = of("the head to head", "ran #{ran} of #{of} rounds", joint: " ")

@@ -133,7 +133,7 @@ module Arena
         key = r.adapter.key
         return ["#{key}: #{r.note}"] unless r.outcome
         o = r.outcome
-        f = Report::Format
+        f = Support::Format
         rounds = (o.duels || []).sum { |d| [d.a_rates.size, d.b_rates.size].min }
         head = "#{key}: looked at #{o.candidates.size} configs, #{(o.duels || []).size} duels of #{rounds} rounds (#{o.stopped}); " \
           "noise #{(100 * o.noise).round(1)}%"
@@ -182,7 +182,7 @@ module Arena
         u = r.unbounded
         return "#{line}; not measured without it" unless u
         return "#{line}; without it the same config #{u.status}: #{u.why}" unless u.qualifies?
-        "#{line}; without it the same config sustains #{Report::Format.rps(u.sustained_rps)} req/s: #{cost_words(cost_pct(best, u), r.outcome.noise)}"
+        "#{line}; without it the same config sustains #{Support::Format.rps(u.sustained_rps)} req/s: #{cost_words(cost_pct(best, u), r.outcome.noise)}"
       end
 
       # One run a side: a difference inside the search's noise is not a cost,

@@ -53,8 +53,8 @@ module Arena
         return [nil, plan.tap { say "tune: the app's pace was not measured (#{why}): loads of #{plan.load.duration} s" }] unless pace
         rps = 0.8 * pace.rps_per_core * plan.machine.server_cores
         duration = @options.duration_given ? plan.load.duration : Estimate.duration_for(rps, default: plan.load.duration)
-        say "tune: the app boots in #{pace.boot_s} s and takes #{Report::Short.sig(pace.service_ms)} ms a request in process " \
-          "(#{Report::Short.sig(pace.cpu_ms.to_f)} ms CPU): loads of #{duration} s"
+        say "tune: the app boots in #{pace.boot_s} s and takes #{Support::Short.sig(pace.service_ms)} ms a request in process " \
+          "(#{Support::Short.sig(pace.cpu_ms.to_f)} ms CPU): loads of #{duration} s"
         [pace, plan.with(load: plan.load.with(duration: duration))]
       end
 

@@ -60,7 +60,7 @@ module Arena
         ctx = Context.open(ground, options: @options, err: @err)
         plan = ctx.plan
         say "tune: #{plan.servers.size} servers on #{plan.workloads.first.name}, memory budget " \
-          "#{Report::Format.memory_kb(ctx.constraints.memory_mib * 1024)}, at most #{plan.load.max_time.round} s"
+          "#{Support::Format.memory_kb(ctx.constraints.memory_mib * 1024)}, at most #{plan.load.max_time.round} s"
         detail "tune: #{plan.servers.map(&:key).join(", ")}"
         say "tune: results in #{plan.out_dir}"
         ctx

@@ -195,11 +195,11 @@ module Arena
       # One line per candidate: the server, its settings and what it sustained.
       def say(c)
         figures = if c.qualifies?
-          "sustains #{Report::Format.rps(c.sustained_rps)} req/s, p99 #{Report::Short.sig(c.p99_ms.to_f)} ms, PSS #{Report::Short.sig(c.pss_mib.to_f)} MiB"
+          "sustains #{Support::Format.rps(c.sustained_rps)} req/s, p99 #{Support::Short.sig(c.p99_ms.to_f)} ms, PSS #{Support::Short.sig(c.pss_mib.to_f)} MiB"
         else
           "#{c.status}: #{c.why}"
         end
-        @log.call(AnswerWords.fit("#{@adapter.key} #{Trial.words(c.settings)}: #{figures} (closed max #{Report::Format.rps(c.closed_rps.to_f)} req/s)"))
+        @log.call(AnswerWords.fit("#{@adapter.key} #{Trial.words(c.settings)}: #{figures} (closed max #{Support::Format.rps(c.closed_rps.to_f)} req/s)"))
       end
     end
   end

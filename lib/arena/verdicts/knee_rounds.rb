@@ -37,7 +37,7 @@ module Arena
 
       def median(values) = Stats.median(values)
 
-      def rps(value) = Report::Format.rps(value)
+      def rps(value) = Support::Format.rps(value)
     end
   end
 end

@@ -41,7 +41,7 @@ module Arena
         planned = x["planned_levels"]
         measured = x["measured_levels"]
         return nil unless planned && measured && measured.size < planned.size
-        said = measured.empty? ? "none" : Report::Format.and_list(measured)
+        said = measured.empty? ? "none" : Support::Format.and_list(measured)
         "incomplete: measured #{said} of #{planned.size} planned levels"
       end
 
@@ -74,7 +74,7 @@ module Arena
         levels = curve.sort_by { |c| c["target_rps"].to_f }
         held = levels.take_while { |c| sustained?(c, slo_us) }
         missed = levels[held.size]
-        f = Report::Format
+        f = Support::Format
         cut = (levels.size < planned) ? "stopped: time ran out after #{levels.size} of #{planned} levels" : nil
         if levels.empty?
           [Verdict.cannot_judge(cut ? "time ran out before the first level" : "no level measured"), nil]
@@ -98,7 +98,7 @@ module Arena
       # The first level not sustained had too few responses to judge: the
       # knee is at or above the last held one, or not known at all.
       def thin(held, level)
-        f = Report::Format
+        f = Support::Format
         rate = "#{f.rps(level["target_rps"].to_f)} req/s"
         n = level["samples"].to_i
         if held.empty?
@@ -113,7 +113,7 @@ module Arena
       # Summary finding words (older results files stored no verdict).
       def knee_words(x)
         return "#{x["verdict"]}: #{x["verdict_reason"]}" if x["verdict"]
-        knee = x["knee_rps"] ? "#{Report::Format.rps(x["knee_rps"])} req/s" : "none (no rate sustained with p99 within the SLO)"
+        knee = x["knee_rps"] ? "#{Support::Format.rps(x["knee_rps"])} req/s" : "none (no rate sustained with p99 within the SLO)"
         cut = incomplete(x)
         knee = "or above #{knee}" if cut && x["knee_rps"]
         "#{"#{cut}; " if cut}knee at #{knee}"

@@ -117,7 +117,7 @@ module Arena
 
       def num(x) = format("%g", x.to_f.round(1))
 
-      def us(value) = Report::Format.duration_us(value)
+      def us(value) = Support::Format.duration_us(value)
     end
   end
 end

@@ -43,7 +43,7 @@ class ReportFindingLinesTest < Minitest::Test
   def rate(server, repeat, knee)
     m(server, "rate", variant: "curve", kind: "summary", repeat: repeat, extra: {"slo_ms" => 100.0, "slo_relative" => true,
                                                                                  "closed_max_rps" => 9063.4 + repeat, "knee_rps" => knee, "verdict" => "knee",
-                                                                                 "verdict_reason" => "#{Arena::Report::Format.rps(knee)} req/s (10,900 req/s missed)", "curve" => [], "levels" => 8})
+                                                                                 "verdict_reason" => "#{Arena::Support::Format.rps(knee)} req/s (10,900 req/s missed)", "curve" => [], "levels" => 8})
   end
 
   def soak(server, repeat)

@@ -8,7 +8,7 @@ require "arena"
 # last, a verdict in words per row, one line per finding, the pick last.
 class ReportBriefTest < Minitest::Test
   cover "Arena::Report::Brief*"
-  cover "Arena::Report::Short*"
+  cover "Arena::Support::Short*"
 
   Brief = Arena::Report::Brief
   DRIFT = [0.8, 1.2, 0.9, 1.15, 0.85, 1.05].freeze
@@ -80,7 +80,7 @@ class ReportBriefTest < Minitest::Test
   end
 
   def test_figures_carry_three_significant_figures_at_most
-    short = Arena::Report::Short
+    short = Arena::Support::Short
     assert_equal %w[0 8.42 84.2 842 1k 14.2k 142k 1.42M], [0, 8.4213, 84.213, 842.13, 999.6, 14_213, 142_130, 1_421_300].map { |v| short.rate(v) }
     assert_equal ["-", "850 µs", "3.1 ms", "102 ms", "1.25 s"], [nil, 850.2, 3100, 101_800, 1_250_000].map { |v| short.duration_us(v) }
     assert_equal ["-", "41.2 MiB", "1.23 GiB"], [0, 42_188, 1_289_748].map { |v| short.memory_kb(v) }

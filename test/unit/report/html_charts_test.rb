@@ -68,7 +68,7 @@ class ReportHtmlChartsTest < Minitest::Test
     assert_equal %w[unicorn puma falcon], order
     interval = Arena::Stats.interval(ROUNDS[PUMA])
     assert interval.measured?
-    words = "puma good req/s: 5,650 (95% interval #{Arena::Report::Format.rps(interval.low)}–#{Arena::Report::Format.rps(interval.high)})"
+    words = "puma good req/s: 5,650 (95% interval #{Arena::Support::Format.rps(interval.low)}–#{Arena::Support::Format.rps(interval.high)})"
     assert_includes chart, words
     refute_includes chart, "5,400–6,000", "min–max is not the whisker"
     assert_includes chart, "whiskers: its 95% interval, the ± of the summary"

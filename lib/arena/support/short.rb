@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 module Arena
-  module Report
+  module Support
     # Figures for the terminal: at most three significant figures, with their
     # unit ("14.2k", "3.1 ms", "102 ms", "41.2 MiB"). The reports keep more.
     module Short

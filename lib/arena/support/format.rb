@@ -1,0 +1,43 @@
+# frozen_string_literal: true
+
+module Arena
+  module Support
+    # Units a person reads at a glance.
+    module Format
+      module_function
+
+      # Under 1 req/s (a fractional open-model rate, 0.25) two significant digits.
+      def rps(value)
+        return value.round.to_s.reverse.scan(/\d{1,3}/).join(",").reverse if value >= 100
+        (value.positive? && value < 1) ? format("%.2g", value) : format("%.1f", value)
+      end
+
+      # "10%, 25% and 50%"
+      def and_list(words) = (words.size < 2) ? words.join : "#{words[0..-2].join(", ")} and #{words.last}"
+
+      def duration_us(us)
+        return "-" if us.nil?
+        if us >= 1_000_000 then format("%.2fs", us / 1e6)
+        elsif us >= 1000 then format("%.1fms", us / 1e3)
+        else format("%dus", us.round)
+        end
+      end
+
+      # No process tree measures 0 kB: zero means not sampled (an older results file).
+      def memory_kb(kb)
+        return "-" if kb.to_i.zero?
+        (kb.to_i >= 1024 * 1024) ? format("%.2f GiB", kb / 1048576.0) : format("%.1f MiB", kb.to_i / 1024.0)
+      end
+
+      def pct(value)
+        return "?" if value.nil? || !value.finite?
+        (value < 10) ? format("%.1f%%", value) : format("%.0f%%", value)
+      end
+
+      def error_pct(pct)
+        return "0" if pct.zero?
+        (pct < 0.01) ? "<0.01%" : format("%.2f%%", pct)
+      end
+    end
+  end
+end
