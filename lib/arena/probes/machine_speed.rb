@@ -100,12 +100,7 @@ module Arena
       end
 
       # The median of the readings' totals.
-      def median_ms(readings)
-        totals = readings.compact.map(&:total_ms).sort
-        return nil if totals.empty?
-        mid = totals.size / 2
-        totals.size.odd? ? totals[mid] : (totals[mid - 1] + totals[mid]) / 2.0
-      end
+      def median_ms(readings) = Stats.median(readings.compact.map(&:total_ms))
     end
   end
 end

@@ -89,7 +89,7 @@ module Arena
 
       def name(key) = key.to_s.split(":", 2).first
 
-      def settings(s) = s.empty? ? "its defaults" : s.map { |k, v| "#{k}=#{v}" }.join(" ")
+      def settings(s) = Support::Format.settings(s)
 
       def times(ratio) = "#{format("%.2f", ratio)}×"
 

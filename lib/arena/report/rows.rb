@@ -122,12 +122,8 @@ module Arena
         values.all?(&:positive?) ? values.freeze : [].freeze
       end
 
-      def median(values)
-        return 0.0 if values.empty?
-        sorted = values.sort
-        mid = sorted.size / 2
-        sorted.size.odd? ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0
-      end
+      # Stats.median, 0.0 for no values (a row shows a figure).
+      def median(values) = Stats.median(values) || 0.0
     end
 
     # Figures of a row, or that a row's sample count decides, in the units of

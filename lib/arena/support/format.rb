@@ -34,6 +34,12 @@ module Arena
         (value < 10) ? format("%.1f%%", value) : format("%.0f%%", value)
       end
 
+      # A config's settings as words: "workers=2 threads=4"; "" for none.
+      def pairs(settings) = settings.map { |k, v| "#{k}=#{v}" }.join(" ")
+
+      # The same, and "its defaults" for no settings (or none known).
+      def settings(settings) = (settings.nil? || settings.empty?) ? "its defaults" : pairs(settings)
+
       def error_pct(pct)
         return "0" if pct.zero?
         (pct < 0.01) ? "<0.01%" : format("%.2f%%", pct)

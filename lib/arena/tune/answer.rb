@@ -121,7 +121,7 @@ module Arena
 
       def found? = !server.nil?
 
-      def setting_words(s = settings) = (s.nil? || s.empty?) ? "its defaults" : s.map { |k, v| "#{k}=#{v}" }.join(" ")
+      def setting_words(s = settings) = Support::Format.settings(s)
 
       # The margin in words: the estimate with its interval, or the tie.
       def margin_words

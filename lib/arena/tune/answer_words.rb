@@ -37,7 +37,7 @@ module Arena
         text.start_with?("-") ? "#{text}%" : "+#{text}%"
       end
 
-      def settings(s) = (s.nil? || s.empty?) ? "its defaults" : s.map { |k, v| "#{k}=#{v}" }.join(" ")
+      def settings(s) = Support::Format.settings(s)
 
       # A config in a few words: its server and the settings it tunes ("falcon count=1").
       def config(adapter)

@@ -62,7 +62,7 @@ module Arena
         keys = Servers.registry[name]&.tunables&.keys || []
         given = fig(winner).settings
         settings = given.is_a?(Hash) ? given.slice(*keys) : {}
-        settings.empty? ? winner.server.split(":", 2)[1].to_s : settings.map { |k, v| "#{k}=#{v}" }.join(" ")
+        settings.empty? ? winner.server.split(":", 2)[1].to_s : Support::Format.pairs(settings)
       end
 
       def chart(workload, group, rows)

@@ -195,7 +195,7 @@ module Arena
         "the run without the envelope was #{-pct}% slower, more than the noise (#{noise_pct}%): one run a side cannot tell the envelope from the machine's drift"
       end
 
-      def setting_words(c) = (c.is_a?(Hash) ? c[:settings] : c.settings).map { |k, v| "#{k}=#{v}" }.join(" ")
+      def setting_words(c) = Support::Format.pairs(c.is_a?(Hash) ? c[:settings] : c.settings)
     end
   end
 end
