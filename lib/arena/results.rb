@@ -4,6 +4,7 @@
 require_relative "results/envelope_figures"
 require_relative "results/database_figures"
 require_relative "results/measurement"
+require_relative "results/rounds"
 require_relative "results/document"
 require_relative "results/store"
 require_relative "results/tune_document"

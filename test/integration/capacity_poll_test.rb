@@ -20,7 +20,7 @@ require_relative "../support/capacity_case"
 # tail is a 100 ms stall. A run in which no round missed a wake-up says so
 # and skips. The terminal's line speaks for the rounds its row keeps: a round
 # read on a busy machine and run again gives way to its quiet re-run
-# (Report::Rows.one_per_round), so the line is asserted when a kept round
+# (Results::Rounds.one_per_round), so the line is asserted when a kept round
 # sat at the poll.
 class CapacityPollTest < Arena::CapacityCase
   POLL = "agoo:workers=2,threads=4,poll_timeout=0.1"
@@ -49,7 +49,7 @@ class CapacityPollTest < Arena::CapacityCase
       refute_match(/100 ms poll/, m.dig("summary", "stall").to_s, "poll_timeout=0.01: #{m["summary"]}")
     end
     skip "no round missed a wake-up (p99s #{poll.map { |m| m.dig("summary", "p99_us") }})" if at_poll.empty?
-    kept = Arena::Report::Rows.one_per_round(Arena::Results::Document.load(File.join(out.dir, "results.json"))
+    kept = Arena::Results::Rounds.one_per_round(Arena::Results::Document.load(File.join(out.dir, "results.json"))
       .measured.select { |m| m.server == label(POLL) })
     skip "the rounds at the poll were read on a busy machine and ran again without a stall" if
       kept.none? { |m| m.load.latency.p99.to_f.between?(85_000, 130_000) }

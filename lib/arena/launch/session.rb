@@ -75,16 +75,14 @@ module Arena
           @disrupted = false
           restart
         end
-        measurements = scenario.call(context(workload, load: load))
+        measurements = scenario.call(scenario.context(self, workload: workload, load: load))
         @disrupted = scenario.disruptive?
         measurements
       end
 
       # The scenario's warm-up alone, no measurement (Scenarios::Base#warm_up):
       # {variant => Warmup::Result}; servers kept up are warmed before round 1.
-      def warm_up(scenario, workload, load: @plan.load) = scenario.warm_up(context(workload, load: load))
-
-      def context(workload, load: @plan.load) = Scenarios::Context.new(session: self, workload: workload, load: load)
+      def warm_up(scenario, workload, load: @plan.load) = scenario.warm_up(scenario.context(self, workload: workload, load: load))
 
       # A failure after the start (the engine could not connect, a warm-up
       # failed) says first the line of the server's log that explains it,

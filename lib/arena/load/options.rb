@@ -4,8 +4,9 @@ module Arena
   module Load
     # Every load setting (Load.gather), made once when first used: load.rb
     # autoloads this file, as the scenarios that declare their own rows are
-    # loaded after load/ (lib/arena.rb ends with Scenarios.load_all).
-    TABLE = Load.gather(ROWS, Scenarios.all).freeze
+    # loaded after load/ (lib/arena.rb ends with Scenarios.load_all) and
+    # register with Load.own as they load.
+    TABLE = Load.gather(ROWS, Load.owners.values).freeze
 
     # The plan's load settings, one member per table row.
     Options = Struct.new(*TABLE.map(&:name), keyword_init: true)

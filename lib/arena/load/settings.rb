@@ -114,6 +114,12 @@ module Arena
       table
     end
 
+    # The scenarios by key, in the order they registered (Scenarios.register
+    # calls Load.own): what Load.gather places their own rows from.
+    def self.owners = (@owners ||= {})
+
+    def self.own(scenario) = owners[scenario.key] = scenario
+
     def self.setting(name) = TABLE.find { |s| s.name == name }
 
     def self.defaults = TABLE.to_h { |s| [s.name, s.default] }

@@ -72,7 +72,7 @@ module Arena
           app: app, servers: list, workloads: workloads(app), scenarios: o[:scenarios].dup.freeze,
           load: load,
           bind: o[:bind], out_dir: out_dir(o[:out] || default_out), json_path: o[:json], rounds: o[:rounds],
-          round_seed: o[:round_seed] || Arena::Run::Rounds.new_seed, between_rounds: o[:between_rounds], precision: o[:precision], baseline: baseline(o[:baseline], list),
+          round_seed: o[:round_seed] || Plan.new_seed, between_rounds: o[:between_rounds], precision: o[:precision], baseline: baseline(o[:baseline], list),
           port: o[:port], ready_timeout: o[:ready_timeout], machine: @machine, front: front(o, transport),
           preset: @preset && Presets::Chosen.new(preset: @preset, scale: preset_scale, skipped: @notes.dup.freeze).freeze,
           headers: (o[:headers] || {}).dup.freeze, env: (o[:env] || {}).dup.freeze, transport: transport,

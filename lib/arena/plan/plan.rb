@@ -39,6 +39,10 @@ module Arena
     # How many rounds a scenario runs: the long ones may run fewer (Plan::Budget).
     def rounds_for(long) = budget ? budget.rounds_of(long) : rounds
 
+    # A seed for the rounds' order (Run::Rounds) of a run that was not given
+    # one; the plan records it, so the run can be re-done in the same order.
+    def self.new_seed = Random.new_seed % 2**31
+
     def to_h
       {
         app: app.to_h, servers: servers.map(&:to_h), workloads: workloads.map(&:to_h),

@@ -74,5 +74,11 @@ module Arena
         end
       end
     end
+
+    # Each row against its group's reference (the fastest), paired on the
+    # rounds, written into results.json as a run finishes.
+    Results::Store.summarize("relative") do |view, document|
+      Relative.records(Rows.from(view), baseline: document.dig("plan", "baseline"))
+    end
   end
 end

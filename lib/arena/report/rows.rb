@@ -36,7 +36,7 @@ module Arena
       def from(document)
         groups = document.measured.group_by { |m| [m.server, m.workload, m.scenario, m.variant] }
         groups.map do |(server, workload, scenario, variant), all|
-          runs = one_per_round(all)
+          runs = Results::Rounds.one_per_round(all)
           rps = runs.map(&:good_rps)
           p99s = runs.map { |m| m.load.latency.p99.to_f }
           merged = merged_latency(runs)
@@ -61,20 +61,6 @@ module Arena
             rps_runs: rps.freeze, p99_runs: p99_runs(runs), round_runs: round_runs(runs), pss_runs: pss_runs(runs)
           )
         end
-      end
-
-      # One figure per round: its clean one, or (all noisy) its last, the
-      # re-run. Leaving out every noisy figure of a row when any round was
-      # clean left a row of one round (the only quiet minute of a busy
-      # machine, read fastest of its group and made everyone's reference)
-      # and broke the pairing of its ratios. Measurements without rounds
-      # keep the clean ones when there are any.
-      def one_per_round(all)
-        unless all.all?(&:repeat)
-          clean = all.reject(&:noisy?)
-          return clean.empty? ? all : clean
-        end
-        all.group_by(&:repeat).map { |_, figures| figures.reject(&:noisy?).last || figures.last }
       end
 
       # The rows as a person reads them: one group per workload and scenario

@@ -80,17 +80,23 @@ module Arena
         @document["interrupted"] = true if interrupted
         @document["finished_at"] = Time.now.utc.iso8601
         @document["intervals"] = Store.intervals(view.measured)
-        # Each row against its group's reference (the fastest), paired on the rounds.
-        @document["relative"] = Report::Relative.records(Report::Rows.from(view), baseline: @document.dig("plan", "baseline"))
+        Store.summaries.each { |key, make| @document[key] = make.call(view, @document) }
         flush
       end
 
+      # What a finished document adds from its rows, by key, in the order
+      # registered: the rows are the report's to make, so report/ registers
+      # (each row against its group's reference, "relative").
+      def self.summaries = @summaries ||= {}
+
+      def self.summarize(key, &make) = summaries[key] = make
+
       # Per server x workload x scenario x variant: the rounds' good req/s as a
       # median with its 95% interval (Stats.interval), one figure a round: its
-      # clean one, or its re-run (Rows.one_per_round; noisy_out: how many were left out).
+      # clean one, or its re-run (Rounds.one_per_round; noisy_out: how many were left out).
       def self.intervals(measured)
         measured.group_by { |m| [m.server, m.workload, m.scenario, m.variant] }.map do |(server, workload, scenario, variant), all|
-          used = Report::Rows.one_per_round(all)
+          used = Rounds.one_per_round(all)
           iv = Stats.interval(used.map(&:good_rps))
           {"server" => server, "workload" => workload, "scenario" => scenario, "variant" => variant, "rounds" => used.size,
            "noisy_out" => all.size - used.size, "median" => iv.median, "low" => iv.low, "high" => iv.high,

@@ -14,9 +14,6 @@ module Arena
 
       # The keys (any values) in round `round`'s order (rounds count from 1).
       def order(keys, round:, seed:) = keys.shuffle(random: Random.new(seed * 1_000_003 + round))
-
-      # A seed for a run that was not given one (recorded in the results).
-      def new_seed = Random.new_seed % 2**31
     end
   end
 end

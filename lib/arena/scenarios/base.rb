@@ -203,6 +203,9 @@ module Arena
       # {variant => Warmup::Result}; {} for a scenario that does not warm up.
       def warm_up(_ctx) = {}
 
+      # What a session hands this scenario to run or warm up with (Launch::Session#run).
+      def context(session, workload:, load:) = Context.new(session: session, workload: workload, load: load)
+
       # One measurement (Measuring): settle, warm up when warm, probes
       # sampling every `interval` (nil: at start and stop only), the engine
       # run with settings while the block acts on the server.
@@ -227,6 +230,9 @@ module Arena
     extend Support::Registry
 
     def self.kind = "scenario"
+
+    # A scenario owns load settings too: Load.gather places its rows.
+    def self.register(klass) = super.tap { Load.own(klass) }
 
     def self.load_all = super(__dir__)
 

@@ -106,7 +106,7 @@ module Arena
 
       def rounds(sides, prior, deadline:)
         Confirmation.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first, deadline: deadline,
-          seed: Arena::Run::Rounds.new_seed, log: ->(line) { say line },
+          seed: Plan.new_seed, log: ->(line) { say line },
           judge: ->(r) { Confirmed.narrow?(r, target_pct: Confirmation::TARGET_PCT) }).call(sides, prior: prior)
       rescue Interrupt
         @store.finish(interrupted: true)
@@ -122,7 +122,7 @@ module Arena
         return answer if @plan.machine.cores < 2
         say "cores: #{pick.key} on 1 core against every core"
         answer.with(scaling: Scaling.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first,
-          deadline: @started + @max_time, seed: Arena::Run::Rounds.new_seed, log: ->(line) { say line }).call(pick.adapter, pick.installation))
+          deadline: @started + @max_time, seed: Plan.new_seed, log: ->(line) { say line }).call(pick.adapter, pick.installation))
       rescue Interrupt
         @store.finish(interrupted: true)
         raise
