@@ -42,8 +42,7 @@ class FolderOrderTest < Minitest::Test
     "servers -> launch" => 4,
     "fronts -> launch" => 3,
     "scenarios -> report" => 37,
-    "scenarios -> run" => 1,
-    "scenarios -> tune" => 1
+    "scenarios -> run" => 1
   }.freeze
 
   # One reference from a file's code to a folder's namespace.

@@ -63,8 +63,9 @@ module Arena
       # short line, the config by its short label.
       def self.scenario_line(m, labels:, workload: false)
         scenario = Scenarios.registry[m.scenario] or return nil
-        full = scenario.finding(m) or return nil
-        short = scenario.brief(m)
+        side = Side.of(scenario)
+        full = side.finding(m) or return nil
+        short = side.brief(m)
         fit(short ? ["#{labels.call(m.server)}#{" on #{m.workload}" if workload}", *short].join("  ") : full)
       end
 
@@ -87,14 +88,14 @@ module Arena
       def scenario_entries
         Findings.scenario_groups(@document).filter_map do |scenario, ms, rounds|
           full = Findings.sentence(scenario, ms, rounds) or next
-          short = rounds ? scenario.rounds_brief(ms) : scenario.brief(ms.first)
+          short = rounds ? Side.of(scenario).rounds_brief(ms) : Side.of(scenario).brief(ms.first)
           entry(short && [who(ms.first.server, ms.first.workload), *short], full)
         end
       end
 
       def overall_entries
-        Scenarios.all.flat_map do |scenario|
-          scenario.overall_findings(@document).zip(scenario.overall_briefs(@document, @labels)).map { |full, short| entry(short, full) }
+        Scenarios.all.map { |scenario| Side.of(scenario) }.flat_map do |side|
+          side.overall_findings(@document).zip(side.overall_briefs(@document, @labels)).map { |full, short| entry(short, full) }
         end
       end
 

@@ -19,7 +19,7 @@ module Arena
 
       def lines(document) = AA.lines(document) + scenario_lines(document) + overall_lines(document) + EnvelopeLines.call(document) + pool_lines(document) + fault_lines(document) + flag_lines(document) + stall_lines(document) + uneven_lines(document) + concurrency_lines(document) + batched_lines(document)
 
-      def overall_lines(document) = Scenarios.all.flat_map { |s| s.overall_findings(document) }
+      def overall_lines(document) = Scenarios.all.flat_map { |s| Side.of(s).overall_findings(document) }
 
       # Each measurement's finding, except that those a scenario keys as
       # one answer over rounds are worded once, where the first stood.
@@ -38,7 +38,7 @@ module Arena
       end
 
       # The whole sentence of a group (report.md, report.html, --verbose).
-      def sentence(scenario, ms, rounds) = rounds ? scenario.rounds_finding(ms) : scenario.finding(ms.first)
+      def sentence(scenario, ms, rounds) = rounds ? Side.of(scenario).rounds_finding(ms) : Side.of(scenario).finding(ms.first)
 
       # One line per stalled row (server, workload, scenario), with the reason
       # of its first stalled run: the delay, the likely cause and the run that

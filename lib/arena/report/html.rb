@@ -35,7 +35,7 @@ module Arena
       def render
         charts = Charts.new(@document)
         colors = ->(server) { charts.color(server) }
-        own = Scenarios.all.flat_map { |scenario| scenario.sections(@document, colors: colors) }
+        own = Scenarios.all.flat_map { |scenario| Side.of(scenario).sections(@document, colors: colors) }
         @sections = charts.sections + own.reject(&:panels?)
         @timelines = own.select(&:panels?)
         @answer_section = AnswerSection.of(@tune_answer)

@@ -93,7 +93,7 @@ module Arena
       # has them: title, note and table; the charts stay in the HTML.
       def scenario_sections
         charts = Charts.new(@document)
-        sections = Scenarios.all.flat_map { |scenario| scenario.sections(@document, colors: ->(server) { charts.color(server) }) }
+        sections = Scenarios.all.flat_map { |scenario| Side.of(scenario).sections(@document, colors: ->(server) { charts.color(server) }) }
         return nil if sections.empty?
         sections.map do |sec|
           lines = ["### #{sec.title}", ""]

@@ -20,7 +20,7 @@ module Arena
           procs = processes(m)
           step = m.load.interval_s
           Section.new(id: "timeline-#{@scenario.key}-#{i + 1}", title: "#{m.scenario.capitalize} #{m.variant}: #{m.server} · #{m.workload}",
-            nav: "#{m.scenario} #{m.variant} (#{m.server.split(":").first})", note: @scenario.finding(m),
+            nav: "#{m.scenario} #{m.variant} (#{m.server.split(":").first})", note: Side.of(@scenario).finding(m),
             charts: panels(m, procs), layout: :panels,
             headings: ["from (s)", "good req/s", "errors", "p50", "p99", "processes"],
             rows: m.load.timeline.map do |p|
@@ -40,7 +40,7 @@ module Arena
         event = @scenario.event_label(m)
         vlines = at ? [{x: at, label: event}] : []
         # Other moments the scenario marks (a profile's stage boundaries).
-        vlines += @scenario.marks(m)
+        vlines += Side.of(@scenario).marks(m)
         seconds = ->(v) { "#{Svg.trim(v)}s" }
         # Each slice's figures are drawn at its middle: the dip after an event
         # at 2.0 s shows after the event's line.

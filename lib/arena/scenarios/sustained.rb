@@ -1,7 +1,5 @@
 # frozen_string_literal: true
 
-require_relative "../tune/chart"
-
 module Arena
   module Scenarios
     # The highest open-model rate a config sustains, found by bisection
@@ -95,26 +93,6 @@ module Arena
       figures :settings, :slo_ms, :slo_relative, :closed_max_rps, :closed_pss_mib, :closed_mean_ms, :closed_connections,
         :closed_cpu_pct, :sustained_rps, :fraction, :resolution, :p99_ms, :mean_ms, :error_pct, :pss_mib, :unloaded_ms,
         :service_ms, :steps
-
-      def self.finding(m)
-        return nil unless m.summary?
-        x = m.extra
-        rate = x["sustained_rps"].to_f.positive? ? "#{Support::Format.rps(x["sustained_rps"])} req/s" : "no rate"
-        "#{m.server} #{m.workload}: sustains #{rate} with p99 <= #{x["slo_ms"]} ms " \
-          "(closed maximum #{Support::Format.rps(x["closed_max_rps"])} req/s, PSS #{x["pss_mib"] || "-"} MiB)"
-      end
-
-      # "6.79k req/s at p99 ≤ 100 ms; closed max 9.06k, PSS 123 MiB".
-      def self.brief(m)
-        return nil unless m.summary?
-        x = m.extra
-        s = Support::Short
-        rate = x["sustained_rps"].to_f.positive? ? "#{s.rate(x["sustained_rps"])} req/s" : "no rate"
-        ["sustained", "#{rate} at p99 ≤ #{s.sig(x["slo_ms"].to_f)} ms; closed max #{s.rate(x["closed_max_rps"])}, " \
-          "PSS #{x["pss_mib"] ? s.memory_kb(x["pss_mib"].to_f * 1024) : "-"}"]
-      end
-
-      def self.sections(document, colors:) = [Tune::Chart.new(document, scenario: self, colors: colors).section].compact
 
       # The bisection's next fraction of the closed maximum, or nil to stop:
       # 100% after 90% held, half the lowest miss while nothing held (down to

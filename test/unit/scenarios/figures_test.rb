@@ -39,7 +39,7 @@ module Arena
                   "settings" => {"workers" => 2, "threads" => 5}}).freeze
       end
       document = Results::Document.new(measurements: [summary.call("puma:workers=1", 100.0, 90.0), summary.call("puma:workers=2", 180.0, 150.0)])
-      section = Tune::Chart.new(document, scenario: Scenarios::Sustained, colors: ->(_) { "#0072B2" }).section
+      section = Report::SustainedChart.new(document, scenario: Scenarios::Sustained, colors: ->(_) { "#0072B2" }).section
       assert_equal [["puma:workers=1", "pi", "100", "150", "80.0 ms", 90.0, ""], ["puma:workers=2", "pi", "180", "270", "80.0 ms", 150.0, "best"]],
         section.rows
     end

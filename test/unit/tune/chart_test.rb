@@ -7,7 +7,7 @@ module Arena
   # Tune's chart marks as best what tune itself would choose: the most
   # sustained config within the memory budget, never one over it.
   class TuneChartTest < Minitest::Test
-    cover "Arena::Tune::Chart*"
+    cover "Arena::Report::SustainedChart*"
 
     def summary(server, rps, pss)
       Results::Measurement.new(server: server, workload: "pi", scenario: "sustained", variant: "rate", kind: "summary",
@@ -19,7 +19,7 @@ module Arena
       plan = Results::PlanRecord.from_h(budget_mib ? {"tune" => {"memory_mib" => budget_mib}} : {})
       document = Results::Document.new(plan: plan, measurements: [summary("puma:workers=2", 150.0, 180.0),
         summary("puma:workers=4", 260.0, 290.0), summary("puma:workers=8", 400.0, 520.0)])
-      Tune::Chart.new(document, scenario: Scenarios::Sustained, colors: ->(_) { "#0072B2" }).section.rows.map(&:last)
+      Report::SustainedChart.new(document, scenario: Scenarios::Sustained, colors: ->(_) { "#0072B2" }).section.rows.map(&:last)
     end
 
     # The issue's tune: workers=8 at 520 MiB was marked best under a 300 MiB
@@ -31,21 +31,21 @@ module Arena
     end
 
     def test_the_rule_on_values
-      assert_equal :b, Tune::Chart.best([[:a, 100, 50], [:b, 200, 100], [:c, 300, 101]], budget_mib: 100)
-      assert_equal :c, Tune::Chart.best([[:a, 100, 50], [:b, 200, 100], [:c, 300, 101]], budget_mib: nil)
-      assert_nil Tune::Chart.best([[:a, 0, 50], [:b, 100, nil]], budget_mib: 100), "unsustained, or memory not measured"
-      assert_equal :b, Tune::Chart.best([[:a, 0, 50], [:b, 100, nil]], budget_mib: nil)
-      assert_equal :b, Tune::Chart.best([[:a, 100, 50], [:b, 300, 60], [:c, 200, 70]], budget_mib: nil), "the most, wherever it comes"
-      assert_equal :b, Tune::Chart.best([[:a, nil, 50], [:b, 100, 60]], budget_mib: 100), "no figure: unsustained"
-      assert Tune::Chart.over_budget?(101.0, 100)
-      frontier = ->(points) { Tune::Chart.frontier(points) }
+      assert_equal :b, Report::SustainedChart.best([[:a, 100, 50], [:b, 200, 100], [:c, 300, 101]], budget_mib: 100)
+      assert_equal :c, Report::SustainedChart.best([[:a, 100, 50], [:b, 200, 100], [:c, 300, 101]], budget_mib: nil)
+      assert_nil Report::SustainedChart.best([[:a, 0, 50], [:b, 100, nil]], budget_mib: 100), "unsustained, or memory not measured"
+      assert_equal :b, Report::SustainedChart.best([[:a, 0, 50], [:b, 100, nil]], budget_mib: nil)
+      assert_equal :b, Report::SustainedChart.best([[:a, 100, 50], [:b, 300, 60], [:c, 200, 70]], budget_mib: nil), "the most, wherever it comes"
+      assert_equal :b, Report::SustainedChart.best([[:a, nil, 50], [:b, 100, 60]], budget_mib: 100), "no figure: unsustained"
+      assert Report::SustainedChart.over_budget?(101.0, 100)
+      frontier = ->(points) { Report::SustainedChart.frontier(points) }
       assert_equal [[60.0, 250.0], [100.0, 300.0], [150.0, 400.0]], frontier.call([[100.0, 300.0], [60.0, 250.0], [80.0, 240.0], [120.0, 290.0], [150.0, 400.0]])
       assert_equal [[50.0, 200.0]], frontier.call([[50.0, 100.0], [50.0, 200.0]]), "at the same memory, the most sustained"
       assert_equal [[40.0, 0.0], [50.0, 10.0]], frontier.call([[50.0, 10.0], [40.0, 0.0]]), "an unsustained config at the least memory starts it"
       assert_equal [], frontier.call([])
-      refute Tune::Chart.over_budget?(100.0, 100)
-      refute Tune::Chart.over_budget?(nil, 100)
-      refute Tune::Chart.over_budget?(500.0, nil)
+      refute Report::SustainedChart.over_budget?(100.0, 100)
+      refute Report::SustainedChart.over_budget?(nil, 100)
+      refute Report::SustainedChart.over_budget?(500.0, nil)
     end
   end
 end

@@ -177,7 +177,7 @@ module Arena
 
     def test_frontier_keeps_configs_that_sustain_more_than_every_smaller_one
       points = [[100.0, 300.0], [60.0, 250.0], [80.0, 240.0], [120.0, 290.0], [150.0, 400.0]]
-      assert_equal [[60.0, 250.0], [100.0, 300.0], [150.0, 400.0]], Tune::Chart.frontier(points)
+      assert_equal [[60.0, 250.0], [100.0, 300.0], [150.0, 400.0]], Report::SustainedChart.frontier(points)
     end
 
     # The winner run again without its envelope, one run a side: a cost only

@@ -1,13 +1,13 @@
 # frozen_string_literal: true
 
 module Arena
-  module Tune
+  module Report
     # report.html's section for sustained-rate measurements (an `arena tune`
     # run, or `--scenario sustained`): per workload, every config's sustained
     # rate against the peak PSS under it, in the order the search measured
     # them (the line is the search path), each server's frontier (the most
     # any config sustained within that much memory), its winner ringed.
-    class Chart
+    class SustainedChart
       # scenario: the one whose summaries these are (Scenarios::Sustained), asked for their figures.
       def initialize(document, scenario:, colors:)
         @scenario = scenario
@@ -20,7 +20,7 @@ module Arena
         return nil if @summaries.empty?
         rows = []
         charts = @summaries.group_by(&:workload).map { |workload, group| chart(workload, group, rows) }
-        Report::Section.new(id: "sustained", title: "Sustained rate against memory (tune)", charts: charts,
+        Section.new(id: "sustained", title: "Sustained rate against memory (tune)", charts: charts,
           note: "Each point is one server config: the highest open-model rate it sustained (p99 within the SLO, under 1% " \
                 "errors and dropped, at least 100 samples) against the peak PSS of its process tree under that rate. " \
                 "The line joins the configs in the order the search measured them; the frontier is the most any config " \
@@ -89,10 +89,10 @@ module Arena
           end
         end
         return {title: "Sustained rate: #{workload}", svg: ""} if series.empty?
-        {title: "Sustained rate against memory: #{workload}", svg: Report::Svg::Lines.new(title: "Sustained rate #{workload}",
+        {title: "Sustained rate against memory: #{workload}", svg: Svg::Lines.new(title: "Sustained rate #{workload}",
           series: series, marks: marks, x_label: "peak PSS of the process tree under that rate (MiB)",
-          y_label: "sustained rate (req/s, open model)", x_format: ->(v) { Report::Svg.trim(v.round(1)) },
-          y_format: ->(v) { Report::Svg.count_tick(v) }).render}
+          y_label: "sustained rate (req/s, open model)", x_format: ->(v) { Svg.trim(v.round(1)) },
+          y_format: ->(v) { Svg.count_tick(v) }).render}
       end
     end
   end
