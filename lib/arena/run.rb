@@ -2,7 +2,6 @@
 
 # The runner and its two strategies (kept-up rounds, restarted rounds) on the steps they share, precision, rounds.
 require_relative "run/rounds"
-require_relative "run/round_size"
 require_relative "run/precision"
 require_relative "run/strategy"
 require_relative "run/kept_up_rounds"

@@ -2,6 +2,7 @@
 
 # What a measurement does: settle, warm-up, one measurement (Measuring), the base; each scenario's file is loaded by
 # Scenarios.load_all.
+require_relative "scenarios/round_size"
 require_relative "scenarios/warmup"
 require_relative "scenarios/settle"
 require_relative "scenarios/at"

@@ -27,7 +27,7 @@ module Arena
       # warm-up alone (--request-start-warmup): each of its requests after its
       # connection's first, the loop already full, under the same connections
       # as the counted phase, which goes without the header. The split is the
-      # warm-up's (Run::RoundSize.warmup gives it a turn to time); "all" times the
+      # warm-up's (Scenarios::RoundSize.warmup gives it a turn to time); "all" times the
       # counted phase itself, at its cost.
       MODES = {"on" => "h", "all" => 1, "off" => nil}.freeze
       # Which requests carry X-Request-Start: :warmup the warm-up's, 1 every one, nil none.

@@ -36,7 +36,7 @@ module Arena
       # its own to do before round 1 (Scenarios::Base#warm_up gave nothing:
       # sustained's closed maximum warms inside its measurement) keeps the
       # plan's bound in round 1; -d lengthened to the unit's round size.
-      # -w lengthened to one turn of its closed loop (Run::RoundSize.warmup).
+      # -w lengthened to one turn of its closed loop (Scenarios::RoundSize.warmup).
       def load_for(unit, round)
         load = (round == 1 && !@warmups.key?(unit.key)) ? @plan.load : @plan.load.with(warmup_max: 0.0)
         seconds, warmup = @sizes[unit.key]
@@ -66,7 +66,7 @@ module Arena
         end
       end
 
-      # Each warmed unit's round length (Run::RoundSize: --round-requests at the
+      # Each warmed unit's round length (Scenarios::RoundSize: --round-requests at the
       # rate its warm-up reached) and the engine's warm-up before each round
       # (one turn of the closed loop at that rate), where either is longer
       # than -d or -w.
@@ -74,8 +74,8 @@ module Arena
         load = @plan.load
         warmups.filter_map do |key, records|
           rates = records.values.map(&:slices)
-          seconds = Run::RoundSize.duration(duration: load.duration, requests: load.round_requests, rates: rates)
-          warmup = Run::RoundSize.warmup(warmup: load.warmup.to_f, connections: load.connections, rates: rates,
+          seconds = Scenarios::RoundSize.duration(duration: load.duration, requests: load.round_requests, rates: rates)
+          warmup = Scenarios::RoundSize.warmup(warmup: load.warmup.to_f, connections: load.connections, rates: rates,
             turn_s: records.values.filter_map(&:turn_s).max)
           [key, [seconds, warmup].freeze] if seconds > load.duration || warmup > load.warmup.to_f
         end.to_h.freeze

@@ -220,7 +220,7 @@ module Arena
         ctx.settle.call(ctx.baseline) if settle
         # A slice long enough for several responses of a slow endpoint, and
         # for a turn of the closed loop (each slice opens its connections afresh).
-        turn = Arena::Run::RoundSize.turn(connections: settings.connections, service_us: ctx.baseline&.p50_us, slots: ctx.adapter.declared_slots)
+        turn = RoundSize.turn(connections: settings.connections, service_us: ctx.baseline&.p50_us, slots: ctx.adapter.declared_slots)
         slice_s = [Scenarios::Warmup::SLICE_S, 2 * ctx.baseline&.p99_us.to_f / 1e6, turn].max
         Scenarios::Warmup.new(engine: ctx.engine, target: ctx.target, settings: settings, max_s: ctx.load.warmup_limit, slice_s: slice_s,
           turn_s: turn.round(3)).call

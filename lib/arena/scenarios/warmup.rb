@@ -15,7 +15,7 @@ module Arena
     # process start (a few ms) and fresh connections, which a warm-up can
     # afford and a measurement does not see.
     class Warmup
-      # turn_s: one turn of the closed loop as known before the load (Run::RoundSize.turn).
+      # turn_s: one turn of the closed loop as known before the load (RoundSize.turn).
       Result = Struct.new(:warmup_s, :slices, :steady, :turn_s, keyword_init: true)
       # Out of the Struct.new block: mutant skips methods defined in a closure.
       class Result

@@ -5,9 +5,9 @@ require "arena"
 
 # A round long enough for its requests at the rate the warm-up reached.
 class RoundSizeTest < Minitest::Test
-  cover "Arena::Run::RoundSize*"
+  cover "Arena::Scenarios::RoundSize*"
 
-  def size(rates, duration: 0.3, requests: 2000) = Arena::Run::RoundSize.duration(duration: duration, requests: requests, rates: rates)
+  def size(rates, duration: 0.3, requests: 2000) = Arena::Scenarios::RoundSize.duration(duration: duration, requests: requests, rates: rates)
 
   def test_a_fast_app_keeps_its_duration_and_a_slow_one_gets_enough_requests
     assert_equal 0.3, size([[9000, 10_000, 10_000, 10_000]])
@@ -17,7 +17,7 @@ class RoundSizeTest < Minitest::Test
     assert_equal 8.0, size([[50, 50, 50]], duration: 8.0), "never shorter than -d"
   end
 
-  def warm(rates, warmup: 0.2, connections: 32) = Arena::Run::RoundSize.warmup(warmup: warmup, connections: connections, rates: rates)
+  def warm(rates, warmup: 0.2, connections: 32) = Arena::Scenarios::RoundSize.warmup(warmup: warmup, connections: connections, rates: rates)
 
   def test_the_warm_up_covers_two_turns_of_the_closed_loop
     assert_in_delta 3.2, warm([[5, 20, 20, 20]]), 1e-9, "32 connections at 20 req/s: 1.6 s in the system, twice"
@@ -30,14 +30,14 @@ class RoundSizeTest < Minitest::Test
   end
 
   def test_a_turn_known_before_the_load_counts_where_the_warm_up_read_no_rate
-    assert_in_delta 3.2, Arena::Run::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[0, 0, 0]], turn_s: 1.6), 1e-9
-    assert_in_delta 3.2, Arena::Run::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[40, 40, 40]], turn_s: 1.6), 1e-9, "the longer of the two"
-    assert_in_delta 1.6, Arena::Run::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[40, 40, 40]], turn_s: 0.1), 1e-9
-    assert_equal 5.0, Arena::Run::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [], turn_s: 9.0)
+    assert_in_delta 3.2, Arena::Scenarios::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[0, 0, 0]], turn_s: 1.6), 1e-9
+    assert_in_delta 3.2, Arena::Scenarios::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[40, 40, 40]], turn_s: 1.6), 1e-9, "the longer of the two"
+    assert_in_delta 1.6, Arena::Scenarios::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [[40, 40, 40]], turn_s: 0.1), 1e-9
+    assert_equal 5.0, Arena::Scenarios::RoundSize.warmup(warmup: 0.2, connections: 32, rates: [], turn_s: 9.0)
   end
 
   def test_a_turn_is_each_slots_share_of_the_connections_at_the_service_time
-    turn = ->(c, us, slots) { Arena::Run::RoundSize.turn(connections: c, service_us: us, slots: slots) }
+    turn = ->(c, us, slots) { Arena::Scenarios::RoundSize.turn(connections: c, service_us: us, slots: slots) }
     assert_in_delta 1.6, turn.call(32, 50_000, 1), 1e-9, "thin: one slot, 32 connections, 50 ms"
     assert_in_delta 0.2, turn.call(32, 50_000, 8), 1e-9
     assert_in_delta 0.05, turn.call(4, 50_000, 8), 1e-9, "more slots than connections: one service time"
@@ -63,6 +63,6 @@ class RoundSizeTest < Minitest::Test
 
   def test_connections_not_known
     assert_equal 0.2, warm([[20, 20, 20]], connections: nil)
-    assert_equal 0.0, Arena::Run::RoundSize.turn(connections: nil, service_us: 50_000, slots: 4)
+    assert_equal 0.0, Arena::Scenarios::RoundSize.turn(connections: nil, service_us: 50_000, slots: 4)
   end
 end

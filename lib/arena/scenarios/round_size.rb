@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 module Arena
-  module Run
+  module Scenarios
     # How long a round's measurement of one unit lasts: long enough to hold
     # `requests` at the rate its warm-up reached, never shorter than -d, at
     # most MAX_S. A fixed 0.3 s round suits the built-in app (3,000 requests
@@ -35,7 +35,7 @@ module Arena
       # 50 ms request holds 32 connections for 1.6 s, writes its answers in
       # batches, and after -w 0.2 read 14-18 of its 20 req/s in 3 s rounds
       # (20.7, the limit, after 1.7 s).
-      # turn_s: the turn known before any load (Run::RoundSize.turn), for a warm-up
+      # turn_s: the turn known before any load (RoundSize.turn), for a warm-up
       # whose slices read no rate.
       def warmup(warmup:, connections:, rates:, turn_s: nil)
         rate = settled(rates)
