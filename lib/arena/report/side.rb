@@ -36,6 +36,9 @@ module Arena
       # Moments to mark on a timeline chart besides the event: [{x:, label:}].
       def marks(m) = scenario.marks(m)
 
+      # The event's name on its timeline chart (Report::TimelineCharts).
+      def event_label(m) = scenario.event_label(m)
+
       # Its own sections of report.md and report.html.
       def sections(document, colors:) = scenario.sections(document, colors: colors)
 

@@ -37,7 +37,7 @@ module Arena
         step = m.load.interval_s
         colour = @colors.call(m.server)
         at = @scenario.figures_of(m).event_at_s
-        event = @scenario.event_label(m)
+        event = Side.of(@scenario).event_label(m)
         vlines = at ? [{x: at, label: event}] : []
         # Other moments the scenario marks (a profile's stage boundaries).
         vlines += Side.of(@scenario).marks(m)
