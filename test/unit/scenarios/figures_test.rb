@@ -29,7 +29,7 @@ module Arena
       crash = Results::Document.load(FIXTURE).measured.find { |m| m.scenario == "crash" }
       assert_kind_of Scenarios::Crash::Figures, Scenarios::Crash.figures_of(crash)
       assert_nil Scenarios::Restart.figures_of(crash)
-      assert_equal "worker killed", Scenarios::Crash.event_label(crash)
+      assert_equal "worker killed", Report::Side.of(Scenarios::Crash).event_label(crash)
     end
 
     def test_the_tune_chart_reads_the_sustained_record
