@@ -37,53 +37,6 @@ module Arena
         m = measure(ctx, settings, variant: "stages")
         [m.with(extra: Verdicts::Profile.analyse(profile, m.load))]
       end
-
-      def self.finding(m)
-        return nil unless m.scenario == key
-        return "#{m.server} #{m.workload} profile: not measured, #{m.extra["reason"]}" if m.extra["reason"]
-        stages = m.extra["stages"].map do |s|
-          "#{s["label"]}: #{Support::Format.rps(s["sent_rps"])} of #{Support::Format.rps(s["asked_rps"])} req/s sent, " \
-            "#{Support::Format.rps(s["good_rps"])} good, #{tail(s)}, " \
-            "#{s["errors"]} errors, #{s["dropped"]} dropped"
-        end
-        spikes = m.extra["recoveries"].map do |r|
-          p99 = r["p99_back_s"] ? "p99 back under #{Support::Format.duration_us(r["p99_limit_us"])} in #{r["p99_back_s"]} s" : "p99 not back under #{Support::Format.duration_us(r["p99_limit_us"])}"
-          spike = r["spike_verdict"] ? "#{Verdicts::Verdict.of(r["spike_verdict"], r["spike_reason"])}; " : ""
-          "#{r["spike"]}: #{spike}throughput after it: #{Verdicts::EventAnalysis.words(r)}; #{p99}"
-        end
-        "#{m.server} #{m.workload} profile: #{(stages + spikes).join("; ")}"
-      end
-
-      # The stage's p99, or its p90 where it has too few responses for a p99.
-      # "spike 1500/s 10s: queued and shed, then recovered"; with no spike,
-      # "4 stages: 12 errors, 48 dropped".
-      def self.brief(m)
-        return nil unless m.scenario == key
-        return ["profile", not_measured(m.extra["reason"])] if m.extra["reason"]
-        s = Support::Short
-        stages = m.extra["stages"]
-        spikes = m.extra["recoveries"]
-        r = spikes.first
-        unless r
-          return ["profile", "#{stages.size} stages: #{s.rate(stages.sum { |t| t["errors"].to_i })} errors, " \
-            "#{s.rate(stages.sum { |t| t["dropped"].to_i })} dropped"]
-        end
-        more = (spikes.size > 1) ? " (+#{spikes.size - 1} more)" : ""
-        ["profile", "#{r["spike"]}: #{[r["spike_verdict"], r["verdict"]].compact.join(", then ")}#{more}"]
-      end
-
-      def self.tail(stage)
-        return "p99 #{Support::Format.duration_us(stage["p99_us"])}" if stage["p99_us"]
-        stage["p90_us"] ? "p90 #{Support::Format.duration_us(stage["p90_us"])}" : "p99 -"
-      end
-
-      def self.sections(document, colors:) = Report::TimelineCharts.new(document, scenario: self, colors: colors).sections
-
-      # A profile has no single event: its stage boundaries are its marks.
-      def self.event_label(_m) = nil
-
-      # The stage boundaries on its timeline.
-      def self.marks(m) = Array(figures_of(m)&.marks).map { |v| {x: v["x"], label: v["label"]} }
     end
   end
 end
