@@ -27,7 +27,7 @@ module Arena
     # One arena run of every config on each of `workloads`: one round, short loads
     # (-d as given: with no warm-up to a steady state, --warmup-max 0, no
     # rate sizes the round; a sleeping app has nothing to warm, and each
-    # round's -w still covers a turn of its closed loop, Run::RoundSize.turn).
+    # round's -w still covers a turn of its closed loop, Scenarios::RoundSize.turn).
     # Every request of the counted phase is timed (--queue-time all): what
     # the wrapper costs, microseconds, is nothing beside the 50 ms sleep, and
     # the default (on: the warm-up's requests after their connection's first)

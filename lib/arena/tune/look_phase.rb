@@ -42,7 +42,7 @@ module Arena
         look.trial.call(start)
       end
 
-      def words(settings) = settings.map { |k, v| "#{k}=#{v}" }.join(" ")
+      def words(settings) = Support::Format.pairs(settings)
 
       # [adapter, its space, its installation], or nil with the reason noted in the output.
       def searchable(adapter)

@@ -6,7 +6,7 @@ require "arena"
 module Arena
   # Tune's chart marks as best what tune itself would choose: the most
   # sustained config within the memory budget, never one over it.
-  class TuneChartTest < Minitest::Test
+  class SustainedChartTest < Minitest::Test
     cover "Arena::Report::SustainedChart*"
 
     def summary(server, rps, pss)
