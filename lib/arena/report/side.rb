@@ -36,7 +36,7 @@ module Arena
       # Moments to mark on a timeline chart besides the event: [{x:, label:}].
       def marks(m) = scenario.marks(m)
 
-      # The event's name on its timeline chart (Report::TimelineCharts).
+      # The event's name on its timeline chart (Report::TimelineSide).
       def event_label(m) = scenario.event_label(m)
 
       # Its own sections of report.md and report.html.

@@ -42,6 +42,19 @@ module Arena
       end
     end
 
+    # Crash, restart and profile draw a timeline per measurement, named by its event.
+    def test_a_timeline_side_draws_each_measurement_on_its_timeline
+      document = Results::Document.load(File.expand_path("../../fixtures/results/scenarios", __dir__))
+      ids = ->(scenario) { (1..scenario.measured_in(document).size).map { |i| "timeline-#{scenario.key}-#{i}" } }
+      crash = Report::Side.of(Scenarios::Crash)
+      assert_kind_of Report::TimelineSide, crash
+      assert_equal ids.call(Scenarios::Crash), crash.sections(document, colors: ->(_) { "#0072B2" }).map(&:id)
+      assert_equal "worker killed", crash.event_label(document.measured.find { |m| m.scenario == "crash" })
+      restart = Report::Side.of(Scenarios::Restart).sections(document, colors: ->(_) { "#0072B2" })
+      assert_equal ids.call(Scenarios::Restart), restart.map(&:id)
+      refute_empty restart
+    end
+
     # A scenario whose report side is still its own (as a scenario is before
     # its side moves to report/sides/).
     module Unmoved

@@ -5,7 +5,7 @@ module Arena
     module Sides
       # What the report says and draws of a killed worker: its outcome, errors
       # and recovery, on a timeline.
-      class Crash < Side
+      class Crash < TimelineSide
         side_of "crash"
 
         def finding(m)
@@ -34,9 +34,6 @@ module Arena
           seconds ? "recovered in #{Support::Short.sig(seconds.to_f)} s" : word
         end
 
-        def sections(document, colors:) = TimelineCharts.new(document, scenario: scenario, colors: colors).sections
-
-        # The event's name on its timeline.
         def event_label(_m) = "worker killed"
       end
     end

@@ -5,7 +5,7 @@ module Arena
     module Sides
       # What the report says and draws of a load profile: each stage, each
       # spike's recovery, on a timeline with the stages marked.
-      class Profile < Side
+      class Profile < TimelineSide
         side_of "profile"
 
         def finding(m)
@@ -46,8 +46,6 @@ module Arena
           return "p99 #{Support::Format.duration_us(stage["p99_us"])}" if stage["p99_us"]
           stage["p90_us"] ? "p90 #{Support::Format.duration_us(stage["p90_us"])}" : "p99 -"
         end
-
-        def sections(document, colors:) = TimelineCharts.new(document, scenario: scenario, colors: colors).sections
 
         # A profile has no single event: its stage boundaries are its marks.
         def event_label(_m) = nil

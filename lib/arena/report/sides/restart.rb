@@ -5,7 +5,7 @@ module Arena
     module Sides
       # What the report says and draws of a restart: its failed requests, longest
       # wait and dip, on a timeline.
-      class Restart < Side
+      class Restart < TimelineSide
         side_of "restart"
 
         def finding(m)
@@ -25,9 +25,6 @@ module Arena
             "dip #{s.pct(x["dip_pct"])}#{", NOT serving after" unless x["serving_after"]}"]
         end
 
-        def sections(document, colors:) = TimelineCharts.new(document, scenario: scenario, colors: colors).sections
-
-        # The event's name on its timeline.
         def event_label(m) = "#{m.variant} restart"
       end
     end

@@ -8,6 +8,8 @@ module Arena
       class Sustained < Side
         side_of "sustained"
 
+        def sections(document, colors:) = [SustainedChart.new(document, scenario: scenario, colors: colors).section].compact
+
         def finding(m)
           return nil unless m.summary?
           x = m.extra
@@ -29,8 +31,6 @@ module Arena
         def rounds_finding(ms) = finding(ms.first)
 
         def rounds_brief(ms) = brief(ms.first)
-
-        def sections(document, colors:) = [SustainedChart.new(document, scenario: scenario, colors: colors).section].compact
       end
     end
   end
