@@ -118,7 +118,10 @@ module Arena
       def with_cores(answer, pick)
         return answer unless answer.confirmed? && pick
         before = @record.answer["scaling"]
-        return answer.with(scaling: Resume.scaling_of(before, pick.adapter, machine: @plan.machine)) if Array(before&.dig("ratio")).any?
+        if Array(before&.dig("ratio")).any? && Scaling.process_key(pick.adapter) &&
+            Scaling.scaled(pick.adapter, @plan.machine.cores).label == before["config"]
+          return answer.with(scaling: Resume.scaling_of(before, pick.adapter, machine: @plan.machine))
+        end
         return answer if @plan.machine.cores < 2
         say "cores: #{pick.key} on 1 core against every core"
         answer.with(scaling: Scaling.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first,
