@@ -46,10 +46,14 @@ class ReadmeTest < Minitest::Test
   # A reader cannot open a session, an issue or a run's date, and should not need to.
   DIARY = /\bsessions?\b|fresh-check|\bissue\s+#?\d+|\b20\d\d-\d\d-\d\d\b|closing note/i
 
+  # The answer's standing line dates the server's releases: facts of the gem, not of a run.
+  def self.undated(line) = line.match?(/\A\s*standing: /) ? line.gsub(/\b20\d\d-\d\d-\d\d\b/, "DATE") : line
+
   def test_readme_and_changelog_keep_no_diary
     {"README.md" => README, "CHANGELOG.md" => CHANGELOG}.each do |name, text|
-      hits = text.lines.each_with_index.select { |line, _| line.match?(DIARY) }
+      hits = text.lines.each_with_index.select { |line, _| ReadmeTest.undated(line).match?(DIARY) }
       assert_empty hits.map { |line, i| "#{name}:#{i + 1}: #{line.strip}" }, "#{name} keeps a diary"
     end
+    assert ReadmeTest.undated("note: run on 2026-12-06").match?(DIARY), "a run's date is still a diary"
   end
 end
