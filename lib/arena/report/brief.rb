@@ -110,7 +110,7 @@ module Arena
       end
 
       # Only where the rounds' good responses support one (100).
-      def p99(r) = (r.p99_us if r.samples.to_i >= Results::PERCENTILE_MIN_SAMPLES.fetch(:p99))
+      def p99(r) = (r.p99_us if r.samples.to_i >= Verdicts::Limits::PERCENTILE_MIN_SAMPLES.fetch(:p99))
 
       # The first column left, the verdict left, the figures right.
       def line(cells, widths)

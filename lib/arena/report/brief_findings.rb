@@ -154,8 +154,8 @@ module Arena
 
       # A row whose rounds together hold 100 good responses has its p99: nothing to say.
       def few(r)
-        return nil if r.samples.to_i >= Results::PERCENTILE_MIN_SAMPLES.fetch(:p99)
-        "#{r.samples.to_i} good responses: a p99 needs #{Results::PERCENTILE_MIN_SAMPLES.fetch(:p99)}, none is shown"
+        return nil if r.samples.to_i >= Verdicts::Limits::PERCENTILE_MIN_SAMPLES.fetch(:p99)
+        "#{r.samples.to_i} good responses: a p99 needs #{Verdicts::Limits::PERCENTILE_MIN_SAMPLES.fetch(:p99)}, none is shown"
       end
 
       def first_summary(r, flag)

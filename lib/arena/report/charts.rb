@@ -88,7 +88,7 @@ module Arena
           series = ms.group_by(&:server).sort_by { |server, _| order.index(server) || order.size }.map do |server, runs|
             n = runs.map { |m| m.load.latency.n }.min
             # A percentile that n does not support is not drawn.
-            shown = PERCENTILES.select { |name, _| n >= Results::PERCENTILE_MIN_SAMPLES.fetch(name.to_sym, 1) }
+            shown = PERCENTILES.select { |name, _| n >= Verdicts::Limits::PERCENTILE_MIN_SAMPLES.fetch(name.to_sym, 1) }
             values = PERCENTILES.map { |name, _| Rows.median(runs.map { |m| m.load.latency[name.to_sym].to_f }) }
             table << [@labels.call(server), key[0], [key[1], key[2]].compact.join(" "),
               *PERCENTILES.each_with_index.map { |(name, _), i| Format.percentile_us(values[i], n, name.to_sym) },

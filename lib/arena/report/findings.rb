@@ -92,7 +92,7 @@ module Arena
       def flag_lines(document)
         # A round under 100 responses still has a p99 in its row when the
         # rounds' merged histograms hold 100 (Rows): then nothing to say.
-        shown = Rows.from(document).select { |r| r.samples.to_i >= Results::PERCENTILE_MIN_SAMPLES.fetch(:p99) }.map { |r| [r.server, r.workload, r.label] }
+        shown = Rows.from(document).select { |r| r.samples.to_i >= Verdicts::Limits::PERCENTILE_MIN_SAMPLES.fetch(:p99) }.map { |r| [r.server, r.workload, r.label] }
         document.measured.flat_map { |m| m.flags.map { |f| [f, m] } }.group_by(&:first).filter_map do |flag, pairs|
           pairs = pairs.reject { |_, m| shown.include?([m.server, m.workload, m.label]) } if flag == "few-samples"
           next if pairs.empty?

@@ -119,7 +119,7 @@ module Arena
 
       # A percentile only where n supports it (p99 needs 100 samples).
       def percentile_us(us, n, name)
-        return Support::Format.duration_us(us) if n.nil? || n >= Results::PERCENTILE_MIN_SAMPLES.fetch(name, 1)
+        return Support::Format.duration_us(us) if n.nil? || n >= Verdicts::Limits::PERCENTILE_MIN_SAMPLES.fetch(name, 1)
         "n=#{n} too small"
       end
 

@@ -1,20 +1,14 @@
 # frozen_string_literal: true
 
 require_relative "../stats/histogram"
+require_relative "../verdicts/limits"
 
 module Arena
   module Results
-    # The fewest samples for which a percentile says more than "the k-th
-    # largest of a handful": p99 needs 100, p99.9 needs 1,000.
-    PERCENTILE_MIN_SAMPLES = {p50: 2, p75: 4, p90: 10, p99: 100, p999: 1000, p9999: 10_000}.freeze
     ENGINE_SCHEMAS = %w[arena-load/1 arena-load/2].freeze
     # Responses that arrived whole but failed the checks: counted as
     # completed by the engine, never as good.
     FAILED_CHECKS = %w[unexpected_status body_mismatch].freeze
-    # A measurement with more errors than this is marked and never picked.
-    ERROR_LIMIT_PCT = 1.0
-    # The engine's core busier than this: the loader, not the server, may be the limit.
-    LOADER_BUSY_PCT = 85.0
     # Nothing ended in at least this share of a measurement's end: hung.
     HUNG_SHARE = 0.5
 
@@ -29,7 +23,7 @@ module Arena
           max: h["max"], mean: h["mean"], stdev: h["stdev"]).freeze
       end
 
-      def supported?(name) = n >= PERCENTILE_MIN_SAMPLES.fetch(name, 1)
+      def supported?(name) = n >= Verdicts::Limits::PERCENTILE_MIN_SAMPLES.fetch(name, 1)
 
       # The percentile, or nil when n is too small for it.
       def at(name) = (self[name] if supported?(name))

@@ -7,7 +7,7 @@ module Arena
     TuneConstraints = Struct.new(:slo_ms, :memory_mib, :error_limit_pct, :max_time_s, :server_cores, :cpus, :duration_s,
       :warmup_s, :connections, keyword_init: true) do
       def self.of(plan, memory_mib:)
-        new(slo_ms: plan.load.slo_ms, memory_mib: memory_mib, error_limit_pct: ERROR_LIMIT_PCT, max_time_s: plan.load.max_time,
+        new(slo_ms: plan.load.slo_ms, memory_mib: memory_mib, error_limit_pct: Verdicts::Limits::ERROR_LIMIT_PCT, max_time_s: plan.load.max_time,
           server_cores: plan.machine.server_cores, cpus: plan.machine.cpus_mode, duration_s: plan.load.duration,
           warmup_s: plan.load.warmup, connections: plan.load.connections).freeze
       end

@@ -82,7 +82,7 @@ module Arena
       end
 
       def self.figure(m)
-        over = m.load&.error_pct.to_f > ERROR_LIMIT_PCT
+        over = m.load&.error_pct.to_f > Verdicts::Limits::ERROR_LIMIT_PCT
         Figure.new(rps: over ? 0.0 : m.good_rps, p99_ms: m.summary&.p99_us&.then { |us| us / 1000.0 }, pss_kb: m.probes&.pss_peak_kb).freeze
       end
 

@@ -197,7 +197,7 @@ module Arena
         m = @sessions.fetch(side.role).run(Scenarios::Steady.new, @workload, load: round_load).first
         m = m.with(repeat: number, variant: @variant)
         @store.add_measurement(m)
-        over = m.load&.error_pct.to_f > Results::ERROR_LIMIT_PCT
+        over = m.load&.error_pct.to_f > Verdicts::Limits::ERROR_LIMIT_PCT
         side.rps[number] = over ? 0.0 : m.good_rps
         side.p99_ms[number] = m.summary&.p99_us&.then { |us| us / 1000.0 }
         side.pss_kb[number] = m.probes&.pss_peak_kb

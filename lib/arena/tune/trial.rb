@@ -62,7 +62,7 @@ module Arena
       def self.round_figure(session, workload:, load:, store:, repeat:)
         m = session.run(Scenarios::Steady.new, workload, load: load).first
         store.add_measurement(m.with(repeat: repeat))
-        (m.load&.error_pct.to_f > Results::ERROR_LIMIT_PCT) ? 0.0 : m.good_rps
+        (m.load&.error_pct.to_f > Verdicts::Limits::ERROR_LIMIT_PCT) ? 0.0 : m.good_rps
       end
 
       # The adapter with these settings; runtime dimensions (yjit, jemalloc)

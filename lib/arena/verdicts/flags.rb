@@ -50,7 +50,7 @@ module Arena
         # A hung server's unanswered requests count in error_pct; its flag is "unanswered", not this.
         def self.flag(f)
           load = f.load
-          Verdict.of("errors") if load.error_pct > Results::ERROR_LIMIT_PCT && !(load.unanswered? && load.errors.zero?)
+          Verdict.of("errors") if load.error_pct > Limits::ERROR_LIMIT_PCT && !(load.unanswered? && load.errors.zero?)
         end
       end
 
@@ -59,7 +59,7 @@ module Arena
       end
 
       module LoaderBound
-        def self.flag(f) = (Verdict.of("loader-bound") if f.loader_cpu_pct && f.loader_cpu_pct > Results::LOADER_BUSY_PCT)
+        def self.flag(f) = (Verdict.of("loader-bound") if f.loader_cpu_pct && f.loader_cpu_pct > Limits::LOADER_BUSY_PCT)
       end
 
       module DidNotSettle

@@ -139,7 +139,7 @@ module Arena
         few = {"base" => a, "head" => b}.select { |_, s| s.missing == :few }
         words = []
         if few.any?
-          need = Results::PERCENTILE_MIN_SAMPLES.fetch(PERCENTILES.fetch(threshold.metric))
+          need = Limits::PERCENTILE_MIN_SAMPLES.fetch(PERCENTILES.fetch(threshold.metric))
           words << "#{threshold.metric} needs #{need} responses, #{few.map { |name, s| "#{name} has #{s.responses}" }.join(", ")}"
         end
         {"base" => a, "head" => b}.each { |name, s| words << "#{s.missing} in #{name}" if s.missing.is_a?(String) }
@@ -178,7 +178,7 @@ module Arena
         name = PERCENTILES[metric]
         if name
           n = runs.map { |m| m.load.latency.n }.min.to_i
-          need = Results::PERCENTILE_MIN_SAMPLES.fetch(name)
+          need = Limits::PERCENTILE_MIN_SAMPLES.fetch(name)
           return Side.new(missing: :few, responses: n).freeze if n < need
         end
         values = runs.filter_map(&Report::Compare::READERS.fetch(metric))

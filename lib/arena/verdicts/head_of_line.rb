@@ -16,7 +16,7 @@ module Arena
     # per-round ratios (Stats.by_rounds, paired where both ran in the same
     # rounds), else the verdict names both as not distinguishable (or
     # equivalent): a tie is not broken by sort order. Errors weigh first: a
-    # config that failed more than Results::ERROR_LIMIT_PCT of its requests
+    # config that failed more than Limits::ERROR_LIMIT_PCT of its requests
     # beside the slow one (the median of its rounds) ranks below every
     # config that did not, whatever its ratio, which is of the responses it
     # gave. Pure: entries in, a Verdict out.
@@ -40,7 +40,7 @@ module Arena
         (winner, x, _, lost), (second, y, _, errors) = ranked
         figures = figures_line(entries, ranked)
         if failed?(lost)
-          return Verdict.cannot_judge(["every config failed over #{format("%g", Results::ERROR_LIMIT_PCT)}% of its requests beside the slow request (#{figures})", *skipped].join("; "))
+          return Verdict.cannot_judge(["every config failed over #{format("%g", Limits::ERROR_LIMIT_PCT)}% of its requests beside the slow request (#{figures})", *skipped].join("; "))
         end
         if failed?(errors)
           return Verdict.of("#{winner} protects fast requests best", ["their p90 beside the slow request was x#{format("%.1f", x)} their median alone, " \
@@ -81,7 +81,7 @@ module Arena
         Verdict.of("#{winner} protects fast requests best", [words, *(diff && [diff.reason]), *skipped].join("; "))
       end
 
-      def failed?(error_pct) = error_pct > Results::ERROR_LIMIT_PCT
+      def failed?(error_pct) = error_pct > Limits::ERROR_LIMIT_PCT
 
       def pct(x) = "#{format("%.1f", x)}%"
 

@@ -21,7 +21,7 @@ module Arena
         duration = point["duration_s"].to_f
         in_flight = duration.positive? ? target * point["p50_us"].to_f / 1e6 / duration : 0.0
         point["good_rps"].to_f + in_flight >= 0.99 * target && point["dropped"].to_i <= 0.01 * target * duration &&
-          point["error_pct"].to_f <= Results::ERROR_LIMIT_PCT && point["samples"].to_i >= P99_SAMPLES &&
+          point["error_pct"].to_f <= Limits::ERROR_LIMIT_PCT && point["samples"].to_i >= P99_SAMPLES &&
           point["p99_us"].to_i.positive? && tail_within?(point, slo_us)
       end
 

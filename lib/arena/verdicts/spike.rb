@@ -5,7 +5,7 @@ module Arena
     # What a profile's spike did to its own requests (by their intended
     # time, so a request that waited counts where it was asked):
     #
-    # - shed: more than Results::ERROR_LIMIT_PCT of the requests the spike
+    # - shed: more than Limits::ERROR_LIMIT_PCT of the requests the spike
     #   asked for failed (errors, timeouts included);
     # - queued: they were answered late: their p90 beyond both twice the p90
     #   of the stage before and that plus 1 ms (a busy machine moves a
@@ -38,7 +38,7 @@ module Arena
 
       QUEUE_X = 2.0
       QUEUE_MIN_US = 1_000
-      P90_MIN = Results::PERCENTILE_MIN_SAMPLES.fetch(:p90)
+      P90_MIN = Limits::PERCENTILE_MIN_SAMPLES.fetch(:p90)
       # Served at least this share of the loader's cap: the cap was the limit.
       AT_CAP = 0.9
 
@@ -66,7 +66,7 @@ module Arena
         Verdicts::Verdict.of(word, reason(f, asked, cut, queued))
       end
 
-      def over?(count, asked) = 100.0 * count / asked > Results::ERROR_LIMIT_PCT
+      def over?(count, asked) = 100.0 * count / asked > Limits::ERROR_LIMIT_PCT
 
       # The most the loader's connections pass a second, or nil unknown.
       def cap(f) = (f.connections * 1e6 / f.before_p50_us if f.connections.to_i.positive? && f.before_p50_us.to_f.positive?)

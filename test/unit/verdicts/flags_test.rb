@@ -31,7 +31,7 @@ class VerdictFlagsTest < Minitest::Test
     assert_equal %w[noisy], F.of(figures(noisy: true)).map(&:word)
     assert_equal %w[did-not-settle], F.of(figures(settled: false)).map(&:word)
     assert_equal %w[loader-bound], F.of(figures(loader_cpu_pct: 90.0)).map(&:word)
-    assert_equal [], F.of(figures(loader_cpu_pct: Arena::Results::LOADER_BUSY_PCT)).map(&:word), "at the limit is not over it"
+    assert_equal [], F.of(figures(loader_cpu_pct: Arena::Verdicts::Limits::LOADER_BUSY_PCT)).map(&:word), "at the limit is not over it"
     assert_equal %w[errors], F.of(figures(load: engine(errors: 100))).map(&:word)
   end
 
@@ -42,7 +42,7 @@ class VerdictFlagsTest < Minitest::Test
     silent = engine(completed: 0, sent: 40)
     silent["good"] = {"completed" => 0, "rps" => 0.0, "latency_us" => {"count" => 0}}
     silent["latency_us"] = {"count" => 0}
-    assert_operator Arena::Results::LoadFigures.from_h(silent).error_pct, :>, Arena::Results::ERROR_LIMIT_PCT
+    assert_operator Arena::Results::LoadFigures.from_h(silent).error_pct, :>, Arena::Verdicts::Limits::ERROR_LIMIT_PCT
     assert_equal %w[unanswered few-samples], F.of(figures(load: silent)).map(&:word)
     failing = silent.merge("errors" => {"total" => 5, "connect_refused" => 5})
     flags = F.of(figures(load: failing)).map(&:word)
@@ -68,7 +68,7 @@ class VerdictFlagsTest < Minitest::Test
     assert_equal %w[oom-killed], F.of(figures(envelope: killed)).map(&:word)
     assert_equal [], F.of(figures(envelope: Struct.new(:oom_killed?).new(false))).map(&:word)
     assert_equal %w[few-samples], F.of(figures(load: engine(completed: 50))).map(&:word)
-    assert_equal [], F.of(figures(load: engine(completed: Arena::Results::PERCENTILE_MIN_SAMPLES.fetch(:p99)))).map(&:word)
+    assert_equal [], F.of(figures(load: engine(completed: Arena::Verdicts::Limits::PERCENTILE_MIN_SAMPLES.fetch(:p99)))).map(&:word)
     reopened = engine.merge("keep_alive" => true, "connections" => {"requested" => 16, "opened" => 1016})
     assert_equal %w[server-closed], F.of(figures(load: reopened)).map(&:word)
   end
