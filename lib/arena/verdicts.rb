@@ -3,6 +3,7 @@
 # Every rule that turns figures into a word: pure functions of values (the mutant target).
 require_relative "verdicts/verdict"
 require_relative "verdicts/limits"
+require_relative "verdicts/comparison"
 require_relative "verdicts/stall"
 require_relative "verdicts/tail_stall"
 require_relative "verdicts/concurrency"

@@ -22,21 +22,6 @@ module Arena
     class Compare
       LEVEL = 0.05
 
-      # Every figure a comparison or a gate reads from a measurement
-      # (Results::Measurement), in one place. A percentile is read only where
-      # the measurement has enough samples for it (p99 needs 100).
-      READERS = {
-        "good_rps" => ->(m) { m.good_rps },
-        "rps" => ->(m) { m.load.rps },
-        "p50" => ->(m) { m.load.latency.at(:p50)&.to_f },
-        "p90" => ->(m) { m.load.latency.at(:p90)&.to_f },
-        "p99" => ->(m) { m.load.latency.at(:p99)&.to_f },
-        "p999" => ->(m) { m.load.latency.at(:p999)&.to_f },
-        "pss" => ->(m) { m.probes&.pss_peak_kb&.then { |kb| kb.positive? ? kb.to_f : nil } },
-        "rss" => ->(m) { m.probes&.rss_peak_kb&.then { |kb| kb.positive? ? kb.to_f : nil } },
-        "errors" => ->(m) { m.load.errors.to_f },
-        "error_pct" => ->(m) { m.load.error_pct.to_f }
-      }.freeze
       TABLE = {"req/s" => "good_rps", "p99" => "p99", "PSS" => "pss"}.freeze
       FORMATS = {
         "good_rps" => ->(v) { Support::Format.rps(v) }, "rps" => ->(v) { Support::Format.rps(v) }, "pss" => ->(v) { Support::Format.memory_kb(v) },
@@ -61,16 +46,6 @@ module Arena
       end
 
       Row = Struct.new(:key, :changes, keyword_init: true)
-
-      # One row's measurements on both sides. `label` names the server config,
-      # "A -> B" when it changed between the runs.
-      Pair = Struct.new(:label, :workload, :scenario, :variant, :a, :b, keyword_init: true)
-
-      class Pair
-        def key = [label, workload, scenario, variant]
-
-        def values(metric, side) = self[side].filter_map(&READERS.fetch(metric))
-      end
 
       attr_reader :only_a, :only_b, :pairs
 
@@ -132,7 +107,7 @@ module Arena
         @only_b = rest_b
       end
 
-      def pair(label, key, a, b) = Pair.new(label: label, workload: key[1], scenario: key[2], variant: key[3], a: a, b: b)
+      def pair(label, key, a, b) = Verdicts::Comparison::Pair.new(label: label, workload: key[1], scenario: key[2], variant: key[3], a: a, b: b)
 
       def server_name(label) = label.to_s.split(":", 2).first
 

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../stats"
+require_relative "comparison"
 
 module Arena
   module Verdicts
@@ -44,8 +45,8 @@ module Arena
 
         def self.parse(item)
           metric, limit = item.split(":", 2)
-          unless Report::Compare::READERS.key?(metric)
-            raise UsageError, "--fail-on: unknown metric #{metric.inspect} (known: #{Report::Compare::READERS.keys.join(", ")})"
+          unless Comparison::READERS.key?(metric)
+            raise UsageError, "--fail-on: unknown metric #{metric.inspect} (known: #{Comparison::READERS.keys.join(", ")})"
           end
           match = /\A([+-])(\d+(?:\.\d+)?)(%|pp)\z/.match(limit.to_s.strip)
           raise UsageError, "--fail-on #{item.inspect}: write the limit with its sign, e.g. #{metric}:-5% (fail on a drop) or #{metric}:+10% (fail on a rise)" unless match
@@ -181,7 +182,7 @@ module Arena
           need = Limits::PERCENTILE_MIN_SAMPLES.fetch(name)
           return Side.new(missing: :few, responses: n).freeze if n < need
         end
-        values = runs.filter_map(&Report::Compare::READERS.fetch(metric))
+        values = runs.filter_map(&Comparison::READERS.fetch(metric))
         return Side.new(missing: "no #{metric} figure").freeze if values.empty?
         Side.new(values: values).freeze
       end
@@ -190,7 +191,7 @@ module Arena
       # boot in head must not pass the gate by its absence.
       def missing_rows
         compare.only_a.map do |key|
-          pair = Report::Compare::Pair.new(label: key[0], workload: key[1], scenario: key[2], variant: key[3], a: [], b: [])
+          pair = Comparison::Pair.new(label: key[0], workload: key[1], scenario: key[2], variant: key[3], a: [], b: [])
           Check.new(pair: pair, threshold: nil, verdict: Verdicts::Verdict.cannot_judge("measured in base, missing from head"), runs: [0, 0]).freeze
         end
       end

@@ -114,7 +114,7 @@ class CompareTest < Minitest::Test
      "probes" => {"pss_peak_kb" => pss, "rss_peak_kb" => rss}}
   end
 
-  def read(metric, **kw) = Arena::Report::Compare::READERS.fetch(metric).call(doc(measured(**kw)).measurements.first)
+  def read(metric, **kw) = Arena::Verdicts::Comparison::READERS.fetch(metric).call(doc(measured(**kw)).measurements.first)
 
   # What a comparison and a gate read from a measurement, and where a figure is missing.
   def test_each_reader
@@ -131,8 +131,8 @@ class CompareTest < Minitest::Test
     assert_nil read("rss", rss: 0)
     assert_equal [10.0, 0.498], [read("errors", errors: 10), read("error_pct", errors: 10)]
     bare = doc(measured.except("probes")).measurements.first
-    assert_nil Arena::Report::Compare::READERS.fetch("pss").call(bare)
-    assert_nil Arena::Report::Compare::READERS.fetch("rss").call(bare)
+    assert_nil Arena::Verdicts::Comparison::READERS.fetch("pss").call(bare)
+    assert_nil Arena::Verdicts::Comparison::READERS.fetch("rss").call(bare)
   end
 
   def test_each_format
