@@ -3,6 +3,7 @@
 # Measurement values, the results document and its store, tune's document, the host's facts.
 require_relative "results/envelope_figures"
 require_relative "results/database_figures"
+require_relative "results/noise_figures"
 require_relative "results/measurement"
 require_relative "results/rounds"
 require_relative "results/document"

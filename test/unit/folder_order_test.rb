@@ -26,7 +26,6 @@ class FolderOrderTest < Minitest::Test
     "verdicts -> report" => 2,
     "results -> bundle" => 1,
     "results -> load" => 2,
-    "results -> probes" => 1,
     "load -> launch" => 1,
     "load -> plan" => 3,
     "plan -> bundle" => 3,

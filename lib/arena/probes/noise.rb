@@ -17,20 +17,6 @@ module Arena
       # engine's runs, which start and end inside a measurement).
       Snapshot = Struct.new(:t, :cpu, :ticks, :load1, :reaped, keyword_init: true)
 
-      # other_cpu_pct: other processes' CPU in % of one core (100 = a core
-      # busy the whole time), those seen at either end and those that came
-      # and went between (unseen_cpu_pct of it: a test run's short processes,
-      # a build's compilers); steal_pct: % of all CPU time the hypervisor took;
-      # arena_cpu_pct: Arena's own process (its sampler, probes and garbage
-      # collector), ours and not other, but CPU that an unpinned Arena takes
-      # from the server's cores while it is measured.
-      Figures = Struct.new(:steal_pct, :other_cpu_pct, :unseen_cpu_pct, :arena_cpu_pct, :load_before, :governor, :seconds, keyword_init: true) do
-        def self.from_h(h)
-          return nil unless h.is_a?(Hash)
-          new(**h.transform_keys(&:to_sym).slice(*members)).freeze
-        end
-      end
-
       # One measurement's watch: start before the load, stop after it.
       # ours: -> pids whose CPU is the measurement's own (called at both ends).
       class Watch
@@ -78,7 +64,7 @@ module Arena
         busy = after.cpu.first(3).sum - before.cpu.first(3).sum
         unseen = [busy - mine - other, 0].max
         pct = ->(ticks) { seconds.positive? ? (100.0 * ticks / Probes::Procfs::CLK_TCK / seconds).round(1) : 0.0 }
-        Figures.new(
+        Results::NoiseFigures.new(
           steal_pct: total.positive? ? (100.0 * steal / total).round(2) : 0.0,
           other_cpu_pct: pct.call(other + unseen), unseen_cpu_pct: pct.call(unseen),
           arena_cpu_pct: after.ticks.key?(own) ? pct.call(spent.call(own, after.ticks[own])) : nil,

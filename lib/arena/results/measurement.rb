@@ -316,14 +316,14 @@ module Arena
       def erroneous? = flagged?("errors") || flagged?("unanswered")
     end
 
-    # What was going on around a measurement (Probes::Noise::Figures), with
+    # What was going on around a measurement (NoiseFigures), with
     # the verdict on it: "noisy" (and why) or "quiet".
     NoiseRecord = Struct.new(:figures, :verdict, keyword_init: true)
 
     class NoiseRecord
       def self.from_h(h)
         return nil unless h.is_a?(Hash)
-        figures = Probes::Noise::Figures.from_h(h)
+        figures = NoiseFigures.from_h(h)
         new(figures: figures, verdict: Verdicts::Verdict.of(h["verdict"] || "quiet", h["reason"])).freeze
       end
 

@@ -16,7 +16,7 @@ module Arena
 
       extend self
 
-      # figures: a Probes::Noise::Figures, or nil when none were taken.
+      # figures: a Results::NoiseFigures, or nil when none were taken.
       def judge(figures)
         return Verdict.cannot_judge("no noise figures") if figures.nil?
         over = []

@@ -9,7 +9,7 @@ class NoiseVerdictTest < Minitest::Test
 
   Noise = Arena::Verdicts::Noise
 
-  def figures(other:, steal:) = Arena::Probes::Noise::Figures.new(other_cpu_pct: other, steal_pct: steal)
+  def figures(other:, steal:) = Arena::Results::NoiseFigures.new(other_cpu_pct: other, steal_pct: steal)
 
   def test_a_figure_at_its_limit_is_quiet_and_one_past_it_is_noisy
     quiet = Noise.judge(figures(other: 20.0, steal: 5.0))
