@@ -24,7 +24,6 @@ class FolderOrderTest < Minitest::Test
   # or now has fewer references (lower its count, or drop it).
   ALLOWED = {
     "verdicts -> report" => 2,
-    "results -> bundle" => 1,
     "results -> load" => 2,
     "load -> launch" => 1,
     "load -> plan" => 3,

@@ -11,11 +11,15 @@ module Arena
     # file's path and content; for the built-in app, lib/arena/app). The
     # directories an app writes to while it runs (log, tmp, storage), its
     # installed gems and its assets are left out: serving changes them.
-    AppDigest = Struct.new(:lock, :code, keyword_init: true) do
+    # Taken here, recorded and compared as a Results::AppDigest.
+    module AppDigest
+      SKIPPED = %w[.git .bundle log tmp storage node_modules vendor coverage public].freeze
+      SOURCE = /\.(rb|ru|rake|erb|haml|slim|builder|jbuilder|yml|yaml|gemspec|json)\z|\A(Gemfile|Rakefile)\z/
+
       def self.of(app)
         root = app.builtin ? File.join(app.dir, "lib", "arena", "app") : app.dir
         lock = app.app_lockfile
-        new(lock: File.file?(lock) ? Digest::SHA256.file(lock).hexdigest : nil, code: AppDigest.code(root)).freeze
+        Results::AppDigest.new(lock: File.file?(lock) ? Digest::SHA256.file(lock).hexdigest : nil, code: AppDigest.code(root)).freeze
       end
 
       # SHA-256 over the sorted source files' relative paths and contents.
@@ -30,16 +34,6 @@ module Arena
         files.sort.each { |path| digest << path.delete_prefix(root) << "\0" << Digest::SHA256.file(path).hexdigest << "\n" }
         digest.hexdigest
       end
-
-      # What differs from `other` (a recorded AppDigest), in words; nil when the same app.
-      def change_from(other)
-        return "its Gemfile.lock changed" if lock != other.lock
-        return "its code changed" if code != other.code
-        nil
-      end
     end
-
-    AppDigest::SKIPPED = %w[.git .bundle log tmp storage node_modules vendor coverage public].freeze
-    AppDigest::SOURCE = /\.(rb|ru|rake|erb|haml|slim|builder|jbuilder|yml|yaml|gemspec|json)\z|\A(Gemfile|Rakefile)\z/
   end
 end

@@ -7,7 +7,7 @@ module Arena
     # What `arena tune --resume DIR` reads back of a finished tune, and the
     # record a tune leaves for it: how to plan the same tune again (its
     # arguments and working directory, the paths it discovered), the app's
-    # digests (Bundle::AppDigest), the confirmation's configs and roles, and
+    # digests (AppDigest), the confirmation's configs and roles, and
     # their earlier rounds from results.json. Its keys are written and read
     # here only.
     #
@@ -16,7 +16,7 @@ module Arena
     TuneResume = Struct.new(:dir, :recipe, :answer, :sides, :files, :figures, :rounds, :tune_document, :duration_s, keyword_init: true)
 
     class TuneResume
-      # argv: the tune's own arguments; cwd: where it ran; digest: Bundle::AppDigest;
+      # argv: the tune's own arguments; cwd: where it ran; digest: AppDigest;
       # discovered: [[path, status, weight]] the tune loaded (nil: given).
       Recipe = Struct.new(:argv, :cwd, :digest, :discovered, keyword_init: true) do
         def to_record
@@ -28,7 +28,7 @@ module Arena
           return nil unless h.is_a?(Hash) && h["argv"].is_a?(Array) && h["cwd"].is_a?(String) && h["app"].is_a?(Hash)
           found = h["discovered"].is_a?(Array) ? h["discovered"].map { |d| [d["path"], d["status"], d["weight"] || 1] } : nil
           new(argv: h["argv"].map(&:to_s), cwd: h["cwd"], discovered: found,
-            digest: Bundle::AppDigest.new(lock: h["app"]["lock_sha256"], code: h["app"]["code_sha256"]).freeze).freeze
+            digest: AppDigest.new(lock: h["app"]["lock_sha256"], code: h["app"]["code_sha256"]).freeze).freeze
         end
       end
 

@@ -214,11 +214,11 @@ module Arena
     # --max-time 1: were it not refused, no round would fit (the earlier took 30 s) and none would start.
     def test_a_changed_app_is_refused_in_one_line
       now = Bundle::AppDigest.of(@app)
-      finished_tune(digest: Bundle::AppDigest.new(lock: "0" * 64, code: now.code))
+      finished_tune(digest: Results::AppDigest.new(lock: "0" * 64, code: now.code))
       status, err = arena("--resume", @dir, "--max-time", "1")
       assert_equal [2, "arena: #{@dir}: the app changed since this tune (its Gemfile.lock changed): its rounds cannot be merged; " \
         "run arena tune again\n"], [status, err.lines.last]
-      finished_tune(digest: Bundle::AppDigest.new(lock: now.lock, code: "0" * 64))
+      finished_tune(digest: Results::AppDigest.new(lock: now.lock, code: "0" * 64))
       assert_match(/\(its code changed\)/, arena("--resume", @dir, "--max-time", "1").last.lines.last)
     end
 
