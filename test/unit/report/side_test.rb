@@ -36,7 +36,7 @@ module Arena
       refute_empty Report::Side.registry
       Report::Side.registry.each do |key, side|
         scenario = Scenarios.fetch(key)
-        assert_equal scenario.name.split("::").last, side.name.split("::").last, "#{key}: the side is named as its scenario"
+        assert_equal scenario.name.split("::").last.delete_suffix("Scenario"), side.name.split("::").last, "#{key}: the side is named as its scenario"
         kept = scenario.singleton_methods(false) & HOOKS
         assert_empty kept, "Scenarios::#{scenario.name.split("::").last} still says #{kept.join(", ")}: move it to #{side.name}"
       end
@@ -53,6 +53,23 @@ module Arena
       restart = Report::Side.of(Scenarios::Restart).sections(document, colors: ->(_) { "#0072B2" })
       assert_equal ids.call(Scenarios::Restart), restart.map(&:id)
       refute_empty restart
+    end
+
+    def scenarios_fixture = Results::Document.load(File.expand_path("../../fixtures/results/scenarios", __dir__))
+
+    # Slow clients: the share of good throughput kept beside them, in words and in bars.
+    def test_the_slow_clients_side_words_and_draws_the_share_kept
+      document = scenarios_fixture
+      side = Report::Side.of(Scenarios::SlowClientsScenario)
+      assert_kind_of Report::Sides::SlowClients, side
+      beside = document.measured.find { |m| m.scenario == "slow-clients" && m.extra["count"] }
+      assert_match(/\A\S+ \S+ slow-clients: with \d+ slow \w+ clients good throughput is \d+% of alone\z/, side.finding(beside))
+      assert_equal "slow-clients", side.brief(beside).first
+      alone = document.measured.find { |m| m.scenario == "slow-clients" && !m.extra["count"] }
+      assert_nil side.finding(alone)
+      assert_nil side.brief(alone)
+      assert_equal ["slow-clients"], side.sections(document, colors: ->(_) { "#0072B2" }).map(&:id)
+      assert_empty side.sections(Results::Document.new(measurements: [alone]), colors: ->(_) { "#0072B2" })
     end
 
     # A scenario whose report side is still its own (as a scenario is before
