@@ -72,6 +72,23 @@ module Arena
       assert_empty side.sections(Results::Document.new(measurements: [alone]), colors: ->(_) { "#0072B2" })
     end
 
+    # A break point: its summary in words, its levels drawn against concurrency.
+    def test_the_breakpoint_side_words_its_summary_and_draws_its_levels
+      document = scenarios_fixture
+      side = Report::Side.of(Scenarios::Breakpoint)
+      assert_kind_of Report::Sides::Breakpoint, side
+      found = document.measurements.find { |m| m.scenario == "breakpoint" && m.summary? }
+      assert_match(/\A\S+ \S+ breakpoint: (last clean at \d+ connections|no clean level)/, side.finding(found))
+      assert_equal "breakpoint", side.brief(found).first
+      level = document.measured.find { |m| m.scenario == "breakpoint" }
+      assert_nil side.finding(level)
+      assert_nil side.brief(level)
+      sections = side.sections(document, colors: ->(_) { "#0072B2" })
+      assert_equal ["breakpoint"], sections.map(&:id)
+      assert_equal document.measured.count { |m| m.scenario == "breakpoint" }, sections.first.rows.size
+      assert_empty side.sections(Results::Document.new(measurements: [found]), colors: ->(_) { "#0072B2" })
+    end
+
     # A scenario whose report side is still its own (as a scenario is before
     # its side moves to report/sides/).
     module Unmoved
