@@ -89,6 +89,21 @@ module Arena
       assert_empty side.sections(Results::Document.new(measurements: [found]), colors: ->(_) { "#0072B2" })
     end
 
+    # A rate sweep: its knee in words, one round or several, and its curve drawn.
+    def test_the_rate_side_words_its_knee_and_draws_its_curve
+      document = scenarios_fixture
+      side = Report::Side.of(Scenarios::Rate)
+      assert_kind_of Report::Sides::Rate, side
+      curve = document.measurements.find { |m| m.scenario == "rate" && m.summary? }
+      assert_match(/\A\S+ \S+ rate: .+, with p99 <= \d+ ms/, side.finding(curve))
+      assert_equal "rate", side.brief(curve).first
+      assert_equal side.finding(curve), side.rounds_finding([curve])
+      assert_equal side.brief(curve), side.rounds_brief([curve])
+      assert_match(/ rate over 2 rounds: /, side.rounds_finding([curve, curve]))
+      assert_nil side.finding(document.measured.find { |m| m.scenario == "rate" })
+      assert_equal ["rate"], side.sections(document, colors: ->(_) { "#0072B2" }).map(&:id)
+    end
+
     # A scenario whose report side is still its own (as a scenario is before
     # its side moves to report/sides/).
     module Unmoved

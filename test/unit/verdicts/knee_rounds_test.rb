@@ -54,6 +54,6 @@ class KneeRoundsTest < Minitest::Test
       "with p99 <= 100 ms (closed maximum 1,001-1,003 req/s)", lines[0]
     assert_match(/\Ab server rate over 3 rounds: knee: 500 req\/s/, lines[1])
     one = Arena::Report::Findings.scenario_lines(Arena::Results::Document.new(measurements: [ms.first], servers: [], notes: []))
-    assert_equal [Arena::Scenarios::Rate.finding(ms.first)], one
+    assert_equal [Arena::Report::Side.of(Arena::Scenarios::Rate).finding(ms.first)], one
   end
 end

@@ -104,7 +104,7 @@ class RatePlanTest < Minitest::Test
     assert_equal "incomplete: measured 10% and 25% of 6 planned levels", Arena::Verdicts::Rate.incomplete(x)
     assert_nil Arena::Verdicts::Rate.incomplete(x.merge("measured_levels" => x["planned_levels"]))
     m = Arena::Results::Measurement.new(server: "unicorn", workload: "sleep", scenario: "rate", variant: "curve", kind: "summary", extra: x)
-    finding = Arena::Scenarios::Rate.finding(m)
+    finding = Arena::Report::Side.of(Arena::Scenarios::Rate).finding(m)
     assert_match(/incomplete: measured 10% and 25% of 6 planned levels; knee at or above 0.5 req\/s/, finding)
   end
 end
