@@ -38,7 +38,7 @@ class FolderOrderTest < Minitest::Test
     "bundle -> servers" => 7,
     "servers -> launch" => 4,
     "fronts -> launch" => 3,
-    "scenarios -> report" => 23
+    "scenarios -> report" => 8
   }.freeze
 
   # One reference from a file's code to a folder's namespace.

@@ -98,7 +98,7 @@ module Arena
       def memory
         use_case = "limited memory or many small apps"
         # Worker-cost data, when measured: the marginal cost of a worker at a throughput floor beats the smallest peak.
-        pick, because = Scenarios::WorkerCost.memory_pick(@document, share: SERVING_SHARE)
+        pick, because = Side.of(Scenarios::WorkerCost).memory_pick(@document, share: SERVING_SHARE)
         return Recommendation.new(use_case: use_case, pick: pick, because: because) if pick
         rows = @rows.select { |r| @basis.include?(r.scenario) && r.pss_peak_kb.positive? && !r.erroneous? }
         return missing(use_case, @advice.run, because: "not measured in this run (the probes sample PSS in every scenario)") if rows.empty?

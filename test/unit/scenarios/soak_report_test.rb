@@ -70,12 +70,12 @@ class ReportMemoryTest < Minitest::Test
     fits = view.measurements.select { |m| m.scenario == "worker-cost" && m.summary? }
     assert_equal 2, fits.size
     puma = fits.find { |m| m.server.start_with?("puma") }
-    finding = Arena::Scenarios::WorkerCost.finding(puma)
+    finding = Arena::Report::Side.of(Arena::Scenarios::WorkerCost).finding(puma)
     assert_match(/worker-cost: PSS ≈ \d+\.\d MiB \+ n × \d+\.\d MiB \(R² \d\.\d\d, n = 1\/2\/4\)/, finding)
     assert_operator puma.extra["per_worker_kb"], :<, puma.extra["worker_rss_kb"]
     refork = fits.find { |m| m.server.start_with?("pitchfork") }.extra["points"].find { |p| p["refork"] }
     assert refork["reforked"], "the fixture's Pitchfork reforked mid-load"
-    section = Arena::Scenarios::WorkerCost.sections(view, colors: ->(_) { "#0072B2" }).first
+    section = Arena::Report::Side.of(Arena::Scenarios::WorkerCost).sections(view, colors: ->(_) { "#0072B2" }).first
     assert_equal "worker-cost", section.id
     assert_equal 7, section.rows.size, "3 counts per server and Pitchfork's refork"
     svg = section.charts.first[:svg]
