@@ -37,8 +37,7 @@ class FolderOrderTest < Minitest::Test
     "bundle -> launch" => 1,
     "bundle -> servers" => 7,
     "servers -> launch" => 4,
-    "fronts -> launch" => 3,
-    "scenarios -> report" => 8
+    "fronts -> launch" => 3
   }.freeze
 
   # One reference from a file's code to a folder's namespace.

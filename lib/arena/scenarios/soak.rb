@@ -39,18 +39,6 @@ module Arena
         [closed, soak.with(extra: SoakAnalysis.call(soak, rate: rate, closed_max: closed.good_rps))]
       end
 
-      def self.finding(m)
-        return nil unless judged?(m)
-        x = m.extra
-        f = Support::Format
-        drift = x["latency_drift"] ? ", p99 #{f.duration_us(x["latency_drift"]["first_p99_us"])} in the first " \
-          "#{x["slice_s"]} s, #{f.duration_us(x["latency_drift"]["last_p99_us"])} in the last" : ""
-        "#{m.server} #{m.workload} soak (#{x["soak_s"]} s at #{f.rps(x["target_rps"])} req/s): PSS " \
-          "#{mib(x["pss_first_kb"])} -> #{mib(x["pss_last_kb"])}, #{format("%+.2f", x["slope_mib_per_min"])} MiB/min " \
-          "(R² #{format("%.2f", x["r2"])}); last third #{format("%+.2f", x["last_third_mib_per_min"])} MiB/min, private " \
-          "memory (USS) #{format("%+.1f", x["last_third_growth_pct"].to_f)}%: #{x["verdict"]}#{reason(x)}#{short(x)}#{procs(x)}#{drift}"
-      end
-
       # A soak repeated over rounds is one answer (issue 35: "each ends with
       # one verdict"): the word all rounds agree on, else "unsettled", with
       # each word's count and the slopes' range.
@@ -58,62 +46,6 @@ module Arena
 
       # A soak measurement with its analysis (a slope fitted).
       def self.judged?(m) = m.variant == "soak" && !m.soak_slope.nil?
-
-      def self.rounds_finding(ms)
-        return finding(ms.first) if ms.size == 1
-        xs = ms.map(&:extra)
-        words = xs.map { |x| x["verdict"] }
-        word = (words.uniq.size == 1) ? words.first : "unsettled"
-        counts = words.tally.map { |w, n| "#{w} in #{n}" }.join(", ")
-        slopes = xs.map { |x| x["slope_mib_per_min"].to_f }.minmax.map { |v| format("%+.2f", v) }
-        "#{ms.first.server} #{ms.first.workload} soak over #{ms.size} rounds: #{word} (#{counts} of #{ms.size}), PSS " \
-          "#{slopes.uniq.join(" to ")} MiB/min#{short(xs.last)}"
-      end
-
-      # "growing: PSS +41.2 MiB/min over a 10 s soak; may be warm-up".
-      def self.brief(m)
-        return nil unless judged?(m)
-        x = m.extra
-        s = Support::Short
-        ["soak", "#{x["verdict"]}: PSS #{signed(x["slope_mib_per_min"])} MiB/min over a #{s.sig(x["soak_s"].to_f)} s soak" \
-          "#{"; may be warm-up" unless short(x).empty?}"]
-      end
-
-      # "growing in 3 of 3 rounds: PSS +1.2 to +1.5 MiB/min".
-      def self.rounds_brief(ms)
-        return brief(ms.first) if ms.size == 1
-        xs = ms.map(&:extra)
-        words = xs.map { |x| x["verdict"] }
-        said = (words.uniq.size == 1) ? "#{words.first} in #{ms.size} of #{ms.size} rounds" :
-          "unsettled: #{words.tally.map { |w, n| "#{w} in #{n}" }.join(", ")} of #{ms.size} rounds"
-        slopes = xs.map { |x| x["slope_mib_per_min"].to_f }.minmax.map { |v| signed(v) }.uniq
-        ["soak", "#{said}: PSS #{slopes.join(" to ")} MiB/min#{"; may be warm-up" unless short(xs.last).empty?}"]
-      end
-
-      def self.signed(value) = "#{"+" unless value.to_f.negative?}#{Support::Short.sig(value.to_f)}"
-
-      # A fresh Ruby process's heap grows for its first minutes under load
-      # (Puma on /server here: USS +26 MiB/min in a soak's first 3 s, still
-      # +1.7 MiB/min 40-60 s in), so growth in a short soak may be warm-up.
-      WARM_S = 120
-
-      def self.short(x)
-        return "" unless x["verdict"] == "growing" && x["soak_s"].to_f < WARM_S
-        " (a #{x["soak_s"]} s soak: a fresh heap also grows this early; #{WARM_S} s or more, 300 by default, tells a leak from warm-up)"
-      end
-
-      def self.mib(kb) = "#{(kb.to_f / 1024).round(1)} MiB"
-
-      # Older results files have no reason (nor a stated floor).
-      def self.reason(x) = x["verdict_reason"] ? ": #{x["verdict_reason"]}" : ""
-
-      # Processes lost on the way (a crashed worker not replaced) are part of the story.
-      def self.procs(x)
-        return "" unless x["procs_min"] && x["procs_start"] && x["procs_min"] < x["procs_start"]
-        " (#{x["procs_start"]} processes at the start, #{x["procs_min"]} at the fewest)"
-      end
-
-      def self.sections(document, colors:) = MemoryTimeline.new(document, colors: colors).sections
     end
 
     # Reads a soak's samples: slope and R² of the whole tree's PSS, the
@@ -207,89 +139,6 @@ module Arena
         timed = slices.select { |x| x["p99_us"].to_i.positive? }
         drift = ({"first_p99_us" => timed.first["p99_us"], "last_p99_us" => timed.last["p99_us"]} if timed.size >= 2)
         {"slice_s" => slice, "latency_slices" => slices, "latency_drift" => drift}
-      end
-    end
-
-    # One section per soak: the tree's PSS (with USS and RSS beside it) and
-    # each process's PSS over time, a process appearing or vanishing marked
-    # (a respawn, a refork); latency per slice; each process's slope.
-    class MemoryTimeline
-      # Processes drawn one line each; more would be unreadable.
-      MAX_LINES = 8
-
-      def initialize(document, colors:)
-        @soaks = document.measured.select { |m| m.scenario == "soak" && m.variant == "soak" && m.probes&.samples&.any? }
-        @colors = colors
-      end
-
-      def sections
-        @soaks.each_with_index.map do |m, i|
-          x = m.extra
-          Report::Section.new(id: "soak-#{i + 1}", title: "Soak: #{m.server} · #{m.workload}", nav: "soak (#{m.server.split(":").first})",
-            note: Soak.finding(m), charts: [memory_chart(m), latency_chart(m)].compact,
-            headings: ["process", "PSS first", "PSS last", "MiB/min", "seen (s)"],
-            rows: Array(x["processes"]).map do |p|
-              [p["pid"], Support::Format.memory_kb(p["pss_first_kb"]), Support::Format.memory_kb(p["pss_last_kb"]),
-                p["slope_mib_per_min"] ? format("%+.2f", p["slope_mib_per_min"]) : "-", Array(p["seen_s"]).map { |t| t.round(1) }.join("–")]
-            end)
-        end
-      end
-
-      private
-
-      def memory_chart(m)
-        samples = m.probes.samples
-        mib = ->(kb) { kb.to_f / 1024 }
-        series = [
-          {name: "PSS (tree)", color: @colors.call(m.server), points: samples.map { |s| [s.t, mib.call(s.pss_kb)] }},
-          {name: "USS (tree)", color: "#777777", points: samples.map { |s| [s.t, mib.call(s.uss_kb)] }},
-          {name: "RSS (tree, shared pages once per process)", color: "#bbbbbb", points: samples.map { |s| [s.t, mib.call(s.rss_kb)] }}
-        ]
-        per = per_process(samples)
-        # Each process in a colour of its own, none the tree's.
-        palette = Report::Svg::PALETTE - [@colors.call(m.server), "#444444"]
-        per.max_by(MAX_LINES) { |_, pts| pts.map(&:last).max }.each_with_index do |(pid, points), i|
-          series << {name: "PSS pid #{pid}", color: palette[i % palette.size], points: points.map { |t, kb| [t, mib.call(kb)] }}
-        end
-        fit_end = samples.last.t
-        slope = m.soak_slope
-        title = "#{m.server} #{m.workload}: memory over the soak"
-        {title: "Memory over time (#{m.extra["verdict"]}#{", #{format("%+.2f", slope)} MiB/min" if slope})",
-         svg: Report::Svg::Lines.new(title: title, series: series, vlines: events(samples, per), x_range: [0, fit_end],
-           x_label: "seconds since the soak started", y_label: "MiB", x_format: ->(v) { "#{Report::Svg.trim(v)}s" },
-           y_format: ->(v) { Report::Svg.trim(v.round(1)) }).render}
-      end
-
-      def latency_chart(m)
-        slices = Array(m.extra["latency_slices"])
-        return nil if slices.empty?
-        step = m.extra["slice_s"]
-        series = [
-          {name: "p99 (worst second of the slice)", color: @colors.call(m.server), points: slices.map { |s| [s["from_s"] + step / 2.0, s["p99_us"]] }},
-          {name: "p50 (median second)", color: "#777777", points: slices.map { |s| [s["from_s"] + step / 2.0, s["p50_us"]] }}
-        ]
-        {title: "Latency per #{step} s slice (drift)",
-         svg: Report::Svg::Lines.new(title: "#{m.server} #{m.workload}: latency drift", series: series, log_y: true, y_zero: false,
-           x_label: "seconds into the measured phase", y_label: "latency (log scale)", x_format: ->(v) { "#{Report::Svg.trim(v)}s" },
-           y_format: ->(v) { Report::Svg.duration_tick(v) }, height: 260).render}
-      end
-
-      def per_process(samples)
-        series = Hash.new { |h, k| h[k] = [] }
-        samples.each { |s| Array(s.processes).each { |p| series[p["pid"]] << [s.t, p["pss_kb"]] } }
-        series
-      end
-
-      # A process that appears after the first sample or vanishes before the
-      # last: a worker respawned, reforked or killed.
-      def events(samples, per)
-        first = samples.first.t
-        last = samples.last.t
-        marks = per.flat_map do |pid, points|
-          [(points.first[0] > first) ? {x: points.first[0], label: "pid #{pid} appears"} : nil,
-            (points.last[0] < last) ? {x: points.last[0], label: "pid #{pid} gone"} : nil]
-        end
-        marks.compact.first(6)
       end
     end
   end

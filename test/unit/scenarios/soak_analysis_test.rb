@@ -233,10 +233,10 @@ class SoakAnalysisTest < Minitest::Test
     grown = [soak.call("growing", 4534.88), soak.call("growing", 4210.5), soak.call("growing", 4600.1)]
     assert_equal [["puma", "leak"]], grown.map { |m| Arena::Scenarios::Soak.round_key(m) }.uniq
     assert_equal "puma leak soak over 3 rounds: growing (growing in 3 of 3), PSS +4210.50 to +4600.10 MiB/min (a 20.3 s soak: " \
-      "a fresh heap also grows this early; 120 s or more, 300 by default, tells a leak from warm-up)", Arena::Scenarios::Soak.rounds_finding(grown)
+      "a fresh heap also grows this early; 120 s or more, 300 by default, tells a leak from warm-up)", Arena::Report::Side.of(Arena::Scenarios::Soak).rounds_finding(grown)
     mixed = [soak.call("growing", 8.4), soak.call("plateaued", 0.5)]
     assert_match(/\Apuma leak soak over 2 rounds: unsettled \(growing in 1, plateaued in 1 of 2\), PSS \+0\.50 to \+8\.40 MiB\/min\z/,
-      Arena::Scenarios::Soak.rounds_finding(mixed))
+      Arena::Report::Side.of(Arena::Scenarios::Soak).rounds_finding(mixed))
     assert_nil Arena::Scenarios::Soak.round_key(soak.call("growing", 1.0).with(variant: "closed-max"))
   end
 end

@@ -34,15 +34,15 @@ class ReportMemoryTest < Minitest::Test
     assert_equal "no growth above 0.42 MiB/min detected (this soak's floor)", judged[%w[pitchfork server]]["verdict_reason"]
     assert_equal "+749.44 MiB/min, above the 33.93 MiB/min this soak's scatter could make alone", judged[%w[puma leak]]["verdict_reason"]
     m = view.measured.find { |x| x.variant == "soak" && x.workload == "server" && x.server.start_with?("puma") }
-    line = Arena::Scenarios::Soak.finding(m.with(extra: m.extra.merge(judged[%w[puma server]])))
+    line = Arena::Report::Side.of(Arena::Scenarios::Soak).finding(m.with(extra: m.extra.merge(judged[%w[puma server]])))
     assert_equal "puma:workers=2,threads=5,preload=true server soak (12.5 s at 200 req/s): PSS 51.2 MiB -> 53.0 MiB, " \
       "+8.08 MiB/min (R² 0.97); last third +6.92 MiB/min, private memory (USS) +1.2%: growing: +7.21 MiB/min, above the " \
       "5.04 MiB/min this soak's scatter could make alone (a 12.5 s soak: a fresh heap also grows this early; 120 s or more, " \
       "300 by default, tells a leak from warm-up), p99 501.8ms in the first 3 s, 733.2ms in the last", line
     long = m.with(extra: m.extra.merge(judged[%w[puma server]], "soak_s" => 120.0))
-    refute_includes Arena::Scenarios::Soak.finding(long), "fresh heap", "a 120 s soak is long enough"
+    refute_includes Arena::Report::Side.of(Arena::Scenarios::Soak).finding(long), "fresh heap", "a 120 s soak is long enough"
     pf = view.measured.find { |x| x.variant == "soak" && x.workload == "server" && x.server.start_with?("pitchfork") }
-    refute_includes Arena::Scenarios::Soak.finding(pf.with(extra: pf.extra.merge(judged[%w[pitchfork server]]))), "fresh heap", "plateaued: no caution"
+    refute_includes Arena::Report::Side.of(Arena::Scenarios::Soak).finding(pf.with(extra: pf.extra.merge(judged[%w[pitchfork server]]))), "fresh heap", "plateaued: no caution"
     md = Arena::Report::Markdown.new(view, notes: []).render
     assert_includes md, "puma:workers=2,threads=5,preload=true leak soak (12.4 s at 200 req/s): PSS 570.7 MiB -> 723.3 MiB, +746.53 MiB/min"
   end
@@ -56,7 +56,7 @@ class ReportMemoryTest < Minitest::Test
 
   def test_soak_sections_draw_memory_and_latency_over_time
     view = source("memory-soak").view
-    sections = Arena::Scenarios::Soak.sections(view, colors: ->(_) { "#0072B2" })
+    sections = Arena::Report::Side.of(Arena::Scenarios::Soak).sections(view, colors: ->(_) { "#0072B2" })
     assert_equal %w[soak-1 soak-2 soak-3 soak-4], sections.map(&:id)
     memory, latency = sections.first.charts
     assert_match(/\AMemory over time \((plateaued|growing), [+-]\d+\.\d\d MiB\/min\)\z/, memory[:title])
