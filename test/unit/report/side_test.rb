@@ -57,51 +57,59 @@ module Arena
 
     def scenarios_fixture = Results::Document.load(File.expand_path("../../fixtures/results/scenarios", __dir__))
 
+    # Section ids a side draws of a document.
+    def drawn(side, document) = side.sections(document, colors: ->(_) { "#0072B2" }).map(&:id)
+
+    # The side found for a scenario, of the class it should be.
+    def side_of(scenario, kind) = Report::Side.of(scenario).tap { |side| assert_kind_of kind, side }
+
+    # A measurement's sentence matches `sentence` and its terminal line says `word` first.
+    def assert_words(side, m, sentence, word)
+      assert_match sentence, side.finding(m)
+      assert_equal word, side.brief(m).first
+    end
+
+    def assert_says_nothing_of(side, m)
+      assert_nil side.finding(m)
+      assert_nil side.brief(m)
+    end
+
     # Slow clients: the share of good throughput kept beside them, in words and in bars.
     def test_the_slow_clients_side_words_and_draws_the_share_kept
       document = scenarios_fixture
-      side = Report::Side.of(Scenarios::SlowClientsScenario)
-      assert_kind_of Report::Sides::SlowClients, side
+      side = side_of(Scenarios::SlowClientsScenario, Report::Sides::SlowClients)
       beside = document.measured.find { |m| m.scenario == "slow-clients" && m.extra["count"] }
-      assert_match(/\A\S+ \S+ slow-clients: with \d+ slow \w+ clients good throughput is \d+% of alone\z/, side.finding(beside))
-      assert_equal "slow-clients", side.brief(beside).first
+      assert_words side, beside, /\A\S+ \S+ slow-clients: with \d+ slow \w+ clients good throughput is \d+% of alone\z/, "slow-clients"
       alone = document.measured.find { |m| m.scenario == "slow-clients" && !m.extra["count"] }
-      assert_nil side.finding(alone)
-      assert_nil side.brief(alone)
-      assert_equal ["slow-clients"], side.sections(document, colors: ->(_) { "#0072B2" }).map(&:id)
-      assert_empty side.sections(Results::Document.new(measurements: [alone]), colors: ->(_) { "#0072B2" })
+      assert_says_nothing_of side, alone
+      assert_equal ["slow-clients"], drawn(side, document)
+      assert_empty drawn(side, Results::Document.new(measurements: [alone]))
     end
 
     # A break point: its summary in words, its levels drawn against concurrency.
     def test_the_breakpoint_side_words_its_summary_and_draws_its_levels
+      side = side_of(Scenarios::Breakpoint, Report::Sides::Breakpoint)
       document = scenarios_fixture
-      side = Report::Side.of(Scenarios::Breakpoint)
-      assert_kind_of Report::Sides::Breakpoint, side
       found = document.measurements.find { |m| m.scenario == "breakpoint" && m.summary? }
-      assert_match(/\A\S+ \S+ breakpoint: (last clean at \d+ connections|no clean level)/, side.finding(found))
-      assert_equal "breakpoint", side.brief(found).first
-      level = document.measured.find { |m| m.scenario == "breakpoint" }
-      assert_nil side.finding(level)
-      assert_nil side.brief(level)
-      sections = side.sections(document, colors: ->(_) { "#0072B2" })
-      assert_equal ["breakpoint"], sections.map(&:id)
-      assert_equal document.measured.count { |m| m.scenario == "breakpoint" }, sections.first.rows.size
-      assert_empty side.sections(Results::Document.new(measurements: [found]), colors: ->(_) { "#0072B2" })
+      assert_words side, found, /\A\S+ \S+ breakpoint: (last clean at \d+ connections|no clean level)/, "breakpoint"
+      assert_says_nothing_of side, document.measured.find { |m| m.scenario == "breakpoint" }
+      levels = side.sections(document, colors: ->(_) { "#0072B2" }).first
+      assert_equal "breakpoint", levels.id
+      assert_equal document.measured.count { |m| m.scenario == "breakpoint" }, levels.rows.size
+      assert_empty drawn(side, Results::Document.new(measurements: [found]))
     end
 
     # A rate sweep: its knee in words, one round or several, and its curve drawn.
     def test_the_rate_side_words_its_knee_and_draws_its_curve
       document = scenarios_fixture
-      side = Report::Side.of(Scenarios::Rate)
-      assert_kind_of Report::Sides::Rate, side
+      side = side_of(Scenarios::Rate, Report::Sides::Rate)
       curve = document.measurements.find { |m| m.scenario == "rate" && m.summary? }
-      assert_match(/\A\S+ \S+ rate: .+, with p99 <= \d+ ms/, side.finding(curve))
-      assert_equal "rate", side.brief(curve).first
+      assert_words side, curve, /\A\S+ \S+ rate: .+, with p99 <= \d+ ms/, "rate"
       assert_equal side.finding(curve), side.rounds_finding([curve])
       assert_equal side.brief(curve), side.rounds_brief([curve])
       assert_match(/ rate over 2 rounds: /, side.rounds_finding([curve, curve]))
-      assert_nil side.finding(document.measured.find { |m| m.scenario == "rate" })
-      assert_equal ["rate"], side.sections(document, colors: ->(_) { "#0072B2" }).map(&:id)
+      assert_says_nothing_of side, document.measured.find { |m| m.scenario == "rate" }
+      assert_equal ["rate"], drawn(side, document)
     end
 
     # A scenario whose report side is still its own (as a scenario is before
