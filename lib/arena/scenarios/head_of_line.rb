@@ -70,50 +70,6 @@ module Arena
 
       def self.ratio(after, before) = (after && before.to_f.positive?) ? (after.to_f / before).round(2) : nil
 
-      def self.finding(m)
-        return nil unless m.scenario == key && m.summary?
-        return "#{m.server} #{m.workload} head-of-line: not measured, #{m.extra["reason"]}" if m.extra["reason"]
-        x = m.extra
-        fast = x["fast"].map do |f|
-          "#{f["request"]} p50 #{us(f["alone_p50_us"])}→#{us(f["beside_p50_us"])} (#{times(f["p50_x"])}), " \
-            "p99 #{us(f["alone_p99_us"])}→#{us(f["beside_p99_us"])} (#{times(f["p99_x"])})"
-        end
-        "#{m.server} #{m.workload} head-of-line at #{format("%g", x["rate"])} req/s: beside #{format("%g", x["share_pct"])}% #{x["slow"]}, #{fast.join("; ")}"
-      end
-
-      # Across server configs, per workload: which protects its fast requests best.
-      # "server p99 x194 beside 10% /sleep?ms=200 (203 ms)": the fast
-      # request it slowed most.
-      def self.brief(m)
-        return nil unless m.scenario == key && m.summary?
-        return ["head-of-line", not_measured(m.extra["reason"])] if m.extra["reason"]
-        x = m.extra
-        s = Support::Short
-        f = x["fast"].max_by { |r| r["p99_x"].to_f }
-        more = (x["fast"].size > 1) ? " (+#{x["fast"].size - 1} more)" : ""
-        ["head-of-line", "#{f["request"]} p99 x#{s.sig(f["p99_x"].to_f)} beside #{s.sig(x["share_pct"].to_f)}% #{x["slow"]} " \
-          "(#{s.duration_us(f["beside_p99_us"])})#{more}"]
-      end
-
-      # [workload, "head-of-line", "puma best: fast p90 x1.4 beside slow ones (unicorn x3.4)"],
-      # the configs by their short labels; other verdicts by their word.
-      def self.overall_briefs(document, labels)
-        entries(document.measurements).group_by(&:first).map do |workload, pairs|
-          v = Verdicts::HeadOfLine.best(pairs.map(&:last))
-          figures = v.reason.to_s.match(/was (x[\d.]+) their median alone, against (x[\d.]+) on (\S+)/)
-          winner = v.word[/\A(.+) protects fast requests best\z/, 1]
-          text = (winner && figures) ? "#{winner} best: fast p90 #{figures[1]} beside slow ones (#{figures[3]} #{figures[2]})" : v.word
-          names = pairs.map { |_, e| e.server }.uniq.sort_by { |n| -n.size }
-          [workload, "head-of-line", names.reduce(text) { |t, n| t.gsub(n, labels.call(n)) }]
-        end
-      end
-
-      def self.overall_findings(document)
-        entries(document.measurements).group_by(&:first).map do |workload, pairs|
-          "head-of-line #{workload}: #{Verdicts::HeadOfLine.best(pairs.map(&:last))}"
-        end
-      end
-
       # [workload, Verdicts::HeadOfLine::Entry] per head-of-line summary, each with
       # the stall reason of any measurement of its config and workload (its
       # own closed run, or another scenario's): the open-model runs cannot be
@@ -134,10 +90,6 @@ module Arena
             round: m.repeat, error_pct: flagged || m.extra["beside_error_pct"]).freeze]
         end
       end
-
-      def self.us(value) = value ? Support::Format.duration_us(value) : "-"
-
-      def self.times(x) = x ? "x#{format("%.1f", x)}" : "-"
 
       private
 

@@ -33,7 +33,7 @@ class HeadOfLineFailedTest < Minitest::Test
       run_record("b", "alone", flags: [], error_pct: 0.0), run_record("b", "beside 10% slow", flags: [], error_pct: 0.0),
       summary_record("b", 2.5)
     ]})
-    HoL.overall_findings(document).first
+    Arena::Report::Side.of(HoL).overall_findings(document).first
   end
 
   def test_a_config_whose_run_failed_never_protects_best
