@@ -88,7 +88,7 @@ module Arena
         def kept_line(budget)
           round_s = confirmation_s / Confirmation::MIN_ROUNDS
           held = (budget.reserve_s - budget.scaling_s) / round_s
-          rounds = if held >= Confirmation::MIN_ROUNDS then "#{Confirmation::MIN_ROUNDS}+ confirmation rounds"
+          rounds = if held.round >= Confirmation::MIN_ROUNDS then "#{Confirmation::MIN_ROUNDS}+ confirmation rounds"
           else "#{(held < 0.5) ? "less than 1" : "about #{held.round}"} confirmation rounds (#{Confirmation::MIN_ROUNDS} need #{confirmation_s.round} s)"
           end
           "tune: #{budget.reserve_s} of #{budget.max_s.round} s kept for #{rounds}#{" and the cores rounds" if budget.scaling?}; the rest for the search"

@@ -38,14 +38,20 @@ module Arena
       assert_equal 1480.0, time.searches_end(3, now: 1450.0)
     end
 
+    def plan(max_time)
+      Plan::Builder.new(machine: Plan::Machine.new(cores: 2).freeze)
+        .parse(["--servers", "puma", "--servers", "iodine", "-d", "2", "-w", "0.5", "--max-time", max_time.to_s], banner: "test").build
+    end
+
     def planned(max_time)
-      builder = Plan::Builder.new(machine: Plan::Machine.new(cores: 2).freeze)
-        .parse(["--servers", "puma", "--servers", "iodine", "-d", "2", "-w", "0.5", "--max-time", max_time.to_s], banner: "test")
       said = []
       detail = []
-      time = TimeBudget.planned(builder.build, pace: nil, tune_runtime: false, given: true, say: said.method(:<<), detail: detail.method(:<<))
+      time = TimeBudget.planned(plan(max_time), pace: nil, tune_runtime: false, given: true, say: said.method(:<<), detail: detail.method(:<<))
       [time, said, detail]
     end
+
+    # The budget's line for a reserve of our own (the Planner's words).
+    def planner_line(budget) = TimeBudget::Planner.new(plan: plan(600), pace: nil, tune_runtime: false).send(:kept_line, budget)
 
     def test_a_long_budget_keeps_the_confirmation_and_the_cores_rounds_whole
       time, said, detail = planned(3600)
@@ -68,6 +74,8 @@ module Arena
       assert_equal "tune: 24 of 60 s kept for about #{(24 / (3 * side)).round} confirmation rounds " \
         "(#{Tune::Confirmation::MIN_ROUNDS} need #{need} s); the rest for the search", said.last
       assert_operator said.last.size, :<=, 100
+      whole = Tune::TimeBudget.new(max_s: 600, reserve_s: (Tune::Confirmation::MIN_ROUNDS * 3 * side - 0.4).floor, scaling_s: 0.0)
+      assert_includes planner_line(whole), "kept for #{Tune::Confirmation::MIN_ROUNDS}+ confirmation rounds", "a reserve a second short holds its 8"
       assert_operator said.size, :>, 1, "the whole tune's need said first"
     end
   end
