@@ -120,20 +120,14 @@ module Arena
         counts.keys.sort.each do |i|
           seen += counts[i]
           next if seen < rank
-          lo, width = bucket_range(i)
-          return (lo + width / 2).clamp(min, max)
+          return value_of(i)
         end
         max
       end
 
       # How many values lie over `us`, each read as percentile reads it
       # (its bucket's middle, clamped to [min, max]).
-      def count_over(us)
-        counts.sum do |i, n|
-          lo, width = bucket_range(i)
-          ((lo + width / 2).clamp(min, max) > us) ? n : 0
-        end
-      end
+      def count_over(us) = counts.sum { |i, n| (value_of(i) > us) ? n : 0 }
 
       def mean = total.zero? ? 0.0 : sum.to_f / total
 
@@ -158,6 +152,12 @@ module Arena
       end
 
       private
+
+      # The value bucket i stands for: its middle, clamped to [min, max].
+      def value_of(i)
+        lo, width = bucket_range(i)
+        (lo + width / 2).clamp(min, max)
+      end
 
       def bucket_range(i)
         half = 1 << (sub_bits - 1)

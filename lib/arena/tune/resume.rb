@@ -49,10 +49,8 @@ module Arena
       def self.cores_s(record, machine:, sides:, measurements:)
         answer = sides.find { |s| s.role == "answer" }
         return 0.0 if answer.nil? || Array(record.answer.dig("scaling", "ratio")).any?
-        share = Scaling.engine_share(measurements, answer.adapter.label)
-        return 0.0 if Scaling.unmeasurable(cores: machine.cores, share: share, adapter: answer.adapter)
-        seconds = record.rounds.filter_map(&:seconds)
-        seconds.empty? ? 0.0 : Scaling::ROUNDS * 2 * Stats.median(seconds) / sides.size
+        return 0.0 if Scaling.why_not(answer.adapter, cores: machine.cores, measurements: measurements)
+        Scaling.rounds_s(Stats.median(record.rounds.filter_map(&:seconds)), sides: sides.size) || 0.0
       end
 
       # The confirmation's configs as sides, with their earlier rounds' figures.

@@ -56,7 +56,12 @@ module Arena
       # rules them out here (.unmeasurable), else the command that measures
       # them in their own time (.later).
       def self.unkept(adapter, cores:, measurements:, dir:, seconds:)
-        unmeasurable(cores: cores, share: engine_share(measurements, adapter.label), adapter: adapter) || later(dir, seconds)
+        why_not(adapter, cores: cores, measurements: measurements) || later(dir, seconds)
+      end
+
+      # .unmeasurable for `adapter`, its engine share read from the search's measurements.
+      def self.why_not(adapter, cores:, measurements:)
+        unmeasurable(cores: cores, share: engine_share(measurements, adapter.label), adapter: adapter)
       end
 
       # The cores rounds' seconds at the pace of the confirmation's rounds
