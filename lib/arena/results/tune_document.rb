@@ -64,8 +64,8 @@ module Arena
       def scaling(r)
         return nil unless r
         ratio, interval = r.factor
-        {"cores" => r.cores, "config" => r.many&.label, "ratio" => ratio, "interval" => interval, "rounds" => r.rounds,
-         "why" => r.why}.compact
+        {"cores" => r.cores, "server_cores" => r.server_cores, "config" => r.many&.label, "ratio" => ratio, "interval" => interval, "rounds" => r.rounds,
+         "pss_mib" => r.pss_kb && (r.pss_kb / 1024.0).round(1), "why" => r.why, "stay" => scaling(r.stay)}.compact
       end
 
       # The best config of the baseline's server against the baseline: nil when it was not searched.

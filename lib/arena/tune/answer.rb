@@ -209,7 +209,7 @@ module Arena
         else
           ["THE ANSWER: #{server}#{" #{version}" if version} with #{setting_words}#{", runtime #{runtime}" unless runtime.to_s.empty? || runtime == "default"}",
             "  #{AnswerWords.gain(confirmed, baseline)}"]
-        end.concat([AnswerWords.stay(confirmed, baseline)].compact.map { |line| "  #{line}" })
+        end.concat([AnswerWords.stay(confirmed, baseline), AnswerWords.stay_cores(scaling, baseline.server)].compact.map { |line| "  #{line}" })
       end
 
       # The picked config's margin, figures, what they were measured on and how to start it.
@@ -220,6 +220,8 @@ module Arena
         lines << w.speed(confirmed) if confirmed.speed_range
         lines << (scaling&.measured? ? measured_on.sub(/ \(not measured past .*\)\z/, "") : measured_on) if measured_on
         lines.concat(w.scaling(scaling)) if scaling
+        lines << w.box_memory(scaling, pss_kb: confirmed.pss_kb, budget_mib: memory_mib, server_cores: scaling&.server_cores)
+        lines.compact!
         return lines if keep? && confirmed.pick.role == "baseline"
         lines << "start: #{command.join(" ")}" if command
         lines << "config file: #{config_file}" if config_file

@@ -139,6 +139,38 @@ module Arena
           "on N cores: N× the processes, if the database keeps up (measured to #{result.cores})"]
       end
 
+      # Your server's best config on every core against one, beside the
+      # answer's (Scaling::Result#stay): "stay on puma, on 2 cores:
+      # workers=2 threads=5: 1.87× (1.62–2.15) one core", or why not; nil
+      # when it did not join the cores rounds' plan.
+      def stay_cores(result, server)
+        stay = result&.stay
+        return nil unless stay
+        head = "stay on #{server}, on #{stay.cores} cores"
+        return "#{head}: not measured (#{stay.why})" unless stay.measured?
+        value, interval = stay.factor
+        "#{head}: #{settings(stay.many.settings.slice(*stay.many.class.tunables.keys))}: #{ratio(value, interval)} one core"
+      end
+
+      # The answer's memory on the whole box, against the budget (--memory):
+      # "memory on 2 cores: 2 processes, 128 MiB PSS, within the 17.6 GiB
+      # budget (--memory)". The PSS is the cores rounds' own where they ran,
+      # else the rounds' PSS times the box's cores over the server's (a
+      # process's pages that others share are counted once per share, so
+      # the estimate errs high). Over the budget, how many processes fit.
+      def box_memory(scaling, pss_kb:, budget_mib:, server_cores:)
+        return nil unless scaling&.one && pss_kb && budget_mib && server_cores.to_i.positive?
+        per_core = processes(scaling.one).fdiv(server_cores)
+        box = [(per_core * scaling.cores).round, 1].max
+        total_kb, how = (scaling.measured? && scaling.pss_kb) ? [scaling.pss_kb, "measured"] : [pss_kb * scaling.cores / server_cores.to_f, "estimated"]
+        head = "memory on #{scaling.cores} cores: #{box} #{(box == 1) ? "process" : "processes"}, " \
+          "#{Support::Format.memory_kb(total_kb)} PSS (#{how})"
+        budget = Support::Format.memory_kb(budget_mib * 1024)
+        return "#{head}, within the #{budget} budget (--memory)" if total_kb <= budget_mib * 1024
+        fit = (budget_mib * 1024 / (total_kb / box)).floor
+        "#{head}, over the #{budget} budget (--memory): #{fit} #{(fit == 1) ? "process fits" : "processes fit"}"
+      end
+
       # Serving processes: a server's workers (Puma's single mode is one).
       def processes(adapter)
         s = adapter.settings

@@ -26,6 +26,13 @@ module Arena
         answer.confirmed? ? answer.with(scaling: scaling(confirmed, time)) : answer
       end
 
+      # Your server's best config, [adapter, installation], for the cores
+      # rounds beside the answer's: nil when it is the answer's or did not run.
+      def self.staying(confirmed)
+        stay = confirmed.stay
+        [stay.adapter, stay.installation] if stay&.alive? && !stay.equal?(confirmed.pick)
+      end
+
       private
 
       # [Confirmed, NotDone of the rounds it did not count].
@@ -66,12 +73,13 @@ module Arena
         machine = @ctx.plan.machine
         unless time.scaling?
           why = Scaling.unkept(pick.adapter, cores: machine.cores, measurements: @ctx.store.view.measurements, dir: @ctx.plan.out_dir,
-            seconds: Scaling.rounds_s(confirmed.round_s, sides: sides_of(confirmed)) || time.cores_rounds_s)
-          return Scaling::Result.new(one: pick.adapter, cores: machine.cores, why: why).freeze
+            seconds: Scaling.rounds_s(confirmed.round_s, sides: sides_of(confirmed), configs: ConfirmPhase.staying(confirmed) ? 2 : 1) ||
+              time.cores_rounds_s)
+          return Scaling::Result.new(one: pick.adapter, cores: machine.cores, server_cores: machine.server_cores, why: why).freeze
         end
         @ctx.say "cores: #{@ctx.labels.call(pick.key)} on 1 core against every core"
         Scaling.new(plan: @ctx.plan, store: @ctx.store, engine: @ctx.engine, workload: @ctx.workload, deadline: time.deadline, seed: @ctx.seed,
-          log: @ctx.log).call(pick.adapter, pick.installation)
+          log: @ctx.log).call(pick.adapter, pick.installation, stay: ConfirmPhase.staying(confirmed), side_s: confirmed.round_s&./(sides_of(confirmed)))
       end
 
       # How many configs each confirmation round started.

@@ -38,19 +38,23 @@ module Arena
         cores_s = Resume.cores_s(@record, machine: @plan.machine, sides: sides, measurements: @store.view.measurements)
         say "tune: at most #{@max_time.round} s of confirmation rounds more#{" and the cores rounds (about #{cores_s.round} s)" if cores_s.positive?}, no search"
         result = rounds(sides, prior, deadline: @started + [@max_time - cores_s, 0].max)
-        answer, pick = answer(result, sides)
-        finish(with_cores(answer, pick), result.rounds.size - prior.size)
+        answer, confirmed = answer(result, sides)
+        finish(with_cores(answer, confirmed), result.rounds.size - prior.size)
       end
 
       # The time the cores rounds (Scaling) take at the pace of the earlier
       # rounds, when the tune did not measure them and they can be measured
       # for its answer's config (Scaling.unmeasurable, from the search's
-      # measurements); else 0.
+      # measurements), with your server's best config beside it where that
+      # is another config and can be measured too; else 0.
       def self.cores_s(record, machine:, sides:, measurements:)
         answer = sides.find { |s| s.role == "answer" }
         return 0.0 if answer.nil? || Array(record.answer.dig("scaling", "ratio")).any?
-        return 0.0 if Scaling.why_not(answer.adapter, cores: machine.cores, measurements: measurements)
-        Scaling.rounds_s(Stats.median(record.rounds.filter_map(&:seconds)), sides: sides.size) || 0.0
+        fair = ->(side) { side && !Scaling.why_not(side.adapter, cores: machine.cores, measurements: measurements) }
+        return 0.0 unless fair.call(answer)
+        stay = sides.find { |s| s.role == "stay" }
+        configs = (fair.call(stay) && stay.key != answer.key) ? 2 : 1
+        Scaling.rounds_s(Stats.median(record.rounds.filter_map(&:seconds)), sides: sides.size, configs: configs) || 0.0
       end
 
       # The confirmation's configs as sides, with their earlier rounds' figures.
@@ -89,8 +93,10 @@ module Arena
       # tune.json's record of the cores rounds as a Scaling::Result.
       def self.scaling_of(record, one, machine:)
         many = record["config"] && Plan::ServerList.parse([record["config"]], machine: machine).first
-        Scaling::Result.new(factor: [record["ratio"], record["interval"]], one: one, many: many, cores: record["cores"],
-          rounds: record["rounds"]).freeze
+        factor = [record["ratio"], record["interval"]] if record["ratio"]
+        stay = record["stay"] && scaling_of(record["stay"], nil, machine: machine)
+        Scaling::Result.new(factor: factor, one: one, many: many, cores: record["cores"], server_cores: record["server_cores"] || machine.server_cores, rounds: record["rounds"],
+          pss_kb: record["pss_mib"]&.*(1024), why: record["why"], stay: stay).freeze
       end
 
       private
@@ -113,7 +119,8 @@ module Arena
 
       # The answer on every core against one: the tune's own rounds when it
       # measured them for this config, else measured now in the time left.
-      def with_cores(answer, pick)
+      def with_cores(answer, confirmed)
+        pick = confirmed.pick
         return answer unless answer.confirmed? && pick
         before = @record.answer["scaling"]
         if Array(before&.dig("ratio")).any? && Scaling.process_key(pick.adapter) &&
@@ -123,7 +130,8 @@ module Arena
         return answer if @plan.machine.cores < 2
         say "cores: #{pick.key} on 1 core against every core"
         answer.with(scaling: Scaling.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first,
-          deadline: @started + @max_time, seed: Plan.new_seed, log: ->(line) { say line }).call(pick.adapter, pick.installation))
+          deadline: @started + @max_time, seed: Plan.new_seed, log: ->(line) { say line })
+          .call(pick.adapter, pick.installation, stay: ConfirmPhase.staying(confirmed)))
       rescue Interrupt
         @store.finish(interrupted: true)
         raise
@@ -140,7 +148,7 @@ module Arena
           memory_kb: Probes::Procfs.memory_total_kb)
         [Answer.confirm(provisional, confirmed: confirmed, baseline: @baseline, files: @record.files,
           versions: sides.to_h { |s| [s.adapter.key, s.installation.version] }, gems: Bundle::Result.added_gems(@plan.app),
-          measured_on: measured_on, dir: @record.dir), confirmed.pick]
+          measured_on: measured_on, dir: @record.dir), confirmed]
       end
 
       # results.json finished, tune.json's answer replaced, the reports

@@ -24,8 +24,10 @@ module Arena
       VARIANT = "cores"
 
       # factor: [ratio, [low, high]] or nil; one, many: the two configs (adapters);
-      # cores: how many the second ran on; why: why it was not measured.
-      Result = Struct.new(:factor, :one, :many, :cores, :rounds, :why, keyword_init: true) do
+      # cores: how many the second ran on (server_cores: the first); why: why it was not measured;
+      # pss_kb: the median PSS of `many` over its rounds; stay: the same for
+      # your server's best config (staying), measured in the same rounds.
+      Result = Struct.new(:factor, :one, :many, :cores, :server_cores, :rounds, :why, :pss_kb, :stay, keyword_init: true) do
         def measured? = !factor.nil?
       end
 
@@ -64,10 +66,11 @@ module Arena
         unmeasurable(cores: cores, share: engine_share(measurements, adapter.label), adapter: adapter)
       end
 
-      # The cores rounds' seconds at the pace of the confirmation's rounds
-      # (round_s for `sides` configs), or nil where none was timed.
-      def self.rounds_s(round_s, sides:)
-        (round_s && sides.to_i.positive?) ? ROUNDS * 2 * round_s / sides : nil
+      # The cores rounds' seconds for `configs` configs (each on one core and
+      # on every core) at the pace of the confirmation's rounds (round_s for
+      # `sides` configs), or nil where none was timed.
+      def self.rounds_s(round_s, sides:, configs: 1)
+        (round_s && sides.to_i.positive?) ? ROUNDS * 2 * configs * round_s / sides : nil
       end
 
       # Why a tune did not measure them, and the command that does, in its
@@ -88,8 +91,7 @@ module Arena
       end
 
       # The rounds' paired ratio, many against one: [ratio, [low, high]], or nil.
-      def self.factor(result)
-        one, many = result.sides
+      def self.factor(result, one = result.sides[0], many = result.sides[1])
         d = Confirmed.paired(one, many, result.counted_numbers, BAND_PCT)
         return nil unless d.measured?
         [(1 + d.estimate_pct / 100.0).round(3), [(1 + d.low_pct / 100.0).round(3), (1 + d.high_pct / 100.0).round(3)]]
@@ -105,29 +107,58 @@ module Arena
         @log = log
       end
 
-      # adapter, installation: the answer's -> Result.
-      def call(adapter, installation)
+      # adapter, installation: the answer's; stay: [adapter, installation]
+      # of your server's best config, measured in the same rounds when it
+      # is another config, fair to measure, and the time holds twice the
+      # rounds at side_s a config a round -> Result.
+      def call(adapter, installation, stay: nil, side_s: nil)
         cores = @plan.machine.cores
-        why = Scaling.unmeasurable(cores: cores, share: Scaling.engine_share(@store.view.measurements, adapter.label), adapter: adapter)
-        return Result.new(one: adapter, cores: cores, why: why).freeze if why
-        many = Scaling.scaled(adapter, cores)
-        sides = [Confirmation::Side.of(role: "1 core", adapter: adapter, installation: installation),
-          Confirmation::Side.of(role: "#{cores} cores", adapter: many, installation: installation)]
-        result = rounds.call(sides)
-        Result.new(factor: Scaling.factor(result), one: adapter, many: many, cores: cores, rounds: result.counted.size,
-          why: (result.counted.size < 3) ? "no time left for its rounds" : nil).freeze
+        why = why_not(adapter)
+        return Result.new(one: adapter, cores: cores, server_cores: @plan.machine.server_cores, why: why).freeze if why
+        joined, stay_why = staying(adapter, stay, side_s)
+        configs = [[adapter, installation], joined].compact
+        result = rounds.call(configs.flat_map { |a, i| sides(a, i, cores, prefix: a.equal?(adapter) ? "" : "stay ") })
+        kept = joined ? of(joined.first, result.sides[2, 2], result) : (Result.new(one: stay.first, cores: cores, server_cores: @plan.machine.server_cores, why: stay_why).freeze if stay_why)
+        of(adapter, result.sides[0, 2], result, stay: kept)
       end
 
       private
 
-      # Confirmation's rounds, each side under its own plan: the pinned one, and every core shared with the engine.
+      def why_not(adapter) = Scaling.unmeasurable(cores: @plan.machine.cores, share: Scaling.engine_share(@store.view.measurements, adapter.label),
+        adapter: adapter)
+
+      # [the stay config's [adapter, installation] when it joins the rounds,
+      # else nil and why it does not (nil: nothing to say)].
+      def staying(adapter, stay, side_s)
+        return [nil, nil] if stay.nil? || stay.first.label == adapter.label
+        why = why_not(stay.first)
+        return [nil, why] if why
+        need = ROUNDS * 4 * side_s.to_f
+        return [nil, Scaling.later(@plan.out_dir, ROUNDS * 2 * side_s)] if side_s && Support::Clock.now + need > @deadline
+        [stay, nil]
+      end
+
+      # A config on one core and its processes times `cores` on every core, as a pair of sides.
+      def sides(adapter, installation, cores, prefix:)
+        [Confirmation::Side.of(role: "#{prefix}1 core", adapter: adapter, installation: installation),
+          Confirmation::Side.of(role: "#{prefix}#{cores} cores", adapter: Scaling.scaled(adapter, cores), installation: installation)]
+      end
+
+      # One config's Result from its pair of sides.
+      def of(adapter, (one, many), result, stay: nil)
+        Result.new(stay: stay, factor: Scaling.factor(result, one, many), one: adapter, many: many.adapter, cores: @plan.machine.cores, server_cores: @plan.machine.server_cores,
+          rounds: result.counted.size, pss_kb: Stats.median(many.pss_kb.values.compact),
+          why: (result.counted.size < 3) ? "no time left for its rounds" : nil).freeze
+      end
+
+      # Confirmation's rounds, each side under its own plan: the pinned one (a
+      # config on one core), and every core shared with the engine.
       def rounds
         shared = @plan.with(machine: @plan.machine.with_cpus("shared"))
-        plans = {false => @plan, true => shared}
         Confirmation.new(plan: @plan, store: @store, engine: @engine, workload: @workload, deadline: @deadline, seed: @seed,
           min_rounds: ROUNDS, judge: ->(_) { true }, variant: VARIANT, log: ->(line) { @log.call(line.sub("confirmation round", "cores round")) },
           session_for: lambda do |side, i|
-            plan = plans.fetch(i.positive?).with(load: @plan.load.with(queue_time: "off"))
+            plan = (i.odd? ? shared : @plan).with(load: @plan.load.with(queue_time: "off"))
             Launch::Session.new(plan: plan, adapter: side.adapter, index: 400 + i, starter: Launch::Starter.new(plan: plan),
               engine: Load::Engine.new(dir: plan.out_dir, machine: plan.machine), store: Results::Store::FirstStart.new(@store),
               installation: side.installation)

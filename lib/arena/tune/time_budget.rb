@@ -106,10 +106,13 @@ module Arena
           Confirmation.reserve_s(sides: sides, boot_s: boot_s, duration: plan.load.duration, warmup: plan.load.warmup)
         end
 
-        # The time kept for the scaling rounds (none on one core).
+        # The time kept for the scaling rounds (none on one core): the
+        # answer's config, and your server's best config beside it when
+        # there are other servers to answer.
         def scaling_s
           return 0.0 if plan.machine.cores < 2
-          Scaling::ROUNDS * 2 * Confirmation.side_s(boot_s: boot_s, duration: plan.load.duration, warmup: plan.load.warmup)
+          configs = (plan.servers.size > 1) ? 2 : 1
+          Scaling::ROUNDS * 2 * configs * Confirmation.side_s(boot_s: boot_s, duration: plan.load.duration, warmup: plan.load.warmup)
         end
 
         def per_candidate_s

@@ -65,6 +65,29 @@ module Arena
       assert_nil narrow.to_record["more_time"]
     end
 
+    # The cores rounds of the answer and of your server's best config: the
+    # stay config's factor under its stay line, the box's memory under the
+    # answer's, and both in tune.json.
+    def test_the_cores_rounds_say_the_stay_config_and_the_boxs_memory
+      drift = [1.0, 0.8, 1.2, 0.9, 1.1]
+      provisional = decide([entry("falcon", drift.map { |d| 100 * d }, pss_mib: 200, p99_ms: 8.0, settings: {"count" => 2}),
+        entry("puma", drift.map { |d| 110 * d }, pss_mib: 400, p99_ms: 12.0, settings: {"workers" => 2, "threads" => 4})])
+      answer = confirmed_answer(provisional, answer: 1300.0, runner_up: 1000.0, baseline: 900.0, wobble: 0.01, stay: "answer")
+      machine = Plan::Machine.new(cores: 2)
+      one = answer.confirmed.pick.adapter
+      stay = Tune::Scaling::Result.new(factor: [1.8, [1.7, 1.9]], one: one, many: Servers.fetch("puma").new(settings: {"workers" => 6, "threads" => 3},
+        machine: machine), cores: 2, server_cores: 1, rounds: 6, pss_kb: 700 * 1024)
+      scaling = Tune::Scaling::Result.new(factor: [1.9, [1.8, 2.0]], one: one, many: Tune::Scaling.scaled(one, 2), cores: 2, server_cores: 1, rounds: 6,
+        pss_kb: 600 * 1024, stay: stay)
+      lines = answer.with(scaling: scaling).lines
+      at = lines.index { |l| l.start_with?("  stay on puma:") }
+      assert_equal "  stay on puma, on 2 cores: workers=6 threads=3: 1.80× (1.70–1.90) one core", lines[at + 1]
+      assert_includes lines, "  memory on 2 cores: 4 processes, 600.0 MiB PSS (measured), within the 1.46 GiB budget (--memory)"
+      record = answer.with(scaling: scaling).to_record
+      assert_equal [1.8, [1.7, 1.9], 700.0], record.dig("scaling", "stay").values_at("ratio", "interval", "pss_mib")
+      assert_equal 600.0, record.dig("scaling", "pss_mib")
+    end
+
     def decide(entries, **kw)
       Tune::Answer.decide(entries: entries, files: FILES, versions: {"puma" => "6.4.2"}, slos: {"puma" => 120.0, "falcon" => 130.0},
         memory_mib: 1500.0, **kw)

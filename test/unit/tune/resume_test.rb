@@ -153,6 +153,23 @@ module Arena
       assert_in_delta 120.0, cores_s.call(answer: record.answer.merge("scaling" => {"cores" => 2, "why" => Tune::Scaling.later(@dir, 118)}))
     end
 
+    # Your server's best config, a side of its own, joins the cores rounds:
+    # twice the time (6 rounds of 4 sides at 30 s a round of 4), and none
+    # more when its share is not measured.
+    def test_the_stay_config_doubles_the_cores_rounds_time_where_it_can_be_measured
+      finished_tune
+      record = Results::TuneResume.read(@dir)
+      stay = Servers.fetch("puma").new(settings: {"threads" => 5, "workers" => 1}, machine: @machine)
+      sides = adapters.merge("stay" => stay).map { |role, a| Tune::Confirmation::Side.of(role: role, adapter: a, installation: nil) }
+      closed = ->(label) {
+        Results::Measurement.from_h({"server" => label, "scenario" => "sustained", "variant" => "closed-max",
+              "summary" => {"good_rps" => 1.0, "loader_cpu_pct" => 3.0}, "probes" => {"cpu_pct_mean" => 100.0}})
+      }
+      both = [closed.call(adapters["answer"].label), closed.call(stay.label)]
+      assert_in_delta Tune::Scaling::ROUNDS * 2 * 2 * 30.0 / 4, Tune::Resume.cores_s(record, machine: @machine, sides: sides, measurements: both)
+      assert_in_delta Tune::Scaling::ROUNDS * 2 * 30.0 / 4, Tune::Resume.cores_s(record, machine: @machine, sides: sides, measurements: both.first(1))
+    end
+
     def test_the_tunes_own_cores_rounds_are_said_again
       one = adapters["answer"]
       r = Tune::Resume.scaling_of({"cores" => 2, "config" => "iodine:workers=2", "ratio" => 1.9, "interval" => [1.8, 2.0], "rounds" => 6}, one, machine: @machine)
@@ -160,6 +177,13 @@ module Arena
       assert_equal [1.9, [1.8, 2.0]], r.factor
       assert_equal({"workers" => 2}, r.many.settings.slice("workers").transform_values(&:to_i))
       assert_match(/\Aon 2 cores: iodine workers=2 .*: 1\.90× \(1\.80–2\.00\) one core\z/, Tune::AnswerWords.scaling(r).first)
+      assert_nil r.stay
+      stay = {"cores" => 2, "config" => "puma:workers=2,threads=5", "ratio" => 1.8, "interval" => [1.7, 1.9], "rounds" => 6, "pss_mib" => 300.0}
+      r = Tune::Resume.scaling_of({"cores" => 2, "config" => "iodine:workers=2", "ratio" => 1.9, "interval" => [1.8, 2.0], "rounds" => 6,
+        "stay" => stay}, one, machine: @machine)
+      assert_equal [1.8, [1.7, 1.9]], r.stay.factor
+      assert_equal 300.0 * 1024, r.stay.pss_kb
+      refute Tune::Resume.scaling_of({"cores" => 2, "why" => "no time"}, one, machine: @machine).measured?, "no ratio: not measured"
     end
 
     def test_a_tune_without_time_for_the_cores_rounds_says_the_command_that_measures_them

@@ -67,6 +67,53 @@ module Arena
       assert_nil S.rounds_s(nil, sides: 4)
       assert_nil S.rounds_s(130.0, sides: 0)
       assert_in_delta 240.0, S.rounds_s(60.0, sides: 3)
+      assert_in_delta 480.0, S.rounds_s(60.0, sides: 3, configs: 2), 1e-9, "the stay config's pair beside the answer's"
+    end
+
+    # Your server's best config joins the answer's cores rounds only when it
+    # is another config, fair to measure, and the time holds both pairs.
+    def test_the_stay_config_joins_only_where_it_is_another_fair_config_with_time
+      answer = puma("workers" => "1", "threads" => "4")
+      stay = puma("workers" => "1", "threads" => "5")
+      fair = [record(answer.label, "closed-max", 2.0, 100.0), record(stay.label, "closed-max", 2.0, 100.0)]
+      store = ->(ms) { Struct.new(:view).new(Struct.new(:measurements).new(ms)) }
+      plan = Struct.new(:machine, :out_dir).new(MACHINE, "/d")
+      scaling = ->(ms, deadline) { S.new(plan: plan, store: store.call(ms), engine: nil, workload: nil, deadline: deadline, seed: 1) }
+      later = Support::Clock.now + 1000
+      assert_equal [[stay, :inst], nil], scaling.call(fair, later).send(:staying, answer, [stay, :inst], 20.0)
+      assert_equal [nil, nil], scaling.call(fair, later).send(:staying, answer, [answer, :inst], 20.0), "the answer's own config"
+      assert_equal [nil, nil], scaling.call(fair, later).send(:staying, answer, nil, 20.0)
+      assert_equal [nil, "the engine's CPU share was not measured"], scaling.call(fair.first(1), later).send(:staying, answer, [stay, :inst], 20.0)
+      assert_equal [nil, "no time in this tune; `arena tune --resume /d --max-time 240` measures it"],
+        scaling.call(fair, Support::Clock.now + 6 * 4 * 20.0 - 5).send(:staying, answer, [stay, :inst], 20.0), "6 rounds of 4 sides at 20 s"
+      assert_equal [[stay, :inst], nil], scaling.call(fair, Support::Clock.now + 6 * 4 * 20.0 + 5).send(:staying, answer, [stay, :inst], 20.0)
+    end
+
+    # Your server's best config on every core, under the stay line.
+    def test_the_stay_config_on_every_core_or_why_not
+      many = puma("workers" => "2", "threads" => "5")
+      stay = S::Result.new(factor: [1.87, [1.62, 2.15]], many: many, cores: 2, rounds: 6)
+      r = S::Result.new(factor: [1.93, [1.85, 2.01]], many: many, cores: 2, rounds: 6, stay: stay)
+      assert_equal "stay on puma, on 2 cores: workers=2 threads=5: 1.87× (1.62–2.15) one core", Tune::AnswerWords.stay_cores(r, "puma")
+      r = S::Result.new(factor: [1.93, [1.85, 2.01]], cores: 2, stay: S::Result.new(cores: 2, why: "puma has no process setting"))
+      assert_equal "stay on puma, on 2 cores: not measured (puma has no process setting)", Tune::AnswerWords.stay_cores(r, "puma")
+      assert_nil Tune::AnswerWords.stay_cores(S::Result.new(factor: [1.9, [1.8, 2.0]], cores: 2), "puma"), "the stay config did not join"
+      assert_nil Tune::AnswerWords.stay_cores(nil, "puma")
+    end
+
+    # The answer's memory on the whole box against --memory: the cores
+    # rounds' PSS where they ran, else the rounds' times cores.
+    def test_the_memory_on_the_box_against_the_budget
+      one = puma("workers" => "1", "threads" => "4")
+      measured = S::Result.new(factor: [1.9, [1.8, 2.0]], one: one, cores: 2, server_cores: 1, pss_kb: 250 * 1024)
+      assert_equal "memory on 2 cores: 2 processes, 250.0 MiB PSS (measured), within the 17.60 GiB budget (--memory)",
+        Tune::AnswerWords.box_memory(measured, pss_kb: 130 * 1024, budget_mib: 17.6 * 1024, server_cores: 1)
+      unmeasured = S::Result.new(one: one, cores: 4, server_cores: 1, why: "no time")
+      assert_equal "memory on 4 cores: 4 processes, 520.0 MiB PSS (estimated), within the 1.00 GiB budget (--memory)",
+        Tune::AnswerWords.box_memory(unmeasured, pss_kb: 130 * 1024, budget_mib: 1024, server_cores: 1)
+      assert_equal "memory on 4 cores: 4 processes, 520.0 MiB PSS (estimated), over the 300.0 MiB budget (--memory): 2 processes fit",
+        Tune::AnswerWords.box_memory(unmeasured, pss_kb: 130 * 1024, budget_mib: 300, server_cores: 1)
+      assert_nil Tune::AnswerWords.box_memory(unmeasured, pss_kb: nil, budget_mib: 300, server_cores: 1), "no PSS read"
     end
 
     def test_the_answer_says_the_factor_or_why_not
