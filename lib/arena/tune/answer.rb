@@ -142,6 +142,20 @@ module Arena
         end
       end
 
+      # The terminal's lines that report.md keeps when the block is over
+      # BRIEF_LINES, left out in this order: the machine's speed, the
+      # general words on N cores, a box's memory within the budget.
+      SPARE = [/\A\s*measured at .* median speed\z/, /\A\s*on N cores: /, /\A\s*memory on \d+ cores: .*, within /].freeze
+      BRIEF_LINES = 15
+
+      # At most BRIEF_LINES lines: the SPARE ones left out first, then the last.
+      def self.brief(lines)
+        SPARE.each_with_object(lines.dup) do |spare, kept|
+          at = kept.index { |l| l.match?(spare) }
+          kept.delete_at(at) if kept.size > BRIEF_LINES && at
+        end.first(BRIEF_LINES)
+      end
+
       # The answer in words, the same in the terminal (last) and the report
       # (first): at most 15 lines of at most 100 columns (a path whole).
       # brief: the terminal's block, at most 15 lines of at most 100 columns
@@ -149,7 +163,7 @@ module Arena
       def lines(brief: false)
         return ["THE ANSWER: none: no server held a rate within the SLO and the memory budget", *tail_lines] unless found?
         return under_head(confirmed_lines(brief: false), 2) if confirmed? && !brief
-        return under_head(confirmed_lines(brief: true), 2).first(15).map { |l| AnswerWords.fit(l) } if confirmed?
+        return Answer.brief(under_head(confirmed_lines(brief: true), 2)).map { |l| AnswerWords.fit(l) } if confirmed?
         head = "THE ANSWER: #{server}#{" #{version}" if version} with #{setting_words}, runtime #{runtime}"
         rate = "sustains #{Support::Format.rps(sustained_rps)} req/s at p99 #{p99_ms} ms, PSS #{pss_mib} MiB"
         out = under_head([head, "  #{rate}"], 1)

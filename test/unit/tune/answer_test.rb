@@ -88,6 +88,25 @@ module Arena
       assert_equal 600.0, record.dig("scaling", "pss_mib")
     end
 
+    # Over 15 lines, the terminal leaves out the machine's speed, then the
+    # general words on N cores, then a box's memory within its budget, then
+    # the last lines; never a line that tells what to do.
+    def test_the_terminals_block_leaves_out_the_spare_lines_first
+      lines = ["THE ANSWER: x", *Array.new(9) { |i| "  line #{i}" }, "  measured at 0.98–1.02× the machine's median speed",
+        "  on N cores: N× the processes, if the database keeps up (measured to 2)",
+        "  memory on 2 cores: 2 processes, 250.0 MiB PSS (measured), within the 17.60 GiB budget (--memory)",
+        "  start: bundle exec puma", "  config file: /r/puma.rb", "  not in the answer: agoo", "  not done in time: 3"]
+      assert_equal 17, lines.size
+      kept = Tune::Answer.brief(lines)
+      assert_equal 15, kept.size
+      assert_empty kept.grep(/measured at|on N cores/)
+      assert_includes kept, lines[12], "the memory line stays while the block fits"
+      assert_equal lines.last(4), kept.last(4)
+      assert_equal lines.first(15), Tune::Answer.brief(lines.first(15)), "a block that fits is kept whole"
+      over = lines + ["  extra"]
+      assert_equal over.reject { |l| l.match?(/measured at|on N cores|memory on/) }, Tune::Answer.brief(over)
+    end
+
     def decide(entries, **kw)
       Tune::Answer.decide(entries: entries, files: FILES, versions: {"puma" => "6.4.2"}, slos: {"puma" => 120.0, "falcon" => 130.0},
         memory_mib: 1500.0, **kw)
