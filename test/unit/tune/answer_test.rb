@@ -92,7 +92,10 @@ module Arena
     # general words on N cores, then a box's memory within its budget, then
     # the last lines; never a line that tells what to do.
     def test_the_terminals_block_leaves_out_the_spare_lines_first
-      lines = Array.new(9) { |i| "  line #{i}" }
+      lines = ["THE ANSWER: x"] + Array.new(9) { |i| "  line #{i}" } + ["  measured at 0.98–1.02× the machine's median speed",
+        "  on N cores: N× the processes, if the database keeps up (measured to 2)",
+        "  memory on 2 cores: 2 processes, 250.0 MiB PSS (measured), within the 17.60 GiB budget (--memory)",
+        "  start: bundle exec puma", "  config file: /r/puma.rb", "  not in the answer: agoo", "  not done in time: 3"]
       assert_equal 17, lines.size
       kept = Tune::Answer.brief(lines)
       assert_equal 15, kept.size
