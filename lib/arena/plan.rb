@@ -4,7 +4,6 @@
 # preset over defaults), workloads, machine, runtime, envelope, budget and estimate.
 require_relative "load"
 require_relative "plan/plan"
-require_relative "plan/transport"
 require_relative "plan/machine"
 require_relative "plan/workloads"
 require_relative "plan/runtime"

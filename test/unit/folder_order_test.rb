@@ -26,7 +26,6 @@ class FolderOrderTest < Minitest::Test
     "verdicts -> report" => 2,
     "results -> load" => 2,
     "load -> launch" => 1,
-    "load -> plan" => 3,
     "plan -> bundle" => 3,
     "plan -> fronts" => 3,
     "plan -> launch" => 5,

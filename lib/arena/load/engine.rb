@@ -31,7 +31,7 @@ module Arena
         nil
       end
 
-      def initialize(dir:, path: self.class.path, machine: Plan::Machine.current)
+      def initialize(dir:, machine:, path: self.class.path)
         raise Error, "load engine not built: #{path} (run `make -C ext/arena_load`)" unless File.executable?(path)
         @path = path
         @dir = File.join(dir, RAW)

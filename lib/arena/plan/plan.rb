@@ -15,7 +15,7 @@ module Arena
     def keep_up? = between_rounds != "restart"
 
     # Plain HTTP/1.1 unless --transport said otherwise (plans built elsewhere have none).
-    def transport_or_plain = transport || Plan::Transport.plain
+    def transport_or_plain = transport || Load::Transport.plain
     # database: --database's Database::Spec (its kind); live_database: the
     # live one (Postgres, Sqlite) once Database.open started it, nil before.
     # preset: the Presets::Chosen the run re-runs (nil: none).
