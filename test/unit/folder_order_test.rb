@@ -31,7 +31,7 @@ class FolderOrderTest < Minitest::Test
     "plan -> launch" => 5,
     "plan -> presets" => 3,
     "plan -> remote" => 1,
-    "plan -> scenarios" => 5,
+    "plan -> scenarios" => 3,
     "plan -> servers" => 2,
     "bundle -> launch" => 1,
     "bundle -> servers" => 7,

@@ -28,7 +28,7 @@ module Arena
         plan = builder.build
         builder.remote.check(plan)
         # Fitted to its time and said before anything starts (issue 35).
-        plan = plan.with_budget(Plan::Budget.call(plan, given_s: builder.max_time_given))
+        plan = plan.with_budget(Plan::Budget.call(plan, given_s: builder.max_time_given, scenarios: Scenarios))
         @err.puts Plan::Budget.line(plan)
         return dry_run(plan) if builder.dry_run
         # Servers on another host (docs/distributed.md): its agent starts them, the engine may load its address.
