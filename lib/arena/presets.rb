@@ -3,7 +3,7 @@
 module Arena
   # Presets re-run the published comparisons of ../shared/seeds on today's
   # servers. A preset is data only: where it comes from, what it runs, and
-  # which of its numbers shrink under --scale. Plan::Builder takes a preset's
+  # which of its numbers shrink under --scale. Planner::Builder takes a preset's
   # options as defaults beneath the flags, so any flag still wins.
   module Presets
     # name, seed (file under shared/seeds), method and finding (one line each:
@@ -11,14 +11,14 @@ module Arena
     # ({server => why} for servers the seed ran that Arena has no adapter
     # for), app (a config.ru under the repository, nil for the built-in
     # app), workloads (names, paths, or Workload values), scenarios, options
-    # (Plan::Builder options at the original size), shrink ({option => floor}:
+    # (Planner::Builder options at the original size), shrink ({option => floor}:
     # what --scale multiplies; an Integer floor rounds to a count, a Float
     # floor keeps seconds), default_scale (so the preset takes a few minutes
     # on a 2-core machine), app_gem and setup (the gem the app cannot run
     # without, and how to install it).
     Preset = Struct.new(:name, :seed, :method, :finding, :servers, :unavailable, :app, :workloads,
       :scenarios, :options, :shrink, :default_scale, :app_gem, :setup, keyword_init: true) do
-      # The Plan::Builder options of this preset at `scale` (1 = the original).
+      # The Planner::Builder options of this preset at `scale` (1 = the original).
       def options_at(scale)
         shrunk = shrink.to_h do |key, floor|
           value = options.fetch(key) * scale
@@ -64,7 +64,7 @@ module Arena
           notes << "#{name}: skipped, #{preset.unavailable.fetch(name, "Arena has no adapter for it")}"
           next
         end
-        adapter = Plan::ServerList.parse([spec], machine: machine).first
+        adapter = Planner::ServerList.parse([spec], machine: machine).first
         installation = adapter.class.install(app)
         if !installation.found
           notes << "#{adapter.label}: skipped, not installed (#{installation.why})"

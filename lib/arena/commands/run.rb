@@ -15,7 +15,7 @@ module Arena
       def self.status(document) = document.measured.empty? ? 2 : 0
 
       def call
-        builder = Plan::Builder.new(say: ->(line) { @err.puts line })
+        builder = Planner::Builder.new(say: ->(line) { @err.puts line })
         OptionParser.new do |parser|
           parser.banner = "usage: arena run [options]"
           builder.define(parser)

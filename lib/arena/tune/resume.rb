@@ -56,7 +56,7 @@ module Arena
       # The confirmation's configs as sides, with their earlier rounds' figures.
       def self.sides(record, machine:, app:)
         record.sides.map do |role, label|
-          adapter = Plan::ServerList.parse([label], machine: machine).first
+          adapter = Planner::ServerList.parse([label], machine: machine).first
           installation = adapter.class.install(app)
           raise UsageError, "#{label}: not installed now (#{installation.why}): its rounds cannot go on" unless installation.found
           side = Confirmation::Side.of(role: role, adapter: adapter, installation: installation)
@@ -88,7 +88,7 @@ module Arena
 
       # tune.json's record of the cores rounds as a Scaling::Result.
       def self.scaling_of(record, one, machine:)
-        many = record["config"] && Plan::ServerList.parse([record["config"]], machine: machine).first
+        many = record["config"] && Planner::ServerList.parse([record["config"]], machine: machine).first
         Scaling::Result.new(factor: [record["ratio"], record["interval"]], one: one, many: many, cores: record["cores"],
           rounds: record["rounds"]).freeze
       end
@@ -130,7 +130,7 @@ module Arena
       end
 
       def answer(result, sides)
-        base = Plan::ServerList.parse([@baseline.spec], machine: @plan.machine).first
+        base = Planner::ServerList.parse([@baseline.spec], machine: @plan.machine).first
         confirmed = Confirmed.decide(result, baseline_key: sides.find { |s| s.key == base.label }&.key || base.label,
           stay_key: sides.find { |s| s.role == "stay" }&.key)
         provisional = Resume.provisional(@record.answer)

@@ -12,7 +12,7 @@ module Arena
 
     def teardown = FileUtils.rm_rf(@dir)
 
-    def plan(*flags) = Plan::Builder.new(machine: Plan::Machine.new(cores: 2)).parse(["--servers", "puma", "--out", @dir, *flags], banner: "test").build
+    def plan(*flags) = Planner::Builder.new(machine: Plan::Machine.new(cores: 2)).parse(["--servers", "puma", "--out", @dir, *flags], banner: "test").build
 
     def test_the_flags_come_from_the_table
       assert_equal %w[--transport --h2-streams --tls-resume], %i[transport h2_streams tls_resume].map { |n| Load.setting(n).switch }

@@ -1,0 +1,7 @@
+# frozen_string_literal: true
+
+# What assembles a Plan from what it names (an app, servers, scenarios, a preset, a front, remote hosts): the
+# builder (flags over arena.yml over a preset over defaults), arena.yml and the server list.
+require_relative "planner/server_list"
+require_relative "planner/config_file"
+require_relative "planner/builder"
