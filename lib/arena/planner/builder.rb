@@ -274,7 +274,7 @@ module Arena
         if @preset.app_gem && !Bundle::Installation.gem(@preset.app_gem, app).found
           raise Error, "#{@preset.name}: skipped, #{@preset.app_gem} is not installed: #{@preset.setup}"
         end
-        list, @notes = Presets.servers(@preset, app: app, machine: @machine, specs: specs)
+        list, @notes = Planner::PresetServers.call(@preset, app: app, machine: @machine, specs: specs)
         raise Error, "#{@preset.name}: none of its servers is installed (#{@notes.join("; ")})" if list.empty?
         list
       end
