@@ -51,7 +51,7 @@ module Arena
   module TestHelp
     # A Plan from command-line flags, on a fixed 2-core machine.
     def self.plan(*argv, machine: Arena::Plan::Machine.new(cores: 2))
-      Arena::Plan::Builder.new(machine: machine).parse(argv, banner: "test").build
+      Arena::Planner::Builder.new(machine: machine).parse(argv, banner: "test").build
     end
 
     def self.engine_path

@@ -1,9 +1,8 @@
 # frozen_string_literal: true
 
 # The load engine and its settings: one row per setting, from which the CLI, the plan, arena.yml
-# and the engine's argv are made. The settings name the plan's transports, so those come first.
-require_relative "plan/plan"
-require_relative "plan/transport"
+# and the engine's argv are made. The settings name the transports, so those come first.
+require_relative "load/transport"
 require_relative "load/slow_clients"
 require_relative "load/profile"
 require_relative "load/settings"

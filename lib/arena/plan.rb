@@ -1,18 +1,15 @@
 # frozen_string_literal: true
 
-# Everything decided before a process starts: the Plan, its builder (flags over arena.yml over a
-# preset over defaults), workloads, machine, runtime, envelope, budget and estimate.
+# Everything decided before a process starts: the Plan, workloads, machine, runtime, envelope, budget
+# and estimate (planner.rb: what assembles one).
 require_relative "load"
 require_relative "plan/plan"
-require_relative "plan/transport"
 require_relative "plan/machine"
 require_relative "plan/workloads"
 require_relative "plan/runtime"
 require_relative "plan/envelope"
 require_relative "plan/estimate"
 require_relative "plan/budget"
-require_relative "plan/builder"
-require_relative "plan/config_file"
 require_relative "plan/proxy_headers"
 require_relative "plan/config_reader"
 require_relative "plan/baseline"

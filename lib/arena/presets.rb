@@ -3,7 +3,7 @@
 module Arena
   # Presets re-run the published comparisons of ../shared/seeds on today's
   # servers. A preset is data only: where it comes from, what it runs, and
-  # which of its numbers shrink under --scale. Plan::Builder takes a preset's
+  # which of its numbers shrink under --scale. Planner::Builder takes a preset's
   # options as defaults beneath the flags, so any flag still wins.
   module Presets
     # name, seed (file under shared/seeds), method and finding (one line each:
@@ -11,14 +11,14 @@ module Arena
     # ({server => why} for servers the seed ran that Arena has no adapter
     # for), app (a config.ru under the repository, nil for the built-in
     # app), workloads (names, paths, or Workload values), scenarios, options
-    # (Plan::Builder options at the original size), shrink ({option => floor}:
+    # (Planner::Builder options at the original size), shrink ({option => floor}:
     # what --scale multiplies; an Integer floor rounds to a count, a Float
     # floor keeps seconds), default_scale (so the preset takes a few minutes
     # on a 2-core machine), app_gem and setup (the gem the app cannot run
     # without, and how to install it).
     Preset = Struct.new(:name, :seed, :method, :finding, :servers, :unavailable, :app, :workloads,
       :scenarios, :options, :shrink, :default_scale, :app_gem, :setup, keyword_init: true) do
-      # The Plan::Builder options of this preset at `scale` (1 = the original).
+      # The Planner::Builder options of this preset at `scale` (1 = the original).
       def options_at(scale)
         shrunk = shrink.to_h do |key, floor|
           value = options.fetch(key) * scale
@@ -52,33 +52,5 @@ module Arena
     def self.define(**fields) = registry[fields.fetch(:name)] = Preset.new(**fields).freeze
 
     def self.load_all = super(File.expand_path("presets", __dir__))
-
-    # The preset's servers that can run here, and one note for each that
-    # cannot: the adapter's own installation reason, or why Arena has none.
-    # specs: the servers asked for (--servers), else the preset's own.
-    def self.servers(preset, app:, machine:, specs: preset.servers)
-      notes = []
-      adapters = specs.filter_map do |spec|
-        name = spec.split(":", 2).first
-        unless Servers.registry.key?(name)
-          notes << "#{name}: skipped, #{preset.unavailable.fetch(name, "Arena has no adapter for it")}"
-          next
-        end
-        adapter = Plan::ServerList.parse([spec], machine: machine).first
-        installation = adapter.class.install(app)
-        if !installation.found
-          notes << "#{adapter.label}: skipped, not installed (#{installation.why})"
-        elsif preset.app_gem && adapter.env(app: app).key?("BUNDLE_GEMFILE") && adapter.env(app: app)["BUNDLE_GEMFILE"].nil?
-          # An adapter that clears BUNDLE_GEMFILE runs outside the app's
-          # bundle (Puma on JRuby, from JRuby's own gems), so the app's gems
-          # are not there for it.
-          notes << "#{adapter.label}: skipped, it runs outside the app's bundle, where #{preset.app_gem} is not installed"
-        else
-          next adapter
-        end
-        nil
-      end
-      [adapters, notes]
-    end
   end
 end

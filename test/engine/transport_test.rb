@@ -165,7 +165,7 @@ module Arena
 
     # Arena's verification of the transport (Verify::TransportCheck) through this engine.
     def test_transport_check_names_what_was_negotiated
-      h2 = Plan::Transport.parse("h2")
+      h2 = Load::Transport.parse("h2")
       ok = Verify::TransportCheck.new(transport: h2, engine_path: TestHelp.engine_path)
         .call(Launch::Bind.tcp(port: lab.ports[:tls_h2]).with_tls(lab.certs))
       assert ok.ok?, ok.problem
@@ -173,7 +173,7 @@ module Arena
       no_h2 = Verify::TransportCheck.new(transport: h2, engine_path: TestHelp.engine_path)
         .call(Launch::Bind.tcp(port: lab.ports[:tls]).with_tls(lab.certs))
       assert_equal "no connection over h2 (alpn_mismatch)", no_h2.problem
-      expired = Verify::TransportCheck.new(transport: Plan::Transport.parse("tls"), engine_path: TestHelp.engine_path)
+      expired = Verify::TransportCheck.new(transport: Load::Transport.parse("tls"), engine_path: TestHelp.engine_path)
         .call(Launch::Bind.tcp(port: lab.ports[:expired]).with_tls(lab.expired))
       assert_equal "no connection over tls (certificate)", expired.problem
     end

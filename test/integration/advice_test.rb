@@ -6,7 +6,7 @@ require "json"
 require "shellwords"
 
 # Advice that works for the run it came from: every command a report
-# suggests is parsed and built by the same Plan::Builder `arena run` uses, in
+# suggests is parsed and built by the same Planner::Builder `arena run` uses, in
 # the context it was printed for (the built-in app, or the user's app).
 class AdviceTest < Minitest::Test
   FIXTURE = File.expand_path("../fixtures/results/steady/results.json", __dir__)
@@ -34,7 +34,7 @@ class AdviceTest < Minitest::Test
   def build(command)
     argv = Shellwords.split(command)
     assert_equal %w[arena run], argv.first(2), command
-    Arena::Plan::Builder.new(machine: Arena::Plan::Machine.new(cores: 2), say: ->(_) {}).parse(argv.drop(2), banner: "test").build
+    Arena::Planner::Builder.new(machine: Arena::Plan::Machine.new(cores: 2), say: ->(_) {}).parse(argv.drop(2), banner: "test").build
   end
 
   def test_every_suggestion_of_a_builtin_run_builds_a_plan

@@ -16,9 +16,9 @@ class TuneScalingTest < Arena::ArenaCase
     machine = Arena::Plan::Machine.current
     skip "needs 2 cores, this machine has #{machine.cores}" if machine.cores < 2
     out = File.join(@tmp, "cores")
-    plan = Arena::Plan::Builder.new(machine: machine, say: ->(_) {})
+    plan = Arena::Planner::Builder.new(machine: machine, say: ->(_) {})
       .parse(%W[--servers puma --workload json -c 4 -d 0.5 -w 0.2 --warmup-max 0 --out #{out}], banner: "test").build
-    answer, stay = %w[workers=1,threads=2 workers=1,threads=4].map { |s| Arena::Plan::ServerList.parse(["puma:#{s}"], machine: machine).first }
+    answer, stay = %w[workers=1,threads=2 workers=1,threads=4].map { |s| Arena::Planner::ServerList.parse(["puma:#{s}"], machine: machine).first }
     store = Arena::Results::Store.new(path: File.join(out, "results.json"), environment: {}, plan: plan.to_h)
     # The search's closed maxima, as a slow app's: the engine's CPU 1% of the server's.
     [answer, stay].each do |a|

@@ -20,7 +20,7 @@ class DocsTest < Minitest::Test
 
   def test_usage_names_every_flag_of_arena_run
     parser = OptionParser.new
-    Arena::Plan::Builder.new.define(parser)
+    Arena::Planner::Builder.new.define(parser)
     # The flag column of each option line (descriptions may mention other flags).
     columns = parser.summarize.map(&:strip).grep(/\A-/).map { |line| line.split(/\s{2,}/).first }
     flags = columns.flat_map { |c| c.scan(/(?<![\w-])(--[a-z][\w-]*|-[a-z])\b/i).flatten }.uniq

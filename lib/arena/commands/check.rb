@@ -10,7 +10,7 @@ module Arena
     # `arena check`: start each server, run the pre-flight verification, stop.
     class Check < Base
       def call
-        builder = Plan::Builder.new(say: ->(line) { @err.puts line }).parse(@argv, banner: "usage: arena check [options]", load: false)
+        builder = Planner::Builder.new(say: ->(line) { @err.puts line }).parse(@argv, banner: "usage: arena check [options]", load: false)
         builder.options[:workloads] ||= Plan::Workloads.builtin.keys unless builder.options[:app]
         plan = builder.build
         Dir.mktmpdir("arena-check") do |dir|

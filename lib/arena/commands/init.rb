@@ -18,10 +18,10 @@ module Arena
           parser.on("--force", "overwrite an existing arena.yml") { force = true }
         end.parse!(@argv)
         raise UsageError, "unexpected argument #{@argv.first.inspect} (#{USAGE})" unless @argv.empty?
-        path = File.join(Dir.pwd, Plan::ConfigFile::NAME)
-        raise UsageError, "#{Plan::ConfigFile::NAME} already exists (--force overwrites it)" if File.exist?(path) && !force
+        path = File.join(Dir.pwd, Planner::ConfigFile::NAME)
+        raise UsageError, "#{Planner::ConfigFile::NAME} already exists (--force overwrites it)" if File.exist?(path) && !force
         File.write(path, Template.new(dir: Dir.pwd).render)
-        @err.puts "wrote #{Plan::ConfigFile::NAME}: `arena run` here uses it; flags override it"
+        @err.puts "wrote #{Planner::ConfigFile::NAME}: `arena run` here uses it; flags override it"
         0
       end
 

@@ -15,7 +15,7 @@ module Arena
       def self.status(document) = document.measured.empty? ? 2 : 0
 
       def call
-        builder = Plan::Builder.new(say: ->(line) { @err.puts line })
+        builder = Planner::Builder.new(say: ->(line) { @err.puts line })
         OptionParser.new do |parser|
           parser.banner = "usage: arena run [options]"
           builder.define(parser)
@@ -28,7 +28,7 @@ module Arena
         plan = builder.build
         builder.remote.check(plan)
         # Fitted to its time and said before anything starts (issue 35).
-        plan = plan.with_budget(Plan::Budget.call(plan, given_s: builder.max_time_given))
+        plan = plan.with_budget(Plan::Budget.call(plan, given_s: builder.max_time_given, scenarios: Scenarios))
         @err.puts Plan::Budget.line(plan)
         return dry_run(plan) if builder.dry_run
         # Servers on another host (docs/distributed.md): its agent starts them, the engine may load its address.

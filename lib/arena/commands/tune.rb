@@ -70,9 +70,9 @@ module Arena
         plan.with(workloads: [Plan::Discovery.again(recipe.discovered)])
       end
 
-      # The options: run's (Plan::Builder) and tune's own.
+      # The options: run's (Planner::Builder) and tune's own.
       def parse
-        builder = Plan::Builder.new(say: ->(line) { @err.puts line })
+        builder = Planner::Builder.new(say: ->(line) { @err.puts line })
         @proxy_headers = true
         OptionParser.new do |parser|
           parser.banner = BANNER

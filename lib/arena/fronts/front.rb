@@ -13,7 +13,7 @@ module Arena
     class Front
       attr_reader :bind, :group, :dir
 
-      def initialize(upstreams:, dir:, machine: Plan::Machine.current, bind: Launch::Bind.tcp, transport: Plan::Transport.plain)
+      def initialize(upstreams:, dir:, machine: Plan::Machine.current, bind: Launch::Bind.tcp, transport: Load::Transport.plain)
         @upstreams = upstreams
         @dir = dir
         @machine = machine

@@ -31,7 +31,7 @@ module Arena
         nil
       end
 
-      def initialize(dir:, path: self.class.path, machine: Plan::Machine.current)
+      def initialize(dir:, machine:, path: self.class.path)
         raise Error, "load engine not built: #{path} (run `make -C ext/arena_load`)" unless File.executable?(path)
         @path = path
         @dir = File.join(dir, RAW)
@@ -61,7 +61,7 @@ module Arena
         args << target
       end
 
-      # Starts a run and returns at once; `Run#wait` gives the Result. Scenarios
+      # Starts a run and returns at once; `EngineRun#wait` gives the Result. Scenarios
       # act on the server while the run is under way.
       def start(target, settings)
         @count += 1
@@ -71,7 +71,7 @@ module Arena
         log_from = File.size?(log).to_i
         group = Launch::ProcessGroup.new(argv(target, settings), log_path: log)
         File.open(out, "w") { |io| group.start(out: io) }
-        Run.new(group, out, limit: time_limit(settings), log_from: log_from)
+        EngineRun.new(group, out, limit: time_limit(settings), log_from: log_from)
       end
 
       private
@@ -86,7 +86,8 @@ module Arena
       end
     end
 
-    class Run
+    # One engine run under way (Engine#start): its figures when it ends (wait), or abort.
+    class EngineRun
       # The engine's line describing the first response it could not parse
       # (conn.c's tell_parse_error), kept in its document as "first_unparsable"
       # so a count in errors.parse can be traced to what the server sent.

@@ -23,8 +23,8 @@ module Arena
       def warmup_limit = warmup_max || (2 * duration).clamp(2.0, 10.0)
 
       # How clients reach the server: the Transport of the three transport rows
-      # (the plan's, built once by Plan::Builder, and every engine run's).
-      def client_transport = Plan::Transport.of(self)
+      # (the plan's, built once by Planner::Builder, and every engine run's).
+      def client_transport = Load::Transport.of(self)
 
       # The table's engine rows, and the transport they are spoken over.
       def engine_settings = Load::TABLE.select(&:engine).to_h { |s| [s.name, self[s.name]] }.merge(transport: client_transport)

@@ -91,7 +91,7 @@ module Arena
       # How clients reach the server (Transport): the engine's TLS and HTTP/2
       # flags, the server's or front's bind and the transport check all come
       # from the Transport the plan builds of these three rows.
-      SETTING.new(name: :transport, flag: "--transport NAME", type: Plan::Transport::NAMES, default: "http1",
+      SETTING.new(name: :transport, flag: "--transport NAME", type: Load::Transport::NAMES, default: "http1",
         help: "how clients reach it: http1, tls, h2 (over TLS), h2c"),
       SETTING.new(name: :h2_streams, flag: "--h2-streams N", type: Integer, default: nil, check: 1..10_000,
         help: "HTTP/2 requests in flight per connection (default 1)"),

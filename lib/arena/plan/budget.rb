@@ -51,10 +51,11 @@ module Arena
       extend self
 
       # plan: an unfitted Plan; given_s: --max-time when it was given (the
-      # whole run's bound), else nil. estimate: plan -> Plan::Estimate::Whole.
-      def call(plan, given_s:, estimate: ->(p) { Plan::Estimate.call(p) })
+      # whole run's bound), else nil. scenarios: what the plan's scenario names
+      # resolve to (Scenarios, passed from above). estimate: plan -> Plan::Estimate::Whole.
+      def call(plan, given_s:, scenarios:, estimate: ->(p) { Plan::Estimate.call(p, scenarios: scenarios) })
         rounds = plan.rounds
-        natural = natural_overrides(plan, given_s)
+        natural = natural_overrides(plan, given_s, scenarios)
         whole = estimate.call(plan.with_budget(stub(natural)))
         long = whole.units.select(&:long)
         budget = given_s || (long.empty? ? nil : [DEFAULT_S, total(whole, rounds, 1)].max)
@@ -156,9 +157,9 @@ module Arena
       # Each bounded long scenario at its own bound, keyed by the setting the
       # user gives it with: a sweep's unit_bound_s (--max-time when that is
       # not the whole run's, else UNIT_BOUND_S), --soak-time.
-      def natural_overrides(plan, given_s)
+      def natural_overrides(plan, given_s, scenarios)
         plan.scenarios.each_with_object({}) do |name, all|
-          setting = Scenarios.fetch(name).bound
+          setting = scenarios.fetch(name).bound
           next unless setting
           value = (given_s && setting == :max_time) ? UNIT_BOUND_S : plan.load[setting]
           all[name] = {setting => value.to_f}.freeze

@@ -46,8 +46,8 @@ module Arena
 
       module_function
 
-      # scenarios: what names resolve to (Scenarios, a test's own).
-      def call(plan, scenarios: Scenarios)
+      # scenarios: what names resolve to (Scenarios, passed from above; a test's own).
+      def call(plan, scenarios:)
         boot = boot_s(plan.app)
         start = REPORT_S
         units = plan.servers.flat_map do |adapter|

@@ -15,7 +15,7 @@ module Arena
     def keep_up? = between_rounds != "restart"
 
     # Plain HTTP/1.1 unless --transport said otherwise (plans built elsewhere have none).
-    def transport_or_plain = transport || Plan::Transport.plain
+    def transport_or_plain = transport || Load::Transport.plain
     # database: --database's Database::Spec (its kind); live_database: the
     # live one (Postgres, Sqlite) once Database.open started it, nil before.
     # preset: the Presets::Chosen the run re-runs (nil: none).
@@ -52,29 +52,6 @@ module Arena
         database: (live_database || database)&.to_h, budget: budget&.to_h,
         baseline: baseline
       }.compact.merge(preset ? {preset: preset.to_h} : {})
-    end
-  end
-
-  class Plan
-    module ServerList
-      module_function
-
-      # "puma:workers=2,threads=5 unicorn:workers=3" (spaces or separate flags);
-      # a "+yjit+malloc=jemalloc" tail is that config's runtime (lib/arena/plan/runtime.rb),
-      # an "@cpus=1,memory=512MiB" tail its envelope (lib/arena/plan/envelope.rb).
-      def parse(items, machine:)
-        items.flat_map { |item| item.split(/\s+/) }.reject(&:empty?).map do |spec|
-          spec, envelope = spec.split("@", 2)
-          spec, *runtime = spec.split("+")
-          name, settings = spec.split(":", 2)
-          pairs = settings.to_s.split(",").to_h do |pair|
-            key, value = pair.split("=", 2)
-            raise UsageError, "#{spec}: settings are NAME=VALUE pairs separated by commas" if value.nil? || key.empty?
-            [key, value]
-          end
-          Servers.fetch(name).new(settings: pairs, machine: machine, runtime: Plan::Runtime.parse(runtime), envelope: Plan::Envelope.parse(envelope))
-        end
-      end
     end
   end
 end

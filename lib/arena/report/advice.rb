@@ -7,7 +7,7 @@ module Arena
     # The commands a report suggests, written for the run they came from: a
     # run on a user's app keeps its --app and its own paths (without them the
     # built-in workload names, or "/", would not run there). Every suggestion
-    # goes through the Plan::Builder in a test, in the context it was printed for.
+    # goes through the Planner::Builder in a test, in the context it was printed for.
     class Advice
       def initialize(plan)
         @app = plan.app_rackup

@@ -12,7 +12,7 @@ module Arena
       # Plan::Baseline's Found.
       Ground = Struct.new(:plan, :discovered, :pace, :baseline, keyword_init: true) do
         # The baseline as a server adapter: what the app runs today.
-        def yours = Plan::ServerList.parse([baseline.spec], machine: plan.machine).first
+        def yours = Planner::ServerList.parse([baseline.spec], machine: plan.machine).first
       end
 
       # options: Session::Options; say: where its lines go.

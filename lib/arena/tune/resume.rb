@@ -60,7 +60,7 @@ module Arena
       # The confirmation's configs as sides, with their earlier rounds' figures.
       def self.sides(record, machine:, app:)
         record.sides.map do |role, label|
-          adapter = Plan::ServerList.parse([label], machine: machine).first
+          adapter = Planner::ServerList.parse([label], machine: machine).first
           installation = adapter.class.install(app)
           raise UsageError, "#{label}: not installed now (#{installation.why}): its rounds cannot go on" unless installation.found
           side = Confirmation::Side.of(role: role, adapter: adapter, installation: installation)
@@ -92,7 +92,7 @@ module Arena
 
       # tune.json's record of the cores rounds as a Scaling::Result.
       def self.scaling_of(record, one, machine:)
-        many = record["config"] && Plan::ServerList.parse([record["config"]], machine: machine).first
+        many = record["config"] && Planner::ServerList.parse([record["config"]], machine: machine).first
         factor = [record["ratio"], record["interval"]] if record["ratio"]
         stay = record["stay"] && scaling_of(record["stay"], nil, machine: machine)
         Scaling::Result.new(factor: factor, one: one, many: many, cores: record["cores"], server_cores: record["server_cores"] || machine.server_cores, rounds: record["rounds"],
@@ -138,7 +138,7 @@ module Arena
       end
 
       def answer(result, sides)
-        base = Plan::ServerList.parse([@baseline.spec], machine: @plan.machine).first
+        base = Planner::ServerList.parse([@baseline.spec], machine: @plan.machine).first
         confirmed = Confirmed.decide(result, baseline_key: sides.find { |s| s.key == base.label }&.key || base.label,
           stay_key: sides.find { |s| s.role == "stay" }&.key)
         provisional = Resume.provisional(@record.answer)

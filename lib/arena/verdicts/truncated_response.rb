@@ -10,7 +10,7 @@ module Arena
     # its `ensure` while the other may already be writing the next response
     # into it (docs/puma-truncated-response.md, reproduced there with a Ruby
     # socket client and with wrk). The engine counts such a response in
-    # errors.parse and describes the first one in its log; Load::Run keeps
+    # errors.parse and describes the first one in its log; Load::EngineRun keeps
     # that line in the engine's document as "first_unparsable".
     module TruncatedResponse
       WORD = "server-fault"

@@ -83,7 +83,7 @@ class DatabaseCheckTest < Minitest::Test
     Dir.mktmpdir do |dir|
       rails81_app(dir, database: "production:\n  adapter: sqlite3\n  max_connections: 4\n")
       said = []
-      Arena::Plan::Builder.new(machine: Arena::Plan::Machine.new(cores: 2).freeze, say: ->(line) { said << line })
+      Arena::Planner::Builder.new(machine: Arena::Plan::Machine.new(cores: 2).freeze, say: ->(line) { said << line })
         .parse(["--app", dir, "--only-app-bundle", "--servers", "puma:workers=0,threads=8 puma:workers=0,threads=3"], banner: "t").build
       assert_includes said, "arena: note: puma:workers=0,threads=8,preload=false: 8 threads per process share database.yml's max_connections of 4: " \
         "the pool may run dry"
@@ -109,7 +109,7 @@ class DatabaseCheckTest < Minitest::Test
       rails81_app(dir)
       said = []
       build = lambda do |*flags|
-        Arena::Plan::Builder.new(machine: Arena::Plan::Machine.new(cores: 2).freeze, say: ->(line) { said << line })
+        Arena::Planner::Builder.new(machine: Arena::Plan::Machine.new(cores: 2).freeze, say: ->(line) { said << line })
           .parse(["--app", dir, "--only-app-bundle", "--servers", "puma:workers=0,threads=3", *flags], banner: "t").build
       end
       plan = build.call

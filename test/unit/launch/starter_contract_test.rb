@@ -46,7 +46,7 @@ module Arena
     end
 
     def remote_check(*flags)
-      builder = Plan::Builder.new(machine: Plan::Machine.new(cores: 2)).parse(["--server-host", "ssh://s", "--servers", "puma", *flags], banner: "test")
+      builder = Planner::Builder.new(machine: Plan::Machine.new(cores: 2)).parse(["--server-host", "ssh://s", "--servers", "puma", *flags], banner: "test")
       builder.remote.check(builder.build)
     end
 

@@ -18,9 +18,9 @@ class RunBudgetTest < Minitest::Test
   B = Arena::Plan::Budget
 
   def fitted(*argv)
-    builder = Arena::Plan::Builder.new(machine: MACHINE).parse(argv, banner: "test")
+    builder = Arena::Planner::Builder.new(machine: MACHINE).parse(argv, banner: "test")
     plan = builder.build
-    Timeout.timeout(10) { plan.with_budget(B.call(plan, given_s: builder.max_time_given)) }
+    Timeout.timeout(10) { plan.with_budget(B.call(plan, given_s: builder.max_time_given, scenarios: Arena::Scenarios)) }
   end
 
   # A default run of short scenarios is estimated, never cut: its start

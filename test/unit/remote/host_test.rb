@@ -60,11 +60,11 @@ module Arena
        %w[--server-host ssh://s --bind unix] => /not with --bind unix/,
        %w[--server-host ssh://s --loader-hosts ssh://a,ssh://a] => /same host twice/,
        %w[--server-host ssh://s --ssh-identity /nonexistent/key] => %r{/nonexistent/key: no such file}}.each do |flags, message|
-        builder = Plan::Builder.new(machine: Plan::Machine.new(cores: 2)).parse(flags + ["--servers", "puma"], banner: "test")
+        builder = Planner::Builder.new(machine: Plan::Machine.new(cores: 2)).parse(flags + ["--servers", "puma"], banner: "test")
         error = assert_raises(UsageError) { builder.remote.check(builder.build) }
         assert_match message, error.message
       end
-      refute Plan::Builder.new.parse([], banner: "test").remote.any?
+      refute Planner::Builder.new.parse([], banner: "test").remote.any?
       assert plan
     end
   end

@@ -14,7 +14,7 @@ module Arena
     DIR = TestHelp.tmpdir("remote-rounds")
 
     def runner(*flags)
-      builder = Plan::Builder.new(machine: Plan::Machine.new(cores: 2)).parse(["--server-host", "ssh://198.18.77.1", "--servers", "puma", "--out", DIR, *flags], banner: "test")
+      builder = Planner::Builder.new(machine: Plan::Machine.new(cores: 2)).parse(["--server-host", "ssh://198.18.77.1", "--servers", "puma", "--out", DIR, *flags], banner: "test")
       plan = builder.build
       session = Remote::Session.new(options: builder.remote, plan: plan, err: StringIO.new)
       Arena::Run::Runner.new(plan: plan, reporter: nil, store: nil, **session.runner_options)

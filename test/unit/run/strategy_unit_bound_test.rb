@@ -12,9 +12,9 @@ module Arena
     cover "Arena::Plan::Budget*"
 
     def fitted(*argv)
-      builder = Plan::Builder.new(machine: Plan::Machine.new(cores: 2).freeze).parse(argv, banner: "test")
+      builder = Planner::Builder.new(machine: Plan::Machine.new(cores: 2).freeze).parse(argv, banner: "test")
       plan = builder.build
-      plan.with_budget(Plan::Budget.call(plan, given_s: builder.max_time_given))
+      plan.with_budget(Plan::Budget.call(plan, given_s: builder.max_time_given, scenarios: Scenarios))
     end
 
     def plan = fitted("--servers", "unicorn:workers=2", "--workload", "sleep", "--scenario", "rate", "--max-time", "120")

@@ -20,7 +20,7 @@ class AdaptersTest < Minitest::Test
     FileUtils.rm_rf(@dir)
   end
 
-  def adapter(spec) = Arena::Plan::ServerList.parse([spec], machine: MACHINE).first
+  def adapter(spec) = Arena::Planner::ServerList.parse([spec], machine: MACHINE).first
 
   def argv(spec, bind: TCP) = adapter(spec).command(app: APP, bind: bind, dir: @dir)
 

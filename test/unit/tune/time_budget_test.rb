@@ -39,7 +39,7 @@ module Arena
     end
 
     def plan(max_time)
-      Plan::Builder.new(machine: Plan::Machine.new(cores: 2).freeze)
+      Planner::Builder.new(machine: Plan::Machine.new(cores: 2).freeze)
         .parse(["--servers", "puma", "--servers", "iodine", "-d", "2", "-w", "0.5", "--max-time", max_time.to_s], banner: "test").build
     end
 

@@ -12,7 +12,7 @@ module Arena
     cover "Arena::Tune::Trial*"
 
     def plan
-      Plan::Builder.new(machine: Plan::Machine.new(cores: 2).freeze)
+      Planner::Builder.new(machine: Plan::Machine.new(cores: 2).freeze)
         .parse(["--servers", "puma", "--max-time", "600"], banner: "test").build
     end
 

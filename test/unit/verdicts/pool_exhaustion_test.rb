@@ -20,7 +20,7 @@ class RailsKnobsTest < Minitest::Test
      "unicorn:workers=3" => {"RAILS_MAX_THREADS" => "1", "WEB_CONCURRENCY" => "3"},
      "thin:threaded=true" => {"RAILS_MAX_THREADS" => "20", "WEB_CONCURRENCY" => "1"},
      "falcon:count=2" => {"WEB_CONCURRENCY" => "2"}}.each do |spec, expected|
-      adapter = Arena::Plan::ServerList.parse([spec], machine: Arena::Plan::Machine.new(cores: 2).freeze).first
+      adapter = Arena::Planner::ServerList.parse([spec], machine: Arena::Plan::Machine.new(cores: 2).freeze).first
       assert_equal expected, Arena::Servers::RailsKnobs.env(adapter, app), spec
       assert_equal expected, adapter.env(app: app).slice(*Arena::Servers::RailsKnobs::NAMES), spec
     end

@@ -9,7 +9,7 @@ require "tmpdir"
 # counts, header injection, and a requests file's aliases and dates.
 class InputBoundsTest < Minitest::Test
   def build(*flags)
-    Arena::Plan::Builder.new(machine: Arena::Plan::Machine.new(cores: 2)).parse(flags, banner: "test").build
+    Arena::Planner::Builder.new(machine: Arena::Plan::Machine.new(cores: 2)).parse(flags, banner: "test").build
   end
 
   def refused(*flags, pattern)

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 module Arena
-  class Plan
+  module Load
     # How clients reach the server under test: plain HTTP/1.1, HTTP/1.1 over
     # TLS, HTTP/2 over TLS (ALPN h2) or h2c (HTTP/2 on plain TCP, prior
     # knowledge). The server (or the front before it) serves it; the engine

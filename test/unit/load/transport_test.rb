@@ -5,20 +5,20 @@ require "arena"
 
 class TransportUnitTest < Minitest::Test
   def test_parse_and_engine_flags
-    assert_equal [], Arena::Plan::Transport.parse("http1").engine_flags
-    assert_equal ["--cacert", "/ca.pem"], Arena::Plan::Transport.parse("tls").engine_flags(ca: "/ca.pem")
+    assert_equal [], Arena::Load::Transport.parse("http1").engine_flags
+    assert_equal ["--cacert", "/ca.pem"], Arena::Load::Transport.parse("tls").engine_flags(ca: "/ca.pem")
     assert_equal %w[--http2 --h2-streams 8 --tls-resume --cacert /ca.pem],
-      Arena::Plan::Transport.parse("h2", h2_streams: 8, tls_resume: true).engine_flags(ca: "/ca.pem")
-    assert_equal %w[--http2 --h2-streams 1], Arena::Plan::Transport.parse("h2c").engine_flags(ca: "/ca.pem")
-    assert_equal "h2c", Arena::Plan::Transport.parse("h2c").protocol
-    assert_equal "http/1.1", Arena::Plan::Transport.parse("tls").protocol
+      Arena::Load::Transport.parse("h2", h2_streams: 8, tls_resume: true).engine_flags(ca: "/ca.pem")
+    assert_equal %w[--http2 --h2-streams 1], Arena::Load::Transport.parse("h2c").engine_flags(ca: "/ca.pem")
+    assert_equal "h2c", Arena::Load::Transport.parse("h2c").protocol
+    assert_equal "http/1.1", Arena::Load::Transport.parse("tls").protocol
   end
 
   def test_bad_combinations_are_usage_errors
-    assert_raises(Arena::UsageError) { Arena::Plan::Transport.parse("spdy") }
-    e = assert_raises(Arena::UsageError) { Arena::Plan::Transport.parse("tls", h2_streams: 4) }
+    assert_raises(Arena::UsageError) { Arena::Load::Transport.parse("spdy") }
+    e = assert_raises(Arena::UsageError) { Arena::Load::Transport.parse("tls", h2_streams: 4) }
     assert_equal "--h2-streams is for --transport h2 or h2c", e.message
-    assert_raises(Arena::UsageError) { Arena::Plan::Transport.parse("h2c", tls_resume: true) }
+    assert_raises(Arena::UsageError) { Arena::Load::Transport.parse("h2c", tls_resume: true) }
   end
 
   def test_a_bind_over_tls
@@ -30,7 +30,7 @@ class TransportUnitTest < Minitest::Test
   end
 
   def test_who_serves_what
-    t = ->(name) { Arena::Plan::Transport.parse(name) }
+    t = ->(name) { Arena::Load::Transport.parse(name) }
     puma = Arena::Servers::Puma.new
     assert_nil puma.transport_unsupported(t["tls"])
     assert_match(/HTTP\/1\.1 only/, puma.transport_unsupported(t["h2"]))
@@ -56,7 +56,7 @@ class TransportUnitTest < Minitest::Test
     files = Arena::Launch::Certificates::Files.new(ca: "/r/ca.pem", cert: "/r/cert.pem", key: "/r/key.pem", chain: "/r/chain.pem")
     skip "caddy is not installed" unless Arena::Fronts::Caddy.binary
     caddy = Arena::Fronts::Caddy.new(upstreams: [Arena::Launch::Bind.tcp(port: 9000)], dir: "/tmp/x",
-      bind: Arena::Launch::Bind.tcp(port: 9443).with_tls(files), transport: Arena::Plan::Transport.parse("h2"))
+      bind: Arena::Launch::Bind.tcp(port: 9443).with_tls(files), transport: Arena::Load::Transport.parse("h2"))
     text = caddy.config
     assert_includes text, "https://127.0.0.1:9443 {"
     assert_includes text, "tls /r/chain.pem /r/key.pem"
@@ -83,10 +83,10 @@ class TransportUnitTest < Minitest::Test
       File.write(fake, "#!/bin/sh\necho '{\"transport\":{\"protocol\":\"http/1.1\",\"tls\":\"TLSv1.3\"},\"errors\":{\"total\":0}}'\n")
       File.chmod(0o755, fake)
       bind = Arena::Launch::Bind.tcp(port: 1).with_tls(:self_signed)
-      outcome = Arena::Verify::TransportCheck.new(transport: Arena::Plan::Transport.parse("h2"), engine_path: fake).call(bind)
+      outcome = Arena::Verify::TransportCheck.new(transport: Arena::Load::Transport.parse("h2"), engine_path: fake).call(bind)
       refute outcome.ok?
       assert_equal "negotiated http/1.1, expected h2", outcome.problem
-      assert Arena::Verify::TransportCheck.new(transport: Arena::Plan::Transport.parse("tls"), engine_path: fake).call(bind).ok?
+      assert Arena::Verify::TransportCheck.new(transport: Arena::Load::Transport.parse("tls"), engine_path: fake).call(bind).ok?
     end
   end
 

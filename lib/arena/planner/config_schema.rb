@@ -1,9 +1,9 @@
 # frozen_string_literal: true
 
 module Arena
-  class Plan
+  module Planner
     class ConfigFile
-      # The keys arena.yml may hold and how each becomes a Plan::Builder option.
+      # The keys arena.yml may hold and how each becomes a Planner::Builder option.
       # Load settings are not listed here: `load:` takes every row of the one
       # declared table (Load::TABLE: load/settings.rb's rows and the scenarios'
       # own), cast by the row itself.
@@ -57,7 +57,7 @@ module Arena
           specs = list(["servers"], value).each_with_index.map do |item, i|
             spec = server_spec(["servers", i], item)
             begin
-              Plan::ServerList.parse([spec], machine: @file.machine)
+              Planner::ServerList.parse([spec], machine: @file.machine)
             rescue UsageError => e
               @file.invalid!(["servers", i], e.message)
             end

@@ -3,9 +3,9 @@
 require "psych"
 
 module Arena
-  class Plan
+  module Planner
     # `arena.yml`: the benchmark a team commits beside its app. It holds what
-    # `arena run` and `arena tune` take as flags; Plan::Builder merges it between
+    # `arena run` and `arena tune` take as flags; Planner::Builder merges it between
     # a preset and the flags (DEFAULTS, preset, arena.yml, flags). Every value is
     # checked here, and a bad one is one line naming the file, the line and the
     # key, before anything starts.
@@ -38,7 +38,7 @@ module Arena
         @options = Schema.new(self).options(data).freeze
       end
 
-      # Plan::Builder's options: this file's, then whatever a flag set over them.
+      # Planner::Builder's options: this file's, then whatever a flag set over them.
       def under(flags)
         options.merge(flags.reject { |_, v| v.nil? || v == [] })
       end

@@ -12,7 +12,7 @@ module Arena
 
     def teardown = FileUtils.rm_rf(@dir)
 
-    def plan(*flags) = Plan::Builder.new(machine: Plan::Machine.new(cores: 2)).parse(["--servers", "puma", "--out", @dir, *flags], banner: "test").build
+    def plan(*flags) = Planner::Builder.new(machine: Plan::Machine.new(cores: 2)).parse(["--servers", "puma", "--out", @dir, *flags], banner: "test").build
 
     def test_the_flags_come_from_the_table
       assert_equal %w[--transport --h2-streams --tls-resume], %i[transport h2_streams tls_resume].map { |n| Load.setting(n).switch }
@@ -36,14 +36,14 @@ module Arena
     # Load::Engine#argv alone turns it into flags, the transport check's too.
     def test_the_engine_flags_are_made_once_from_the_rows
       load = Load::Options.new(**Load.defaults.merge(transport: "h2", h2_streams: 4, tls_resume: true)).freeze
-      assert_equal Plan::Transport.parse("h2", h2_streams: 4, tls_resume: true), load.engine_settings[:transport]
+      assert_equal Load::Transport.parse("h2", h2_streams: 4, tls_resume: true), load.engine_settings[:transport]
       engine = Load::Engine.new(dir: @dir, path: "/bin/true", machine: Plan::Machine.new(cores: 1, shared: true))
       argv = engine.argv("https://127.0.0.1:1/", Load::Settings.build(**load.engine_settings, cacert: "/ca.pem"))
       assert_equal %w[--http2 --h2-streams 4 --tls-resume --cacert /ca.pem], argv[argv.index("--http2"), 6]
       plain = engine.argv("http://127.0.0.1:1/", Load::Settings.build(**Load::Options.new(**Load.defaults).engine_settings, cacert: "/ca.pem"))
       assert_empty plain & %w[--http2 --h2-streams --tls-resume --cacert]
       bind = Launch::Bind.tcp(port: 1).with_tls(:self_signed)
-      check = Verify::TransportCheck.new(transport: Plan::Transport.parse("h2"), engine_path: "/bin/true").argv(bind, "/x")
+      check = Verify::TransportCheck.new(transport: Load::Transport.parse("h2"), engine_path: "/bin/true").argv(bind, "/x")
       assert_equal ["/bin/true", "--json"], check.first(2)
       assert_equal ["--http2", "--h2-streams", "1", "--histograms", "https://127.0.0.1:1/x"], check.last(5)
       assert_equal [%w[-c 1], %w[-d 2], %w[--timeout 5], %w[-n 4], %w[--expect-status any]], [%w[-c], %w[-d], %w[--timeout], %w[-n], %w[--expect-status]].map { |(flag)| check[check.index(flag), 2] }

@@ -91,11 +91,11 @@ class ConfigFileTest < Minitest::Test
     File.join(@dir, name)
   end
 
-  def builder(*flags) = Arena::Plan::Builder.new(machine: MACHINE).parse(flags, banner: "test")
+  def builder(*flags) = Arena::Planner::Builder.new(machine: MACHINE).parse(flags, banner: "test")
 
   def error_for(text)
     path = write(text)
-    Dir.chdir(@dir) { Arena::Plan::ConfigFile.load(path) }
+    Dir.chdir(@dir) { Arena::Planner::ConfigFile.load(path) }
     flunk "no error for #{text.inspect}"
   rescue Arena::UsageError => e
     e.message

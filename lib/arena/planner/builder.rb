@@ -5,7 +5,7 @@ require "tmpdir"
 require_relative "../remote/options"
 
 module Arena
-  class Plan
+  module Planner
     # Flags -> Plan. Shared by `run` and `check`; every value is checked here so
     # a bad flag fails before any process starts. A preset (--preset) supplies
     # defaults between DEFAULTS and the flags, so `@options` holds only what the
@@ -52,7 +52,7 @@ module Arena
 
       def build
         raise UsageError, "--scale needs --preset" if @scale && !@preset
-        @options = (@config || Plan::ConfigFile.discover)&.under(@options) || @options # arena.yml: over the preset, under the flags
+        @options = (@config || Planner::ConfigFile.discover)&.under(@options) || @options # arena.yml: over the preset, under the flags
         o = effective_options
         # --max-time from a flag or arena.yml bounds the whole run (Plan::Budget); a preset's bounds its sweeps.
         @max_time_given = @options[:max_time]
@@ -122,7 +122,7 @@ module Arena
         parser.on("--ready-timeout SEC", Float, "how long a server may take to answer (default: the adapter's, 30 s for most)") { |v| @options[:ready_timeout] = positive(v, "--ready-timeout") }
         parser.on("--front PROXY", Fronts::NAMES, "put a proxy in front of the server: #{Fronts::NAMES.join(", ")}") { |v| @options[:front] = v }
         parser.on("--cpus MODE", Plan::Machine::MODES, "pinned (default): the engine on the last core, the server on the rest; shared: both on every core") { |v| @machine = @machine.with_cpus(v) }
-        parser.on("--config FILE", "an arena.yml to use (default: ./arena.yml when there is one)") { |v| @config = Plan::ConfigFile.load(v) }
+        parser.on("--config FILE", "an arena.yml to use (default: ./arena.yml when there is one)") { |v| @config = Planner::ConfigFile.load(v) }
         parser.on("--out DIR", "results directory (default ~/arena-results/TIMESTAMP)") { |v| @options[:out] = v }
         parser.on("--runtime LIST", "every server's Ruby runtime: #{Plan::Runtime::KNOWN} (comma-separated; added to each server's own +tail)") { |v| @runtime = (@runtime || Plan::Runtime::NONE).merge(Plan::Runtime.parse(v)) }
         parser.on("--no-jobs-in-server", "a Rails app that runs Solid Queue inside Puma in production (puma.rb's plugin, deploy.yml's SOLID_QUEUE_IN_PUMA) runs no jobs here (default: as in production)") { @options[:jobs_in_server] = false }
@@ -198,10 +198,10 @@ module Arena
         elsif @preset
           # Named servers the preset's own bundle lacks are skipped with the
           # reason before anything starts (its database included).
-          Plan::ServerList.parse(@options[:servers], machine: @machine)
+          Planner::ServerList.parse(@options[:servers], machine: @machine)
           preset_servers(app, specs: @options[:servers].flat_map { |item| item.split(/\s+/) }.reject(&:empty?))
         else
-          Plan::ServerList.parse(@options[:servers], machine: @machine)
+          Planner::ServerList.parse(@options[:servers], machine: @machine)
         end
         list = Servers.all.select { |k| k.install(app).found }.map { |k| k.new(machine: @machine) } if list.empty?
         # A server the overlay could not add was reported in one line (Bundle::AppSource.for_run) and is skipped.
@@ -233,7 +233,7 @@ module Arena
       # in production, unless `off` (--no-jobs-in-server); said either way.
       def jobs_in_server(app, off:)
         return app if app.builtin || !app.rails?
-        jobs = RailsFiles.new(dir: app.dir).jobs
+        jobs = Plan::RailsFiles.new(dir: app.dir).jobs
         return app unless jobs&.production?
         unless jobs.bundled
           @say&.call("arena: jobs: #{jobs.source} loads Puma's #{jobs.plugin} plugin, but #{jobs.plugin} is not in the app's bundle: no jobs run here")
@@ -274,7 +274,7 @@ module Arena
         if @preset.app_gem && !Bundle::Installation.gem(@preset.app_gem, app).found
           raise Error, "#{@preset.name}: skipped, #{@preset.app_gem} is not installed: #{@preset.setup}"
         end
-        list, @notes = Presets.servers(@preset, app: app, machine: @machine, specs: specs)
+        list, @notes = Planner::PresetServers.call(@preset, app: app, machine: @machine, specs: specs)
         raise Error, "#{@preset.name}: none of its servers is installed (#{@notes.join("; ")})" if list.empty?
         list
       end
