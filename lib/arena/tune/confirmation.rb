@@ -79,7 +79,17 @@ module Arena
       end
 
       # One config's turn in a round: a start, a warm-up, a reading, a load and a stop.
-      def self.side_s(boot_s:, duration:, warmup:) = boot_s + 2 * warmup + 2.0 + duration + warmup + 1.5
+      def self.side_s(boot_s:, duration:, warmup:) = boot_s + warm_s(duration: duration, warmup: warmup) + 2.0 + duration + warmup + 1.5
+
+      # A start's warm-up runs until the server is steady, at most
+      # WARM_CAP_S. A slow app's loads are stretched past STRETCHED_S to hold
+      # enough requests, and its warm-up slices hold too few to read steady:
+      # it runs to the cap. A fast app's is steady in about 2 warm-ups.
+      WARM_CAP_S = 4.0
+      STRETCHED_S = 2.0
+      def self.warm_s(duration:, warmup:)
+        (duration > STRETCHED_S) ? [(2 * duration).clamp(2.0, 10.0), WARM_CAP_S].min : 2 * warmup
+      end
 
       # speed: the reading (Probes::MachineSpeed's `read(cpus:)`); clock: Support::Clock;
       # judge: (Result) -> true when its intervals are narrow enough (Confirmed.narrow?);
@@ -160,7 +170,7 @@ module Arena
       def start(side, number)
         session = @sessions.fetch(side.role)
         session.start([@workload])
-        session.warm_up(Scenarios::Steady.new, @workload, load: @plan.load)
+        session.warm_up(Scenarios::Steady.new, @workload, load: @plan.load.with(warmup_max: [@plan.load.warmup_limit, WARM_CAP_S].min))
         true
       rescue Launch::LocalServer::Failed, Error => e
         side.failed = e.message

@@ -56,7 +56,12 @@ module Arena
         @stopped = false
       end
 
-      def warm_up(*, **) = @warmed += 1
+      def warm_up(_scenario, _workload, load:)
+        (@warm_loads ||= []) << load
+        @warmed += 1
+      end
+
+      attr_reader :warm_loads
 
       def run(_scenario, _workload, load:)
         @clock.now += 3.0
@@ -137,6 +142,23 @@ module Arena
       end
       confirmation(s, speed: speed).call(sides)
       assert_equal [0] * 24, up
+    end
+
+    # A start's warm-up is bounded at WARM_CAP_S: a slow app's stretched
+    # loads gave 10 s warm-ups that never read steady, a third of its round.
+    def test_a_starts_warm_up_is_bounded_and_so_is_its_estimate
+      @plan = Plan.new(load: Load::Options.new(**Load.defaults, duration: 9.2, warmup: 1.0).freeze, machine: @machine)
+      s = sessions
+      confirmation(s).call(sides)
+      assert_equal [4.0], s.values.flat_map(&:warm_loads).map(&:warmup_limit).uniq
+      assert_equal 9.2, s["answer"].warm_loads.first.duration, "the rest of the load as it was"
+      @plan = Plan.new(load: Load::Options.new(**Load.defaults, duration: 9.2, warmup: 1.0, warmup_max: 1.5).freeze, machine: @machine)
+      s = sessions
+      confirmation(s).call(sides)
+      assert_equal [1.5], s.values.flat_map(&:warm_loads).map(&:warmup_limit).uniq, "--warmup-max below the cap holds"
+      assert_in_delta 4.0, Tune::Confirmation.warm_s(duration: 9.2, warmup: 1.0)
+      assert_in_delta 3.0, Tune::Confirmation.warm_s(duration: 1.5, warmup: 1.5), 1e-9, "a fast app's: 2 warm-ups"
+      assert_in_delta 4.9 + 4.0 + 2.0 + 9.2 + 1.0 + 1.5, Tune::Confirmation.side_s(boot_s: 4.9, duration: 9.2, warmup: 1.0)
     end
 
     def test_each_round_is_recorded_with_its_order_seconds_and_design
