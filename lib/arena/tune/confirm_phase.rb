@@ -72,7 +72,7 @@ module Arena
         pick = confirmed.pick
         machine = @ctx.plan.machine
         unless time.scaling?
-          why = Scaling.unkept(pick.adapter, cores: machine.cores, measurements: @ctx.store.view.measurements, dir: @ctx.plan.out_dir,
+          why = Scaling.unkept(pick.adapter, cores: machine.cores, measurements: @ctx.store.view.measurements, dir: @ctx.plan.out_dir, front: @ctx.plan.front,
             seconds: Scaling.rounds_s(confirmed.round_s, sides: sides_of(confirmed), configs: ConfirmPhase.staying(confirmed) ? 2 : 1) ||
               time.cores_rounds_s)
           return Scaling::Result.new(one: pick.adapter, cores: machine.cores, server_cores: machine.server_cores, why: why).freeze

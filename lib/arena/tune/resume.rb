@@ -35,7 +35,7 @@ module Arena
         @started = Support::Clock.now
         @store = Results::Store.reopen(File.join(@record.dir, "results.json"))
         @engine = Load::Engine.new(dir: @plan.out_dir, machine: @plan.machine)
-        cores_s = Resume.cores_s(@record, machine: @plan.machine, sides: sides, measurements: @store.view.measurements)
+        cores_s = Resume.cores_s(@record, machine: @plan.machine, sides: sides, measurements: @store.view.measurements, front: @plan.front)
         say "tune: at most #{@max_time.round} s of confirmation rounds more#{" and the cores rounds (about #{cores_s.round} s)" if cores_s.positive?}, no search"
         result = rounds(sides, prior, deadline: @started + [@max_time - cores_s, 0].max)
         answer, confirmed = answer(result, sides)
@@ -47,10 +47,10 @@ module Arena
       # for its answer's config (Scaling.unmeasurable, from the search's
       # measurements), with your server's best config beside it where that
       # is another config and can be measured too; else 0.
-      def self.cores_s(record, machine:, sides:, measurements:)
+      def self.cores_s(record, machine:, sides:, measurements:, front: nil)
         answer = sides.find { |s| s.role == "answer" }
         return 0.0 if answer.nil? || Array(record.answer.dig("scaling", "ratio")).any?
-        fair = ->(side) { side && !Scaling.why_not(side.adapter, cores: machine.cores, measurements: measurements) }
+        fair = ->(side) { side && !Scaling.why_not(side.adapter, cores: machine.cores, measurements: measurements, front: front) }
         return 0.0 unless fair.call(answer)
         stay = sides.find { |s| s.role == "stay" }
         configs = (fair.call(stay) && stay.key != answer.key) ? 2 : 1

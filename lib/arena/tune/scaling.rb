@@ -44,9 +44,10 @@ module Arena
       end
 
       # Why the scaling cannot be measured here, in a few words, or nil.
-      def self.unmeasurable(cores:, share:, adapter:)
+      def self.unmeasurable(cores:, share:, adapter:, front: nil)
         return "this machine has one core" if cores < 2
         return "#{adapter.key} has no process setting" unless process_key(adapter)
+        return "#{adapter.key}'s processes listen on ports of their own: more than one needs --front nginx" if adapter.class.tune_needs_front? && !front
         return "the engine's CPU share was not measured" if share.nil?
         if share > ENGINE_SHARE
           return "the engine's CPU is #{(100 * share).round}% of the server's a request, over #{(100 * ENGINE_SHARE).round}%"
@@ -57,13 +58,13 @@ module Arena
       # Why a tune that kept no time for them did not measure them: what
       # rules them out here (.unmeasurable), else the command that measures
       # them in their own time (.later).
-      def self.unkept(adapter, cores:, measurements:, dir:, seconds:)
-        why_not(adapter, cores: cores, measurements: measurements) || later(dir, seconds)
+      def self.unkept(adapter, cores:, measurements:, dir:, seconds:, front: nil)
+        why_not(adapter, cores: cores, measurements: measurements, front: front) || later(dir, seconds)
       end
 
       # .unmeasurable for `adapter`, its engine share read from the search's measurements.
-      def self.why_not(adapter, cores:, measurements:)
-        unmeasurable(cores: cores, share: engine_share(measurements, adapter.label), adapter: adapter)
+      def self.why_not(adapter, cores:, measurements:, front: nil)
+        unmeasurable(cores: cores, share: engine_share(measurements, adapter.label), adapter: adapter, front: front)
       end
 
       # The cores rounds' seconds for `configs` configs (each on one core and
@@ -124,8 +125,7 @@ module Arena
 
       private
 
-      def why_not(adapter) = Scaling.unmeasurable(cores: @plan.machine.cores, share: Scaling.engine_share(@store.view.measurements, adapter.label),
-        adapter: adapter)
+      def why_not(adapter) = Scaling.why_not(adapter, cores: @plan.machine.cores, measurements: @store.view.measurements, front: @plan.front)
 
       # [the stay config's [adapter, installation] when it joins the rounds,
       # else nil and why it does not (nil: nothing to say)].

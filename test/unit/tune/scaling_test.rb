@@ -35,6 +35,10 @@ module Arena
         S.unmeasurable(cores: 2, share: 0.08, adapter: adapter)
       assert_equal "the engine's CPU share was not measured", S.unmeasurable(cores: 2, share: nil, adapter: adapter)
       refute_nil S.unmeasurable(cores: 2, share: 0.01, adapter: Servers::Webrick.new(settings: {}, machine: MACHINE)), "no process setting"
+      thin = Servers::Thin.new(settings: {"servers" => 1}, machine: MACHINE)
+      assert_equal "thin's processes listen on ports of their own: more than one needs --front nginx",
+        S.unmeasurable(cores: 2, share: 0.01, adapter: thin)
+      assert_nil S.unmeasurable(cores: 2, share: 0.01, adapter: thin, front: "nginx")
     end
 
     def test_scaled_multiplies_the_processes_single_mode_counting_one
@@ -77,7 +81,7 @@ module Arena
       stay = puma("workers" => "1", "threads" => "5")
       fair = [record(answer.label, "closed-max", 2.0, 100.0), record(stay.label, "closed-max", 2.0, 100.0)]
       store = ->(ms) { Struct.new(:view).new(Struct.new(:measurements).new(ms)) }
-      plan = Struct.new(:machine, :out_dir).new(MACHINE, "/d")
+      plan = Struct.new(:machine, :out_dir, :front).new(MACHINE, "/d", nil)
       scaling = ->(ms, deadline) { S.new(plan: plan, store: store.call(ms), engine: nil, workload: nil, deadline: deadline, seed: 1) }
       later = Support::Clock.now + 1000
       assert_equal [[stay, :inst], nil], scaling.call(fair, later).send(:staying, answer, [stay, :inst], 20.0)
