@@ -39,10 +39,17 @@ module Arena
         [keep.map { |key| all.find { |f| f.adapter.key == key } }, not_done]
       end
 
-      # [HeadToHead's entries, NotDone for the rounds it did not run]; a lone finalist meets no one.
+      # [HeadToHead's entries, NotDone for the rounds it did not run]; a
+      # lone finalist meets no one, and none meet once the confirmation's
+      # reserve has begun (the looks ran over: a slow app's round there
+      # cost the confirmation its rounds): the searches' figures rank them.
       def head_to_head(finalists, deadline)
-        if finalists.size < 2
-          return [finalists.map { |f| HeadToHead::Entry.new(key: f.adapter.key, adapter: f.adapter, candidate: f.candidate, rates: []) }, NotDone.new]
+        late = finalists.size > 1 && Support::Clock.now >= deadline
+        if finalists.size < 2 || late
+          entries = finalists.map { |f| HeadToHead::Entry.new(key: f.adapter.key, adapter: f.adapter, candidate: f.candidate, rates: []) }
+          return [entries, NotDone.new] unless late
+          finalists.each { |f| f.session&.stop }
+          return [entries, NotDone.head_to_head(0, of: Estimate::HEAD_TO_HEAD_ROUNDS)]
         end
         AnswerWords.listed("head to head:", finalists.map { |f| @ctx.labels.call(f.adapter.label) }).each { |line| @ctx.say line }
         h2h = HeadToHead.new(plan: @ctx.plan, store: @ctx.store, engine: @ctx.engine, workload: @ctx.workload,
