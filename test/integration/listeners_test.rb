@@ -23,7 +23,7 @@ class ListenersTest < Minitest::Test
     refute_empty classes
     runs = classes.map do |klass|
       settings = klass.worker_setting ? {klass.worker_setting => 1} : {}
-      Arena::Launch::LocalServer.new(adapter: klass.new(settings: settings), app: app, bind: Arena::Launch::Bind.tcp, dir: File.join(@tmp, klass.key))
+      Arena::Launch::LocalServer.new(adapter: klass.new(settings: settings), app: app, bind: Arena::System::Bind.tcp, dir: File.join(@tmp, klass.key))
     end
     # Three boots at a time: all at once on two busy cores left one past its 30 s.
     queue = Queue.new

@@ -6,7 +6,7 @@ module Arena
   module Servers
     # The adapter contract. One subclass per server, in a file of its own under
     # lib/arena/servers/, registered by `server "key", "description"`. An adapter only knows
-    # how to describe its server: Launch::ProcessGroup starts and stops it, Launch::LocalServer waits for
+    # how to describe its server: System::ProcessGroup starts and stops it, Launch::LocalServer waits for
     # it, Scenarios drive it.
     #
     #   install(app)            -> Installation (found?, version, bundle|system)
@@ -124,7 +124,7 @@ module Arena
           "RACK_ENV" => "production", "ARENA_SERVER" => label,
           "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil,
           "BUNDLER_VERSION" => nil
-        ).merge(Servers::RailsKnobs.env(self, app)).merge(Launch::Database.counted?(app) ? Launch::Database.app_name_env(label) : {}).merge(app.env || {}).merge(runtime.env)
+        ).merge(Servers::RailsKnobs.env(self, app)).merge(app.env || {}).merge(runtime.env)
       end
 
       def supports?(feature) = feature == :unix
@@ -196,7 +196,7 @@ module Arena
 
       def restart_mechanisms = []
 
-      # The signal that stops the server cleanly (Launch::ProcessGroup sends it to
+      # The signal that stops the server cleanly (System::ProcessGroup sends it to
       # the leader first, then TERM and KILL to whatever is left).
       def stop_signal = "TERM"
 

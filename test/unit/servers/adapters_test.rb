@@ -10,7 +10,7 @@ class AdaptersTest < Minitest::Test
   MACHINE = Arena::Plan::Machine.new(cores: 2).freeze
   APP = Arena::Bundle::AppSource.builtin
   RU = APP.rackup
-  TCP = Arena::Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: 9292).freeze
+  TCP = Arena::System::Bind.new(kind: :tcp, host: "127.0.0.1", port: 9292).freeze
 
   def setup
     @dir = Dir.mktmpdir("adapters-test")
@@ -24,7 +24,7 @@ class AdaptersTest < Minitest::Test
 
   def argv(spec, bind: TCP) = adapter(spec).command(app: APP, bind: bind, dir: @dir)
 
-  def unix = Arena::Launch::Bind.unix(File.join(@dir, "s.sock"))
+  def unix = Arena::System::Bind.unix(File.join(@dir, "s.sock"))
 
   def test_pitchfork_writes_its_config_and_reforks_only_when_asked
     assert_equal ["bundle", "exec", "pitchfork", "-E", "production", "-c", "#{@dir}/pitchfork.conf.rb", RU], argv("pitchfork")
