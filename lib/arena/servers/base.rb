@@ -53,6 +53,10 @@ module Arena
 
         def install(app) = Bundle::Installation.gem(gem_name, app)
 
+        # The gems it needs from a bundle (the overlay adds those the app
+        # lacks): its gem, or none for one installed otherwise (its own install).
+        def bundle_gems = (method(:install).owner == Base.singleton_class) ? [gem_name] : []
+
         # The setting that is this server's worker-process count (workers,
         # count, pool, processes), or nil when it has none (worker-cost).
         def worker_setting = nil
@@ -270,6 +274,9 @@ module Arena
     extend Support::Registry
 
     def self.kind = "server"
+
+    # The bundle holds the servers' gems; bundle/ lies below and asks for them here.
+    Bundle::Overlay.adapters = self
 
     def self.load_all = super(__dir__)
   end
