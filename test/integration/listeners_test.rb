@@ -31,10 +31,10 @@ class ListenersTest < Minitest::Test
     queue.close
     Array.new(3) { Thread.new { while (run = queue.pop) do run.start end } }.each(&:join)
     expected = runs.to_h { |run| [run.adapter.key, run.adapter.upstreams(run.bind).map(&:address).sort] }
-    found = runs.to_h { |run| [run.adapter.key, Arena::Probes::Procfs.listening(run.pids - app_processes(run)).sort] }
+    found = runs.to_h { |run| [run.adapter.key, Arena::System::Procfs.listening(run.pids - app_processes(run)).sort] }
     assert_equal expected, found
     runs.each do |run|
-      app_processes(run).each { |pid| assert_match(/\A127\.0\.0\.1:\d+\z/, Arena::Probes::Procfs.listening([pid]).join(" ")) }
+      app_processes(run).each { |pid| assert_match(/\A127\.0\.0\.1:\d+\z/, Arena::System::Procfs.listening([pid]).join(" ")) }
     end
     # The same boots: a normal stop is not logged as a crash (WEBrick logged
     # "FATAL SignalException: SIGTERM" and a backtrace when told TERM).
@@ -50,6 +50,6 @@ class ListenersTest < Minitest::Test
   # leave it out): loopback, but not Arena's address; checked apart.
   def app_processes(run)
     return [] unless run.adapter.key == "passenger"
-    run.pids.select { |pid| Arena::Probes::Procfs.cmdline(pid).start_with?("Passenger RubyApp") }
+    run.pids.select { |pid| Arena::System::Procfs.cmdline(pid).start_with?("Passenger RubyApp") }
   end
 end

@@ -102,7 +102,7 @@ class TuneTest < Arena::ArenaCase
   def wait_for_workers(group, workers)
     deadline = Arena::Support::Clock.now + 20
     loop do
-      children = group.tree.select { |pid| Arena::Probes::Procfs.stat(pid)&.ppid == group.pid }
+      children = group.tree.select { |pid| Arena::System::Procfs.stat(pid)&.ppid == group.pid }
       return [group.pid] if workers.zero?
       return children if children.size >= workers || Arena::Support::Clock.now > deadline
       sleep 0.2

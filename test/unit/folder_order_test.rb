@@ -15,7 +15,7 @@ class FolderOrderTest < Minitest::Test
   # Bottom to top: each folder may use the ones before it. (app/ is the
   # built-in app, which runs outside Arena's namespace.)
   ORDER = %w[
-    support stats verdicts results probes system load plan verify presets bundle servers fronts launch remote
+    support system stats verdicts results probes load plan verify presets bundle servers fronts launch remote
     scenarios planner run report tune agent traffic commands
   ].freeze
 

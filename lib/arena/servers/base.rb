@@ -217,7 +217,7 @@ module Arena
       end
 
       def worker_pids(group)
-        group.tree.select { |pid| Probes::Procfs.stat(pid)&.ppid == group.pid }
+        group.tree.select { |pid| System::Procfs.stat(pid)&.ppid == group.pid }
       end
 
       def to_h = {name: key, label: label, settings: settings, runtime: runtime.to_a, envelope: (envelope.to_h unless envelope.empty?)}.compact

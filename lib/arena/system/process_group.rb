@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../probes/procfs"
+require_relative "procfs"
 require_relative "watchdog"
 
 module Arena
@@ -90,7 +90,7 @@ module Arena
 
       def tree
         return [] if @pid.nil? || reaped?
-        Probes::Procfs.tree(@pid)
+        System::Procfs.tree(@pid)
       end
 
       def signal(sig, pids = [@pid])
@@ -156,7 +156,7 @@ module Arena
         deadline = Support::Clock.now + seconds
         loop do
           exited
-          pids = pids.uniq.select { |p| Probes::Procfs.stat(p)&.state.then { |state| state && state != "Z" } }
+          pids = pids.uniq.select { |p| System::Procfs.stat(p)&.state.then { |state| state && state != "Z" } }
           return pids if pids.empty? || Support::Clock.now >= deadline
           sleep 0.02
         end
@@ -165,7 +165,7 @@ module Arena
       # The group id stays taken while any member lives, so -pgid is safe
       # after the leader is reaped; its pid alone is not.
       def signal_group(sig)
-        kill_quietly(sig, -@pid) if !reaped? || Probes::Procfs.all_stats.any? { |s| s.pgrp == @pid && s.state != "Z" }
+        kill_quietly(sig, -@pid) if !reaped? || System::Procfs.all_stats.any? { |s| s.pgrp == @pid && s.state != "Z" }
         # Descendants that moved to a group of their own are told too.
         tree.each { |p| kill_quietly(sig, p) unless p == @pid }
       end

@@ -131,12 +131,12 @@ class ProcessGroupTest < Minitest::Test
   end
 
   def live?(pid)
-    state = Arena::Probes::Procfs.stat(pid)&.state
+    state = Arena::System::Procfs.stat(pid)&.state
     !state.nil? && state != "Z"
   end
 
   def alive_with(marker)
-    Arena::Probes::Procfs.all_stats.select { |s| s.state != "Z" && Arena::Probes::Procfs.cmdline(s.pid).include?(marker) }.map(&:pid)
+    Arena::System::Procfs.all_stats.select { |s| s.state != "Z" && Arena::System::Procfs.cmdline(s.pid).include?(marker) }.map(&:pid)
   end
 
   # Waits for the condition, and fails the test if it never comes (a silent
