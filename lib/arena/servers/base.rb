@@ -10,6 +10,7 @@ module Arena
     # it, Scenarios drive it.
     #
     #   install(app)            -> Installation (found?, version, bundle|system)
+    #   bundle_gems             -> the gems the overlay adds when the app's bundle lacks them
     #   settings                -> {name => default}; a default may be a lambda of Machine
     #   allowed                 -> {name => values}: an Array of choices, a Range, or a
     #                              Pattern; checked when the plan is built
