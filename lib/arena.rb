@@ -29,6 +29,7 @@ require "time"
 # its own files; the load settings come before the plan, whose flags are made of them.
 require_relative "arena/version"
 require_relative "arena/support"
+require_relative "arena/system"
 require_relative "arena/load"
 require_relative "arena/plan"
 require_relative "arena/presets"

@@ -119,9 +119,9 @@ module Arena
 
     def reply(request, **fields) = emit({id: request["id"].is_a?(Integer) ? request["id"] : nil}.merge(fields))
 
-    def op_free_port(f) = {port: Launch::Bind.free_port(f.own_host)}
+    def op_free_port(f) = {port: System::Bind.free_port(f.own_host)}
 
-    def tcp_bind(f) = Launch::Bind.new(kind: :tcp, host: f.own_host, port: f.integer("port", 1..65_535)).freeze
+    def tcp_bind(f) = System::Bind.new(kind: :tcp, host: f.own_host, port: f.integer("port", 1..65_535)).freeze
 
     # A server config by its Launch::Spec (settings, runtime, --env, rackup: its
     # command and config files are made here, on the host that runs it),

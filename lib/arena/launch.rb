@@ -1,10 +1,8 @@
 # frozen_string_literal: true
 
 # A server's lifecycle: session, starter (the contract shared with remote), local server,
-# process groups, certificates, cgroups, watchdog, databases.
+# certificates, cgroups, databases.
 require_relative "launch/log_cap"
-require_relative "launch/process_group"
-require_relative "launch/bind"
 require_relative "launch/cgroups"
 require_relative "launch/cgroup"
 require_relative "launch/server_contract"

@@ -1,8 +1,7 @@
 # frozen_string_literal: true
 
-# What is read beside the load: procfs, cgroups, queue time, samplers, noise; ProbeSet starts and
+# What is read beside the load: cgroups, queue time, samplers, noise; ProbeSet starts and
 # stops them together.
-require_relative "probes/procfs"
 require_relative "probes/cgroup_watch"
 require_relative "probes/queue_time"
 require_relative "probes/sampler"

@@ -25,7 +25,7 @@ module Arena
         @expired = Launch::Certificates.write(dir: File.join(@dir, "expired"), expired: true)
         @ports = %i[tls_h2 tls h2c expired].to_h { |k| [k, free_port] }
         File.write(File.join(@dir, "nginx.conf"), config)
-        @group = Launch::ProcessGroup.new([NGINX, "-p", @dir, "-c", File.join(@dir, "nginx.conf"), "-g", "daemon off;"],
+        @group = System::ProcessGroup.new([NGINX, "-p", @dir, "-c", File.join(@dir, "nginx.conf"), "-g", "daemon off;"],
           log_path: File.join(@dir, "nginx.log"))
         @group.start
         deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 10
@@ -167,14 +167,14 @@ module Arena
     def test_transport_check_names_what_was_negotiated
       h2 = Load::Transport.parse("h2")
       ok = Verify::TransportCheck.new(transport: h2, engine_path: TestHelp.engine_path)
-        .call(Launch::Bind.tcp(port: lab.ports[:tls_h2]).with_tls(lab.certs))
+        .call(System::Bind.tcp(port: lab.ports[:tls_h2]).with_tls(lab.certs))
       assert ok.ok?, ok.problem
       assert_equal "h2", ok.protocol
       no_h2 = Verify::TransportCheck.new(transport: h2, engine_path: TestHelp.engine_path)
-        .call(Launch::Bind.tcp(port: lab.ports[:tls]).with_tls(lab.certs))
+        .call(System::Bind.tcp(port: lab.ports[:tls]).with_tls(lab.certs))
       assert_equal "no connection over h2 (alpn_mismatch)", no_h2.problem
       expired = Verify::TransportCheck.new(transport: Load::Transport.parse("tls"), engine_path: TestHelp.engine_path)
-        .call(Launch::Bind.tcp(port: lab.ports[:expired]).with_tls(lab.expired))
+        .call(System::Bind.tcp(port: lab.ports[:expired]).with_tls(lab.expired))
       assert_equal "no connection over tls (certificate)", expired.problem
     end
 

@@ -69,7 +69,7 @@ module Arena
         stdin.close # as when SSH drops
         assert_equal 0, Timeout.timeout(60) { thread.value }.exitstatus
       end
-      alive = pids.select { |pid| Probes::Procfs.stat(pid)&.state.then { |s| s && s != "Z" } }
+      alive = pids.select { |pid| System::Procfs.stat(pid)&.state.then { |s| s && s != "Z" } }
       assert_empty alive, "the agent left its server running"
     end
 

@@ -66,7 +66,7 @@ class BootCrashTest < Arena::ArenaCase
   # [Launch::LocalServer::Failed, seconds the start took]
   def start(key, settings, config_ru)
     app = Arena::Bundle::AppSource.user(user_app(config_ru, gems: %w[puma rack unicorn falcon]))
-    run = Arena::Launch::LocalServer.new(adapter: Arena::Servers.fetch(key).new(settings: settings), app: app, bind: Arena::Launch::Bind.tcp,
+    run = Arena::Launch::LocalServer.new(adapter: Arena::Servers.fetch(key).new(settings: settings), app: app, bind: Arena::System::Bind.tcp,
       dir: File.join(@tmp, "server"), ready_timeout: READY)
     started = Arena::Support::Clock.now
     failure = assert_raises(Arena::Launch::LocalServer::Failed) { run.start }

@@ -77,7 +77,7 @@ class ConfigFileStartTest < Minitest::Test
 
   # {workers: N, threads: [per worker]}, of Arena's own start.
   def shape_of_arena_run(adapter)
-    run = Arena::Launch::LocalServer.new(adapter: adapter, app: APP, bind: Arena::Launch::Bind.tcp, dir: File.join(@tmp, "arena-#{adapter.key}"),
+    run = Arena::Launch::LocalServer.new(adapter: adapter, app: APP, bind: Arena::System::Bind.tcp, dir: File.join(@tmp, "arena-#{adapter.key}"),
       ready_timeout: READY)
     run.start
     shape(adapter, run.group, nil)
@@ -97,12 +97,12 @@ class ConfigFileStartTest < Minitest::Test
     file = adapter.class.config_file(adapter.settings, rackup: APP.rackup)
     File.write(File.join(dir, file.name), file.text)
     file.files.each { |name, text| File.write(File.join(dir, name), text) }
-    port = Arena::Launch::Bind.tcp.port
+    port = Arena::System::Bind.tcp.port
     argv = file.command.map { |word| word.sub(/\APORT=\d+\z/, "PORT=#{port}") }
     env = adapter.env(app: APP).merge("PORT" => port.to_s, "HOST" => "127.0.0.1", "PASSENGER_PORT" => port.to_s)
-    group = Arena::Launch::ProcessGroup.new(argv, env: env, chdir: dir, log_path: File.join(dir, "server.log"))
+    group = Arena::System::ProcessGroup.new(argv, env: env, chdir: dir, log_path: File.join(dir, "server.log"))
     group.start
-    failure = Arena::Verify::HttpProbe.new(Arena::Launch::Bind.tcp(port: port), timeout: 2).await("/", deadline: Arena::Support::Clock.now + READY) { group.exited }
+    failure = Arena::Verify::HttpProbe.new(Arena::System::Bind.tcp(port: port), timeout: 2).await("/", deadline: Arena::Support::Clock.now + READY) { group.exited }
     raise NotServed, "#{adapter.key} from #{file.name} (#{argv.join(" ")}): #{failure}\n#{group.log_tail(8).join("\n")}" if failure
     yield port, group
   ensure

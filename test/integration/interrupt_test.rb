@@ -33,7 +33,7 @@ class InterruptTest < Arena::ArenaCase
     define_method("test_interrupt_#{i}_#{name.tr(" .", "__")}") { interrupt_at(args, trigger) }
   end
 
-  # SIGKILL cannot be caught: Arena's watchdog (lib/arena/launch/watchdog.rb) sees
+  # SIGKILL cannot be caught: Arena's watchdog (lib/arena/system/watchdog.rb) sees
   # its pipe close and stops the server's group, workers and nginx included.
   def test_sigkill_during_load_leaves_no_server
     mark = SecureRandom.hex(8)

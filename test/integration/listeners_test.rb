@@ -23,7 +23,7 @@ class ListenersTest < Minitest::Test
     refute_empty classes
     runs = classes.map do |klass|
       settings = klass.worker_setting ? {klass.worker_setting => 1} : {}
-      Arena::Launch::LocalServer.new(adapter: klass.new(settings: settings), app: app, bind: Arena::Launch::Bind.tcp, dir: File.join(@tmp, klass.key))
+      Arena::Launch::LocalServer.new(adapter: klass.new(settings: settings), app: app, bind: Arena::System::Bind.tcp, dir: File.join(@tmp, klass.key))
     end
     # Three boots at a time: all at once on two busy cores left one past its 30 s.
     queue = Queue.new
@@ -31,10 +31,10 @@ class ListenersTest < Minitest::Test
     queue.close
     Array.new(3) { Thread.new { while (run = queue.pop) do run.start end } }.each(&:join)
     expected = runs.to_h { |run| [run.adapter.key, run.adapter.upstreams(run.bind).map(&:address).sort] }
-    found = runs.to_h { |run| [run.adapter.key, Arena::Probes::Procfs.listening(run.pids - app_processes(run)).sort] }
+    found = runs.to_h { |run| [run.adapter.key, Arena::System::Procfs.listening(run.pids - app_processes(run)).sort] }
     assert_equal expected, found
     runs.each do |run|
-      app_processes(run).each { |pid| assert_match(/\A127\.0\.0\.1:\d+\z/, Arena::Probes::Procfs.listening([pid]).join(" ")) }
+      app_processes(run).each { |pid| assert_match(/\A127\.0\.0\.1:\d+\z/, Arena::System::Procfs.listening([pid]).join(" ")) }
     end
     # The same boots: a normal stop is not logged as a crash (WEBrick logged
     # "FATAL SignalException: SIGTERM" and a backtrace when told TERM).
@@ -50,6 +50,6 @@ class ListenersTest < Minitest::Test
   # leave it out): loopback, but not Arena's address; checked apart.
   def app_processes(run)
     return [] unless run.adapter.key == "passenger"
-    run.pids.select { |pid| Arena::Probes::Procfs.cmdline(pid).start_with?("Passenger RubyApp") }
+    run.pids.select { |pid| Arena::System::Procfs.cmdline(pid).start_with?("Passenger RubyApp") }
   end
 end

@@ -42,7 +42,7 @@ class MemoryLayoutTest < Arena::ArenaCase
     keys.each do |key|
       klass = Arena::Servers.fetch(key)
       workers = klass.worker_setting ? {klass.worker_setting => 1} : {}
-      run = Arena::Launch::LocalServer.new(adapter: klass.new(settings: workers, runtime: runtime), app: app, bind: Arena::Launch::Bind.tcp,
+      run = Arena::Launch::LocalServer.new(adapter: klass.new(settings: workers, runtime: runtime), app: app, bind: Arena::System::Bind.tcp,
         dir: File.join(@tmp, key))
       begin
         run.start
@@ -67,7 +67,7 @@ class MemoryLayoutTest < Arena::ArenaCase
 
   def test_without_a_runtime_there_is_no_jemalloc_and_no_yjit
     adapter = Arena::Servers::Puma.new(settings: {"workers" => 0})
-    run = Arena::Launch::LocalServer.new(adapter: adapter, app: Arena::Bundle::AppSource.builtin, bind: Arena::Launch::Bind.tcp, dir: File.join(@tmp, "server"))
+    run = Arena::Launch::LocalServer.new(adapter: adapter, app: Arena::Bundle::AppSource.builtin, bind: Arena::System::Bind.tcp, dir: File.join(@tmp, "server"))
     run.start
     run.pids.each { |pid| refute_match(/libjemalloc/, File.read("/proc/#{pid}/maps")) }
     assert_includes Arena::Verify::HttpProbe.new(run.bind, timeout: 5).get("/server").body, "yjit: off"

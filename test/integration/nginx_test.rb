@@ -52,7 +52,7 @@ class NginxTest < Minitest::Test
   def test_awkward_paths_and_an_ipv6_listen
     upstream = responder("v6")
     dir = File.join(@dir, "run dir; \"x\" {y}", "nginx")
-    bind = Arena::Launch::Bind.new(kind: :tcp, host: "::1", port: Arena::Launch::Bind.free_port("::1")).freeze
+    bind = Arena::System::Bind.new(kind: :tcp, host: "::1", port: Arena::System::Bind.free_port("::1")).freeze
     nginx = Arena::Fronts::Nginx.new(upstreams: [upstream.last], dir: dir, machine: Arena::Plan::Machine.new(cores: 2), bind: bind)
     @groups << nginx
     nginx.start
@@ -61,7 +61,7 @@ class NginxTest < Minitest::Test
   end
 
   def test_a_dollar_or_newline_in_a_path_is_refused
-    nginx = Arena::Fronts::Nginx.new(upstreams: [Arena::Launch::Bind.tcp(port: 1)], dir: File.join(@dir, "a$b"))
+    nginx = Arena::Fronts::Nginx.new(upstreams: [Arena::System::Bind.tcp(port: 1)], dir: File.join(@dir, "a$b"))
     assert_raises(Arena::UsageError) { nginx.config }
   end
 
@@ -69,8 +69,8 @@ class NginxTest < Minitest::Test
 
   # [group, bind] of a started responder, once it answers.
   def responder(name)
-    bind = Arena::Launch::Bind.tcp
-    group = Arena::Launch::ProcessGroup.new(["ruby", "-e", RESPONDER, bind.port.to_s, name], log_path: File.join(@dir, "#{name}.log"))
+    bind = Arena::System::Bind.tcp
+    group = Arena::System::ProcessGroup.new(["ruby", "-e", RESPONDER, bind.port.to_s, name], log_path: File.join(@dir, "#{name}.log"))
     group.start
     @groups << group
     refute Arena::Verify::HttpProbe.new(bind, timeout: 1).await("/", deadline: Arena::Support::Clock.now + 10), "#{name} never answered"

@@ -70,7 +70,7 @@ module Arena
 
     def start_server
       @dir = Dir.mktmpdir("contract")
-      Launch::LocalServer.new(adapter: adapter, app: Bundle::AppSource.builtin, bind: Launch::Bind.tcp, dir: @dir, env: ENV_CHECK).start
+      Launch::LocalServer.new(adapter: adapter, app: Bundle::AppSource.builtin, bind: System::Bind.tcp, dir: @dir, env: ENV_CHECK).start
     end
 
     def teardown = FileUtils.rm_rf(@dir)
@@ -86,7 +86,7 @@ module Arena
       @channel = LocalAgent.open(@dir)
       port = @channel.request("free_port", host: "127.0.0.1")["port"]
       Remote::Server.new(channel: @channel, adapter: adapter, app: Bundle::AppSource.builtin, dir: @dir, ready_timeout: 30, env: ENV_CHECK,
-        bind: Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: port).freeze).start
+        bind: System::Bind.new(kind: :tcp, host: "127.0.0.1", port: port).freeze).start
     end
 
     def teardown

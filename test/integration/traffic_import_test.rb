@@ -75,7 +75,7 @@ class TrafficImportTest < Arena::ArenaCase
   def nginx_log_under(mix, requests:)
     dir = File.join(@tmp, "nginx")
     FileUtils.mkdir_p(File.join(dir, "temp"))
-    bind = Arena::Launch::Bind.tcp
+    bind = Arena::System::Bind.tcp
     log = File.join(dir, "access.log")
     File.write(File.join(dir, "nginx.conf"), <<~NGINX)
       #{"user root;" if Process.uid.zero?}
@@ -94,7 +94,7 @@ class TrafficImportTest < Arena::ArenaCase
         }
       }
     NGINX
-    nginx = Arena::Launch::ProcessGroup.new([Arena::Fronts::Nginx.binary, "-p", dir, "-c", File.join(dir, "nginx.conf"), "-g", "daemon off;"],
+    nginx = Arena::System::ProcessGroup.new([Arena::Fronts::Nginx.binary, "-p", dir, "-c", File.join(dir, "nginx.conf"), "-g", "daemon off;"],
       log_path: File.join(dir, "nginx.out"))
     nginx.start
     refute Arena::Verify::HttpProbe.new(bind, timeout: 1).await("/ready", deadline: Arena::Support::Clock.now + 10), "nginx never answered"
@@ -112,10 +112,10 @@ class TrafficImportTest < Arena::ArenaCase
   # The Rails fixture under Puma (its own Gemfile's server) in production,
   # logging to stdout as `rails new` sets it up, after a known set of requests.
   def rails_log(app, gemfile)
-    bind = Arena::Launch::Bind.tcp
+    bind = Arena::System::Bind.tcp
     log = File.join(@tmp, "production.log")
     env = {"BUNDLE_GEMFILE" => gemfile, "RAILS_ENV" => "production", "SECRET_KEY_BASE" => "x" * 64}
-    puma = Arena::Launch::ProcessGroup.new(["bundle", "exec", "puma", "-b", "tcp://#{bind.address}", "-t", "2:2", "config.ru"],
+    puma = Arena::System::ProcessGroup.new(["bundle", "exec", "puma", "-b", "tcp://#{bind.address}", "-t", "2:2", "config.ru"],
       log_path: log, env: env, chdir: app)
     puma.start
     probe = Arena::Verify::HttpProbe.new(bind, timeout: 5)

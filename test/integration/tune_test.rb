@@ -76,12 +76,12 @@ class TuneTest < Arena::ArenaCase
   # Starts the written puma.rb on a free loopback port and counts, in the
   # process tree, the worker processes and each one's pool threads.
   def assert_puma_runs(config, settings)
-    port = Arena::Launch::Bind.free_port
-    group = Arena::Launch::ProcessGroup.new(["bundle", "exec", "puma", "-C", config, File.join(ROOT, "lib/arena/app/arena.ru")],
+    port = Arena::System::Bind.free_port
+    group = Arena::System::ProcessGroup.new(["bundle", "exec", "puma", "-C", config, File.join(ROOT, "lib/arena/app/arena.ru")],
       env: {"PORT" => port.to_s, "HOST" => "127.0.0.1", "BUNDLE_GEMFILE" => File.join(ROOT, "Gemfile")},
       log_path: File.join(@tmp, "puma-config.log"), chdir: @tmp)
     group.start
-    probe = Arena::Verify::HttpProbe.new(Arena::Launch::Bind.tcp(port: port), timeout: 2)
+    probe = Arena::Verify::HttpProbe.new(Arena::System::Bind.tcp(port: port), timeout: 2)
     deadline = Arena::Support::Clock.now + 30
     begin
       probe.request("GET", "/server")
@@ -102,7 +102,7 @@ class TuneTest < Arena::ArenaCase
   def wait_for_workers(group, workers)
     deadline = Arena::Support::Clock.now + 20
     loop do
-      children = group.tree.select { |pid| Arena::Probes::Procfs.stat(pid)&.ppid == group.pid }
+      children = group.tree.select { |pid| Arena::System::Procfs.stat(pid)&.ppid == group.pid }
       return [group.pid] if workers.zero?
       return children if children.size >= workers || Arena::Support::Clock.now > deadline
       sleep 0.2

@@ -35,7 +35,7 @@ class UwsgiTest < Arena::ArenaCase
       run ->(env) { [200, {"content-type" => "text/plain", "content-length" => "2"}, ["ok"]] }
     RU
     run = Arena::Launch::LocalServer.new(adapter: Arena::Servers.fetch("uwsgi").new(settings: {"processes" => 2}), app: app,
-      bind: Arena::Launch::Bind.tcp, dir: File.join(@tmp, "server"), ready_timeout: 15)
+      bind: Arena::System::Bind.tcp, dir: File.join(@tmp, "server"), ready_timeout: 15)
     run.start
     assert_equal "ok", Arena::Verify::HttpProbe.new(run.bind, timeout: 5).get("/").body
   ensure

@@ -20,7 +20,7 @@ module Arena
     def configs
       CONFIGS.select do |spec, _|
         klass = Servers.fetch(spec.split(":").first)
-        !Bundle::Overlay.gems_for(klass).empty? || klass.install(Bundle::AppSource.builtin).found
+        !klass.bundle_gems.empty? || klass.install(Bundle::AppSource.builtin).found
       end
     end
 

@@ -21,7 +21,7 @@ module Arena
     # test file running beside this one.
     def left_behind(dirs) = dirs.reject { |dir| owner_alive?(dir[/arena-pg-\d+-(\d+)-/, 1].to_i) }
 
-    def owner_alive?(pid) = pid.positive? && Arena::Probes::Procfs.stat(pid)&.state.then { |state| state && state != "Z" }
+    def owner_alive?(pid) = pid.positive? && Arena::System::Procfs.stat(pid)&.state.then { |state| state && state != "Z" }
 
     def teardown
       assert_empty left_behind(pg_dirs - @pg_dirs), "database directories left behind" if @pg_dirs

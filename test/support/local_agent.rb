@@ -17,6 +17,6 @@ module Arena
     end
 
     # Which of these pids still run (not zombies), on this host: the agent's too.
-    def self.alive(pids) = pids.select { |pid| Probes::Procfs.stat(pid)&.state.then { |s| s && s != "Z" } }
+    def self.alive(pids) = pids.select { |pid| System::Procfs.stat(pid)&.state.then { |s| s && s != "Z" } }
   end
 end

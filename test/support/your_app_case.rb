@@ -39,7 +39,7 @@ module Arena
     # needs gems of its own does not boot there.
     def servers(except: [])
       Arena::Servers.all.reject { |k| (["puma-jruby"] + except).include?(k.key) }
-        .select { |k| !Arena::Bundle::Overlay.gems_for(k).empty? || k.install(Arena::Bundle::AppSource.builtin).found }
+        .select { |k| !k.bundle_gems.empty? || k.install(Arena::Bundle::AppSource.builtin).found }
         .map(&:key)
     end
 

@@ -62,7 +62,7 @@ module Arena
         app = app.with_env(user_env(env, railties: app.railties)) unless app.builtin
         return app if app.builtin || !overlay
         # One bundle for every server that can join, whatever --servers names this time.
-        result = Bundle::Overlay.new(app: app, cache_root: cache_root, servers: server_classes(servers), candidates: Servers.all,
+        result = Bundle::Overlay.new(app: app, cache_root: cache_root, servers: server_classes(servers), candidates: Bundle::Overlay.adapters.all,
           say: say).call
         if result.dir
           say&.call("overlay bundle #{result.reused ? "reused" : "built in #{result.seconds} s"}: #{result.added.size} server(s) " \
@@ -74,7 +74,8 @@ module Arena
 
       def self.server_classes(specs)
         names = Array(specs).flat_map { |item| item.split(/\s+/) }.reject(&:empty?).map { |spec| spec.split(":", 2).first }
-        names.empty? ? Servers.all : names.uniq.map { |name| Servers.fetch(name) }
+        adapters = Bundle::Overlay.adapters
+        names.empty? ? adapters.all : names.uniq.map { |name| adapters.fetch(name) }
       end
 
       # Rails refuses to boot in production without a secret; a benchmark
@@ -125,7 +126,13 @@ module Arena
       # Rails' knobs follow each server config (lib/arena/servers/rails_knobs.rb) unless turned off.
       def rails_knobs? = knobs != false && rails?
 
-      def rails? = Servers::RailsKnobs.rails?(self)
+      # A Rails app: its bundle has railties and it has config/application.rb.
+      def rails?
+        return false if builtin || dir.nil?
+        File.file?(File.join(dir, "config", "application.rb")) && File.read(app_lockfile).match?(/^    railties \(/)
+      rescue SystemCallError
+        false
+      end
 
       def without_knobs = self.class.new(**to_struct_h, knobs: false).freeze
 

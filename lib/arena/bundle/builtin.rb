@@ -20,7 +20,7 @@ module Arena
       APP_GEMS = %w[rack prime].freeze
 
       def initialize(cache_root: File.join(File.dirname(Bundle::Overlay.cache_root), "builtin"),
-        bundler: Bundle::BundlerCommand.new(timeout: 120), servers: Servers.all)
+        bundler: Bundle::BundlerCommand.new(timeout: 120), servers: Bundle::Overlay.adapters.all)
         @cache_root = cache_root
         @bundler = bundler
         @servers = servers
@@ -45,7 +45,7 @@ module Arena
 
       private
 
-      def server_gems = @servers.flat_map { |klass| Bundle::Overlay.gems_for(klass) }
+      def server_gems = @servers.flat_map(&:bundle_gems)
 
       def installed(name) = Gem::Specification.find_all_by_name(name).map { |s| s.version.to_s }
 

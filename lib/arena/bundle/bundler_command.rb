@@ -2,7 +2,7 @@
 
 module Arena
   module Bundle
-    # Runs one `bundle` subcommand against a Gemfile, through Launch::ProcessGroup
+    # Runs one `bundle` subcommand against a Gemfile, through System::ProcessGroup
     # (own process group, TERM then KILL at the deadline), in an environment
     # cleaned of Arena's own `bundle exec`: the overlay is resolved as if
     # a person ran `BUNDLE_GEMFILE=... bundle lock` in a fresh shell.
@@ -23,7 +23,7 @@ module Arena
       def call(gemfile, argv, log_path:)
         File.write(log_path, "")
         # One retry: an unreachable registry costs seconds, not half a minute.
-        group = Launch::ProcessGroup.new(["bundle", *argv], log_path: log_path, chdir: File.dirname(gemfile),
+        group = System::ProcessGroup.new(["bundle", *argv], log_path: log_path, chdir: File.dirname(gemfile),
           env: CLEAN.merge("BUNDLE_GEMFILE" => gemfile, "BUNDLE_RETRY" => "1").merge(@env))
         begin
           group.start

@@ -39,20 +39,19 @@ module Arena
       FORMAT = 2
       GROUP = "arena_servers"
       RECORD = "arena-overlay.json"
-      # A server that needs another gem beside its own to run the way its
-      # adapter starts it.
-      COMPANIONS = {"webrick" => %w[webrick rackup]}.freeze
 
       def self.cache_root(env: ENV)
         base = env["XDG_CACHE_HOME"].to_s.empty? ? File.join(Dir.home, ".cache") : env["XDG_CACHE_HOME"]
         File.join(base, "arena", "bundles")
       end
 
-      # The gems a server needs from a bundle; [] for a system program.
-      def self.gems_for(klass)
-        return klass.gems if klass.respond_to?(:gems)
-        return COMPANIONS.fetch(klass.key) if COMPANIONS.key?(klass.key)
-        (klass.method(:install).owner == Servers::Base.singleton_class) ? [klass.gem_name] : []
+      # The server adapters a bundle may hold (each answers key, bundle_gems
+      # and install): servers/ lies above bundle/ and hands its registry over
+      # as it loads (Overlay.adapters = Servers), which answers all and fetch(name).
+      class << self
+        attr_writer :adapters
+
+        def adapters = @adapters || raise(Error, "no server adapters registered")
       end
 
       # Arena adds a server at least as new as the one its adapter is tested
@@ -69,7 +68,7 @@ module Arena
       # candidates: the servers the bundle holds (every one that can join, so
       # one bundle serves any --servers set); servers: the ones this run asked
       # for, whose entries the result reports.
-      def initialize(app:, servers: Servers.all, candidates: servers, cache_root: self.class.cache_root,
+      def initialize(app:, servers: self.class.adapters.all, candidates: servers, cache_root: self.class.cache_root,
         bundler: nil, floors: self.class.floors, say: nil, settings: nil, app_gems: :read, releases: Releases.method(:fetch))
         @say = say
         @app = app
@@ -126,7 +125,7 @@ module Arena
         @mains = []
         @loaded = loaded_gems
         @candidates.each do |klass|
-          gems = self.class.gems_for(klass)
+          gems = klass.bundle_gems
           if gems.empty?
             fixed << Entry.new(server: klass.key, state: :system, gems: [], version: nil).freeze
           elsif gems.all? { |g| @loaded.include?(g) }

@@ -24,7 +24,7 @@ module Arena
         installation = adapter.class.install(plan.app)
         return report(adapter.label, false, "not installed (#{installation.why})") unless installation.found
         server_dir = File.join(dir, adapter.label.gsub(/[^\w.=-]+/, "_"))
-        bind = (plan.bind == "unix") ? Launch::Bind.unix(File.join(server_dir, "s.sock")) : Launch::Bind.tcp(port: plan.port)
+        bind = (plan.bind == "unix") ? System::Bind.unix(File.join(server_dir, "s.sock")) : System::Bind.tcp(port: plan.port)
         server = Launch::LocalServer.new(adapter: adapter, app: plan.app, bind: bind, dir: server_dir,
           machine: plan.machine, ready_timeout: plan.ready_timeout, env: plan.env || {})
         server.start

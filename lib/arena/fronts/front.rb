@@ -13,7 +13,7 @@ module Arena
     class Front
       attr_reader :bind, :group, :dir
 
-      def initialize(upstreams:, dir:, machine: Plan::Machine.current, bind: Launch::Bind.tcp, transport: Load::Transport.plain)
+      def initialize(upstreams:, dir:, machine: Plan::Machine.current, bind: System::Bind.tcp, transport: Load::Transport.plain)
         @upstreams = upstreams
         @dir = dir
         @machine = machine
@@ -25,7 +25,7 @@ module Arena
         ready = false
         FileUtils.mkdir_p(@dir)
         prepare
-        @group = Launch::ProcessGroup.new(argv, log_path: File.join(@dir, log_name), env: env, cpus: @machine.server_cpus)
+        @group = System::ProcessGroup.new(argv, log_path: File.join(@dir, log_name), env: env, cpus: @machine.server_cpus)
         @group.start
         wait_ready(ready_timeout)
         ready = true

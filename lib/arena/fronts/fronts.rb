@@ -27,7 +27,7 @@ module Arena
     end
 
     def build(name, upstreams:, dir:, machine:, transport:, certs:)
-      bind = Launch::Bind.tcp
+      bind = System::Bind.tcp
       bind = bind.with_tls(certs) if transport.tls?
       klass(name).new(upstreams: upstreams, dir: File.join(dir, name), machine: machine, bind: bind, transport: transport)
     end

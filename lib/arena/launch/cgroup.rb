@@ -5,7 +5,7 @@ module Arena
     # One server run's cgroup (a directory per v1 hierarchy, one in v2): its
     # limits, its counters, the wrapper that puts a process in it from its
     # first instruction, and its removal. Made by Cgroups#create, owned by the
-    # server's Launch::ProcessGroup, which removes it after the last process is gone.
+    # server's System::ProcessGroup, which removes it after the last process is gone.
     class Cgroup
       # Counters as the kernel keeps them since the cgroup was made; a
       # measurement takes the difference of two (Reading#since).

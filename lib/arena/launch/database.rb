@@ -125,12 +125,12 @@ module Arena
 
       def app_name_env(label) = {"PGAPPNAME" => app_name(label)}
 
-      # Runs a short program through Launch::ProcessGroup to its end: its stdout, or an
+      # Runs a short program through System::ProcessGroup to its end: its stdout, or an
       # Error with the log's last lines.
       def run(argv, log_path:, env: {}, chdir: Dir.tmpdir, timeout: 60, what: argv.first)
         out_path = "#{log_path}.out"
         File.open(out_path, "w") do |out|
-          group = Launch::ProcessGroup.new(argv, log_path: log_path, env: env, chdir: chdir)
+          group = System::ProcessGroup.new(argv, log_path: log_path, env: env, chdir: chdir)
           begin
             group.start(out: out)
             status = group.wait(timeout: timeout)

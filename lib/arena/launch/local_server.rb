@@ -4,7 +4,7 @@ require "fileutils"
 
 module Arena
   module Launch
-    # One server config brought up on one bind: spawn through Launch::ProcessGroup, wait
+    # One server config brought up on one bind: spawn through System::ProcessGroup, wait
     # until an HTTP GET is answered, stop and clean up. Failures carry the last
     # lines of the server's log. It answers Launch::ServerContract (running_server.rb),
     # as Remote::Server does for a server on another host.
@@ -116,7 +116,7 @@ module Arena
       # and one whose listener lacks SO_REUSEADDR (Agoo) cannot bind that port
       # again meanwhile. A unix socket path is reused (stop removes it).
       def successor(keep_port: false)
-        bind = (@bind.tcp? && !keep_port) ? Launch::Bind.tcp(host: @bind.host) : @bind
+        bind = (@bind.tcp? && !keep_port) ? System::Bind.tcp(host: @bind.host) : @bind
         bind = bind.with_tls(@bind.tls) if @bind.tls? && !bind.tls? # over TLS as before
         Launch::LocalServer.new(adapter: @adapter, app: @app, bind: bind, dir: @dir, machine: @machine,
           ready_timeout: @ready_timeout, probe_path: @probe_path, env: @env, cgroups: @cgroups, queue_time: @queue_time)
@@ -129,6 +129,10 @@ module Arena
 
       private
 
+      # The app's connections to a database named after this config (PGAPPNAME), under what
+      # the adapter and the user set.
+      def database_env = Launch::Database.counted?(@app) ? Launch::Database.app_name_env(@adapter.label) : {}
+
       # One start. Whatever ends it early (a failed boot, Ctrl-C, TERM, a bug)
       # stops what it spawned: the group is held from before the spawn.
       def boot
@@ -137,14 +141,14 @@ module Arena
         deadline = Support::Clock.now + PORT_WAIT
         @adapter.upstreams(@bind).select(&:tcp?).each { |b| wait_port_free(b, deadline) }
         @argv = @adapter.command(app: @app, bind: @bind, dir: @dir)
-        env = @adapter.env(app: @app).merge(@env)
+        env = database_env.merge(@adapter.env(app: @app)).merge(@env)
         if @queue_time
           FileUtils.mkdir_p(timing_dir)
           Probes::QueueTime.write_mode(timing_dir, (@queue_time == true) ? 1 : @queue_time)
           env = env.merge(Probes::QueueTime.env(timing_dir, env))
         end
         log_path = File.join(@dir, "server.log")
-        @group = Launch::ProcessGroup.new(@argv, env: env, chdir: @app.dir,
+        @group = System::ProcessGroup.new(@argv, env: env, chdir: @app.dir,
           log_path: log_path, cpus: @machine.server_cpus, cgroup: new_cgroup,
           log_cap: Launch::LogCap.new)
         @boot_log = Launch::BootLog.new(log_path, patterns: @adapter.crash_patterns, transient: @adapter.transient_boot_patterns)

@@ -9,7 +9,7 @@ module Arena
       # directory (its unix socket path must stay under 107 bytes, and the
       # postgres user must reach it), no TCP listener, durability off (a
       # benchmark's data is thrown away), started and stopped through
-      # Launch::ProcessGroup like every process. initdb and postgres refuse to run as
+      # System::ProcessGroup like every process. initdb and postgres refuse to run as
       # root, so as root they run as the `postgres` user (setpriv, no shell);
       # its log is in the run directory.
       class Postgres
@@ -32,7 +32,7 @@ module Arena
           data = File.join(@socket_dir, "data")
           Launch::Database.run(as_owner + [File.join(@bin, "initdb"), "-D", data, "-U", USER, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"],
             log_path: File.join(@run_dir, "initdb.log"), chdir: @socket_dir, what: "initdb")
-          @group = Launch::ProcessGroup.new(as_owner + [File.join(@bin, "postgres"), "-D", data, "-k", @socket_dir, "-c", "listen_addresses=",
+          @group = System::ProcessGroup.new(as_owner + [File.join(@bin, "postgres"), "-D", data, "-k", @socket_dir, "-c", "listen_addresses=",
             "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=400",
             *statements_options],
             log_path: File.join(@run_dir, "postgres.log"), chdir: @socket_dir).start

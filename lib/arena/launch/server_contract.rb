@@ -38,7 +38,7 @@ module Arena
 
       # Each process's memory, as Probes::Sampler keeps it per process.
       def self.memory(pids)
-        pids.filter_map { |pid| Probes::Procfs.memory(pid)&.then { |m| {"pid" => pid, "pss_kb" => m.pss_kb, "rss_kb" => m.rss_kb, "uss_kb" => m.uss_kb} } }
+        pids.filter_map { |pid| System::Procfs.memory(pid)&.then { |m| {"pid" => pid, "pss_kb" => m.pss_kb, "rss_kb" => m.rss_kb, "uss_kb" => m.uss_kb} } }
       end
     end
 

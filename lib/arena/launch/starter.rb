@@ -88,9 +88,9 @@ module Arena
       def bind_for(dir)
         if @plan.bind == "unix"
           @socket_dir ||= Dir.mktmpdir("arena-")
-          return Launch::Bind.unix(File.join(@socket_dir, "#{File.basename(dir)[0, 2]}.sock"))
+          return System::Bind.unix(File.join(@socket_dir, "#{File.basename(dir)[0, 2]}.sock"))
         end
-        @plan.port ? Launch::Bind.tcp(port: @plan.port) : Launch::Bind.tcp
+        @plan.port ? System::Bind.tcp(port: @plan.port) : System::Bind.tcp
       end
     end
   end

@@ -69,7 +69,7 @@ module Arena
         out = File.join(@dir, "engine-#{@count}.json")
         log = File.join(@dir, "engine.log")
         log_from = File.size?(log).to_i
-        group = Launch::ProcessGroup.new(argv(target, settings), log_path: log)
+        group = System::ProcessGroup.new(argv(target, settings), log_path: log)
         File.open(out, "w") { |io| group.start(out: io) }
         EngineRun.new(group, out, limit: time_limit(settings), log_from: log_from)
       end

@@ -16,7 +16,7 @@ module Arena
       def run(argv, app:, dir:, name:, timeout:, env: {}, ext: "json")
         out_path = File.join(dir, "#{name}.#{ext}")
         log_path = File.join(dir, "#{name}.log")
-        group = Launch::ProcessGroup.new(["bundle", "exec", "ruby", *argv], log_path: log_path, chdir: app.dir, env: env_for(app, env))
+        group = System::ProcessGroup.new(["bundle", "exec", "ruby", *argv], log_path: log_path, chdir: app.dir, env: env_for(app, env))
         status = File.open(out_path, "w") do |out|
           group.start(out: out)
           group.wait(timeout: timeout)

@@ -43,7 +43,7 @@ module Arena
 
       def snapshot(root: "/proc", own: Process.pid)
         Snapshot.new(t: Support::Clock.now, cpu: cpu_line(root), ticks: ticks(root), load1: load1(root),
-          reaped: Probes::Procfs.stat(own, root: root)&.children.to_i).freeze
+          reaped: System::Procfs.stat(own, root: root)&.children.to_i).freeze
       end
 
       # ours: the pids whose CPU is the measurement's own (server tree, front,
@@ -63,7 +63,7 @@ module Arena
         mine = after.ticks.sum { |pid, t| ours.include?(pid) ? spent.call(pid, t) : 0 } + [after.reaped.to_i - before.reaped.to_i, 0].max
         busy = after.cpu.first(3).sum - before.cpu.first(3).sum
         unseen = [busy - mine - other, 0].max
-        pct = ->(ticks) { seconds.positive? ? (100.0 * ticks / Probes::Procfs::CLK_TCK / seconds).round(1) : 0.0 }
+        pct = ->(ticks) { seconds.positive? ? (100.0 * ticks / System::Procfs::CLK_TCK / seconds).round(1) : 0.0 }
         Results::NoiseFigures.new(
           steal_pct: total.positive? ? (100.0 * steal / total).round(2) : 0.0,
           other_cpu_pct: pct.call(other + unseen), unseen_cpu_pct: pct.call(unseen),
@@ -91,7 +91,7 @@ module Arena
       end
 
       def ticks(root)
-        Probes::Procfs.all_stats(root: root).to_h { |s| [s.pid, s.utime + s.stime] }.freeze
+        System::Procfs.all_stats(root: root).to_h { |s| [s.pid, s.utime + s.stime] }.freeze
       end
     end
   end

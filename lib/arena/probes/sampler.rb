@@ -49,7 +49,7 @@ module Arena
       def take(first: false)
         now = Support::Clock.now
         pids = @pids.call
-        read = pids.filter_map { |pid| Probes::Procfs.memory(pid, root: @root)&.then { |m| [pid, m] } }
+        read = pids.filter_map { |pid| System::Procfs.memory(pid, root: @root)&.then { |m| [pid, m] } }
         figures = read.map(&:last)
         busy = cpu_ticks(pids, first: first)
         elapsed = now - @last
@@ -57,7 +57,7 @@ module Arena
         @samples << Results::MemorySample.new(
           t: (now - @started).round(3), procs: pids.size,
           pss_kb: figures.sum(&:pss_kb), rss_kb: figures.sum(&:rss_kb), uss_kb: figures.sum(&:uss_kb),
-          cpu_pct: (first || elapsed <= 0) ? 0.0 : (100.0 * busy / Probes::Procfs::CLK_TCK / elapsed).round(1),
+          cpu_pct: (first || elapsed <= 0) ? 0.0 : (100.0 * busy / System::Procfs::CLK_TCK / elapsed).round(1),
           processes: @per_process ? read.map { |pid, m| {"pid" => pid, "pss_kb" => m.pss_kb, "rss_kb" => m.rss_kb, "uss_kb" => m.uss_kb} } : nil
         ).freeze
       end
@@ -82,7 +82,7 @@ module Arena
       # first time after the start (a respawned worker) counts from zero.
       def cpu_ticks(pids, first:)
         pids.sum do |pid|
-          stat = Probes::Procfs.stat(pid, root: @root)
+          stat = System::Procfs.stat(pid, root: @root)
           next 0 unless stat
           total = stat.utime + stat.stime
           before = @ticks.fetch(pid) { first ? total : 0 }

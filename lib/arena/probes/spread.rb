@@ -20,7 +20,7 @@ module Arena
       def start
         @thread = Thread.new do
           sleep @delay
-          Probes::Procfs.established(@pids.call, @port, root: @root)
+          System::Procfs.established(@pids.call, @port, root: @root)
         end
         @thread.report_on_exception = false
         self

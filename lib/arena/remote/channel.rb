@@ -4,7 +4,7 @@ require "json"
 
 module Arena
   module Remote
-    # The caller's end of one `arena agent` over SSH: ssh in a Launch::ProcessGroup of
+    # The caller's end of one `arena agent` over SSH: ssh in a System::ProcessGroup of
     # its own, requests written as JSON lines, replies matched to them by id on
     # a reader thread, events handed to a block. Closing it closes the agent's
     # stdin, which makes the agent stop everything it started.
@@ -34,7 +34,7 @@ module Arena
       def open(version: VERSION, timeout: 30, app_dir: nil, load_target: nil, heartbeat: HEARTBEAT)
         child_in, @writer = IO.pipe
         @reader, child_out = IO.pipe
-        @group = Launch::ProcessGroup.new(@ssh.argv(@host), log_path: @log_path)
+        @group = System::ProcessGroup.new(@ssh.argv(@host), log_path: @log_path)
         @group.start(out: child_out, input: child_in)
         [child_in, child_out].each(&:close)
         @heard = Support::Clock.now

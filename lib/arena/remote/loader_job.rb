@@ -20,7 +20,7 @@ module Arena
       def start(ready_timeout:, &done)
         raise Error, "load argv must start with an arena-load path" unless @argv.is_a?(Array) && @argv.all?(String)
         reader, @go = IO.pipe
-        @group = Launch::ProcessGroup.new(@argv, log_path: @log)
+        @group = System::ProcessGroup.new(@argv, log_path: @log)
         File.open(@out, "w") { |io| @group.start(out: io, input: reader) }
         reader.close
         wait_ready(Support::Clock.now + ready_timeout)

@@ -161,7 +161,7 @@ module Arena
       private
 
       def start_front(adapter)
-        Front.new(channel: @channel, server: @server, bind: Launch::Bind.new(kind: :tcp, host: @address, port: free_port).freeze).start
+        Front.new(channel: @channel, server: @server, bind: System::Bind.new(kind: :tcp, host: @address, port: free_port).freeze).start
       rescue Error => e
         raise Error, "#{adapter.label}: nginx in front failed: #{e.message}"
       end
@@ -171,7 +171,7 @@ module Arena
       def new_server(adapter, dir, port: nil)
         port ||= @plan.port || free_port
         Server.new(channel: @channel, adapter: adapter, app: @plan.app, dir: dir, ready_timeout: @plan.ready_timeout, env: @plan.env || {},
-          bind: Launch::Bind.new(kind: :tcp, host: @address, port: port).freeze)
+          bind: System::Bind.new(kind: :tcp, host: @address, port: port).freeze)
       end
     end
   end

@@ -23,16 +23,6 @@ module Arena
       LEVEL = 0.05
 
       TABLE = {"req/s" => "good_rps", "p99" => "p99", "PSS" => "pss"}.freeze
-      FORMATS = {
-        "good_rps" => ->(v) { Support::Format.rps(v) }, "rps" => ->(v) { Support::Format.rps(v) }, "pss" => ->(v) { Support::Format.memory_kb(v) },
-        "rss" => ->(v) { Support::Format.memory_kb(v) }, "errors" => ->(v) { v.round.to_s }, "error_pct" => ->(v) { "#{Kernel.format("%.2f", v)}%" }
-      }.freeze
-
-      def self.format(metric, value)
-        return "-" if value.nil?
-        FORMATS.fetch(metric) { ->(v) { Support::Format.duration_us(v) } }.call(value)
-      end
-
       # One metric of one row: medians, the change and the test's result.
       Change = Struct.new(:metric, :a, :b, :delta, :difference, keyword_init: true)
 
@@ -126,7 +116,7 @@ module Arena
 
       def values(c)
         metric = TABLE.fetch(c.metric)
-        "#{Compare.format(metric, c.a)} -> #{Compare.format(metric, c.b)}"
+        "#{Support::Format.metric(metric, c.a)} -> #{Support::Format.metric(metric, c.b)}"
       end
 
       def verdict(c)

@@ -89,7 +89,7 @@ module Arena
 
       def value(c, v)
         return "-" if v.nil?
-        c.threshold.absolute? ? "#{format("%.2f", v)}%" : Report::Compare.format(c.threshold.metric, v)
+        c.threshold.absolute? ? "#{format("%.2f", v)}%" : Support::Format.metric(c.threshold.metric, v)
       end
 
       def escape(text) = text.to_s.gsub("|", "\\|")
@@ -105,7 +105,7 @@ module Arena
         return "" unless c.threshold
         values = if c.delta.nil? then ""
         elsif c.threshold.absolute? then ""
-        else " #{Report::Compare.format(c.threshold.metric, c.a)} -> #{Report::Compare.format(c.threshold.metric, c.b)} (#{Verdicts::Gate.signed(c.delta)}; threshold #{Verdicts::Gate.signed(c.threshold.limit)})"
+        else " #{Support::Format.metric(c.threshold.metric, c.a)} -> #{Support::Format.metric(c.threshold.metric, c.b)} (#{Verdicts::Gate.signed(c.delta)}; threshold #{Verdicts::Gate.signed(c.threshold.limit)})"
         end
         " #{c.threshold.metric}#{values}"
       end

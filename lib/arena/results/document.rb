@@ -137,10 +137,16 @@ module Arena
           ("not started, --max-time would have passed first: #{skipped.map { |s| "#{s["key"]} (round #{s["round"]})" }.join(", ")}" if skipped.any?)].compact
       end
 
+      # A cut's lowered bound as a person types it: "--max-time 47 s".
       def self.lowered(setting)
         return "" unless setting.is_a?(Hash)
-        setting.map { |k, v| "#{Load.setting(k.to_sym)&.switch || k} #{v.to_f.round} s" }.join(", ")
+        setting.map { |k, v| "#{@flag&.call(k.to_sym) || k} #{v.to_f.round} s" }.join(", ")
       end
+
+      # The flag of a load setting by its key (:max_time -> "--max-time"; nil:
+      # none). The settings are load/'s, above results/: run/, which records
+      # the cuts, names them here. A key without a flag is shown as recorded.
+      def self.flags(&flag) = @flag = flag
 
       # Several runs as one (A B A B on one CI runner): their measurements
       # pool as repeats; the first run's machine and plan stand for all.

@@ -386,7 +386,7 @@ module Arena
     # server's cgroup saw (EnvelopeFigures), or nil; database: what the run's
     # throwaway database saw (DatabaseFigures), or nil; settings: the
     # Load::Settings the engine ran with (not in the file, which keeps the
-    # engine's argv: read back, as far as that tells, by from_h).
+    # engine's argv: read back by from_h as a RecordedSettings, as far as that tells).
     Measurement = Struct.new(:server, :workload, :scenario, :variant, :kind, :repeat, :engine_argv, :load, :probes,
       :front_probes, :loader, :summary, :extra, :warmup, :noise, :rerun, :envelope, :queue, :database, :settings, keyword_init: true)
 
@@ -409,13 +409,16 @@ module Arena
           database: DatabaseFigures.from_h(h["database"]), settings: recorded_settings(h["engine_argv"])).freeze
       end
 
+      # What a results file tells of a measurement's settings: its connections.
+      RecordedSettings = Struct.new(:connections, keyword_init: true)
+
       # The settings a measurement read from a results file ran with, as far
       # as its recorded engine argv tells: its connections (-c; a loader
       # fleet's record holds the total). nil without an argv (a summary record).
       def self.recorded_settings(argv)
         return nil unless argv.is_a?(Array)
         i = argv.index("-c")
-        Load::Settings.new(connections: i && Float(argv[i + 1], exception: false)&.to_i).freeze
+        RecordedSettings.new(connections: i && Float(argv[i + 1], exception: false)&.to_i).freeze
       end
 
       def noisy? = flags.include?("noisy")

@@ -15,6 +15,10 @@ module Arena
     # fresh start that fails after a crash, an engine or proxy failure mid-run
     # are each recorded as that server's failure, with its log tail, its later
     # units are skipped, and the run goes on.
+    # The cuts in_time records name the settings they lowered by key; a
+    # results file read back words each by its flag.
+    Results::Document.flags { |key| Load.setting(key)&.switch }
+
     class Strategy
       attr_reader :failures
 

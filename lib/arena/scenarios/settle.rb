@@ -21,12 +21,12 @@ module Arena
       SLOWER_THAN_UNLOADED = 3.0
 
       # A tree's CPU ticks (user + system) so far, summed over its processes.
-      TREE_TICKS = ->(pids) { pids.sum { |pid| Probes::Procfs.stat(pid)&.then { |s| s.utime + s.stime } || 0 } }
+      TREE_TICKS = ->(pids) { pids.sum { |pid| System::Procfs.stat(pid)&.then { |s| s.utime + s.stime } || 0 } }
 
       # The rules, on values: a tree that used `ticks` of CPU over `seconds` is
       # idle under IDLE_CPU_PCT of a core; a probe is quick within 3x the
       # unloaded p50 (at least 1 ms: a sub-millisecond baseline is all noise).
-      def self.idle?(ticks, seconds) = 100.0 * ticks / Probes::Procfs::CLK_TCK / seconds < IDLE_CPU_PCT
+      def self.idle?(ticks, seconds) = 100.0 * ticks / System::Procfs::CLK_TCK / seconds < IDLE_CPU_PCT
 
       def self.quick?(took_us, baseline) = baseline.nil? || took_us <= SLOWER_THAN_UNLOADED * [baseline.p50_us, 1000].max
 

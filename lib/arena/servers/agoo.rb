@@ -121,7 +121,7 @@ module Arena
 
       # A dead copy stays a zombie child (nobody reaps it): not a worker.
       def worker_pids(group)
-        super.reject { |pid| Probes::Procfs.stat(pid)&.state == "Z" }
+        super.reject { |pid| System::Procfs.stat(pid)&.state == "Z" }
       end
 
       private

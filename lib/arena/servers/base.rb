@@ -6,10 +6,11 @@ module Arena
   module Servers
     # The adapter contract. One subclass per server, in a file of its own under
     # lib/arena/servers/, registered by `server "key", "description"`. An adapter only knows
-    # how to describe its server: Launch::ProcessGroup starts and stops it, Launch::LocalServer waits for
+    # how to describe its server: System::ProcessGroup starts and stops it, Launch::LocalServer waits for
     # it, Scenarios drive it.
     #
     #   install(app)            -> Installation (found?, version, bundle|system)
+    #   bundle_gems             -> the gems the overlay adds when the app's bundle lacks them
     #   settings                -> {name => default}; a default may be a lambda of Machine
     #   allowed                 -> {name => values}: an Array of choices, a Range, or a
     #                              Pattern; checked when the plan is built
@@ -52,6 +53,10 @@ module Arena
         def gem_name = key
 
         def install(app) = Bundle::Installation.gem(gem_name, app)
+
+        # The gems it needs from a bundle (the overlay adds those the app
+        # lacks): its gem, or none for one installed otherwise (its own install).
+        def bundle_gems = (method(:install).owner == Base.singleton_class) ? [gem_name] : []
 
         # The setting that is this server's worker-process count (workers,
         # count, pool, processes), or nil when it has none (worker-cost).
@@ -124,7 +129,7 @@ module Arena
           "RACK_ENV" => "production", "ARENA_SERVER" => label,
           "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil,
           "BUNDLER_VERSION" => nil
-        ).merge(Servers::RailsKnobs.env(self, app)).merge(Launch::Database.counted?(app) ? Launch::Database.app_name_env(label) : {}).merge(app.env || {}).merge(runtime.env)
+        ).merge(Servers::RailsKnobs.env(self, app)).merge(app.env || {}).merge(runtime.env)
       end
 
       def supports?(feature) = feature == :unix
@@ -196,7 +201,7 @@ module Arena
 
       def restart_mechanisms = []
 
-      # The signal that stops the server cleanly (Launch::ProcessGroup sends it to
+      # The signal that stops the server cleanly (System::ProcessGroup sends it to
       # the leader first, then TERM and KILL to whatever is left).
       def stop_signal = "TERM"
 
@@ -213,7 +218,7 @@ module Arena
       end
 
       def worker_pids(group)
-        group.tree.select { |pid| Probes::Procfs.stat(pid)&.ppid == group.pid }
+        group.tree.select { |pid| System::Procfs.stat(pid)&.ppid == group.pid }
       end
 
       def to_h = {name: key, label: label, settings: settings, runtime: runtime.to_a, envelope: (envelope.to_h unless envelope.empty?)}.compact
@@ -270,6 +275,9 @@ module Arena
     extend Support::Registry
 
     def self.kind = "server"
+
+    # The bundle holds the servers' gems; bundle/ lies below and asks for them here.
+    Bundle::Overlay.adapters = self
 
     def self.load_all = super(__dir__)
   end

@@ -121,7 +121,7 @@ module Arena
       # The app processes ("Passenger RubyApp") are the workers; the
       # preloader, core and watchdog are not.
       def worker_pids(group)
-        group.tree.select { |pid| Probes::Procfs.cmdline(pid).start_with?("Passenger RubyApp") }
+        group.tree.select { |pid| System::Procfs.cmdline(pid).start_with?("Passenger RubyApp") }
       end
     end
   end

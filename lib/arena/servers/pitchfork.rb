@@ -63,7 +63,7 @@ module Arena
       # The mold is a child of the monitor too; killing it is not killing a
       # worker that serves requests.
       def worker_pids(group)
-        super.reject { |pid| Probes::Procfs.cmdline(pid).include?("mold") }
+        super.reject { |pid| System::Procfs.cmdline(pid).include?("mold") }
       end
     end
   end

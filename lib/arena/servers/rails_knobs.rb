@@ -13,15 +13,6 @@ module Arena
 
       module_function
 
-      # A Rails app: its bundle has railties and it has config/application.rb.
-      def rails?(app)
-        return false if app.builtin || app.dir.nil?
-        File.file?(File.join(app.dir, "config", "application.rb")) &&
-          File.read(app.app_lockfile).match?(/^    railties \(/)
-      rescue SystemCallError
-        false
-      end
-
       # The knobs for this adapter's config: threads each process serves
       # requests on (none where there is no fixed figure: fibers, a thread
       # per connection), and its process count (0 for Puma's single mode).

@@ -60,7 +60,7 @@ module Arena
       def upstreams(bind)
         return @upstreams if @upstreams&.first == bind
         @upstreams = [bind] + (1...ports).map do |i|
-          bind.tcp? ? Launch::Bind.tcp(host: bind.host) : Launch::Bind.unix(bind.path.sub(/(\.sock)?\z/, ".#{i}.sock"))
+          bind.tcp? ? System::Bind.tcp(host: bind.host) : System::Bind.unix(bind.path.sub(/(\.sock)?\z/, ".#{i}.sock"))
         end
       end
 

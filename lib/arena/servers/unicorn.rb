@@ -89,7 +89,7 @@ module Arena
         nil
       end
 
-      def children_of(pid) = Probes::Procfs.all_stats.select { |s| s.ppid == pid }
+      def children_of(pid) = System::Procfs.all_stats.select { |s| s.ppid == pid }
     end
   end
 end

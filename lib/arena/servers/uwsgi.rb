@@ -266,7 +266,7 @@ module Arena
       # --auto-procname names each process; the HTTP router is a child of
       # the master too, but it serves no requests itself.
       def worker_pids(group)
-        super.select { |pid| Probes::Procfs.cmdline(pid).start_with?("uWSGI worker") }
+        super.select { |pid| System::Procfs.cmdline(pid).start_with?("uWSGI worker") }
       end
 
       private

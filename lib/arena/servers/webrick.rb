@@ -13,6 +13,9 @@ module Arena
         rackup.found ? webrick : rackup
       end
 
+      # It runs through rackup, a gem of its own beside webrick.
+      def self.bundle_gems = %w[webrick rackup]
+
       def command(app:, bind:, dir:)
         bundle_exec("rackup", "-s", "webrick", "-E", "production", "-o", bind.host, "-p", bind.port.to_s,
           "-P", File.join(dir, "webrick.pid"), app.rackup)

@@ -40,6 +40,18 @@ module Arena
       # The same, and "its defaults" for no settings (or none known).
       def settings(settings) = (settings.nil? || settings.empty?) ? "its defaults" : pairs(settings)
 
+      # A figure of a results file by its metric's name (a gate's or a comparison's): a
+      # rate, memory, a count, a share of errors, else a duration in microseconds.
+      METRICS = {
+        "good_rps" => ->(v) { rps(v) }, "rps" => ->(v) { rps(v) }, "pss" => ->(v) { memory_kb(v) },
+        "rss" => ->(v) { memory_kb(v) }, "errors" => ->(v) { v.round.to_s }, "error_pct" => ->(v) { "#{Kernel.format("%.2f", v)}%" }
+      }.freeze
+
+      def metric(name, value)
+        return "-" if value.nil?
+        METRICS.fetch(name) { ->(v) { duration_us(v) } }.call(value)
+      end
+
       def error_pct(pct)
         return "0" if pct.zero?
         (pct < 0.01) ? "<0.01%" : format("%.2f%%", pct)

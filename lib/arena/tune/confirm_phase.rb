@@ -88,7 +88,7 @@ module Arena
       # What the answer was measured on: the server's cores and memory, its settings per core.
       def measured_on(pick)
         machine = @ctx.plan.machine
-        pick && AnswerWords.measured_on(pick, server_cores: machine.server_cores, cores: machine.cores, memory_kb: Probes::Procfs.memory_total_kb)
+        pick && AnswerWords.measured_on(pick, server_cores: machine.server_cores, cores: machine.cores, memory_kb: System::Procfs.memory_total_kb)
       end
     end
   end

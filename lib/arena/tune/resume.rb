@@ -145,7 +145,7 @@ module Arena
         provisional = provisional.with(not_done: provisional.not_done + NotDone.confirmation(result).lines)
         pick = confirmed.pick&.adapter
         measured_on = pick && AnswerWords.measured_on(pick, server_cores: @plan.machine.server_cores, cores: @plan.machine.cores,
-          memory_kb: Probes::Procfs.memory_total_kb)
+          memory_kb: System::Procfs.memory_total_kb)
         [Answer.confirm(provisional, confirmed: confirmed, baseline: @baseline, files: @record.files,
           versions: sides.to_h { |s| [s.adapter.key, s.installation.version] }, gems: Bundle::Result.added_gems(@plan.app),
           measured_on: measured_on, dir: @record.dir), confirmed]

@@ -122,7 +122,7 @@ module Arena
         return absolute(threshold, ma, mb) if threshold.absolute?
         unless ma.positive?
           return [Verdicts::Verdict.cannot_judge("#{threshold.metric} from a zero base has no relative change " \
-            "(#{Report::Compare.format(threshold.metric, ma)} -> #{Report::Compare.format(threshold.metric, mb)}): " \
+            "(#{Support::Format.metric(threshold.metric, ma)} -> #{Support::Format.metric(threshold.metric, mb)}): " \
             "gate it with an absolute threshold, e.g. errors:+0.1pp"), ma, mb, nil, nil]
         end
         delta = (mb - ma) / ma

@@ -121,7 +121,7 @@ class YourAppUnitTest < Minitest::Test
     raw = "HTTP/1.1 200 OK\r\nconnection: close\r\n\r\nhello"
     probe = Canned.new(raw, seen)
     wl = Arena::Plan::Workload.new(name: "a", path: "/a", method: "GET", expect_status: 200, expect_body: "hello", headers: {"X-A" => "1"})
-    outcome = Arena::Verify.new(bind: Arena::Launch::Bind.tcp(port: 1), probe: probe, headers: {"X-Forwarded-Proto" => "https"}).check(wl)
+    outcome = Arena::Verify.new(bind: Arena::System::Bind.tcp(port: 1), probe: probe, headers: {"X-Forwarded-Proto" => "https"}).check(wl)
     assert outcome.ok, outcome.problems.inspect
     assert_equal [["GET", "/a", {"X-Forwarded-Proto" => "https", "X-A" => "1"}]], seen
   end
@@ -200,6 +200,6 @@ class YourAppUnitTest < Minitest::Test
   end
 
   def verify(raw, workload)
-    Arena::Verify.new(bind: Arena::Launch::Bind.tcp(port: 1), probe: Canned.new(raw, [])).check(workload)
+    Arena::Verify.new(bind: Arena::System::Bind.tcp(port: 1), probe: Canned.new(raw, [])).check(workload)
   end
 end

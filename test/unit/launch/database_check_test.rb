@@ -113,7 +113,7 @@ class DatabaseCheckTest < Minitest::Test
           .parse(["--app", dir, "--only-app-bundle", "--servers", "puma:workers=0,threads=3", *flags], banner: "t").build
       end
       plan = build.call
-      bind = Arena::Launch::Bind.tcp(host: "127.0.0.1")
+      bind = Arena::System::Bind.tcp(host: "127.0.0.1")
       argv = plan.servers.first.command(app: plan.app, bind: bind, dir: dir)
       assert_equal ["--plugin", "solid_queue"], argv[argv.index("--plugin"), 2]
       assert_equal "true", plan.servers.first.env(app: plan.app)["SOLID_QUEUE_IN_PUMA"]

@@ -60,7 +60,12 @@ class BootRetryTest < Minitest::Test
     def stop_signal = "TERM"
   end
 
-  App = Struct.new(:dir)
+  # An app with no database to count connections of (not Rails, no arena-db.sql).
+  App = Struct.new(:dir) do
+    def builtin = nil
+
+    def rails? = false
+  end
 
   def setup
     @dir = Dir.mktmpdir("boot-retry-test")
@@ -72,7 +77,7 @@ class BootRetryTest < Minitest::Test
   end
 
   def run_with(*fails)
-    @run = Arena::Launch::LocalServer.new(adapter: FlakyAdapter.new(fails), app: App.new(@dir), bind: Arena::Launch::Bind.tcp,
+    @run = Arena::Launch::LocalServer.new(adapter: FlakyAdapter.new(fails), app: App.new(@dir), bind: Arena::System::Bind.tcp,
       dir: @dir, machine: Arena::Plan::Machine.new(cores: 2))
   end
 

@@ -38,7 +38,7 @@ class LogCapTest < Minitest::Test
   def test_a_process_group_keeps_its_log_capped_while_the_program_writes
     program = "STDOUT.sync = true; 3999.times { |i| puts format('line %05d', i); sleep 0.0005 if i % 100 == 0 }; " \
       "sleep 0.3; puts 'line 03999'; sleep 5"
-    group = Arena::Launch::ProcessGroup.new(["ruby", "-e", program],
+    group = Arena::System::ProcessGroup.new(["ruby", "-e", program],
       log_path: @path, log_cap: Arena::Launch::LogCap.new(max_bytes: 8000, head_bytes: 1000, tail_bytes: 2000, interval: 0.05))
     group.start
     deadline = Arena::Support::Clock.now + 5

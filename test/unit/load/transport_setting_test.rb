@@ -42,7 +42,7 @@ module Arena
       assert_equal %w[--http2 --h2-streams 4 --tls-resume --cacert /ca.pem], argv[argv.index("--http2"), 6]
       plain = engine.argv("http://127.0.0.1:1/", Load::Settings.build(**Load::Options.new(**Load.defaults).engine_settings, cacert: "/ca.pem"))
       assert_empty plain & %w[--http2 --h2-streams --tls-resume --cacert]
-      bind = Launch::Bind.tcp(port: 1).with_tls(:self_signed)
+      bind = System::Bind.tcp(port: 1).with_tls(:self_signed)
       check = Verify::TransportCheck.new(transport: Load::Transport.parse("h2"), engine_path: "/bin/true").argv(bind, "/x")
       assert_equal ["/bin/true", "--json"], check.first(2)
       assert_equal ["--http2", "--h2-streams", "1", "--histograms", "https://127.0.0.1:1/x"], check.last(5)

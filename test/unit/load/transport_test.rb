@@ -22,11 +22,11 @@ class TransportUnitTest < Minitest::Test
   end
 
   def test_a_bind_over_tls
-    bind = Arena::Launch::Bind.tcp(port: 8443).with_tls(:self_signed)
+    bind = Arena::System::Bind.tcp(port: 8443).with_tls(:self_signed)
     assert_equal "https://127.0.0.1:8443/x", bind.target("/x")
     assert_nil bind.ca
     assert_equal({kind: "tcp", host: "127.0.0.1", port: 8443, tls: true}, bind.to_h)
-    assert_equal({kind: "tcp", host: "127.0.0.1", port: 8443}, Arena::Launch::Bind.tcp(port: 8443).to_h)
+    assert_equal({kind: "tcp", host: "127.0.0.1", port: 8443}, Arena::System::Bind.tcp(port: 8443).to_h)
   end
 
   def test_who_serves_what
@@ -47,7 +47,7 @@ class TransportUnitTest < Minitest::Test
 
   def test_puma_is_handed_the_runs_certificate
     files = Arena::Launch::Certificates::Files.new(ca: "/r/ca.pem", cert: "/r/cert.pem", key: "/r/key.pem", chain: "/r/chain.pem")
-    bind = Arena::Launch::Bind.tcp(port: 9443).with_tls(files)
+    bind = Arena::System::Bind.tcp(port: 9443).with_tls(files)
     assert_equal "ssl://127.0.0.1:9443?key=/r/key.pem&cert=/r/cert.pem&verify_mode=none", Arena::Servers::Puma.new.bind_uri(bind)
     assert_equal "/r/ca.pem", bind.ca
   end
@@ -55,8 +55,8 @@ class TransportUnitTest < Minitest::Test
   def test_caddy_config_terminates_h2_with_the_runs_certificate
     files = Arena::Launch::Certificates::Files.new(ca: "/r/ca.pem", cert: "/r/cert.pem", key: "/r/key.pem", chain: "/r/chain.pem")
     skip "caddy is not installed" unless Arena::Fronts::Caddy.binary
-    caddy = Arena::Fronts::Caddy.new(upstreams: [Arena::Launch::Bind.tcp(port: 9000)], dir: "/tmp/x",
-      bind: Arena::Launch::Bind.tcp(port: 9443).with_tls(files), transport: Arena::Load::Transport.parse("h2"))
+    caddy = Arena::Fronts::Caddy.new(upstreams: [Arena::System::Bind.tcp(port: 9000)], dir: "/tmp/x",
+      bind: Arena::System::Bind.tcp(port: 9443).with_tls(files), transport: Arena::Load::Transport.parse("h2"))
     text = caddy.config
     assert_includes text, "https://127.0.0.1:9443 {"
     assert_includes text, "tls /r/chain.pem /r/key.pem"
@@ -82,7 +82,7 @@ class TransportUnitTest < Minitest::Test
       fake = File.join(dir, "engine")
       File.write(fake, "#!/bin/sh\necho '{\"transport\":{\"protocol\":\"http/1.1\",\"tls\":\"TLSv1.3\"},\"errors\":{\"total\":0}}'\n")
       File.chmod(0o755, fake)
-      bind = Arena::Launch::Bind.tcp(port: 1).with_tls(:self_signed)
+      bind = Arena::System::Bind.tcp(port: 1).with_tls(:self_signed)
       outcome = Arena::Verify::TransportCheck.new(transport: Arena::Load::Transport.parse("h2"), engine_path: fake).call(bind)
       refute outcome.ok?
       assert_equal "negotiated http/1.1, expected h2", outcome.problem

@@ -6,7 +6,7 @@ require "arena"
 # The noise figures from two snapshots of /proc, and the verdict on them.
 class NoiseTest < Minitest::Test
   Noise = Arena::Probes::Noise
-  TCK = Arena::Probes::Procfs::CLK_TCK
+  TCK = Arena::System::Procfs::CLK_TCK
 
   # total: all CPU ticks so far (1000 at the start, 1000 more after).
   # busy: user time; softirq: time the kernel spent on (our) loopback traffic.

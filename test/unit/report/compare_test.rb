@@ -135,13 +135,6 @@ class CompareTest < Minitest::Test
     assert_nil Arena::Verdicts::Comparison::READERS.fetch("rss").call(bare)
   end
 
-  def test_each_format
-    f = Arena::Report::Compare
-    assert_equal ["1,235", "1,235", "48.8 MiB", "2.00 GiB", "5", "0.12%", "1.5ms", "-"],
-      [f.format("good_rps", 1234.5), f.format("rps", 1234.5), f.format("pss", 50_000), f.format("rss", 2 * 1024 * 1024),
-        f.format("errors", 4.6), f.format("error_pct", 0.123), f.format("p99", 1500), f.format("p99", nil)]
-  end
-
   # A server whose config changed is paired by its name only when it is the
   # one config of that name on each side.
   def test_pairing_by_server_name
@@ -215,6 +208,5 @@ class CompareTest < Minitest::Test
     assert_equal ["puma:threads=8 -> puma:threads=4", "webrick -> webrick:threads=2"], Arena::Report::Compare.new(a, b).pairs.map(&:label)
     two_in_b = Arena::Report::Compare.new(doc(measured("puma:threads=8")), doc(measured("puma:threads=4"), measured("puma:threads=2")))
     assert_equal [], two_in_b.pairs, "two configs of puma in B: which one changed is not known"
-    assert_equal "-", Arena::Report::Compare.format("good_rps", nil)
   end
 end

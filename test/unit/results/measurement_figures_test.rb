@@ -300,7 +300,7 @@ class ResultsFiguresTest < Minitest::Test
     refute m.noisy?
     assert_equal 16, m.settings.connections, "the settings it ran with, as far as the recorded argv tells"
     assert m.settings.frozen?
-    assert_nil m.settings.rate, "only the connections are read back"
+    assert_equal({connections: 16}, m.settings.to_h, "only the connections are read back")
     assert_nil measurement(engine_argv: ["-c", "x"]).settings.connections, "not a number"
     assert_nil measurement(engine_argv: ["-d", "1"]).settings.connections
     assert_nil measurement(engine_argv: ["-d", "1", "-c"]).settings.connections, "a flag with no value after it"

@@ -48,7 +48,7 @@ class RunnerTest < Minitest::Test
     def start(adapter, dir)
       @events << [:start, adapter.label]
       raise Arena::Launch::LocalServer::Failed.new("#{adapter.label} exited during boot (exit status 1)", log_tail: ["boom"]) if @script[adapter.label] == :boot_fails
-      @server = FakeServer.new(adapter: adapter, bind: Arena::Launch::Bind.tcp(port: 1), dir: dir, argv: ["fake"], boot_s: 0.1,
+      @server = FakeServer.new(adapter: adapter, bind: Arena::System::Bind.tcp(port: 1), dir: dir, argv: ["fake"], boot_s: 0.1,
         boot_retry: (RETRIED if @script[adapter.label] == :boot_retried))
     end
 

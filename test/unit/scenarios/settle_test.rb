@@ -18,7 +18,7 @@ class SettleTest < Minitest::Test
     end
   end
 
-  TICK = Arena::Probes::Procfs::CLK_TCK
+  TICK = Arena::System::Procfs::CLK_TCK
 
   def settle(delays, limit: 0.5, ticks: ->(_) { 0 }, log: nil, pids: -> { [] })
     Arena::Scenarios::Settle.new(pids: pids, probe: Probe.new(delays, log), workload: Arena::Plan::Workloads.builtin.fetch("server"),

@@ -10,7 +10,7 @@ class AdaptersTest < Minitest::Test
   MACHINE = Arena::Plan::Machine.new(cores: 2).freeze
   APP = Arena::Bundle::AppSource.builtin
   RU = APP.rackup
-  TCP = Arena::Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: 9292).freeze
+  TCP = Arena::System::Bind.new(kind: :tcp, host: "127.0.0.1", port: 9292).freeze
 
   def setup
     @dir = Dir.mktmpdir("adapters-test")
@@ -24,7 +24,7 @@ class AdaptersTest < Minitest::Test
 
   def argv(spec, bind: TCP) = adapter(spec).command(app: APP, bind: bind, dir: @dir)
 
-  def unix = Arena::Launch::Bind.unix(File.join(@dir, "s.sock"))
+  def unix = Arena::System::Bind.unix(File.join(@dir, "s.sock"))
 
   def test_pitchfork_writes_its_config_and_reforks_only_when_asked
     assert_equal ["bundle", "exec", "pitchfork", "-E", "production", "-c", "#{@dir}/pitchfork.conf.rb", RU], argv("pitchfork")
@@ -178,6 +178,15 @@ class AdaptersTest < Minitest::Test
   end
 
   # The slots each config declares: what Little's law's busy slots stand beside.
+  # What the overlay adds for each server the app lacks: its gem (itsi's has
+  # another name, WEBrick needs rackup beside it), none for a system program.
+  def test_the_gems_each_server_needs_from_a_bundle
+    gems = Arena::Servers.all.to_h { |k| [k.key, k.bundle_gems] }
+    assert_equal({"itsi" => ["itsi-server"], "puma" => ["puma"], "webrick" => %w[webrick rackup], "passenger" => [], "uwsgi" => [], "puma-jruby" => []},
+      gems.slice("itsi", "puma", "webrick", "passenger", "uwsgi", "puma-jruby"))
+    assert_equal %w[agoo falcon iodine pitchfork thin unicorn], gems.select { |k, g| g == [k] && k != "puma" }.keys.sort
+  end
+
   def test_declared_slots
     assert_equal 8, adapter("itsi:workers=2,threads=4").declared_slots
     assert_nil Arena::Servers::Itsi.slots.call({"workers" => 1, "threads" => 4, "fibers" => true}), "fibers: no fixed ceiling"

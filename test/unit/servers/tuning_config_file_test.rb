@@ -84,7 +84,7 @@ module Arena
       rescue UsageError => e
         return [:refused, e.message]
       end
-      argv = adapter.command(app: APP, bind: Launch::Bind.tcp(host: "127.0.0.1", port: 9000), dir: @dir)
+      argv = adapter.command(app: APP, bind: System::Bind.tcp(host: "127.0.0.1", port: 9000), dir: @dir)
       files = Dir.glob(File.join(@dir, "**", "*")).select { |f| File.file?(f) }.sort.to_h { |f| [f, File.read(f)] }
       [argv, adapter.env(app: APP).except("ARENA_SERVER"), files]
     end

@@ -17,7 +17,7 @@ class AffinityTest < Minitest::Test
       ok = Arena::Support::Affinity.pin_self(#{last.inspect})
       later = Thread.new { File.read("/proc/thread-self/status")[/^Cpus_allowed_list:\\s*(\\S+)/, 1] }.value
       own = File.read("/proc/self/task/\#{t.native_thread_id}/status")[/^Cpus_allowed_list:\\s*(\\S+)/, 1]
-      group = Arena::Launch::ProcessGroup.new(["sh", "-c", "grep Cpus_allowed_list /proc/self/status"], log_path: ARGV[0])
+      group = Arena::System::ProcessGroup.new(["sh", "-c", "grep Cpus_allowed_list /proc/self/status"], log_path: ARGV[0])
       group.start
       group.wait(timeout: 10)
       puts [ok, Arena::Support::Affinity.pinned, later, own, File.read(ARGV[0])[/Cpus_allowed_list:\\s*(\\S+)/, 1]].inspect

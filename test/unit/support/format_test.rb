@@ -19,6 +19,13 @@ class SupportFormatTest < Minitest::Test
     assert_equal ["", "a", "a and b", "a, b and c"], [[], %w[a], %w[a b], %w[a b c]].map { |w| F.and_list(w) }
   end
 
+  # A comparison's or a gate's figure, by its metric's name.
+  def test_each_metric
+    assert_equal ["1,235", "1,235", "48.8 MiB", "2.00 GiB", "5", "0.12%", "1.5ms", "-", "-"],
+      [F.metric("good_rps", 1234.5), F.metric("rps", 1234.5), F.metric("pss", 50_000), F.metric("rss", 2 * 1024 * 1024),
+        F.metric("errors", 4.6), F.metric("error_pct", 0.123), F.metric("p99", 1500), F.metric("p99", nil), F.metric("good_rps", nil)]
+  end
+
   def test_a_configs_settings_as_words
     assert_equal "workers=2 threads=4", F.pairs({"workers" => 2, "threads" => 4})
     assert_equal "", F.pairs({})

@@ -45,7 +45,7 @@ class HttpProbeHardeningTest < Minitest::Test
       client&.close
       server.close
     end
-    Arena::Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: server.addr[1]).freeze
+    Arena::System::Bind.new(kind: :tcp, host: "127.0.0.1", port: server.addr[1]).freeze
   end
 
   # A listener that accepts and then says nothing.
@@ -158,7 +158,7 @@ class HttpProbeHardeningTest < Minitest::Test
       client&.close
       listener.close
     end
-    bind = Arena::Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: tcp.addr[1], tls: files).freeze
+    bind = Arena::System::Bind.new(kind: :tcp, host: "127.0.0.1", port: tcp.addr[1], tls: files).freeze
     assert_equal "hello", Arena::Verify::HttpProbe.new(bind, timeout: 2).get("/").body
   ensure
     FileUtils.rm_rf(dir) if dir
@@ -170,7 +170,7 @@ class HttpProbeHardeningTest < Minitest::Test
     dir = Dir.mktmpdir("arena-probe-tls")
     files = Arena::Launch::Certificates.write(dir: dir)
     silent = serve_silently
-    bind = Arena::Launch::Bind.new(kind: :tcp, host: "127.0.0.1", port: silent.addr[1], tls: files).freeze
+    bind = Arena::System::Bind.new(kind: :tcp, host: "127.0.0.1", port: silent.addr[1], tls: files).freeze
     error = nil
     elapsed = timed do
       Timeout.timeout(5) { error = assert_raises(Arena::Verify::HttpProbe::Failure) { Arena::Verify::HttpProbe.new(bind, timeout: 0.3).get("/") } }

@@ -8,7 +8,7 @@ class VerifyTest < Minitest::Test
     def request(*, **) = Arena::Verify::HttpProbe.parse(raw)
   end
 
-  def outcome(workload, raw, bind: Arena::Launch::Bind.tcp(port: 1))
+  def outcome(workload, raw, bind: Arena::System::Bind.tcp(port: 1))
     Arena::Verify.new(bind: bind, probe: Canned.new(raw)).check(Arena::Plan::Workloads.builtin.fetch(workload))
   end
 

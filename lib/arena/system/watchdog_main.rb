@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# The watchdog process (see lib/arena/launch/watchdog.rb). Plain Ruby, no gems:
+# The watchdog process (see lib/arena/system/watchdog.rb). Plain Ruby, no gems:
 # it reads "+PGID" / "-PGID" lines until EOF, then stops what is left.
 %w[INT HUP TERM QUIT].each { |sig| trap(sig, "IGNORE") }
 

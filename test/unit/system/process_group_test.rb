@@ -30,7 +30,12 @@ class ProcessGroupTest < Minitest::Test
     def stop_signal = "TERM"
   end
 
-  App = Struct.new(:dir)
+  # An app with no database to count connections of (not Rails, no arena-db.sql).
+  App = Struct.new(:dir) do
+    def builtin = nil
+
+    def rails? = false
+  end
 
   def setup
     @dir = Dir.mktmpdir("process-group-test")
@@ -57,7 +62,7 @@ class ProcessGroupTest < Minitest::Test
   end
 
   def test_stop_leaves_no_process_of_the_group
-    group = Arena::Launch::ProcessGroup.new(["sh", "-c", "trap '' TERM; sleep 60 & sleep 60; : #{@dir}"],
+    group = Arena::System::ProcessGroup.new(["sh", "-c", "trap '' TERM; sleep 60 & sleep 60; : #{@dir}"],
       log_path: File.join(@dir, "log"))
     group.start
     wait_until { group.tree.size >= 3 }
@@ -71,7 +76,7 @@ class ProcessGroupTest < Minitest::Test
   # when Arena exits, whatever ends it.
   def test_an_exit_stops_every_group_still_registered
     lib = File.expand_path("../../../lib", __dir__)
-    script = "require 'arena'; Arena::Launch::ProcessGroup.new(['sh', '-c', 'sleep 60', ARGV[0]], log_path: ARGV[0] + '/log').start; " \
+    script = "require 'arena'; Arena::System::ProcessGroup.new(['sh', '-c', 'sleep 60', ARGV[0]], log_path: ARGV[0] + '/log').start; " \
       "sleep 0.2; raise Interrupt"
     pid = Process.spawn("ruby", "-I", lib, "-e", script, @dir, err: File::NULL)
     Process.wait(pid)
@@ -81,7 +86,7 @@ class ProcessGroupTest < Minitest::Test
 
   # Ctrl-C while the server boots: start unwinds, and what it spawned is gone.
   def test_a_start_interrupted_during_readiness_stops_its_server
-    run = Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::Launch::Bind.tcp,
+    run = Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::System::Bind.tcp,
       dir: File.join(@dir, "server"), machine: Arena::Plan::Machine.new(cores: 2))
     main = Thread.current
     interrupter = Thread.new do
@@ -95,7 +100,7 @@ class ProcessGroupTest < Minitest::Test
   end
 
   def test_a_server_never_ready_is_stopped_and_reported
-    run = Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::Launch::Bind.tcp,
+    run = Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::System::Bind.tcp,
       dir: File.join(@dir, "server"), machine: Arena::Plan::Machine.new(cores: 2), ready_timeout: 0.5)
     error = assert_raises(Arena::Launch::LocalServer::Failed) { run.start }
     assert_match(/silent not ready after 0.5s/, error.message)
@@ -105,14 +110,14 @@ class ProcessGroupTest < Minitest::Test
   # The fresh start after a crash or restart gets a port of its own unless
   # one was pinned; the old server's closed connections may hold the old one.
   def test_successor_takes_a_fresh_port_unless_pinned
-    run = Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::Launch::Bind.tcp,
+    run = Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::System::Bind.tcp,
       dir: @dir, machine: Arena::Plan::Machine.new(cores: 2))
     refute_equal run.bind.port, run.successor.bind.port
-    with_env = Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::Launch::Bind.tcp, dir: @dir,
+    with_env = Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: Arena::System::Bind.tcp, dir: @dir,
       machine: Arena::Plan::Machine.new(cores: 2), env: {"SECRET_KEY_BASE" => "x"})
     assert_equal({"SECRET_KEY_BASE" => "x"}, with_env.successor.env)
     assert_equal run.bind.port, run.successor(keep_port: true).bind.port
-    unix = Arena::Launch::Bind.unix(File.join(@dir, "s.sock"))
+    unix = Arena::System::Bind.unix(File.join(@dir, "s.sock"))
     assert_equal unix, Arena::Launch::LocalServer.new(adapter: SilentAdapter.new, app: App.new(@dir), bind: unix, dir: @dir,
       machine: Arena::Plan::Machine.new(cores: 2)).successor.bind
   end
@@ -126,12 +131,12 @@ class ProcessGroupTest < Minitest::Test
   end
 
   def live?(pid)
-    state = Arena::Probes::Procfs.stat(pid)&.state
+    state = Arena::System::Procfs.stat(pid)&.state
     !state.nil? && state != "Z"
   end
 
   def alive_with(marker)
-    Arena::Probes::Procfs.all_stats.select { |s| s.state != "Z" && Arena::Probes::Procfs.cmdline(s.pid).include?(marker) }.map(&:pid)
+    Arena::System::Procfs.all_stats.select { |s| s.state != "Z" && Arena::System::Procfs.cmdline(s.pid).include?(marker) }.map(&:pid)
   end
 
   # Waits for the condition, and fails the test if it never comes (a silent

@@ -5,7 +5,7 @@ require "ipaddr"
 require "set"
 
 module Arena
-  module Probes
+  module System
     # Reads the few /proc files Arena needs. Every reader takes the proc root as a
     # keyword so tests can point it at fixture files instead of the live system.
     module Procfs

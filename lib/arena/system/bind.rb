@@ -5,7 +5,7 @@ require "openssl"
 require "io/wait"
 
 module Arena
-  module Launch
+  module System
     # Where a server listens: a loopback TCP port or a unix socket path; with
     # `tls` (Launch::Certificates::Files, or :self_signed when the server makes its
     # own) it is reached over TLS: targets are https:// and probes handshake.

@@ -4,7 +4,7 @@ require_relative "../../test_helper"
 require "arena"
 require "tmpdir"
 
-# What Launch::ProcessGroup refuses: a shell, and a signal to a pid it has reaped.
+# What System::ProcessGroup refuses: a shell, and a signal to a pid it has reaped.
 class ProcessGroupHardeningTest < Minitest::Test
   def setup
     @dir = Dir.mktmpdir("pg-hardening")
@@ -14,14 +14,14 @@ class ProcessGroupHardeningTest < Minitest::Test
   def teardown = FileUtils.rm_rf(@dir)
 
   def test_a_string_argv_is_refused
-    error = assert_raises(ArgumentError) { Arena::Launch::ProcessGroup.new("touch #{@dir}/shell", log_path: @log) }
+    error = assert_raises(ArgumentError) { Arena::System::ProcessGroup.new("touch #{@dir}/shell", log_path: @log) }
     assert_match(/array of strings/, error.message)
-    assert_raises(ArgumentError) { Arena::Launch::ProcessGroup.new(["ruby", :x], log_path: @log) }
+    assert_raises(ArgumentError) { Arena::System::ProcessGroup.new(["ruby", :x], log_path: @log) }
   end
 
   def test_a_one_word_argv_never_reaches_a_shell
     marker = File.join(@dir, "ran")
-    group = Arena::Launch::ProcessGroup.new(["touch #{marker}; true"], log_path: @log)
+    group = Arena::System::ProcessGroup.new(["touch #{marker}; true"], log_path: @log)
     assert_raises(Arena::Error) { group.start }
     refute File.exist?(marker), "a shell ran the word"
   ensure
@@ -29,7 +29,7 @@ class ProcessGroupHardeningTest < Minitest::Test
   end
 
   def test_no_signal_to_a_reaped_pid
-    group = Arena::Launch::ProcessGroup.new(["true"], log_path: @log).start
+    group = Arena::System::ProcessGroup.new(["true"], log_path: @log).start
     group.wait(timeout: 5)
     refute_nil group.exited
     Process.stub(:kill, ->(*args) { flunk "signalled a reaped pid: #{args.inspect}" }) do

@@ -1,15 +1,15 @@
 # frozen_string_literal: true
 
-require_relative "../probes/procfs"
+require_relative "procfs"
 require_relative "watchdog"
 
 module Arena
-  module Launch
+  module System
     # One spawned program in a process group of its own. This is the only place
     # Arena forks: servers, nginx and the load engine all start here, and all stop
     # the same way: TERM to the whole group, KILL after a deadline, then reaping.
     #
-    # Ownership: the caller holds the Launch::ProcessGroup before calling start, and
+    # Ownership: the caller holds the System::ProcessGroup before calling start, and
     # start records the pid before any Ctrl-C (Interrupt) or TERM can unwind
     # the stack (Signals.deferred), so whatever ensure/rescue the caller has
     # stops what was spawned. stop itself runs to the end the same way, and
@@ -55,7 +55,7 @@ module Arena
           @pid = Process.spawn(@env, [@argv.first, @argv.first], *@argv.drop(1), pgroup: true, chdir: @chdir,
             in: input, out: out || @log, err: @log, close_others: true)
           LIVE[@pid] = self
-          Launch::Watchdog.watch(@pid) if Process.pid == OWNER
+          System::Watchdog.watch(@pid) if Process.pid == OWNER
         end
         @log_watch = @log_cap&.watch(@log_path)
         self
@@ -90,7 +90,7 @@ module Arena
 
       def tree
         return [] if @pid.nil? || reaped?
-        Probes::Procfs.tree(@pid)
+        System::Procfs.tree(@pid)
       end
 
       def signal(sig, pids = [@pid])
@@ -125,7 +125,7 @@ module Arena
           # parent was reaped, but it may not have died yet).
           await(survivors + tree, 2)
           LIVE.delete(@pid)
-          Launch::Watchdog.forget(@pid)
+          System::Watchdog.forget(@pid)
         ensure
           # Anything that left the tree but not the cgroup goes with it.
           @cgroup&.remove
@@ -156,7 +156,7 @@ module Arena
         deadline = Support::Clock.now + seconds
         loop do
           exited
-          pids = pids.uniq.select { |p| Probes::Procfs.stat(p)&.state.then { |state| state && state != "Z" } }
+          pids = pids.uniq.select { |p| System::Procfs.stat(p)&.state.then { |state| state && state != "Z" } }
           return pids if pids.empty? || Support::Clock.now >= deadline
           sleep 0.02
         end
@@ -165,7 +165,7 @@ module Arena
       # The group id stays taken while any member lives, so -pgid is safe
       # after the leader is reaped; its pid alone is not.
       def signal_group(sig)
-        kill_quietly(sig, -@pid) if !reaped? || Probes::Procfs.all_stats.any? { |s| s.pgrp == @pid && s.state != "Z" }
+        kill_quietly(sig, -@pid) if !reaped? || System::Procfs.all_stats.any? { |s| s.pgrp == @pid && s.state != "Z" }
         # Descendants that moved to a group of their own are told too.
         tree.each { |p| kill_quietly(sig, p) unless p == @pid }
       end

@@ -8,7 +8,7 @@ class ProcfsTest < Minitest::Test
   ROOT = File.expand_path("../../fixtures/proc", __dir__)
 
   def test_stat_survives_spaces_and_parentheses_in_the_name
-    stat = Arena::Probes::Procfs.stat(102, root: ROOT)
+    stat = Arena::System::Procfs.stat(102, root: ROOT)
     assert_equal "odd) name", stat.comm
     assert_equal 101, stat.ppid
     assert_equal 999, stat.pgrp
@@ -16,23 +16,23 @@ class ProcfsTest < Minitest::Test
   end
 
   def test_smaps_rollup_gives_rss_pss_and_private_as_uss
-    memory = Arena::Probes::Procfs.memory(101, root: ROOT)
+    memory = Arena::System::Procfs.memory(101, root: ROOT)
     assert_equal 40_000, memory.rss_kb
     assert_equal 10_100, memory.pss_kb
     assert_equal 10_000, memory.uss_kb
   end
 
   def test_tree_is_the_group_plus_descendants_that_left_it
-    assert_equal [100, 101, 102], Arena::Probes::Procfs.tree(100, root: ROOT)
+    assert_equal [100, 101, 102], Arena::System::Procfs.tree(100, root: ROOT)
   end
 
   def test_missing_process_reads_as_nil
-    assert_nil Arena::Probes::Procfs.stat(424242, root: ROOT)
-    assert_nil Arena::Probes::Procfs.memory(424242, root: ROOT)
+    assert_nil Arena::System::Procfs.stat(424242, root: ROOT)
+    assert_nil Arena::System::Procfs.memory(424242, root: ROOT)
   end
 
   def test_sampler_sums_pss_over_the_tree_once_per_process
-    sampler = Arena::Probes::Sampler.new(pids: -> { Arena::Probes::Procfs.tree(100, root: ROOT) }, interval: 10, root: ROOT)
+    sampler = Arena::Probes::Sampler.new(pids: -> { Arena::System::Procfs.tree(100, root: ROOT) }, interval: 10, root: ROOT)
     sampler.start
     memory = sampler.stop
     assert_kind_of Arena::Results::Memory, memory, "the measurement's value itself"
@@ -49,7 +49,7 @@ class ProcfsTest < Minitest::Test
     reads = 0
     tree = lambda do
       reads += 1
-      Arena::Probes::Procfs.tree(100, root: ROOT)
+      Arena::System::Procfs.tree(100, root: ROOT)
     end
     sampler = Arena::Probes::Sampler.new(pids: tree, interval: nil, root: ROOT)
     threads = Thread.list.size
@@ -95,11 +95,11 @@ class ProcfsTest < Minitest::Test
   def test_established_counts_each_processs_connections_on_the_port
     Dir.mktmpdir do |dir|
       fake_proc(dir)
-      assert_equal({100 => 0, 101 => 2, 102 => 1}, Arena::Probes::Procfs.established([100, 101, 102], 8080, root: dir))
-      assert_equal({101 => 1}, Arena::Probes::Procfs.established([101], 8081, root: dir), "another port's")
-      assert_equal({103 => 0, 4242 => 0}, Arena::Probes::Procfs.established([103, 4242], 8080, root: dir), "a client's end; a process gone")
+      assert_equal({100 => 0, 101 => 2, 102 => 1}, Arena::System::Procfs.established([100, 101, 102], 8080, root: dir))
+      assert_equal({101 => 1}, Arena::System::Procfs.established([101], 8081, root: dir), "another port's")
+      assert_equal({103 => 0, 4242 => 0}, Arena::System::Procfs.established([103, 4242], 8080, root: dir), "a client's end; a process gone")
       File.delete(File.join(dir, "net/tcp6"))
-      assert_equal({101 => 1}, Arena::Probes::Procfs.established([101], 8080, root: dir), "no IPv6 table")
+      assert_equal({101 => 1}, Arena::System::Procfs.established([101], 8080, root: dir), "no IPv6 table")
     end
   end
 

@@ -3,7 +3,7 @@
 require "rbconfig"
 
 module Arena
-  module Launch
+  module System
     # Arena's dead-man switch. PR_SET_PDEATHSIG reaches one child, not a
     # process group, and not a server's workers; so the first group Arena
     # starts also starts this small process, which holds the read end of a
@@ -12,7 +12,7 @@ module Arena
     # Arena is gone however it died (SIGKILL included): the watchdog sends TERM,
     # then KILL, to every group still announced, and exits.
     #
-    # It is the one process not spawned through Launch::ProcessGroup#start: it must
+    # It is the one process not spawned through System::ProcessGroup#start: it must
     # outlive Arena, in a group of its own, untouched by a Ctrl-C to Arena's.
     module Watchdog
       MAIN = File.expand_path("watchdog_main.rb", __dir__)
