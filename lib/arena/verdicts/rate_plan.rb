@@ -24,9 +24,9 @@ module Arena
         def label = "#{(fraction * 100).round}%"
       end
 
-      Plan = Struct.new(:levels, :min_requests, :dropped, :seconds, keyword_init: true)
+      Schedule = Struct.new(:levels, :min_requests, :dropped, :seconds, keyword_init: true)
 
-      class Plan
+      class Schedule
         def fits?(budget_s) = seconds <= budget_s
       end
 
@@ -107,7 +107,7 @@ module Arena
           rate = rate_at(max, f)
           Level.new(fraction: f, rate: rate, duration_s: duration_s(rate, requests, base_duration_s)).freeze
         end
-        Plan.new(levels: levels.freeze, min_requests: requests, dropped: dropped.freeze,
+        Schedule.new(levels: levels.freeze, min_requests: requests, dropped: dropped.freeze,
           seconds: seconds(fractions, max, requests, overhead, base_duration_s)).freeze
       end
     end
