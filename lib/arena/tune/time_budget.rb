@@ -17,6 +17,9 @@ module Arena
       # A first look takes more than its loads (verification, settling, the
       # warm-up to a steady state): LOOK_SLACK of its estimate.
       LOOK_SLACK = 1.5
+      # The most of a short budget the rounds take from the looks to reach
+      # the fewest rounds that compare.
+      MOST_SHARE = 0.6
 
       # plan: the paced plan; pace: Plan::Pace's (nil when not measured);
       # tune_runtime: YJIT and jemalloc searched; given: --max-time was;
@@ -76,12 +79,18 @@ module Arena
 
         # The rounds keep all their time when the budget holds them beside
         # every server's first look; a shorter one gives the looks their
-        # time first, and the rounds at least SHARE of it.
+        # time first, and the rounds at least SHARE of it, or what the
+        # fewest rounds that compare need (.compared_s) up to MOST_SHARE.
         def reserve_s(max, per, reserve)
           looks = LOOK_SLACK * plan.servers.size * per
-          floor = Confirmation::SHARE * max
+          floor = compared_s.clamp(Confirmation::SHARE * max, MOST_SHARE * max)
           [reserve, (max - looks < floor) ? floor : max - looks].min.round
         end
+
+        # The fewest rounds a paired ratio is read from (Stats::Paired), and
+        # half a round more: a slow app's rounds ran a sixth over their
+        # estimate, and a round is begun only when a whole one fits.
+        def compared_s = (Stats::PairedMethod::MINIMUM + 0.5) * confirmation_s / Confirmation::MIN_ROUNDS
 
         # What the reserve holds: MIN_ROUNDS rounds or more, else about how
         # many at the app's pace, and what MIN_ROUNDS would need.
@@ -89,7 +98,8 @@ module Arena
           round_s = confirmation_s / Confirmation::MIN_ROUNDS
           held = (budget.reserve_s - budget.scaling_s) / round_s
           rounds = if held.round >= Confirmation::MIN_ROUNDS then "#{Confirmation::MIN_ROUNDS}+ confirmation rounds"
-          else "#{(held < 0.5) ? "less than 1" : "about #{held.round}"} confirmation rounds (#{Confirmation::MIN_ROUNDS} need #{confirmation_s.round} s)"
+          else "#{(held < 0.5) ? "less than 1" : "about #{held.round}"} confirmation #{(held.round == 1) ? "round" : "rounds"} " \
+            "(#{Confirmation::MIN_ROUNDS} need #{confirmation_s.round} s)"
           end
           "tune: #{budget.reserve_s} of #{budget.max_s.round} s kept for #{rounds}#{" and the cores rounds" if budget.scaling?}; the rest for the search"
         end
