@@ -145,7 +145,7 @@ module Arena
       # The terminal's lines that report.md keeps when the block is over
       # BRIEF_LINES, left out in this order: the machine's speed, the
       # general words on N cores, a box's memory within the budget.
-      SPARE = [/\A\s*measured at .* median speed\z/, /\A\s*on N cores: /, /\A\s*memory on \d+ cores: .*, within /].freeze
+      SPARE = [/\A\s*measured at .* median speed\z/, /\A\s*on N cores: /, /\A\s*memory on \d+ cores: .*, within --memory /].freeze
       BRIEF_LINES = 15
 
       # At most BRIEF_LINES lines: the SPARE ones left out first, then the last.

@@ -153,8 +153,8 @@ module Arena
       end
 
       # The answer's memory on the whole box, against the budget (--memory):
-      # "memory on 2 cores: 2 processes, 128 MiB PSS, within the 17.6 GiB
-      # budget (--memory)". The PSS is the cores rounds' own where they ran,
+      # "memory on 2 cores: 2 processes, 128 MiB PSS (measured), within
+      # --memory 17.6 GiB". The PSS is the cores rounds' own where they ran,
       # else the rounds' PSS times the box's cores over the server's (a
       # process's pages that others share are counted once per share, so
       # the estimate errs high). Over the budget, how many processes fit.
@@ -166,9 +166,9 @@ module Arena
         head = "memory on #{scaling.cores} cores: #{box} #{(box == 1) ? "process" : "processes"}, " \
           "#{Support::Format.memory_kb(total_kb)} PSS (#{how})"
         budget = Support::Format.memory_kb(budget_mib * 1024)
-        return "#{head}, within the #{budget} budget (--memory)" if total_kb <= budget_mib * 1024
+        return "#{head}, within --memory #{budget}" if total_kb <= budget_mib * 1024
         fit = (budget_mib * 1024 / (total_kb / box)).floor
-        "#{head}, over the #{budget} budget (--memory): #{fit} #{(fit == 1) ? "process fits" : "processes fit"}"
+        "#{head}, over --memory #{budget}: #{fit} #{(fit == 1) ? "process fits" : "processes fit"}"
       end
 
       # Serving processes: a server's workers (Puma's single mode is one).

@@ -82,7 +82,7 @@ module Arena
       lines = answer.with(scaling: scaling).lines
       at = lines.index { |l| l.start_with?("  stay on puma:") }
       assert_equal "  stay on puma, on 2 cores: workers=6 threads=3: 1.80× (1.70–1.90) one core", lines[at + 1]
-      assert_includes lines, "  memory on 2 cores: 4 processes, 600.0 MiB PSS (measured), within the 1.46 GiB budget (--memory)"
+      assert_includes lines, "  memory on 2 cores: 4 processes, 600.0 MiB PSS (measured), within --memory 1.46 GiB"
       record = answer.with(scaling: scaling).to_record
       assert_equal [1.8, [1.7, 1.9], 700.0], record.dig("scaling", "stay").values_at("ratio", "interval", "pss_mib")
       assert_equal 600.0, record.dig("scaling", "pss_mib")
@@ -94,7 +94,7 @@ module Arena
     def test_the_terminals_block_leaves_out_the_spare_lines_first
       lines = ["THE ANSWER: x"] + Array.new(9) { |i| "  line #{i}" } + ["  measured at 0.98–1.02× the machine's median speed",
         "  on N cores: N× the processes, if the database keeps up (measured to 2)",
-        "  memory on 2 cores: 2 processes, 250.0 MiB PSS (measured), within the 17.60 GiB budget (--memory)",
+        "  memory on 2 cores: 2 processes, 250.0 MiB PSS (measured), within --memory 17.60 GiB",
         "  start: bundle exec puma", "  config file: /r/puma.rb", "  not in the answer: agoo", "  not done in time: 3"]
       assert_equal 17, lines.size
       kept = Tune::Answer.brief(lines)

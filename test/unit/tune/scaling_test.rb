@@ -110,12 +110,12 @@ module Arena
     def test_the_memory_on_the_box_against_the_budget
       one = puma("workers" => "1", "threads" => "4")
       measured = S::Result.new(factor: [1.9, [1.8, 2.0]], one: one, cores: 2, server_cores: 1, pss_kb: 250 * 1024)
-      assert_equal "memory on 2 cores: 2 processes, 250.0 MiB PSS (measured), within the 17.60 GiB budget (--memory)",
+      assert_equal "memory on 2 cores: 2 processes, 250.0 MiB PSS (measured), within --memory 17.60 GiB",
         Tune::AnswerWords.box_memory(measured, pss_kb: 130 * 1024, budget_mib: 17.6 * 1024, server_cores: 1)
       unmeasured = S::Result.new(one: one, cores: 4, server_cores: 1, why: "no time")
-      assert_equal "memory on 4 cores: 4 processes, 520.0 MiB PSS (estimated), within the 1.00 GiB budget (--memory)",
+      assert_equal "memory on 4 cores: 4 processes, 520.0 MiB PSS (estimated), within --memory 1.00 GiB",
         Tune::AnswerWords.box_memory(unmeasured, pss_kb: 130 * 1024, budget_mib: 1024, server_cores: 1)
-      assert_equal "memory on 4 cores: 4 processes, 520.0 MiB PSS (estimated), over the 300.0 MiB budget (--memory): 2 processes fit",
+      assert_equal "memory on 4 cores: 4 processes, 520.0 MiB PSS (estimated), over --memory 300.0 MiB: 2 processes fit",
         Tune::AnswerWords.box_memory(unmeasured, pss_kb: 130 * 1024, budget_mib: 300, server_cores: 1)
       assert_nil Tune::AnswerWords.box_memory(unmeasured, pss_kb: nil, budget_mib: 300, server_cores: 1), "no PSS read"
     end
