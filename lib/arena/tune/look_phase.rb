@@ -19,20 +19,31 @@ module Arena
         @ctx = ctx
       end
 
-      # time: the TimeBudget, started. -> Looked.
-      def call(time)
-        searchable = @ctx.plan.servers.filter_map { |adapter| searchable(adapter) }
+      # time: the TimeBudget, started; yours: the baseline's server, looked
+      # at first (staying on it is an answer of its own). -> Looked.
+      def call(time, yours: nil)
+        searchable = LookPhase.yours_first(@ctx.plan.servers, yours).filter_map { |adapter| searchable(adapter) }
         searches_end = time.searches_end(searchable.size)
         share = (searches_end - Support::Clock.now) / [searchable.size, 1].max
         not_done = NotDone.new
+        spent = []
         looks = searchable.map do |adapter, space, installation|
           look = Look.new(adapter: adapter, space: space, installation: installation,
             trial: @ctx.trial(adapter: adapter, installation: installation, deadline: Support::Clock.now + share))
-          next look.tap { not_done += NotDone.not_looked(adapter.key) } if Support::Clock.now >= searches_end
-          look.tap { look.start = first_look(look) }
+          next look.tap { not_done += NotDone.not_looked(adapter.key) } unless LookPhase.fits?(spent, searches_end)
+          started = Support::Clock.now
+          look.tap { look.start = first_look(look) }.tap { spent << Support::Clock.now - started }
         end
         Looked.new(looks: looks, searches_end: searches_end, not_done: not_done).freeze
       end
+
+      # The servers in the plan's order, the one named `yours` first.
+      def self.yours_first(servers, yours) = servers.partition { |a| a.key == yours }.flatten(1)
+
+      # Whether one more look, as long as the looks so far on average, ends
+      # before `ends`: a slow app's last look began just before the end and
+      # ran a minute into the confirmation's rounds.
+      def self.fits?(spent, ends, now: Support::Clock.now) = now + (spent.empty? ? 0.0 : spent.sum / spent.size) < ends
 
       private
 

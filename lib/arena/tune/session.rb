@@ -68,7 +68,7 @@ module Arena
 
       # Steps 3-7's first part; true when interrupted. Whatever ends it, every server still up stops.
       def phases(ctx, ground, time)
-        looked = LookPhase.new(ctx).call(time)
+        looked = LookPhase.new(ctx).call(time, yours: ground.yours.key)
         searched = SearchPhase.new(ctx).call(looked, yours: ground.yours.key)
         return true if searched.interrupted
         provisional = HeadToHeadPhase.new(ctx).call(searched, not_done: looked.not_done + searched.not_done,

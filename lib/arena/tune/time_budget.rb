@@ -88,9 +88,9 @@ module Arena
         end
 
         # The fewest rounds a paired ratio is read from (Stats::Paired), and
-        # half a round more: a slow app's rounds ran a sixth over their
+        # one round more: a slow app's rounds ran a quarter over their
         # estimate, and a round is begun only when a whole one fits.
-        def compared_s = (Stats::PairedMethod::MINIMUM + 0.5) * confirmation_s / Confirmation::MIN_ROUNDS
+        def compared_s = (Stats::PairedMethod::MINIMUM + 1) * confirmation_s / Confirmation::MIN_ROUNDS
 
         # What the reserve holds: MIN_ROUNDS rounds or more, else about how
         # many at the app's pace, and what MIN_ROUNDS would need.

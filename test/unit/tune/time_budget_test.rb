@@ -65,14 +65,14 @@ module Arena
     end
 
     # Where the looks would leave the rounds less than the fewest that
-    # compare (3, and half a round of slack), the rounds take that much, up
+    # compare (3, and a round of slack), the rounds take that much, up
     # to MOST_SHARE: a slow app's tune ran 1 round and compared nothing.
     def test_a_short_budget_keeps_the_fewest_rounds_that_compare
       planner = TimeBudget::Planner.new(plan: plan(200), pace: nil, tune_runtime: false)
       side = Tune::Estimate::BOOT_S[:rack] + 2 * 0.5 + 2.0 + 2.0 + 0.5 + 1.5
-      compared = (Stats::PairedMethod::MINIMUM + 0.5) * 3 * side
+      compared = (Stats::PairedMethod::MINIMUM + 1) * 3 * side
       assert_in_delta compared, planner.send(:compared_s), 1e-9
-      assert_equal compared.round, planner.send(:reserve_s, 200, 100.0, 1000.0), "looks of 300 s leave nothing: 3.5 rounds, over SHARE's 80 s"
+      assert_equal compared.round, planner.send(:reserve_s, 200, 100.0, 1000.0), "looks of 300 s leave nothing: 4 rounds, over SHARE's 80 s"
       assert_equal 60, planner.send(:reserve_s, 200, 100.0, 60.0), "never more than the rounds need"
       assert_equal 170, planner.send(:reserve_s, 200, 10.0, 1000.0), "the leftover of looks of 30 s when it is more"
     end
@@ -82,7 +82,7 @@ module Arena
       assert_equal 0.0, time.scaling_s, "the cores rounds never at the confirmation's cost"
       side = Tune::Estimate::BOOT_S[:rack] + 2 * 0.5 + 2.0 + 2.0 + 0.5 + 1.5
       assert_equal Tune::Scaling::ROUNDS * 2 * 2 * side, time.cores_rounds_s, "what they would take, for --resume"
-      assert_equal 36, time.reserve_s, "MOST_SHARE of 60 s: 3 rounds and a half would take more"
+      assert_equal 36, time.reserve_s, "MOST_SHARE of 60 s: 4 rounds would take more"
       need = (Tune::Confirmation::MIN_ROUNDS * 3 * side).round
       assert_equal "tune: 36 of 60 s kept for about #{(36 / (3 * side)).round} confirmation round " \
         "(#{Tune::Confirmation::MIN_ROUNDS} need #{need} s); the rest for the search", said.last
