@@ -9,6 +9,8 @@ module Arena
   # What the answer becomes on more cores (lib/arena/tune/scaling.rb): its
   # rules on values, and the line the answer says.
   class TuneScalingTest < Minitest::Test
+    cover "Arena::Tune::Scaling*"
+    cover "Arena::Tune::AnswerWords*"
     include ConfirmationFigures
 
     S = Tune::Scaling
@@ -118,6 +120,19 @@ module Arena
       assert_equal "memory on 4 cores: 4 processes, 520.0 MiB PSS (estimated), over --memory 300.0 MiB: 2 processes fit",
         Tune::AnswerWords.box_memory(unmeasured, pss_kb: 130 * 1024, budget_mib: 300, server_cores: 1)
       assert_nil Tune::AnswerWords.box_memory(unmeasured, pss_kb: nil, budget_mib: 300, server_cores: 1), "no PSS read"
+      [[nil, 130, 300, 1], [unmeasured, 130, nil, 1], [unmeasured, 130, 300, 0], [unmeasured, 130, 300, nil], [S::Result.new(cores: 2), 130, 300, 1]]
+        .each { |r, pss, budget, cores| assert_nil Tune::AnswerWords.box_memory(r, pss_kb: pss && pss * 1024, budget_mib: budget, server_cores: cores) }
+      two = S::Result.new(one: puma("workers" => "4", "threads" => "4"), cores: 4, server_cores: 2, why: "no time")
+      assert_equal "memory on 4 cores: 8 processes, 800.0 MiB PSS (estimated), within --memory 800.0 MiB",
+        Tune::AnswerWords.box_memory(two, pss_kb: 400 * 1024, budget_mib: 800, server_cores: 2), "2 processes a core; at the budget is within"
+      assert_equal "memory on 4 cores: 8 processes, 800.0 MiB PSS (estimated), over --memory 150.0 MiB: 1 process fits",
+        Tune::AnswerWords.box_memory(two, pss_kb: 400 * 1024, budget_mib: 150, server_cores: 2)
+      single = S::Result.new(one: puma("workers" => "0", "threads" => "4"), cores: 2, server_cores: 4, why: "no time")
+      assert_match(/\Amemory on 2 cores: 1 process, /, Tune::AnswerWords.box_memory(single, pss_kb: 400 * 1024, budget_mib: 800, server_cores: 4),
+        "half a process on the box reads one")
+      measured_nil = S::Result.new(factor: [1.9, [1.8, 2.0]], one: one, cores: 2, server_cores: 1)
+      assert_match(/\(estimated\)/, Tune::AnswerWords.box_memory(measured_nil, pss_kb: 130 * 1024, budget_mib: 1024, server_cores: 1),
+        "measured rounds without a PSS reading: estimated")
     end
 
     def test_the_answer_says_the_factor_or_why_not
