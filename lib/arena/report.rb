@@ -3,17 +3,7 @@
 # The report renderers beyond the terminal table: Markdown, one
 # self-contained HTML page with SVG charts, recommendations, compare, and the
 # reporters that write the files at the end of a run.
-module Arena
-  module Report
-    # Report formats, one class each, found by name (`arena report --format`).
-    module Formats
-      extend Support::Registry
-
-      def self.kind = "report format"
-    end
-  end
-end
-
+require_relative "report/formats"
 require_relative "report/preset_summary"
 require_relative "report/rows"
 require_relative "report/relative"

@@ -37,9 +37,6 @@ module Arena
       # One config's place in the run: its session (nil before it starts), the
       # workloads that verified, and whether it failed.
       Slot = Struct.new(:adapter, :index, :installation, :session, :workloads, :failed, keyword_init: true)
-      Unit = Struct.new(:slot, :workload, :scenario, keyword_init: true) do
-        def key = "#{slot.adapter.label} #{workload.name} #{scenario}"
-      end
 
       # The round strategy the plan chose (Plan#keep_up?, from --between-rounds):
       # a Run::Strategy subclass.

@@ -14,11 +14,6 @@ module Arena
         def [](name) = headers[name.downcase]
       end
 
-      class Failure < StandardError; end
-
-      # A response that ended before its Content-Length: a framing finding.
-      class Truncated < Failure; end
-
       def initialize(bind, timeout: 5)
         @bind = bind
         @timeout = timeout

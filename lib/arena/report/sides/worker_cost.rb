@@ -38,11 +38,9 @@ module Arena
             "#{"; #{failed.join(", ")} did not start" if failed.any?}"]
         end
 
-        def self.pct(share) = share ? "#{(100 * share).round}%" : "-"
-
         def self.mib(kb) = kb ? "#{(kb.to_f / 1024).round(1)} MiB" : "-"
 
-        def pct(share) = WorkerCost.pct(share)
+        def pct(share) = WorkerCostChart.pct(share)
 
         def mib(kb) = WorkerCost.mib(kb)
 
