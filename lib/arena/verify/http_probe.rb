@@ -2,6 +2,7 @@
 
 require "socket"
 require "io/wait"
+require_relative "../support/clock"
 require_relative "http_parser"
 
 module Arena
