@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "difference"
+require_relative "interval"
+require_relative "paired"
+require_relative "steady_state"
+
 module Arena
   # The statistics behind every figure Arena reports and every choice it makes
   # from figures: pure functions of numbers (no clock, no process, no I/O), so
