@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../support/registry"
+
 module Arena
   # Presets re-run the published comparisons of ../shared/seeds on today's
   # servers. A preset is data only: where it comes from, what it runs, and
