@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../support/clock"
+require_relative "kept_up_rounds"
+require_relative "precision"
+require_relative "restarted_rounds"
+
 module Arena
   module Run
     # Carries out a Plan in rounds. A round runs every config x workload x

@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../support/clock"
+require_relative "precision"
+
 module Arena
   module Run
     # The steps both round strategies share, as Puma's Runner holds them for
