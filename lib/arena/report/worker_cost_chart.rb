@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "charts"
+require_relative "svg"
+
 module Arena
   module Report
     # One stacked bar per worker count: the tree's PSS split into what only
