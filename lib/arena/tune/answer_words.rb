@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "confirmed"
+
 module Arena
   module Tune
     # The answer's sentences from the confirmation rounds (Confirmed) and the

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../stats/student_t"
+require_relative "../support/format"
+
 module Arena
   module Tune
     # What more confirmation rounds would buy: from the per-round spread of
