@@ -5,9 +5,11 @@ require "fileutils"
 require "tmpdir"
 require "socket"
 require_relative "../remote/loader_job"
+require_relative "../verify/http_parser"
+require_relative "../verify/http_probe"
 require_relative "fields"
-require_relative "load_request"
 require_relative "inbox"
+require_relative "load_request"
 
 module Arena
   # The remote side of a distributed run: `arena agent`, started by Arena over
