@@ -1,9 +1,14 @@
 # frozen_string_literal: true
 
-require_relative "base"
-
 require "fileutils"
+require_relative "../cli"
 require_relative "../remote"
+require_relative "../report/preset_summary"
+require_relative "../run/runner"
+require_relative "../scenarios/base"
+require_relative "../support/affinity"
+require_relative "base"
+require_relative "report"
 
 module Arena
   module Commands
