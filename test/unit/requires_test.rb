@@ -73,6 +73,28 @@ class RequiresTest < Minitest::Test
     assert_empty wrong, "a folder's file holds only require_relative lines of its own folder's files"
   end
 
+  # A qualified name whose first part Ruby finds in a nearer namespace than
+  # the one that defines the rest: `Report::Brief` inside Commands::Run is
+  # Commands::Report::Brief (no such thing) once commands/report.rb is loaded.
+  def test_no_qualified_name_is_shadowed_by_a_nearer_namespace
+    wrong = files.flat_map do |file|
+      parsed[file].refs.filter_map do |nesting, names, line, _|
+        shadow = shadowed(nesting, names)
+        "#{file.delete_prefix("#{LIB}/")}:#{line} #{names.join("::")}: #{shadow}" if shadow
+      end
+    end
+    assert_empty wrong, "name these from Arena (Arena::Report::Brief)"
+  end
+
+  # "Arena::Commands::Report, not Arena::Report" for a shadowed name, else nil.
+  def shadowed(nesting, names)
+    return nil if names.size < 2 || %w[:: Arena].include?(names.first)
+    found = (nesting.reverse.map { |n| "#{n}::#{names.first}" } << names.first).select { |c| definers.key?(c) }
+    return nil if found.size < 2 || definers.key?("#{found.first}::#{names[1]}")
+    meant = found.drop(1).find { |c| definers.key?("#{c}::#{names[1]}") }
+    "#{found.first}, not #{meant}" if meant
+  end
+
   def files
     @files ||= ([File.join(LIB, "arena.rb")] + Dir[File.join(LIB, "arena/**/*.rb")]).sort
       .reject { |f| f.include?("/arena/app/") }
