@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require "optparse"
+require_relative "core"
+require_relative "version"
 
 module Arena
   # Dispatches `arena SUBCOMMAND`; each subcommand is an object with one `call`

@@ -93,7 +93,7 @@ class LayoutTest < Minitest::Test
 
   # Unit tests of the checkout, not of a lib file: the docs, the README,
   # this layout, the folders' order and the test lanes.
-  OF_THE_CHECKOUT = %w[docs_test.rb folder_order_test.rb layout_test.rb readme_test.rb test_lanes_test.rb].freeze
+  OF_THE_CHECKOUT = %w[docs_test.rb folder_order_test.rb layout_test.rb readme_test.rb requires_test.rb test_lanes_test.rb].freeze
 
   # Tests not named for the lib file they test.
   SUBJECTS = {

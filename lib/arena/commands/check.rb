@@ -1,9 +1,9 @@
 # frozen_string_literal: true
 
-require_relative "base"
-
 require "fileutils"
 require "tmpdir"
+require_relative "../verify/verify"
+require_relative "base"
 
 module Arena
   module Commands

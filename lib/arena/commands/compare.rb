@@ -1,8 +1,10 @@
 # frozen_string_literal: true
 
-require_relative "base"
-require_relative "../verdicts/gate"
+require_relative "../report/compare"
 require_relative "../report/gate"
+require_relative "../report/source"
+require_relative "../verdicts/gate"
+require_relative "base"
 
 module Arena
   module Commands

@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../scenarios/base"
 require_relative "base"
+require_relative "servers"
 
 module Arena
   module Commands

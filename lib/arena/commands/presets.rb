@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../presets/presets"
 require_relative "base"
 
 module Arena

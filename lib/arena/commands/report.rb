@@ -1,5 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../report/answer_section"
+require_relative "../report/brief"
+require_relative "../report/files"
+require_relative "../report/formats"
+require_relative "../report/source"
 require_relative "base"
 
 module Arena
@@ -7,7 +13,7 @@ module Arena
     # `arena report DIR`: renders a finished (or interrupted) run again:
     # the summary table on the terminal, DIR/report.md, DIR/report.html.
     class Report < Base
-      def self.formats = ["terminal", *Arena::Report::Formats.registry.keys]
+      def self.formats = ["terminal", *Arena::Report::Formats.keys]
 
       def initialize(...)
         super
@@ -22,7 +28,7 @@ module Arena
           Arena::Report::Brief.new(source.view).summary_lines.each { |line| @out.puts line }
           @out.flush
         end
-        files = @formats & Arena::Report::Formats.registry.keys
+        files = @formats & Arena::Report::Formats.keys
         written = Arena::Report::Files.new(dir: source.dir, formats: files).write(source.view, notes: source.notes)
         written.each { |path| @err.puts "report: #{path}" }
         # As at the end of `arena run`: the pick last; a tune's directory

@@ -1,9 +1,17 @@
 # frozen_string_literal: true
 
-require_relative "base"
-
 require "fileutils"
+require_relative "../cli"
 require_relative "../remote"
+require_relative "../report/brief"
+require_relative "../report/closing"
+require_relative "../report/files"
+require_relative "../report/preset_summary"
+require_relative "../report/terminal"
+require_relative "../run/runner"
+require_relative "../scenarios/base"
+require_relative "../support/affinity"
+require_relative "base"
 
 module Arena
   module Commands
@@ -46,7 +54,7 @@ module Arena
         environment = Results::HostFacts.capture(machine: plan.machine, engine_version: Load::Engine.version)
         store = Results::Store.new(path: File.join(plan.out_dir, "results.json"),
           environment: remote ? remote.environment(environment) : environment, plan: plan.to_h)
-        runner = Arena::Run::Runner.new(plan: plan, reporter: Report::Fanout.new(Report::Terminal.new(out: @out, err: @err, verbose: @verbose), Report::Files.new(dir: plan.out_dir, err: @err)), store: store,
+        runner = Arena::Run::Runner.new(plan: plan, reporter: Arena::Report::Fanout.new(Arena::Report::Terminal.new(out: @out, err: @err, verbose: @verbose), Arena::Report::Files.new(dir: plan.out_dir, err: @err)), store: store,
           **(remote ? remote.runner_options : {}))
         begin
           runner.call
@@ -60,9 +68,9 @@ module Arena
         # The pick is the run's answer: printed last, after every path and
         # table; its reasons (and the whole recommendations) are report.md's.
         if @verbose
-          Report::Closing.new(store.view).write(@out)
+          Arena::Report::Closing.new(store.view).write(@out)
         else
-          Report::Brief.new(store.view).pick_lines.then { |lines| @out.puts("", *lines) unless lines.empty? }
+          Arena::Report::Brief.new(store.view).pick_lines.then { |lines| @out.puts("", *lines) unless lines.empty? }
         end
         @out.flush
         Run.status(store.view)

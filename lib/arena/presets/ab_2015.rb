@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "presets"
+
 module Arena
   module Presets
     # Puma vs Unicorn (2015): ab -n 100 -c 10 (and higher concurrencies) on a

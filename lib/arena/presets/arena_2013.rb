@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "presets"
+
 module Arena
   module Presets
     # "App Server Arena" (2013): siege -r 1000 -c 100 -b against four paths of

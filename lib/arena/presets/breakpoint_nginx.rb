@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "presets"
+
 module Arena
   module Presets
     # Unicorn vs Thin vs Passenger behind nginx (undated): JMeter ramps to N

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "presets"
+
 module Arena
   module Presets
     # Puma vs Passenger vs Unicorn (2016): wrk -t 4 -c 100 -d 30s on a Rack app

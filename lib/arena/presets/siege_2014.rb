@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "presets"
+
 module Arena
   module Presets
     # Puma/Unicorn on MRI, Puma and TorqueBox on JRuby (2014): siege at

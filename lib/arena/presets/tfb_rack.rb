@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../verify/tfb"
+require_relative "presets"
+
 module Arena
   module Presets
     # TechEmpower's Framework Benchmarks, Ruby's plain Rack entries: json,

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../support/clock"
+
 module Arena
   module Probes
     # Watches one server's cgroup through one measurement: the CPU

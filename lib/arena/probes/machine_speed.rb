@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../stats/median"
+
 module Arena
   module Probes
     # How fast the machine is right now, on the server's cores: a fixed

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../support/clock"
+
 module Arena
   module Probes
     # Samples a server's whole process tree on a thread of its own: PSS, RSS and

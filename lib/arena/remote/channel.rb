@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require "json"
+require_relative "../core"
+require_relative "../support/clock"
 
 module Arena
   module Remote

@@ -4,6 +4,7 @@ require "rbconfig"
 require "shellwords"
 require "socket"
 require "uri"
+require_relative "../core"
 
 module Arena
   module Remote

@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
 require "json"
+require_relative "../core"
+require_relative "../probes/sampler"
+require_relative "../support/clock"
 
 module Arena
   module Remote

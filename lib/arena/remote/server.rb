@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "channel"
+
 module Arena
   module Remote
     # What the agent started and a handle names (a server, its nginx): stopped,

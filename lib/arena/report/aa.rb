@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../stats/stats"
+require_relative "../support/short"
+require_relative "rows"
+
 module Arena
   module Report
     # A/A (--aa): one config measured twice in the same rounds, under its own

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "../support/short"
+
 module Arena
   module Report
     # `arena tune`'s answer as report.html and report.md show it first: built

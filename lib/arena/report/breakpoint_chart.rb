@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "charts"
+require_relative "rows"
+require_relative "svg"
+
 module Arena
   module Report
     # Throughput and p99 against concurrency, the last clean level marked.

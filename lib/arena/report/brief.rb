@@ -1,5 +1,12 @@
 # frozen_string_literal: true
 
+require_relative "../support/short"
+require_relative "brief_findings"
+require_relative "brief_pick"
+require_relative "labels"
+require_relative "relative"
+require_relative "rows"
+
 module Arena
   module Report
     # What `arena run` prints when it is done, at most WIDTH columns: one

@@ -1,5 +1,13 @@
 # frozen_string_literal: true
 
+require_relative "../scenarios/base"
+require_relative "../support/short"
+require_relative "aa"
+require_relative "envelope_lines"
+require_relative "findings"
+require_relative "rows"
+require_relative "side"
+
 module Arena
   module Report
     # The terminal's findings: one line each. A row's flag is at most

@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../scenarios/base"
+require_relative "brief_findings"
+require_relative "recommend"
+
 module Arena
   module Report
     # The terminal's last lines, at most MAX: the pick for each use case the

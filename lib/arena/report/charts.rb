@@ -1,5 +1,14 @@
 # frozen_string_literal: true
 
+require_relative "../scenarios/base"
+require_relative "../support/format"
+require_relative "colors"
+require_relative "labels"
+require_relative "rows"
+require_relative "svg"
+require_relative "svg/bars"
+require_relative "svg/lines"
+
 module Arena
   module Report
     # One section of the HTML report: a heading, its charts (SVG markup) and

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "recommend"
+
 module Arena
   module Report
     # The last thing a run prints: the pick for each use case (Recommend),

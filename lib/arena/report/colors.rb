@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "svg"
+
 module Arena
   module Report
     # One colour per server config, the same on every chart of a page, and

@@ -2,6 +2,8 @@
 
 require "terminal-table"
 require_relative "../stats"
+require_relative "../support/format"
+require_relative "rows"
 
 module Arena
   module Report

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "../support/short"
+
 module Arena
   module Report
     # What the envelope did to each measurement, in sentences: an OOM kill

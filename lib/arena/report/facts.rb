@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../scenarios/base"
+require_relative "../support/format"
+
 module Arena
   module Report
     # What a reader needs to trust the numbers, worded once for every format:

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "fileutils"
+require_relative "formats"
 
 module Arena
   module Report
@@ -9,7 +10,7 @@ module Arena
     # in runner.rb) it writes them when the run ends, interrupted or not;
     # `arena report` calls `write` directly.
     class Files
-      def initialize(dir:, formats: Formats.registry.keys, err: $stderr)
+      def initialize(dir:, formats: Formats.keys, err: $stderr)
         @dir = dir
         @formats = formats
         @err = err

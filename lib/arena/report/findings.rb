@@ -1,5 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "../scenarios/base"
+require_relative "aa"
+require_relative "envelope_lines"
+require_relative "rows"
+require_relative "side"
+
 module Arena
   module Report
     # One plain sentence per scenario outcome that a table row cannot carry,

@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../stats/difference"
+require_relative "../support/format"
+require_relative "../verdicts/gate"
+
 module Arena
   module Report
     # The gate's verdict as a few terminal lines: each failure, each check it

@@ -1,6 +1,21 @@
 # frozen_string_literal: true
 
 require "erb"
+require_relative "../scenarios/base"
+require_relative "../support/format"
+require_relative "../support/registry"
+require_relative "answer_section"
+require_relative "brief"
+require_relative "brief_findings"
+require_relative "charts"
+require_relative "facts"
+require_relative "formats"
+require_relative "per_request"
+require_relative "queue_work"
+require_relative "recommend"
+require_relative "rows"
+require_relative "side"
+require_relative "terminal"
 
 module Arena
   module Report

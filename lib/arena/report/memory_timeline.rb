@@ -1,5 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "charts"
+require_relative "side"
+require_relative "svg"
+require_relative "svg/lines"
+
 module Arena
   module Report
     # One section per soak: the tree's PSS (with USS and RSS beside it) and

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "rows"
+
 module Arena
   module Report
     # A mix's requests apart: for each measurement of a mix, one row per

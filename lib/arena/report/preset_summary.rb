@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require "terminal-table"
+require_relative "../support/format"
+require_relative "rows"
 
 module Arena
   module Report

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "rows"
+
 module Arena
   module Report
     # Queue time apart from service time (--queue-time on): per measurement,

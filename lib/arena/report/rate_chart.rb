@@ -1,5 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "charts"
+require_relative "rows"
+require_relative "svg"
+require_relative "svg/lines"
+
 module Arena
   module Report
     # The rate sweep's latency against offered rate, each knee marked.

@@ -1,5 +1,14 @@
 # frozen_string_literal: true
 
+require_relative "../scenarios/base"
+require_relative "../support/format"
+require_relative "../verdicts/pick"
+require_relative "aa"
+require_relative "advice"
+require_relative "labels"
+require_relative "rows"
+require_relative "side"
+
 module Arena
   module Report
     # The 2013 comparison ended with a table of use cases; this one is derived

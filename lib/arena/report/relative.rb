@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../stats/stats"
+require_relative "../support/format"
+require_relative "rows"
+
 module Arena
   module Report
     # Each row's goodput against its group's reference: the fastest row of

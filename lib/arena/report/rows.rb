@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../stats/histogram"
+require_relative "../stats/median"
+require_relative "../stats/stats"
+require_relative "../support/format"
+
 module Arena
   module Report
     # What the figures of a table are, said once for every renderer.

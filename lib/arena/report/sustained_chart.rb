@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "charts"
+require_relative "svg"
+require_relative "svg/lines"
+
 module Arena
   module Report
     # report.html's section for sustained-rate measurements (an `arena tune`

@@ -1,6 +1,17 @@
 # frozen_string_literal: true
 
 require "terminal-table"
+require_relative "../scenarios/base"
+require_relative "../support/format"
+require_relative "brief"
+require_relative "brief_findings"
+require_relative "findings"
+require_relative "labels"
+require_relative "per_request"
+require_relative "progress"
+require_relative "queue_work"
+require_relative "relative"
+require_relative "rows"
 
 module Arena
   module Report

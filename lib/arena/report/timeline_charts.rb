@@ -1,5 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "charts"
+require_relative "side"
+require_relative "svg"
+require_relative "svg/lines"
+
 module Arena
   module Report
     # Event runs (crash, restart) slice by slice: good throughput, errors, p99

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "side"
+require_relative "timeline_charts"
+
 module Arena
   module Report
     # The side of a scenario drawn on timelines (Report::TimelineCharts): one

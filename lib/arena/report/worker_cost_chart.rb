@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "charts"
+require_relative "svg"
+
 module Arena
   module Report
     # One stacked bar per worker count: the tree's PSS split into what only
@@ -16,6 +20,9 @@ module Arena
       RIGHT = WIDTH - 110
       TOP = 40
 
+      # A share of memory shared with the parent, as the table reads it.
+      def self.pct(share) = share ? "#{(100 * share).round}%" : "-"
+
       def initialize(document, colors:)
         @fits = document.measurements.select { |m| m.scenario == Scenarios::WorkerCost.key && m.summary? && m.extra["per_worker_kb"] }
         @colors = colors
@@ -27,7 +34,7 @@ module Arena
           m.extra["points"].map do |p|
             [m.server, m.workload, p["refork"] ? "#{p["workers"]} (refork_after #{p["refork_after"]})" : p["workers"],
               Support::Format.rps(p["good_rps"].to_f), mib(p["pss_kb"]), mib(p["uss_kb"]), mib(p["rss_kb"]),
-              Sides::WorkerCost.pct(p["sharing_boot"]), Sides::WorkerCost.pct(p["sharing_start"]), Sides::WorkerCost.pct(p["sharing_end"]), mib(m.extra["per_worker_kb"]), mib(m.extra["base_kb"])]
+              WorkerCostChart.pct(p["sharing_boot"]), WorkerCostChart.pct(p["sharing_start"]), WorkerCostChart.pct(p["sharing_end"]), mib(m.extra["per_worker_kb"]), mib(m.extra["base_kb"])]
           end
         end
         Section.new(id: "worker-cost", title: "Memory per worker", charts: @fits.map { |m| chart(m) },

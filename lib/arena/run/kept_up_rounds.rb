@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../scenarios/round_size"
+require_relative "rounds"
+require_relative "strategy"
+
 module Arena
   module Run
     # The rounds with every server kept up (--between-rounds keep, the

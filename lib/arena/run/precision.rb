@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../stats/stats"
+require_relative "../support/clock"
+
 module Arena
   module Run
     # --precision PCT: more rounds of the units whose interval is still wider

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "rounds"
+require_relative "strategy"
+
 module Arena
   module Run
     # The rounds with a fresh start of every server each round

@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../support/clock"
+require_relative "kept_up_rounds"
+require_relative "precision"
+require_relative "restarted_rounds"
+
 module Arena
   module Run
     # Carries out a Plan in rounds. A round runs every config x workload x
@@ -37,9 +42,6 @@ module Arena
       # One config's place in the run: its session (nil before it starts), the
       # workloads that verified, and whether it failed.
       Slot = Struct.new(:adapter, :index, :installation, :session, :workloads, :failed, keyword_init: true)
-      Unit = Struct.new(:slot, :workload, :scenario, keyword_init: true) do
-        def key = "#{slot.adapter.label} #{workload.name} #{scenario}"
-      end
 
       # The round strategy the plan chose (Plan#keep_up?, from --between-rounds):
       # a Run::Strategy subclass.

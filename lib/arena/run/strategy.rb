@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../support/clock"
+require_relative "precision"
+
 module Arena
   module Run
     # The steps both round strategies share, as Puma's Runner holds them for
@@ -20,6 +24,11 @@ module Arena
     Results::Document.flags { |key| Load.setting(key)&.switch }
 
     class Strategy
+      # One scenario of one workload on one config (Runner::Slot): what a round runs.
+      Unit = Struct.new(:slot, :workload, :scenario, keyword_init: true) do
+        def key = "#{slot.adapter.label} #{workload.name} #{scenario}"
+      end
+
       attr_reader :failures
 
       # reporter: hears of servers started and failed, measurements and cuts
@@ -67,7 +76,7 @@ module Arena
       def units_of(slots, round: nil)
         names = @plan.scenarios.select { |name| round.nil? || @plan.rounds_for(@scenarios.fetch(name).long?) >= round }
         slots.reject(&:failed).flat_map do |slot|
-          Array(slot.workloads).product(names).map { |wl, name| Runner::Unit.new(slot: slot, workload: wl, scenario: name) }
+          Array(slot.workloads).product(names).map { |wl, name| Unit.new(slot: slot, workload: wl, scenario: name) }
         end
       end
 

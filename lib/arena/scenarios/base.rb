@@ -1,6 +1,13 @@
 # frozen_string_literal: true
 
+require_relative "../probes/queue_time"
+require_relative "../support/registry"
+require_relative "../verify/http_probe"
 require_relative "figures"
+require_relative "measuring"
+require_relative "round_size"
+require_relative "settle"
+require_relative "warmup"
 
 module Arena
   module Scenarios

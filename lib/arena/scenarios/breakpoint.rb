@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../support/clock"
+require_relative "base"
+
 module Arena
   module Scenarios
     # The method of the nginx comparison (seed 003): raise concurrency until

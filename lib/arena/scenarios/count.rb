@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "base"
+
 module Arena
   module Scenarios
     # ab -n N -c C: a fixed total of requests shared by C connections, at each

@@ -1,5 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "../probes/cgroup_watch"
+require_relative "../probes/noise"
+require_relative "../probes/probe_set"
+require_relative "../probes/sampler"
+require_relative "../probes/spread"
+
 module Arena
   module Scenarios
     # One measurement (Base#measure): settle, warm up when asked, start the

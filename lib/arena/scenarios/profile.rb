@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "base"
+
 module Arena
   module Scenarios
     # A load profile (--profile): open-model stages in order, one engine run

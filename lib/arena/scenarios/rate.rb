@@ -1,7 +1,9 @@
 # frozen_string_literal: true
 
-require_relative "../verdicts/rate_plan"
+require_relative "../support/clock"
 require_relative "../verdicts/rate"
+require_relative "../verdicts/rate_plan"
+require_relative "base"
 
 module Arena
   module Scenarios

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "base"
+
 module Arena
   module Scenarios
     # siege -r R -c C: a fixed amount of work, C connections each sending R

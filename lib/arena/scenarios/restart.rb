@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "at"
+require_relative "base"
+
 module Arena
   module Scenarios
     # Steady load; a third of the way in, the server's own zero-downtime

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../stats/median"
+
 module Arena
   module Scenarios
     # How long a round's measurement of one unit lasts: long enough to hold

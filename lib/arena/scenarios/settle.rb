@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../support/clock"
+require_relative "../verify/http_parser"
+
 module Arena
   module Scenarios
     # Before every measurement the server must be quiet, or the last

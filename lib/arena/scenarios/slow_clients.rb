@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "base"
+
 module Arena
   module Scenarios
     # Normal steady load twice: alone, then beside N slow connections (default

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../stats/linear_fit"
+require_relative "base"
+
 module Arena
   module Scenarios
     # A long open-model run at a sustained rate (70% of the closed maximum,

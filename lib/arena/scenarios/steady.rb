@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "base"
+
 module Arena
   module Scenarios
     # Closed model: -c connections for -d seconds after a warm-up to a steady

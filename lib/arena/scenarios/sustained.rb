@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../support/clock"
+require_relative "base"
+
 module Arena
   module Scenarios
     # The highest open-model rate a config sustains, found by bisection

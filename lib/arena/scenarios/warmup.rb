@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../stats/stats"
+require_relative "../support/clock"
+
 module Arena
   module Scenarios
     # Warm-up to a steady state instead of a fixed number of seconds: the load

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../stats/linear_fit"
+require_relative "base"
+
 module Arena
   module Scenarios
     # What one more worker costs in memory, under load, on this app. The same

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "student_t"
+
 module Arena
   module Stats
     # Is b different from a? `estimate_pct` is b against a (+10.0: b is 10%

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+
 module Arena
   module Stats
     # The engine's latency histogram as it travels in its JSON (ext/arena_load/hcodec.h,

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "median"
+require_relative "student_t"
+
 module Arena
   module Stats
     # A figure from the rounds: the median of the per-round values and an

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "difference"
+require_relative "student_t"
+
 module Arena
   module Stats
     # b against a where both were measured in the same rounds: round i of a and

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "median"
+require_relative "student_t"
+
 module Arena
   module Stats
     # Where warm-up ends in a series of short slices of throughput (req/s of

@@ -12,6 +12,21 @@ module Arena
         (value.positive? && value < 1) ? format("%.2g", value) : format("%.1f", value)
       end
 
+      # 3 significant figures, no exponent, no trailing zeros: 1234 -> "1230",
+      # 8.123 -> "8.12", 0.01234 -> "0.0123", 31.04 -> "31", 1.302 -> "1.3".
+      # trim: false keeps the zeros (ratios side by side read alike: 1.30–1.32).
+      def sig3(x, trim: true)
+        return "?" if x.nil?
+        return "0" if x.zero?
+        digits = 3 - 1 - Math.log10(x.abs).floor
+        rounded = x.round(digits)
+        if digits <= 0
+          rounded.round.to_s
+        else
+          format("%.#{digits}f", rounded).then { |t| trim ? t.sub(/\.?0+\z/, "") : t }
+        end
+      end
+
       # "10%, 25% and 50%"
       def and_list(words) = (words.size < 2) ? words.join : "#{words[0..-2].join(", ")} and #{words.last}"
 

@@ -2,6 +2,7 @@
 
 require "json"
 require "shellwords"
+require_relative "../core"
 
 module Arena
   module Support

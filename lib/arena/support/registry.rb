@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+
 module Arena
   module Support
     # Plug-ins found by name, one file each in a folder (servers, scenarios,

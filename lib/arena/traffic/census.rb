@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "template"
+
 module Arena
   module Traffic
     # Counts a log's requests by template, keeping for each a uniform sample

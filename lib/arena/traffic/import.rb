@@ -1,10 +1,11 @@
 # frozen_string_literal: true
 
-require_relative "entry"
-require_relative "log_source"
-require_relative "formats"
-require_relative "template"
+require_relative "../core"
 require_relative "census"
+require_relative "entry"
+require_relative "formats"
+require_relative "log_source"
+require_relative "template"
 
 module Arena
   module Traffic

@@ -1,5 +1,13 @@
 # frozen_string_literal: true
 
+require_relative "../stats/median"
+require_relative "../stats/stats"
+require_relative "../support/format"
+require_relative "answer_words"
+require_relative "confirmation"
+require_relative "confirmed"
+require_relative "more_time"
+
 module Arena
   module Tune
     # The answer of `arena tune`: which server, configured how, from the

@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../report/files"
+require_relative "../support/clock"
+require_relative "notes"
+
 module Arena
   module Tune
     # The tune's last phase: the answer's standing and the notes from the

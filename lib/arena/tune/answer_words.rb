@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "confirmed"
+
 module Arena
   module Tune
     # The answer's sentences from the confirmation rounds (Confirmed) and the
@@ -12,20 +15,8 @@ module Arena
       # extend self, not module_function: AnswerWords.x then runs the methods mutant mutates
       extend self
 
-      # 3 significant figures, no exponent, no trailing zeros: 1234 -> "1230",
-      # 8.123 -> "8.12", 0.01234 -> "0.0123", 31.04 -> "31", 1.302 -> "1.3".
-      # trim: false keeps the zeros (ratios side by side read alike: 1.30–1.32).
-      def sig3(x, trim: true)
-        return "?" if x.nil?
-        return "0" if x.zero?
-        digits = 3 - 1 - Math.log10(x.abs).floor
-        rounded = x.round(digits)
-        if digits <= 0
-          rounded.round.to_s
-        else
-          format("%.#{digits}f", rounded).then { |t| trim ? t.sub(/\.?0+\z/, "") : t }
-        end
-      end
+      # 3 significant figures (Support::Format.sig3).
+      def sig3(x, trim: true) = Support::Format.sig3(x, trim: trim)
 
       # "1.31× (1.24–1.38)": two decimals, as a ratio near 1 is read.
       def ratio(value, interval) = "#{two(value)}× (#{two(interval[0])}–#{two(interval[1])})"

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+
 module Arena
   module Tune
     # --memory SIZE: "512MiB", "2GiB", "1.5G", or bytes. Default: 75% of the

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+
 module Arena
   module Tune
     # Why a config wins, from its own figures and Little's law. At the

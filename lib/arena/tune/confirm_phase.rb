@@ -1,5 +1,12 @@
 # frozen_string_literal: true
 
+require_relative "answer"
+require_relative "answer_words"
+require_relative "confirmation"
+require_relative "confirmed"
+require_relative "not_done"
+require_relative "scaling"
+
 module Arena
   module Tune
     # The tune's confirmation: the provisional answer, the runner-up, the

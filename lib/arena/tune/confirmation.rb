@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../probes/machine_speed"
+require_relative "../run/rounds"
+require_relative "../support/format"
+
 module Arena
   module Tune
     # The confirmation rounds: after the search, the answer, the runner-up

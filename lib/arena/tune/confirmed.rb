@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../stats/median"
+require_relative "../stats/stats"
+require_relative "../verdicts/pick"
+require_relative "more_time"
+
 module Arena
   module Tune
     # What the confirmation rounds say (Confirmation::Result in, a value

@@ -1,5 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "../report/labels"
+require_relative "budget"
+require_relative "output"
+require_relative "space"
+require_relative "trial"
+
 module Arena
   module Tune
     # What every phase of a tune works with, made once when it opens: the

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "confirmation"
+require_relative "trial"
+
 module Arena
   module Tune
     # How long a tune needs, said before it starts (pure: figures in,

@@ -1,5 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../run/rounds"
+require_relative "../support/clock"
+require_relative "../support/format"
+require_relative "trial"
+
 module Arena
   module Tune
     # The winners of each server's search, head to head: every finalist kept

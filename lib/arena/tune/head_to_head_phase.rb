@@ -1,5 +1,13 @@
 # frozen_string_literal: true
 
+require_relative "../support/clock"
+require_relative "answer"
+require_relative "answer_words"
+require_relative "estimate"
+require_relative "head_to_head"
+require_relative "not_done"
+require_relative "triage"
+
 module Arena
   module Tune
     # The tune's head to head: the finalists that meet (Triage.finalists;

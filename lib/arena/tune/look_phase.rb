@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../support/clock"
+require_relative "../support/format"
+require_relative "not_done"
+require_relative "space"
+
 module Arena
   module Tune
     # The tune's looks: every server's documented start measured once, each

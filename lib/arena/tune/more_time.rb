@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../stats/student_t"
+require_relative "../support/format"
+
 module Arena
   module Tune
     # What more confirmation rounds would buy: from the per-round spread of
@@ -68,8 +71,8 @@ module Arena
       # --max-time 720`) would give ±5% at this machine's spread".
       def sentence(need, dir:)
         return nil unless need
-        head = "±#{AnswerWords.sig3(need.half_pct)}% from #{need.rounds} rounds"
-        target = "±#{AnswerWords.sig3(need.target_pct)}%"
+        head = "±#{Support::Format.sig3(need.half_pct)}% from #{need.rounds} rounds"
+        target = "±#{Support::Format.sig3(need.target_pct)}%"
         return "#{head}; more than #{MOST_ROUNDS} rounds would be needed for #{target} at this machine's spread" unless need.more_rounds
         return "#{head}; #{need.more_rounds} more rounds would give #{target} at this machine's spread" unless need.seconds
         minutes = need.minutes

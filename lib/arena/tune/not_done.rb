@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "confirmation"
+
 module Arena
   module Tune
     # What a tune had no time or means for, said under its answer ("not done

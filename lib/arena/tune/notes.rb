@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "standing"
+
 module Arena
   module Tune
     # The lines under the answer (Answer#notes) from what the app's own files

@@ -2,6 +2,10 @@
 
 require "json"
 require "fileutils"
+require_relative "../support/format"
+require_relative "answer_words"
+require_relative "capacity"
+require_relative "space"
 
 module Arena
   module Tune

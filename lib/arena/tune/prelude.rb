@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../support/short"
+require_relative "estimate"
+
 module Arena
   module Tune
     # The tune's first phase, before any server starts: what to load

@@ -1,5 +1,19 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../probes/machine_speed"
+require_relative "../report/files"
+require_relative "../stats/median"
+require_relative "../support/affinity"
+require_relative "../support/clock"
+require_relative "answer"
+require_relative "answer_words"
+require_relative "confirm_phase"
+require_relative "confirmation"
+require_relative "confirmed"
+require_relative "not_done"
+require_relative "scaling"
+
 module Arena
   module Tune
     # `arena tune --resume DIR`: more confirmation rounds for a finished

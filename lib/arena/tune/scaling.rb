@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../stats/median"
+require_relative "../support/clock"
+require_relative "confirmation"
+require_relative "confirmed"
+
 module Arena
   module Tune
     # What the answer becomes on more cores: the answer's config on the

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../stats/stats"
+require_relative "capacity"
+
 module Arena
   module Tune
     # The search over one server's settings space, model first. `evaluate`

@@ -1,5 +1,12 @@
 # frozen_string_literal: true
 
+require_relative "../support/clock"
+require_relative "head_to_head"
+require_relative "not_done"
+require_relative "search"
+require_relative "triage"
+require_relative "trial"
+
 module Arena
   module Tune
     # The tune's searches: the leaders (Triage.searched) searched one after

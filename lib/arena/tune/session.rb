@@ -1,6 +1,16 @@
 # frozen_string_literal: true
 
 require "fileutils"
+require_relative "../support/affinity"
+require_relative "../support/format"
+require_relative "answer_phase"
+require_relative "confirm_phase"
+require_relative "context"
+require_relative "head_to_head_phase"
+require_relative "look_phase"
+require_relative "prelude"
+require_relative "search_phase"
+require_relative "time_budget"
 
 module Arena
   module Tune

@@ -1,5 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "confirmation"
+require_relative "estimate"
+require_relative "scaling"
+require_relative "space"
+require_relative "triage"
+
 module Arena
   module Tune
     # The whole tune's time and its shares. max_s is --max-time (else the

@@ -1,5 +1,13 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../support/clock"
+require_relative "../support/format"
+require_relative "../support/short"
+require_relative "answer_words"
+require_relative "candidate"
+require_relative "space"
+
 module Arena
   module Tune
     # Measures one configuration for the search: a Launch::Session with these

@@ -3,6 +3,12 @@
 module Arena
   class Verify
     class HttpProbe
+      # What a probe raises: the parser's framing findings and the probe's own.
+      class Failure < StandardError; end
+
+      # A response that ended before its Content-Length: a framing finding.
+      class Truncated < Failure; end
+
       # One HTTP/1.x response, parsed as its bytes arrive: every byte is looked
       # at a bounded number of times (no re-scan of the buffer on each read, no
       # backtracking regex), so a 32 MiB body costs what its copy costs, and

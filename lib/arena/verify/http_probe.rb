@@ -2,6 +2,7 @@
 
 require "socket"
 require "io/wait"
+require_relative "../support/clock"
 require_relative "http_parser"
 
 module Arena
@@ -13,11 +14,6 @@ module Arena
       Response = Struct.new(:status, :headers, :body, :chunked, keyword_init: true) do
         def [](name) = headers[name.downcase]
       end
-
-      class Failure < StandardError; end
-
-      # A response that ended before its Content-Length: a framing finding.
-      class Truncated < Failure; end
 
       def initialize(bind, timeout: 5)
         @bind = bind

@@ -32,7 +32,7 @@ module Arena
       def stopped? = @calls.count { |c| c.first == :start } == @stop_after
 
       def units_of(slots, round: nil)
-        slots.flat_map { |slot| (1..@units_per_slot).map { |i| Arena::Run::Runner::Unit.new(slot: slot, workload: Workload.new(name: "w#{i}"), scenario: "s") } }
+        slots.flat_map { |slot| (1..@units_per_slot).map { |i| Arena::Run::Strategy::Unit.new(slot: slot, workload: Workload.new(name: "w#{i}"), scenario: "s") } }
       end
 
       def run_round(units, round) = @calls << [:round, round, units.map(&:key)]
@@ -82,7 +82,7 @@ module Arena
     def test_precision_rounds_go_on_while_a_unit_is_wide
       store = Store.new
       precision = Arena::Run::Precision.new(plan: plan("--rounds", "3", "--precision", "5"), store: store)
-      unit = Arena::Run::Runner::Unit.new(slot: slots("a").first, workload: Workload.new(name: "w"), scenario: "s")
+      unit = Arena::Run::Strategy::Unit.new(slot: slots("a").first, workload: Workload.new(name: "w"), scenario: "s")
       [1000, 1300, 800].each { |rps| precision.add(unit.key, Figure.new(rps, false)) }
       precision.add(unit.key, Figure.new(100_000, true))
       yielded = []

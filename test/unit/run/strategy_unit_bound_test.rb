@@ -43,7 +43,7 @@ module Arena
       store = Store.new([])
       reporter = Reporter.new([])
       strategy = Run::Strategy.new(plan: plan, reporter: reporter, store: store, engine: nil, verifier: nil, scenarios: {}, new_starter: nil)
-      unit = Run::Runner::Unit.new(slot: Slot.new(plan.servers.first), workload: plan.workloads.first, scenario: "rate")
+      unit = Run::Strategy::Unit.new(slot: Slot.new(plan.servers.first), workload: plan.workloads.first, scenario: "rate")
       need = plan.budget.unit_s.fetch(unit.key)
       # Started long enough ago that the sweep's estimate no longer fits, but a lowered bound does.
       strategy.instance_variable_set(:@started, Support::Clock.now - (120.0 - need + 10.0))

@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../../support/format"
+require_relative "../../support/short"
+require_relative "../breakpoint_chart"
+require_relative "../side"
+
 module Arena
   module Report
     module Sides

@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../../support/format"
+require_relative "../../support/short"
+require_relative "../timeline_side"
+
 module Arena
   module Report
     module Sides

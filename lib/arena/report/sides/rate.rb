@@ -1,5 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "../../stats/median"
+require_relative "../../support/format"
+require_relative "../../support/short"
+require_relative "../rate_chart"
+require_relative "../side"
+
 module Arena
   module Report
     module Sides

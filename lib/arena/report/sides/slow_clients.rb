@@ -1,5 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "../../support/format"
+require_relative "../../support/short"
+require_relative "../charts"
+require_relative "../side"
+require_relative "../svg/bars"
+
 module Arena
   module Report
     module Sides

@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../../support/format"
+require_relative "../../support/short"
+require_relative "../memory_timeline"
+require_relative "../side"
+
 module Arena
   module Report
     module Sides

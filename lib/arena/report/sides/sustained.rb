@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../../support/format"
+require_relative "../../support/short"
+require_relative "../side"
+require_relative "../sustained_chart"
+
 module Arena
   module Report
     module Sides

@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../../support/format"
+require_relative "../../support/short"
+require_relative "../side"
+require_relative "../worker_cost_chart"
+
 module Arena
   module Report
     module Sides
@@ -38,11 +43,9 @@ module Arena
             "#{"; #{failed.join(", ")} did not start" if failed.any?}"]
         end
 
-        def self.pct(share) = share ? "#{(100 * share).round}%" : "-"
-
         def self.mib(kb) = kb ? "#{(kb.to_f / 1024).round(1)} MiB" : "-"
 
-        def pct(share) = WorkerCost.pct(share)
+        def pct(share) = WorkerCostChart.pct(share)
 
         def mib(kb) = WorkerCost.mib(kb)
 

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../svg"
+
 module Arena
   module Report
     module Svg

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require_relative "../test_helper"
+require_relative "../../test_helper"
 require "arena/stats"
 
 # The statistics on simulated data whose truth the test knows: noise drawn from
