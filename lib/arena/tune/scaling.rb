@@ -133,13 +133,15 @@ module Arena
       def why_not(adapter) = Scaling.why_not(adapter, cores: @plan.machine.cores, measurements: @store.view.measurements, front: @plan.front)
 
       # [the stay config's [adapter, installation] when it joins the rounds,
-      # else nil and why it does not (nil: nothing to say)].
+      # else nil and why it does not (nil: nothing to say). Not the resume's
+      # command: a resume says a tune's measured cores rounds again and
+      # would not measure it.]
       def staying(adapter, stay, side_s)
         return [nil, nil] if stay.nil? || stay.first.label == adapter.label
         why = why_not(stay.first)
         return [nil, why] if why
         need = ROUNDS * 4 * side_s.to_f
-        return [nil, Scaling.later(@plan.out_dir, ROUNDS * 2 * side_s)] if side_s && Support::Clock.now + need > @deadline
+        return [nil, "no time left for its rounds beside the answer's"] if side_s && Support::Clock.now + need > @deadline
         [stay, nil]
       end
 

@@ -90,7 +90,7 @@ module Arena
       assert_equal [nil, nil], scaling.call(fair, later).send(:staying, answer, [answer, :inst], 20.0), "the answer's own config"
       assert_equal [nil, nil], scaling.call(fair, later).send(:staying, answer, nil, 20.0)
       assert_equal [nil, "the engine's CPU share was not measured"], scaling.call(fair.first(1), later).send(:staying, answer, [stay, :inst], 20.0)
-      assert_equal [nil, "no time in this tune; `arena tune --resume /d --max-time 240` measures it"],
+      assert_equal [nil, "no time left for its rounds beside the answer's"],
         scaling.call(fair, Support::Clock.now + 6 * 4 * 20.0 - 5).send(:staying, answer, [stay, :inst], 20.0), "6 rounds of 4 sides at 20 s"
       assert_equal [[stay, :inst], nil], scaling.call(fair, Support::Clock.now + 6 * 4 * 20.0 + 5).send(:staying, answer, [stay, :inst], 20.0)
     end
