@@ -109,6 +109,16 @@ class BatchingTest < Minitest::Test
     refute_match(/Little|by the server itself/, open.reason, "no loop: no rate to turn a slot by")
     refute_match(/by the server itself/, B.call(thin(connections: 0, slots: 1)).reason)
   end
+
+  # The flag Verdicts::Flags reads: the verdict when batched, nil otherwise
+  # (not batched, or the same figures stalled).
+  def test_the_flag_is_the_verdict_only_when_batched
+    f = Struct.new(:batching, :stalled?)
+    v = B.flag(f.new(thin, false))
+    assert_equal ["batched", B.call(thin).reason], [v.word, v.reason]
+    assert_nil B.flag(f.new(thin, true)), "a stall is not batching"
+    assert_nil B.flag(f.new(thin(duration_s: 15.0), false)), "a hold its round outweighs: ok, no flag"
+  end
 end
 
 # The batched row in Findings: one line per row, with the first run's words.
