@@ -40,6 +40,23 @@ module Arena
       # and design (nil where the tune did not record them).
       RoundRecord = Struct.new(:number, :order, :speeds, :seconds, :design, keyword_init: true)
 
+      # tune.json's record of the cores rounds (answer.scaling, written by
+      # TuneDocument): config is the label on every core; ratio and interval
+      # nil where they were not measured; stay: the same for your server's
+      # best config, or nil.
+      CoresRecord = Struct.new(:cores, :server_cores, :config, :ratio, :interval, :rounds, :pss_kb, :why, :stay, keyword_init: true) do
+        def measured? = !ratio.nil?
+
+        def self.from_h(h)
+          return nil unless h.is_a?(Hash)
+          new(cores: h["cores"], server_cores: h["server_cores"], config: h["config"], ratio: h["ratio"], interval: h["interval"],
+            rounds: h["rounds"], pss_kb: h["pss_mib"]&.*(1024), why: h["why"], stay: from_h(h["stay"])).freeze
+        end
+      end
+
+      # The earlier answer's cores rounds (CoresRecord), or nil.
+      def cores = CoresRecord.from_h(answer&.dig("scaling"))
+
       # The earlier tune in DIR, or a UsageError that says in one line why it cannot be resumed.
       def self.read(dir)
         tune = document(File.join(dir, TuneAnswer::FILE), dir)

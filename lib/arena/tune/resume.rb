@@ -63,7 +63,7 @@ module Arena
       # is another config and can be measured too; else 0.
       def self.cores_s(record, machine:, sides:, measurements:, front: nil)
         answer = sides.find { |s| s.role == "answer" }
-        return 0.0 if answer.nil? || Array(record.answer.dig("scaling", "ratio")).any?
+        return 0.0 if answer.nil? || record.cores&.measured?
         fair = ->(side) { side && !Scaling.why_not(side.adapter, cores: machine.cores, measurements: measurements, front: front) }
         return 0.0 unless fair.call(answer)
         stay = sides.find { |s| s.role == "stay" }
@@ -104,13 +104,12 @@ module Arena
           slo_ms: answer["slo_ms"], memory_mib: answer["memory_mib"], band_pct: Confirmed::BAND_PCT).freeze
       end
 
-      # tune.json's record of the cores rounds as a Scaling::Result.
+      # tune.json's record of the cores rounds (Results::TuneResume::CoresRecord) as a Scaling::Result.
       def self.scaling_of(record, one, machine:)
-        many = record["config"] && Planner::ServerList.parse([record["config"]], machine: machine).first
-        factor = [record["ratio"], record["interval"]] if record["ratio"]
-        stay = record["stay"] && scaling_of(record["stay"], nil, machine: machine)
-        Scaling::Result.new(factor: factor, one: one, many: many, cores: record["cores"], server_cores: record["server_cores"] || machine.server_cores, rounds: record["rounds"],
-          pss_kb: record["pss_mib"]&.*(1024), why: record["why"], stay: stay).freeze
+        many = record.config && Planner::ServerList.parse([record.config], machine: machine).first
+        Scaling::Result.new(factor: (record.measured? ? [record.ratio, record.interval] : nil), one: one, many: many, cores: record.cores,
+          server_cores: record.server_cores || machine.server_cores, rounds: record.rounds, pss_kb: record.pss_kb, why: record.why,
+          stay: record.stay && scaling_of(record.stay, nil, machine: machine)).freeze
       end
 
       private
@@ -136,9 +135,8 @@ module Arena
       def with_cores(answer, confirmed)
         pick = confirmed.pick
         return answer unless answer.confirmed? && pick
-        before = @record.answer["scaling"]
-        if Array(before&.dig("ratio")).any? && Scaling.process_key(pick.adapter) &&
-            Scaling.scaled(pick.adapter, @plan.machine.cores).label == before["config"]
+        before = @record.cores
+        if before&.measured? && Scaling.process_key(pick.adapter) && Scaling.scaled(pick.adapter, @plan.machine.cores).label == before.config
           return answer.with(scaling: Resume.scaling_of(before, pick.adapter, machine: @plan.machine))
         end
         return answer if @plan.machine.cores < 2

@@ -129,6 +129,8 @@ module Arena
       def self.read(cpus:) = Reading.new(cpu_ms: 5.0, memory_ms: 5.0)
     end
 
+    def cores_record(h) = Results::TuneResume::CoresRecord.from_h(h)
+
     def result_of(sides, rounds) = Tune::Confirmation::Result.new(sides: sides, rounds: rounds, flagged: [], median_ms: nil, stopped: "time")
 
     # The cores rounds a tune had no time for are measured by its resume, in
@@ -172,18 +174,18 @@ module Arena
 
     def test_the_tunes_own_cores_rounds_are_said_again
       one = adapters["answer"]
-      r = Tune::Resume.scaling_of({"cores" => 2, "config" => "iodine:workers=2", "ratio" => 1.9, "interval" => [1.8, 2.0], "rounds" => 6}, one, machine: @machine)
+      r = Tune::Resume.scaling_of(cores_record({"cores" => 2, "config" => "iodine:workers=2", "ratio" => 1.9, "interval" => [1.8, 2.0], "rounds" => 6}), one, machine: @machine)
       assert r.measured?
       assert_equal [1.9, [1.8, 2.0]], r.factor
       assert_equal({"workers" => 2}, r.many.settings.slice("workers").transform_values(&:to_i))
       assert_match(/\Aon 2 cores: iodine workers=2 .*: 1\.90× \(1\.80–2\.00\) one core\z/, Tune::AnswerWords.scaling(r).first)
       assert_nil r.stay
       stay = {"cores" => 2, "config" => "puma:workers=2,threads=5", "ratio" => 1.8, "interval" => [1.7, 1.9], "rounds" => 6, "pss_mib" => 300.0}
-      r = Tune::Resume.scaling_of({"cores" => 2, "config" => "iodine:workers=2", "ratio" => 1.9, "interval" => [1.8, 2.0], "rounds" => 6,
-        "stay" => stay}, one, machine: @machine)
+      r = Tune::Resume.scaling_of(cores_record({"cores" => 2, "config" => "iodine:workers=2", "ratio" => 1.9, "interval" => [1.8, 2.0], "rounds" => 6,
+        "stay" => stay}), one, machine: @machine)
       assert_equal [1.8, [1.7, 1.9]], r.stay.factor
       assert_equal 300.0 * 1024, r.stay.pss_kb
-      refute Tune::Resume.scaling_of({"cores" => 2, "why" => "no time"}, one, machine: @machine).measured?, "no ratio: not measured"
+      refute Tune::Resume.scaling_of(cores_record({"cores" => 2, "why" => "no time"}), one, machine: @machine).measured?, "no ratio: not measured"
     end
 
     def test_a_tune_without_time_for_the_cores_rounds_says_the_command_that_measures_them
