@@ -59,6 +59,19 @@ class TuneYourAppTest < Arena::YourAppCase
     refute_match(/THE ANSWER/, outcome.stdout)
   end
 
+  # --dry-run says the plan and its time, as the tune would begin, and
+  # starts no server: it once ran the whole tune.
+  def test_a_dry_run_says_the_plan_and_starts_no_server
+    out = File.join(@tmp, "dry")
+    outcome = run_app("tune", "--app", RAILS, "--servers", "puma", "--servers", "falcon", "--dry-run", "--out", out, timeout: 90)
+    assert outcome.status.success?, outcome.describe
+    assert_match(/^tune: the app boots in .* s and takes .* ms a request in process/, outcome.stderr)
+    assert_match(/^tune: \d+ of 600 s kept for /, outcome.stderr)
+    assert_match(/^tune: --dry-run: puma, falcon; no server started/, outcome.stderr)
+    assert_empty outcome.stdout
+    refute File.exist?(File.join(out, "results.json")), "no results: nothing was measured"
+  end
+
   # Several --workload paths are searched as one mix, each an equal share,
   # from the start's measurement to the confirmation rounds.
   def test_several_workloads_are_tuned_as_one_mix

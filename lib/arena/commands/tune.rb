@@ -36,7 +36,7 @@ module Arena
         Launch::Database.open(plan, err: @err) do |opened|
           options = Arena::Tune::Session::Options.new(memory: memory, tune_runtime: @tune_runtime, verbose: @verbose,
             budget_given: @budget_given, discover: @discover, duration_given: @duration_given,
-            argv: @given, cwd: Dir.pwd)
+            argv: @given, cwd: Dir.pwd, dry_run: builder.dry_run)
           Arena::Tune::Session.new(plan: opened, options: options, err: @err, out: @out).call
         end
       end

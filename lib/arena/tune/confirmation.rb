@@ -79,12 +79,24 @@ module Arena
 
       # seconds: what the rounds are expected to take, for the time kept for
       # them before the search: MIN_ROUNDS rounds of `sides` starts and loads.
-      def self.reserve_s(sides:, boot_s:, duration:, warmup:)
-        MIN_ROUNDS * sides * side_s(boot_s: boot_s, duration: duration, warmup: warmup)
+      def self.reserve_s(sides:, boot_s:, duration:, warmup:, request_ms: 0.0)
+        MIN_ROUNDS * sides * side_s(boot_s: boot_s, duration: duration, warmup: warmup, request_ms: request_ms)
       end
 
-      # One config's turn in a round: a start, a warm-up, a reading, a load and a stop.
-      def self.side_s(boot_s:, duration:, warmup:) = boot_s + warm_s(duration: duration, warmup: warmup) + 2.0 + duration + warmup + 1.5
+      # One config's turn in a round: a start, a warm-up, a reading, a load
+      # and a stop, and START_REQUESTS of the app's requests one at a time
+      # (request_ms each, Plan::Pace's).
+      def self.side_s(boot_s:, duration:, warmup:, request_ms: 0.0)
+        boot_s + warm_s(duration: duration, warmup: warmup) + 2.0 + duration + warmup + 1.5 + START_REQUESTS * request_ms / 1000.0
+      end
+
+      # What a turn spends at the app's pace besides its loads: the
+      # verification's probes, the unloaded baseline's 20 or more, the
+      # warm-up's last slice running past its cap and the settle while the
+      # warm-up's requests drain. Read from two real Rails apps of 40 ms a
+      # request: their turns took 27-33 s against 22.6-22.8 s estimated
+      # without it, 5-10 s, or 125-250 requests' time. A 1 ms app's is 0.2 s.
+      START_REQUESTS = 200
 
       # A start's warm-up runs until the server is steady, at most
       # WARM_CAP_S. A slow app's loads are stretched past STRETCHED_S to hold

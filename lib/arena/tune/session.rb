@@ -38,7 +38,9 @@ module Arena
       # discover (ask the app what to load).
       # duration_given: --duration was set (a slow app's loads are not lengthened).
       # argv and cwd: the command's arguments and working directory, recorded for `arena tune --resume`.
-      Options = Struct.new(:memory, :tune_runtime, :verbose, :budget_given, :discover, :duration_given, :argv, :cwd, keyword_init: true)
+      # dry_run: stop after the time's plan (the app asked and paced, no server started).
+      Options = Struct.new(:memory, :tune_runtime, :verbose, :budget_given, :discover, :duration_given, :argv, :cwd, :dry_run,
+        keyword_init: true)
 
       def initialize(plan:, options:, err:, out:)
         @plan = plan
@@ -54,6 +56,7 @@ module Arena
         ground = Prelude.new(options: @options, say: method(:say)).call(@plan)
         time = TimeBudget.planned(ground.plan, pace: ground.pace, tune_runtime: @options.tune_runtime, given: @options.budget_given,
           say: method(:say), detail: method(:detail)).start
+        return dry(ground) if @options.dry_run
         ctx = opened(ground)
         interrupted = phases(ctx, ground, time)
         AnswerPhase.new(ctx, out: @out).finish(interrupted, started: time.started, err: @err)
@@ -62,6 +65,13 @@ module Arena
       private
 
       def say(line) = @err.puts(line)
+
+      # --dry-run: the plan said, nothing more started.
+      def dry(ground)
+        say "tune: --dry-run: #{ground.plan.servers.map(&:key).join(", ")}; no server started " \
+          "(the app was booted to ask what it serves and how fast)"
+        0
+      end
 
       def detail(line) = (say(line) if @options.verbose)
 

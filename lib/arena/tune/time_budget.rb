@@ -119,7 +119,7 @@ module Arena
         # The answer, the runner-up, your config and your server's best config.
         def confirmation_s
           sides = [plan.servers.size, 2].min + ((plan.servers.size > 2) ? 2 : 1)
-          Confirmation.reserve_s(sides: sides, boot_s: boot_s, duration: plan.load.duration, warmup: plan.load.warmup)
+          Confirmation.reserve_s(sides: sides, boot_s: boot_s, duration: plan.load.duration, warmup: plan.load.warmup, request_ms: request_ms)
         end
 
         # The time kept for the scaling rounds (none on one core): the
@@ -128,7 +128,7 @@ module Arena
         def scaling_s
           return 0.0 if plan.machine.cores < 2
           configs = (plan.servers.size > 1) ? 2 : 1
-          Scaling::ROUNDS * 2 * configs * Confirmation.side_s(boot_s: boot_s, duration: plan.load.duration, warmup: plan.load.warmup)
+          Scaling::ROUNDS * 2 * configs * Confirmation.side_s(boot_s: boot_s, duration: plan.load.duration, warmup: plan.load.warmup, request_ms: request_ms)
         end
 
         def per_candidate_s
@@ -140,6 +140,9 @@ module Arena
           return pace.boot_s + 1.0 if pace
           Estimate::BOOT_S.fetch(plan.app.rails? ? :rails : :rack)
         end
+
+        # A request's time on one core at the app's pace (0 when not measured).
+        def request_ms = pace ? 1000.0 / pace.rps_per_core : 0.0
 
         # An open level's length at the app's pace: enough requests for a p99 (Scenarios::Sustained).
         def level_s
