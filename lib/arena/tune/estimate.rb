@@ -36,11 +36,18 @@ module Arena
 
       # warmup, duration: the load's (seconds); rails: whether the app boots
       # Rails (its boot guessed), or boot_s: the app's measured boot; level_s:
-      # an open level's length (at least the duration).
-      def per_candidate_s(warmup:, duration:, rails: false, boot_s: nil, level_s: duration)
+      # an open level's length (at least the duration); steps: its open
+      # levels (a first look's at most, else LEAST_LEVELS).
+      def per_candidate_s(warmup:, duration:, rails: false, boot_s: nil, level_s: duration, steps: Trial::LOOK_STEPS)
         boot = boot_s || BOOT_S.fetch(rails ? :rails : :rack)
-        (warmup + duration) + Trial::LOOK_STEPS * (warmup + [level_s, duration].max) + boot + OVERHEAD_S
+        (warmup + duration) + steps * (warmup + [level_s, duration].max) + boot + OVERHEAD_S
       end
+
+      # The fewest open levels from which a look says whether a config holds
+      # a rate: 90% of its closed maximum, then 45% when that missed. A
+      # single-server share of one level read every server unsustained on a
+      # 70 ms-a-request app (90% of a core queues past 3x the unloaded p99).
+      LEAST_LEVELS = 2
 
       # A load's duration that holds LOAD_REQUESTS at `rps` (the most the
       # server's cores serve, from the app's pace), never under `default`.

@@ -29,7 +29,7 @@ module Arena
       def call(time, yours: nil)
         searchable = LookPhase.yours_first(@ctx.plan.servers, yours).filter_map { |adapter| searchable(adapter) }
         searches_end = time.searches_end(searchable.size)
-        share = (searches_end - Support::Clock.now) / [searchable.size, 1].max
+        share = LookPhase.share(searches_end - Support::Clock.now, searchable.size, time.look_s.to_f)
         not_done = NotDone.new
         spent = []
         looks = searchable.map do |adapter, space, installation|
@@ -41,6 +41,12 @@ module Arena
         end
         Looked.new(looks: looks, searches_end: searches_end, not_done: not_done).freeze
       end
+
+      # A look's time: an equal part of what is left for `count` looks, but
+      # never under the least look (`least_s`) that says whether its config
+      # holds a rate; a budget too short for every look cuts the last ones
+      # (.fits?) instead of giving each too little to say anything.
+      def self.share(left_s, count, least_s) = [left_s / [count, 1].max, least_s].max
 
       # The servers in the plan's order, the one named `yours` first.
       def self.yours_first(servers, yours) = servers.partition { |a| a.key == yours }.flatten(1)

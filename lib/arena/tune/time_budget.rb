@@ -17,7 +17,9 @@ module Arena
     # the app's pace; duration_s: a load's -d; cores_rounds_s: what the
     # cores rounds take, kept or not. started: when the tune opened (nil
     # until #start).
-    TimeBudget = Struct.new(:max_s, :per_candidate_s, :reserve_s, :scaling_s, :cores_rounds_s, :duration_s, :started, keyword_init: true)
+    # look_s: the least look (Estimate::LEAST_LEVELS), the least share a look gets.
+    TimeBudget = Struct.new(:max_s, :per_candidate_s, :look_s, :reserve_s, :scaling_s, :cores_rounds_s, :duration_s, :started,
+      keyword_init: true)
 
     class TimeBudget
       # A first look takes more than its loads (verification, settling, the
@@ -73,7 +75,8 @@ module Arena
           # The cores rounds come last: they get their time only when the
           # budget holds the whole tune, never at the confirmation's cost.
           scaling = (need <= max) ? scaling_s : 0.0
-          budget = TimeBudget.new(max_s: max, per_candidate_s: per, reserve_s: reserve_s(max, per, confirmation_s + scaling),
+          budget = TimeBudget.new(max_s: max, per_candidate_s: per, look_s: per_candidate_s(steps: Estimate::LEAST_LEVELS),
+            reserve_s: reserve_s(max, per, confirmation_s + scaling),
             scaling_s: scaling, cores_rounds_s: scaling_s, duration_s: plan.load.duration).freeze
           Estimate.short_lines(need, budget_s: max).each { |line| say.call(line) }
           detail_lines(budget, least, given).each { |line| detail.call(line) }
@@ -131,8 +134,8 @@ module Arena
           Scaling::ROUNDS * 2 * configs * Confirmation.side_s(boot_s: boot_s, duration: plan.load.duration, warmup: plan.load.warmup, request_ms: request_ms)
         end
 
-        def per_candidate_s
-          Estimate.per_candidate_s(warmup: plan.load.warmup, duration: plan.load.duration, boot_s: boot_s, level_s: level_s)
+        def per_candidate_s(steps: Trial::LOOK_STEPS)
+          Estimate.per_candidate_s(warmup: plan.load.warmup, duration: plan.load.duration, boot_s: boot_s, level_s: level_s, steps: steps)
         end
 
         # Seconds a server takes to boot the app: the pace's boot and a second, else a guess.

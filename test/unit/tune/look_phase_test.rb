@@ -18,6 +18,14 @@ module Arena
       assert_equal %w[agoo falcon puma thin], L.yours_first(servers, "unicorn").map(&:key), "a server not in the plan changes nothing"
     end
 
+    # A budget of 240 s for 10 looks gave each 24 s: one open level each,
+    # and every server read unsustained. Each gets at least the least look.
+    def test_a_look_gets_at_least_the_least_look
+      assert_in_delta 24.0, L.share(240.0, 10, 20.0)
+      assert_in_delta 61.0, L.share(240.0, 10, 61.0), 1e-9, "the last looks are cut instead"
+      assert_in_delta 240.0, L.share(240.0, 0, 61.0), 1e-9
+    end
+
     def test_a_look_begins_only_when_one_as_long_as_the_others_ends_in_time
       assert L.fits?([], 100.0, now: 99.0), "the first look always begins before the end"
       refute L.fits?([], 100.0, now: 100.0)

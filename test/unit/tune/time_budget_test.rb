@@ -59,6 +59,8 @@ module Arena
       assert_equal Tune::Scaling::ROUNDS * 2 * 2 * side, time.scaling_s, "the answer's config and your server's best, each on 1 and 2 cores"
       assert_equal (Tune::Confirmation::MIN_ROUNDS * 3 * side + time.scaling_s).round, time.reserve_s
       assert_equal [3600.0, 2.0], [time.max_s, time.duration_s]
+      assert_in_delta 2.5 + 2 * 2.5 + Tune::Estimate::BOOT_S[:rack] + Tune::Estimate::OVERHEAD_S, time.look_s, 1e-9,
+        "the least look: a closed maximum and two open levels"
       assert_equal ["tune: #{time.reserve_s} of 3600 s kept for #{Tune::Confirmation::MIN_ROUNDS}+ confirmation rounds and the cores rounds; " \
         "the rest for the search"], said
       assert_equal "tune: the least search: puma 6, iodine 6 candidates", detail.last
