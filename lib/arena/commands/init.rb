@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/app_source"
 require_relative "../core"
 require_relative "../scenarios/base"
 require_relative "base"

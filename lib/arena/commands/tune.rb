@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/app_digest"
 require_relative "base"
 require_relative "../tune"
 

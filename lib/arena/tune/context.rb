@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/app_digest"
 require_relative "../report/labels"
 require_relative "budget"
 require_relative "output"

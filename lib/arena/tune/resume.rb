@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/result"
 require_relative "../core"
 require_relative "../probes/machine_speed"
 require_relative "../report/files"
