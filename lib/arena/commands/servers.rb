@@ -2,6 +2,7 @@
 
 require_relative "../bundle/app_source"
 require_relative "../core"
+require_relative "../servers/base"
 require_relative "base"
 
 module Arena
