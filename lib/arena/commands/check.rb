@@ -2,6 +2,7 @@
 
 require "fileutils"
 require "tmpdir"
+require_relative "../launch/local_server"
 require_relative "../verify/verify"
 require_relative "base"
 

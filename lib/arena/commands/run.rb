@@ -2,6 +2,7 @@
 
 require "fileutils"
 require_relative "../cli"
+require_relative "../launch/database"
 require_relative "../remote"
 require_relative "../report/brief"
 require_relative "../report/closing"

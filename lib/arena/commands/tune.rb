@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../bundle/app_digest"
+require_relative "../launch/database"
 require_relative "base"
 require_relative "../tune"
 
