@@ -2,6 +2,7 @@
 
 require_relative "../bundle/app_source"
 require_relative "../core"
+require_relative "../planner/config_file"
 require_relative "../scenarios/base"
 require_relative "base"
 require_relative "servers"

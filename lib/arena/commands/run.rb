@@ -3,6 +3,7 @@
 require "fileutils"
 require_relative "../cli"
 require_relative "../launch/database"
+require_relative "../planner/builder"
 require_relative "../remote"
 require_relative "../report/brief"
 require_relative "../report/closing"

@@ -2,6 +2,7 @@
 
 require_relative "../bundle/app_digest"
 require_relative "../launch/database"
+require_relative "../planner/builder"
 require_relative "base"
 require_relative "../tune"
 

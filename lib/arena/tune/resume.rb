@@ -2,6 +2,7 @@
 
 require_relative "../bundle/result"
 require_relative "../core"
+require_relative "../planner/server_list"
 require_relative "../probes/machine_speed"
 require_relative "../report/files"
 require_relative "../stats/median"
