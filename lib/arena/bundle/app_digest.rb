@@ -2,6 +2,7 @@
 
 require "digest"
 require "find"
+require_relative "../results/app_digest"
 
 module Arena
   module Bundle

@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
 require "securerandom"
+require_relative "../core"
+require_relative "builtin"
+require_relative "installation"
 require_relative "overlay"
 
 module Arena
@@ -26,7 +29,6 @@ module Arena
         gemfile = File.join(ROOT, "Gemfile")
         # An installed gem has no Gemfile: the built-in app's bundle is generated in the cache.
         unless File.file?(gemfile)
-          require_relative "builtin"
           gemfile = (@builtin_gemfile ||= Bundle::Builtin.new.call)
         end
         new(rackup: File.join(ROOT, "lib/arena/app/arena.ru"), gemfile: gemfile, app_gemfile: gemfile,

@@ -3,6 +3,8 @@
 require "digest"
 require "fileutils"
 require "json"
+require_relative "../core"
+require_relative "../version"
 require_relative "overlay"
 
 module Arena

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../system/process_group"
+
 module Arena
   module Bundle
     # Runs one `bundle` subcommand against a Gemfile, through System::ProcessGroup

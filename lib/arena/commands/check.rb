@@ -2,6 +2,8 @@
 
 require "fileutils"
 require "tmpdir"
+require_relative "../launch/local_server"
+require_relative "../planner/builder"
 require_relative "../verify/verify"
 require_relative "base"
 

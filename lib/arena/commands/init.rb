@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/app_source"
 require_relative "../core"
+require_relative "../planner/config_file"
 require_relative "../scenarios/base"
 require_relative "base"
 require_relative "servers"

@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/app_source"
 require_relative "../core"
+require_relative "../servers/base"
 require_relative "base"
 
 module Arena

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/app_digest"
+require_relative "../launch/database"
+require_relative "../planner/builder"
 require_relative "base"
 require_relative "../tune"
 

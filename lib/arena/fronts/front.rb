@@ -1,6 +1,14 @@
 # frozen_string_literal: true
 
 require "fileutils"
+require_relative "../core"
+require_relative "../load/transport"
+require_relative "../plan/machine"
+require_relative "../probes/sampler"
+require_relative "../support/clock"
+require_relative "../system/bind"
+require_relative "../system/process_group"
+require_relative "../verify/http_probe"
 
 module Arena
   module Fronts
@@ -53,7 +61,15 @@ module Arena
 
       def env = {}
 
-      def wait_ready(timeout) = Fronts.wait_ready(self, timeout)
+      # A front is ready when a GET through it is answered.
+      def wait_ready(timeout)
+        exited = nil
+        failure = Verify::HttpProbe.new(bind, timeout: 2).await("/", deadline: Support::Clock.now + timeout) { exited = group.exited }
+        return unless failure
+        tail = group.log_tail(3).join(" ")
+        raise Error, "#{self.class.name.split("::").last.downcase} exited at start: #{tail}" if exited
+        raise Error, "#{self.class.name.split("::").last.downcase} not ready after #{timeout}s (#{failure})"
+      end
     end
   end
 end

@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../system/bind"
+require_relative "caddy"
+require_relative "nginx"
+require_relative "thruster"
+
 module Arena
   # The proxies that can stand before a server (--front): what each needs to
   # be here, what it can serve, and how one is started. Each front listens on
@@ -30,16 +35,6 @@ module Arena
       bind = System::Bind.tcp
       bind = bind.with_tls(certs) if transport.tls?
       klass(name).new(upstreams: upstreams, dir: File.join(dir, name), machine: machine, bind: bind, transport: transport)
-    end
-
-    # A front is ready when a GET through it is answered.
-    def wait_ready(front, timeout)
-      exited = nil
-      failure = Verify::HttpProbe.new(front.bind, timeout: 2).await("/", deadline: Support::Clock.now + timeout) { exited = front.group.exited }
-      return unless failure
-      tail = front.group.log_tail(3).join(" ")
-      raise Error, "#{front.class.name.split("::").last.downcase} exited at start: #{tail}" if exited
-      raise Error, "#{front.class.name.split("::").last.downcase} not ready after #{timeout}s (#{failure})"
     end
   end
 end

@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../support/clock"
+require_relative "../support/quote"
+require_relative "../verify/http_probe"
 require_relative "front"
 
 module Arena

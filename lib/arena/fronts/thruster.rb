@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../core"
 require_relative "front"
 
 module Arena

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../verdicts/crash_line"
+
 module Arena
   module Launch
     # A server's log read as it grows during boot, from where this start

@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../plan/envelope"
+require_relative "../support/clock"
+
 module Arena
   module Launch
     # One server run's cgroup (a directory per v1 hierarchy, one in v2): its
@@ -41,6 +45,22 @@ module Arena
         false
       end
 
+      # Writes a control file; a kernel refusal is the run's Error in one line.
+      def self.write(path, value)
+        File.write(path, value.to_s)
+      rescue SystemCallError => e
+        raise Error, "envelope: cannot write #{value.to_s.strip} to #{path} (#{e.message})"
+      end
+
+      def self.read(path)
+        File.read(path)
+      rescue SystemCallError
+        nil
+      end
+
+      # "key value" lines (cpu.stat, memory.events, memory.oom_control) -> {key => Integer}.
+      def self.keyed(text) = text.to_s.each_line.filter_map { |l| l.split(" ", 2).then { |k, v| v && [k, v.to_i] } }.to_h
+
       def limit!
         (@version == 2) ? limit_v2 : limit_v1
         self
@@ -51,15 +71,15 @@ module Arena
 
       def wrap(argv) = ["/bin/sh", "-c", ENTER, "arena-envelope", *@files[:procs], "--", *argv]
 
-      def pids = Launch::Cgroups.read(@files[:procs].last).to_s.split.map(&:to_i)
+      def pids = Launch::Cgroup.read(@files[:procs].last).to_s.split.map(&:to_i)
 
       def read
-        cpu = Launch::Cgroups.keyed(Launch::Cgroups.read(@files[:cpu_stat]))
-        events = Launch::Cgroups.keyed(Launch::Cgroups.read(@files[:events]))
+        cpu = Launch::Cgroup.keyed(Launch::Cgroup.read(@files[:cpu_stat]))
+        events = Launch::Cgroup.keyed(Launch::Cgroup.read(@files[:events]))
         throttled_us = (@version == 2) ? cpu["throttled_usec"] : cpu["throttled_time"]&./(1000)
         Reading.new(periods: cpu["nr_periods"], throttled_periods: cpu["nr_throttled"], throttled_us: throttled_us,
-          peak_bytes: Launch::Cgroups.read(@files[:peak])&.to_i, oom_kills: events["oom_kill"],
-          current_bytes: Launch::Cgroups.read(@files[:current])&.to_i).freeze
+          peak_bytes: Launch::Cgroup.read(@files[:peak])&.to_i, oom_kills: events["oom_kill"],
+          current_bytes: Launch::Cgroup.read(@files[:current])&.to_i).freeze
       end
 
       # Starts the peak afresh, so a measurement's peak is its own. v1 resets
@@ -99,21 +119,21 @@ module Arena
 
       def limit_v1
         if envelope.cpus
-          Launch::Cgroups.write(@files[:period], Plan::Envelope::PERIOD_US)
-          Launch::Cgroups.write(@files[:quota], envelope.quota_us)
+          Launch::Cgroup.write(@files[:period], Plan::Envelope::PERIOD_US)
+          Launch::Cgroup.write(@files[:quota], envelope.quota_us)
         end
         return unless envelope.memory_bytes
-        Launch::Cgroups.write(@files[:limit], envelope.memory_bytes)
+        Launch::Cgroup.write(@files[:limit], envelope.memory_bytes)
         # With swap accounting, memory plus swap gets the same limit: no swap inside the envelope.
-        Launch::Cgroups.write(@files[:memsw], envelope.memory_bytes) if File.exist?(@files[:memsw])
+        Launch::Cgroup.write(@files[:memsw], envelope.memory_bytes) if File.exist?(@files[:memsw])
       end
 
       # No swap inside the envelope: a pod's limit is its memory.
       def limit_v2
-        Launch::Cgroups.write(@files[:cpu_max], "#{envelope.quota_us} #{Plan::Envelope::PERIOD_US}") if envelope.cpus
+        Launch::Cgroup.write(@files[:cpu_max], "#{envelope.quota_us} #{Plan::Envelope::PERIOD_US}") if envelope.cpus
         return unless envelope.memory_bytes
-        Launch::Cgroups.write(@files[:memory_max], envelope.memory_bytes)
-        Launch::Cgroups.write(@files[:swap_max], 0) if File.exist?(@files[:swap_max])
+        Launch::Cgroup.write(@files[:memory_max], envelope.memory_bytes)
+        Launch::Cgroup.write(@files[:swap_max], 0) if File.exist?(@files[:swap_max])
       end
     end
   end

@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../core"
 require_relative "../plan/envelope"
+require_relative "cgroup"
 
 module Arena
   module Launch
@@ -57,28 +59,12 @@ module Arena
         {}
       end
 
-      # Writes a control file; a kernel refusal is the run's Error in one line.
-      def self.write(path, value)
-        File.write(path, value.to_s)
-      rescue SystemCallError => e
-        raise Error, "envelope: cannot write #{value.to_s.strip} to #{path} (#{e.message})"
-      end
-
-      def self.read(path)
-        File.read(path)
-      rescue SystemCallError
-        nil
-      end
-
-      # "key value" lines (cpu.stat, memory.events, memory.oom_control) -> {key => Integer}.
-      def self.keyed(text) = text.to_s.each_line.filter_map { |l| l.split(" ", 2).then { |k, v| v && [k, v.to_i] } }.to_h
-
       # v2: one hierarchy; cpu.max, memory.max, cpu.stat, memory.peak,
       # memory.events. Controllers must be enabled for the children.
       class V2
         def self.find(table, memberships)
           mount = table.find { |m| m.type == "cgroup2" } or return nil
-          controllers = Launch::Cgroups.read(File.join(mount.path, "cgroup.controllers")).to_s.split
+          controllers = Launch::Cgroup.read(File.join(mount.path, "cgroup.controllers")).to_s.split
           return nil unless (%w[cpu memory] - controllers).empty?
           new(parent: File.join(mount.path, memberships["v2:0"].to_s))
         end
@@ -94,9 +80,9 @@ module Arena
         # The parent hands cpu and memory down to its children (the kernel
         # refuses where the parent itself holds processes: said in one line).
         def create(envelope)
-          enabled = Launch::Cgroups.read(File.join(@parent, "cgroup.subtree_control")).to_s.split
+          enabled = Launch::Cgroup.read(File.join(@parent, "cgroup.subtree_control")).to_s.split
           missing = %w[cpu memory] - enabled
-          Launch::Cgroups.write(File.join(@parent, "cgroup.subtree_control"), missing.map { |c| "+#{c}" }.join(" ")) unless missing.empty?
+          Launch::Cgroup.write(File.join(@parent, "cgroup.subtree_control"), missing.map { |c| "+#{c}" }.join(" ")) unless missing.empty?
           dir = File.join(@parent, Launch::Cgroups.next_name)
           Dir.mkdir(dir)
           Launch::Cgroup.new(envelope: envelope, dirs: [dir], files: files(dir), version: 2).limit!

@@ -3,6 +3,10 @@
 require "tmpdir"
 require "fileutils"
 require "digest"
+require_relative "../bundle/installation"
+require_relative "../core"
+require_relative "../plan/rails_files"
+require_relative "../system/process_group"
 
 module Arena
   module Launch
@@ -17,6 +21,10 @@ module Arena
     #   Database.open(plan, err:) { |plan| ... }  the plan with DATABASE_URL in its env and the live
     #                                            database in plan.live_database; stopped and removed after
     module Database
+      # The live databases (postgres.rb), which run their programs through this module.
+      autoload :Postgres, File.expand_path("postgres", __dir__)
+      autoload :Sqlite, File.expand_path("postgres", __dir__)
+
       KINDS = %w[postgres sqlite].freeze
       SQL_FILE = "arena-db.sql"
       # The gem each kind needs in the app's bundle, and the kind to offer instead.

@@ -1,6 +1,20 @@
 # frozen_string_literal: true
 
 require "fileutils"
+require_relative "../core"
+require_relative "../plan/machine"
+require_relative "../probes/queue_time"
+require_relative "../probes/sampler"
+require_relative "../support/clock"
+require_relative "../system/bind"
+require_relative "../system/process_group"
+require_relative "../verdicts/crash_line"
+require_relative "../verify/http_probe"
+require_relative "boot_log"
+require_relative "cgroups"
+require_relative "database"
+require_relative "log_cap"
+require_relative "server_contract"
 
 module Arena
   module Launch

@@ -1,6 +1,11 @@
 # frozen_string_literal: true
 
 require "etc"
+require_relative "../core"
+require_relative "../results/database_figures"
+require_relative "../support/clock"
+require_relative "../system/process_group"
+require_relative "database"
 
 module Arena
   module Launch

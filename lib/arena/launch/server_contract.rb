@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/app_source"
+require_relative "../plan/runtime"
+require_relative "../servers/base"
+require_relative "../system/procfs"
+
 module Arena
   module Launch
     # The one written interface of a started server, local (Launch::LocalServer) or on

@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../results/document"
+require_relative "../verify/http_probe"
+require_relative "../verify/verify"
+
 module Arena
   module Launch
     # One server config's life, the same for `arena run`, `arena tune` and

@@ -2,6 +2,14 @@
 
 require "fileutils"
 require "tmpdir"
+require_relative "../core"
+require_relative "../fronts/fronts"
+require_relative "../probes/queue_time"
+require_relative "../system/bind"
+require_relative "../verify/transport_check"
+require_relative "certificates"
+require_relative "local_server"
+require_relative "starter_contract"
 
 module Arena
   module Launch

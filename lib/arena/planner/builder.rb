@@ -2,7 +2,27 @@
 
 require "optparse"
 require "tmpdir"
+require_relative "../bundle/app_source"
+require_relative "../bundle/installation"
+require_relative "../fronts/fronts"
+require_relative "../launch/cgroups"
+require_relative "../launch/database"
+require_relative "../load"
+require_relative "../load/settings"
+require_relative "../plan/envelope"
+require_relative "../plan/machine"
+require_relative "../plan/plan"
+require_relative "../plan/rails_files"
+require_relative "../plan/requests_file"
+require_relative "../plan/runtime"
+require_relative "../plan/workloads"
+require_relative "../presets/presets"
 require_relative "../remote/options"
+require_relative "../scenarios/base"
+require_relative "../servers/base"
+require_relative "config_file"
+require_relative "preset_servers"
+require_relative "server_list"
 
 module Arena
   module Planner

@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
 require "psych"
+require_relative "../core"
+require_relative "../plan/machine"
+require_relative "../support/plain_yaml"
 
 module Arena
   module Planner

@@ -1,5 +1,12 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../load"
+require_relative "../load/settings"
+require_relative "../plan/envelope"
+require_relative "../scenarios/base"
+require_relative "server_list"
+
 module Arena
   module Planner
     class ConfigFile

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../servers/base"
+require_relative "server_list"
+
 module Arena
   module Planner
     # A preset's servers as a plan runs them (--preset).

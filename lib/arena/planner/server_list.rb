@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../plan/envelope"
+require_relative "../plan/runtime"
+require_relative "../servers/base"
+
 module Arena
   module Planner
     # The server configs a list of specs names (--servers, arena.yml's servers:,

@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
 require_relative "../core"
+require_relative "../launch/local_server"
+require_relative "../launch/server_contract"
+require_relative "../launch/starter_contract"
 require_relative "channel"
 
 module Arena

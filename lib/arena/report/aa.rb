@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../servers/base"
 require_relative "../stats/stats"
 require_relative "../support/short"
 require_relative "rows"

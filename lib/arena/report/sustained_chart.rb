@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../servers/base"
 require_relative "../support/format"
 require_relative "charts"
 require_relative "svg"

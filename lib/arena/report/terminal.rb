@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "terminal-table"
+require_relative "../launch/local_server"
 require_relative "../scenarios/base"
 require_relative "../support/format"
 require_relative "brief"

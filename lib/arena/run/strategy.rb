@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require_relative "../core"
+require_relative "../launch/local_server"
+require_relative "../launch/session"
 require_relative "../support/clock"
 require_relative "precision"
 

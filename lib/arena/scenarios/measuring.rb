@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../launch/database"
 require_relative "../probes/cgroup_watch"
 require_relative "../probes/noise"
 require_relative "../probes/probe_set"

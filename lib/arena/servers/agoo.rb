@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
 require "fileutils"
+require_relative "../support/quote"
+require_relative "../system/procfs"
+require_relative "base"
 
 module Arena
   module Servers

@@ -1,5 +1,14 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/installation"
+require_relative "../bundle/overlay"
+require_relative "../core"
+require_relative "../plan/envelope"
+require_relative "../plan/machine"
+require_relative "../plan/runtime"
+require_relative "../support/registry"
+require_relative "../system/procfs"
+require_relative "../verdicts/crash_line"
 require_relative "tuning"
 
 module Arena

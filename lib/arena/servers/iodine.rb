@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../support/quote"
+require_relative "base"
+
 module Arena
   module Servers
     # Iodine: an evented C core (facil.io) calling the Rack app from a pool of

@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../support/quote"
+require_relative "base"
+
 module Arena
   module Servers
     # Itsi: a Rust (hyper/tokio) HTTP core calling the Rack app from Ruby

@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
 require "json"
+require_relative "../bundle/installation"
+require_relative "../system/procfs"
+require_relative "base"
 
 module Arena
   module Servers

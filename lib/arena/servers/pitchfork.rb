@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../system/procfs"
+require_relative "base"
+
 module Arena
   module Servers
     # Pitchfork: Unicorn's model (a monitor, N workers, one request each, no
@@ -13,7 +16,7 @@ module Arena
       tune_start("cores x 1.5 + 1 (the rule of thumb seed 000 quotes, as for Unicorn)") { |cores| {"workers" => (cores * 1.5 + 1).round} }
       slots("worker processes") { |s| s["workers"].to_i }
 
-      def self.config_file(s, rackup:) = Unicorn.prefork_file("pitchfork", s, rackup, preload: nil)
+      def self.config_file(s, rackup:) = ConfigFile.prefork("pitchfork", s, rackup, preload: nil)
 
       def self.worker_setting = "workers"
 

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../plan/rails_files"
+require_relative "base"
+
 module Arena
   module Servers
     # Puma on MRI: threads, and a prefork cluster when workers > 0.

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/installation"
+require_relative "base"
+
 module Arena
   module Servers
     # Puma on JRuby: real parallel threads, no cluster (no fork on the JVM).

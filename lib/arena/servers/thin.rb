@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
 require "json"
+require_relative "../support/quote"
+require_relative "../system/bind"
+require_relative "base"
 
 module Arena
   module Servers

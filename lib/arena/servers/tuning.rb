@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../support/quote"
+
 module Arena
   module Servers
     # What `arena tune` knows of a server, declared in its adapter next to its
@@ -30,6 +32,16 @@ module Arena
           words = argv.map { |w| Support::Quote.sh(w, "#{key}.sh word") }
           new(name: "#{key}.sh", text: "#!/bin/sh\n# Found by `arena tune`.\nexec #{words.join(" ")}\n", command: ["sh", "#{key}.sh"],
             files: files)
+        end
+
+        # unicorn.rb (Pitchfork reads the same format): worker count, listener from $HOST/$PORT.
+        def self.prefork(name, s, rackup, preload:)
+          lines = ["# Found by `arena tune`; #{name} reads it with `#{name} -c #{name}.rb`.",
+            "worker_processes #{s["workers"]}", "listen \"\#{ENV.fetch(\"HOST\", \"0.0.0.0\")}:\#{ENV.fetch(\"PORT\", 8080)}\""]
+          lines << "timeout #{s["timeout"]}" if s["timeout"]
+          lines << "preload_app #{preload}" unless preload.nil?
+          lines << "refork_after #{s["refork_after"].split("/").map(&:to_i).inspect}" if s["refork_after"] && s["refork_after"] != "off"
+          new(name: "#{name}.rb", text: lines.join("\n") + "\n", command: ["bundle", "exec", name, "-E", "production", "-c", "#{name}.rb", rackup])
         end
       end
 

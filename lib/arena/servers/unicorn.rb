@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../support/clock"
+require_relative "../system/procfs"
+require_relative "base"
+
 module Arena
   module Servers
     # Unicorn: a master and N forked workers, one request at a time each. It
@@ -11,17 +15,7 @@ module Arena
       tune_start("cores x 1.5 + 1 (the rule of thumb seed 000 quotes)") { |cores| {"workers" => (cores * 1.5 + 1).round} }
       slots("worker processes") { |s| s["workers"].to_i }
 
-      def self.config_file(s, rackup:) = prefork_file("unicorn", s, rackup, preload: s["preload"])
-
-      # unicorn.rb (Pitchfork reads the same format): worker count, listener from $HOST/$PORT.
-      def self.prefork_file(name, s, rackup, preload:)
-        lines = ["# Found by `arena tune`; #{name} reads it with `#{name} -c #{name}.rb`.",
-          "worker_processes #{s["workers"]}", "listen \"\#{ENV.fetch(\"HOST\", \"0.0.0.0\")}:\#{ENV.fetch(\"PORT\", 8080)}\""]
-        lines << "timeout #{s["timeout"]}" if s["timeout"]
-        lines << "preload_app #{preload}" unless preload.nil?
-        lines << "refork_after #{s["refork_after"].split("/").map(&:to_i).inspect}" if s["refork_after"] && s["refork_after"] != "off"
-        ConfigFile.new(name: "#{name}.rb", text: lines.join("\n") + "\n", command: ["bundle", "exec", name, "-E", "production", "-c", "#{name}.rb", rackup])
-      end
+      def self.config_file(s, rackup:) = ConfigFile.prefork("unicorn", s, rackup, preload: s["preload"])
 
       def self.worker_setting = "workers"
 

@@ -1,6 +1,10 @@
 # frozen_string_literal: true
 
 require "digest"
+require_relative "../bundle/installation"
+require_relative "../support/quote"
+require_relative "../system/procfs"
+require_relative "base"
 
 module Arena
   module Servers

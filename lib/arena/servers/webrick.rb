@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/installation"
+require_relative "base"
+
 module Arena
   module Servers
     # WEBrick through rackup: a thread per connection, the baseline.

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../report/files"
+require_relative "../servers/base"
 require_relative "../support/clock"
 require_relative "notes"
 

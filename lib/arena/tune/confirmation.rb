@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
 require_relative "../core"
+require_relative "../launch/local_server"
+require_relative "../launch/session"
+require_relative "../launch/starter"
 require_relative "../probes/machine_speed"
 require_relative "../run/rounds"
 require_relative "../support/format"

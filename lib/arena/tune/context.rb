@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/app_digest"
+require_relative "../launch/starter"
 require_relative "../report/labels"
 require_relative "budget"
 require_relative "output"

@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/result"
 require_relative "../support/clock"
 require_relative "answer"
 require_relative "answer_words"

@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../planner/server_list"
 require_relative "../support/short"
 require_relative "estimate"
 

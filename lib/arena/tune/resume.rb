@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../bundle/result"
 require_relative "../core"
+require_relative "../planner/server_list"
 require_relative "../probes/machine_speed"
 require_relative "../report/files"
 require_relative "../stats/median"

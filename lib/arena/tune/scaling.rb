@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../launch/session"
+require_relative "../launch/starter"
 require_relative "../stats/median"
 require_relative "../support/clock"
 require_relative "confirmation"

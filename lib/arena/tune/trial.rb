@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
 require_relative "../core"
+require_relative "../launch/local_server"
+require_relative "../launch/session"
+require_relative "../launch/starter"
 require_relative "../support/clock"
 require_relative "../support/format"
 require_relative "../support/short"
