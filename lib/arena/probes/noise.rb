@@ -2,6 +2,7 @@
 
 require "set"
 require_relative "../support/clock"
+require_relative "../system/procfs"
 
 module Arena
   module Probes

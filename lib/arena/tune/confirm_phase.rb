@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../system/procfs"
 require_relative "answer"
 require_relative "answer_words"
 require_relative "confirmation"
