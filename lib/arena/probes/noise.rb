@@ -3,6 +3,7 @@
 require "set"
 require_relative "../support/clock"
 require_relative "../system/procfs"
+require_relative "../verdicts/noise"
 
 module Arena
   module Probes

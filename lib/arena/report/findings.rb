@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../scenarios/base"
+require_relative "../verdicts/limits"
 require_relative "aa"
 require_relative "envelope_lines"
 require_relative "rows"

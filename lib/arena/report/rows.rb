@@ -4,6 +4,7 @@ require_relative "../stats/histogram"
 require_relative "../stats/median"
 require_relative "../stats/stats"
 require_relative "../support/format"
+require_relative "../verdicts/limits"
 
 module Arena
   module Report

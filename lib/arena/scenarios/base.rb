@@ -2,6 +2,7 @@
 
 require_relative "../probes/queue_time"
 require_relative "../support/registry"
+require_relative "../verdicts/rate_plan"
 require_relative "../verify/http_probe"
 require_relative "figures"
 require_relative "measuring"

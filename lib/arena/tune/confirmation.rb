@@ -4,6 +4,7 @@ require_relative "../core"
 require_relative "../probes/machine_speed"
 require_relative "../run/rounds"
 require_relative "../support/format"
+require_relative "../verdicts/limits"
 
 module Arena
   module Tune
