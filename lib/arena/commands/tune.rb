@@ -1,9 +1,9 @@
 # frozen_string_literal: true
 
-require_relative "base"
-require_relative "../tune"
-
 require "fileutils"
+require_relative "../results/tune_resume"
+require_relative "../tune"
+require_relative "base"
 
 module Arena
   module Commands

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "fileutils"
+require_relative "../results/measurement"
 require_relative "../support/clock"
 require_relative "merge"
 

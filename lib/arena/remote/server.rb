@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../core"
+require_relative "../results/measurement"
 require_relative "../system/bind"
 require_relative "channel"
 

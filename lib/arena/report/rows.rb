@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../results/rounds"
 require_relative "../stats/histogram"
 require_relative "../stats/median"
 require_relative "../stats/stats"

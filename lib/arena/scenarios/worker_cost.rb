@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../results/measurement"
 require_relative "../stats/linear_fit"
 require_relative "base"
 

@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../results/tune_document"
 require_relative "../stats/median"
 require_relative "../stats/stats"
 require_relative "../support/format"

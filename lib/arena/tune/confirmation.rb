@@ -2,6 +2,7 @@
 
 require_relative "../core"
 require_relative "../probes/machine_speed"
+require_relative "../results/store"
 require_relative "../run/rounds"
 require_relative "../support/format"
 require_relative "../verdicts/limits"

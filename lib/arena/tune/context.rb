@@ -1,6 +1,10 @@
 # frozen_string_literal: true
 
 require_relative "../report/labels"
+require_relative "../results/host_facts"
+require_relative "../results/store"
+require_relative "../results/tune_document"
+require_relative "../results/tune_resume"
 require_relative "budget"
 require_relative "output"
 require_relative "space"
