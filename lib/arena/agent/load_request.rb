@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../load/engine"
+require_relative "../load/settings"
+
 module Arena
   class Agent
     # A loader's engine run, from typed fields: the agent builds the argv

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../core"
+require_relative "../load/settings"
 require_relative "../scenarios/base"
 require_relative "base"
 require_relative "servers"

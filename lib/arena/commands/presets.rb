@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../load/settings"
 require_relative "../presets/presets"
 require_relative "base"
 

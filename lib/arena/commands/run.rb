@@ -2,6 +2,8 @@
 
 require "fileutils"
 require_relative "../cli"
+require_relative "../load/engine"
+require_relative "../load/settings"
 require_relative "../remote"
 require_relative "../report/brief"
 require_relative "../report/closing"

@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../load/engine"
 require_relative "../support/clock"
 require_relative "kept_up_rounds"
 require_relative "precision"

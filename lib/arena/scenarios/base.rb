@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../load/settings"
 require_relative "../probes/queue_time"
 require_relative "../results/measurement"
 require_relative "../support/registry"

@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../load/settings"
 require_relative "../verdicts/head_of_line"
 require_relative "base"
 

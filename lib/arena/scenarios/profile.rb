@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../load/profile"
 require_relative "../verdicts/event_analysis"
 require_relative "../verdicts/profile"
 require_relative "base"

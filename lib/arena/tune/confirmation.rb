@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../core"
+require_relative "../load/options"
 require_relative "../probes/machine_speed"
 require_relative "../results/store"
 require_relative "../run/rounds"

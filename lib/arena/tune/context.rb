@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../load/engine"
 require_relative "../report/labels"
 require_relative "../results/host_facts"
 require_relative "../results/store"

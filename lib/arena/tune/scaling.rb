@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../load/engine"
 require_relative "../results/store"
 require_relative "../stats/median"
 require_relative "../support/clock"

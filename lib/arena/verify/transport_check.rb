@@ -3,6 +3,8 @@
 require "json"
 require "open3"
 require "tmpdir"
+require_relative "../load/engine"
+require_relative "../load/settings"
 
 module Arena
   class Verify
