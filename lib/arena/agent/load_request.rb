@@ -2,6 +2,7 @@
 
 require_relative "../load/engine"
 require_relative "../load/settings"
+require_relative "../plan/machine"
 
 module Arena
   class Agent

@@ -2,6 +2,7 @@
 
 require "fileutils"
 require "tmpdir"
+require_relative "../plan/workloads"
 require_relative "../system/bind"
 require_relative "../verify/verify"
 require_relative "base"

@@ -2,6 +2,7 @@
 
 require_relative "../core"
 require_relative "../load/settings"
+require_relative "../plan/workloads"
 require_relative "../scenarios/base"
 require_relative "base"
 require_relative "servers"

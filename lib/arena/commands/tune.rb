@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
 require "fileutils"
+require_relative "../plan/discovery"
+require_relative "../plan/proxy_headers"
+require_relative "../plan/workloads"
 require_relative "../results/tune_resume"
 require_relative "../tune"
 require_relative "base"

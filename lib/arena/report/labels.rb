@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../plan/machine"
+
 module Arena
   module Report
     # A server config's label for a person: only the settings that differ from

@@ -2,6 +2,7 @@
 
 require_relative "../core"
 require_relative "../load/settings"
+require_relative "../plan/budget"
 require_relative "../results/document"
 require_relative "../support/clock"
 require_relative "precision"

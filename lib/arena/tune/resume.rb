@@ -2,6 +2,8 @@
 
 require_relative "../core"
 require_relative "../load/engine"
+require_relative "../plan/baseline"
+require_relative "../plan/plan"
 require_relative "../probes/machine_speed"
 require_relative "../report/files"
 require_relative "../results/store"

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../core"
+require_relative "../plan/runtime"
 require_relative "../support/clock"
 require_relative "../support/format"
 require_relative "../support/short"

@@ -5,6 +5,7 @@ require "open3"
 require "tmpdir"
 require_relative "../load/engine"
 require_relative "../load/settings"
+require_relative "../plan/machine"
 
 module Arena
   class Verify
