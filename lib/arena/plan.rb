@@ -2,10 +2,10 @@
 
 # Everything decided before a process starts: the Plan, workloads, machine, runtime, envelope, budget
 # and estimate (planner.rb: what assembles one).
-require_relative "load"
 require_relative "plan/plan"
 require_relative "plan/machine"
 require_relative "plan/workloads"
+require_relative "plan/requests_file"
 require_relative "plan/runtime"
 require_relative "plan/envelope"
 require_relative "plan/estimate"

@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../load/engine"
+require_relative "../load/settings"
+require_relative "../plan/machine"
+
 module Arena
   class Agent
     # A loader's engine run, from typed fields: the agent builds the argv

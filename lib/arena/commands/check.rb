@@ -3,7 +3,9 @@
 require "fileutils"
 require "tmpdir"
 require_relative "../launch/local_server"
+require_relative "../plan/workloads"
 require_relative "../planner/builder"
+require_relative "../system/bind"
 require_relative "../verify/verify"
 require_relative "base"
 

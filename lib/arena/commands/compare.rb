@@ -3,6 +3,7 @@
 require_relative "../report/compare"
 require_relative "../report/gate"
 require_relative "../report/source"
+require_relative "../results/document"
 require_relative "../verdicts/gate"
 require_relative "base"
 

@@ -2,6 +2,8 @@
 
 require_relative "../bundle/app_source"
 require_relative "../core"
+require_relative "../load/settings"
+require_relative "../plan/workloads"
 require_relative "../planner/config_file"
 require_relative "../scenarios/base"
 require_relative "base"

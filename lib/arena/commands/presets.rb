@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../load/settings"
+require_relative "../plan/workloads"
 require_relative "../presets/presets"
 require_relative "base"
 

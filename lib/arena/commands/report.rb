@@ -6,6 +6,7 @@ require_relative "../report/brief"
 require_relative "../report/files"
 require_relative "../report/formats"
 require_relative "../report/source"
+require_relative "../results/tune_answer"
 require_relative "base"
 
 module Arena

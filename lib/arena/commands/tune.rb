@@ -3,10 +3,15 @@
 require_relative "../bundle/app_digest"
 require_relative "../launch/database"
 require_relative "../planner/builder"
-require_relative "base"
 require_relative "../tune"
-
+require_relative "base"
 require "fileutils"
+require_relative "../plan/discovery"
+require_relative "../plan/proxy_headers"
+require_relative "../plan/workloads"
+require_relative "../results/tune_resume"
+require_relative "../tune"
+require_relative "base"
 
 module Arena
   module Commands

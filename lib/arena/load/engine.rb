@@ -2,6 +2,10 @@
 
 require "json"
 require "fileutils"
+require_relative "../core"
+require_relative "../results/measurement"
+require_relative "../system/process_group"
+require_relative "settings"
 
 module Arena
   module Load

@@ -1,17 +1,20 @@
 # frozen_string_literal: true
 
+require_relative "settings"
+require_relative "transport"
+
 module Arena
   module Load
-    # Every load setting (Load.gather), made once when first used: load.rb
-    # autoloads this file, as the scenarios that declare their own rows are
-    # loaded after load/ (lib/arena.rb ends with Scenarios.load_all) and
-    # register with Load.own as they load.
-    TABLE = Load.gather(ROWS, Load.owners.values).freeze
+    # The plan's load settings, one member per table row: a Struct made with
+    # the table, when first used (the scenarios' own rows are in it), whose
+    # values answer the methods below.
+    module Options
+      def self.new(**values) = struct.new(**values)
 
-    # The plan's load settings, one member per table row.
-    Options = Struct.new(*TABLE.map(&:name), keyword_init: true)
+      def self.members = struct.members
 
-    class Options
+      def self.struct = @struct ||= Struct.new(*Load.table.map(&:name), keyword_init: true).include(self)
+
       # `both` runs keep-alive on and off side by side, as the 2016 comparison did.
       def keep_alive_modes
         {"on" => [true], "off" => [false], "both" => [true, false]}.fetch(keep_alive)

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+
 module Arena
   module Load
     # A load profile (--profile, `profile:` in arena.yml): open-model stages in

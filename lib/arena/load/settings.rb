@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "transport"
+
 module Arena
   module Load
     # Every load setting, declared once: a row here when several scenarios
@@ -7,7 +10,7 @@ module Arena
     # scenario alone does (Scenarios::Base.setting). The `arena run` flags and
     # their help, the plan's Load::Options, `arena.yml`'s keys, `arena presets`'
     # listing and (for a row with `engine:`) the engine's argv all derive from
-    # Load::TABLE, which gathers both (load/options.rb): adding a setting is one
+    # Load::TABLE, which gathers both (Load.table): adding a setting is one
     # row, plus the C option when it reaches the engine.
     #
     #   name     the plan's key (Load::Options member, arena.yml key)
@@ -119,6 +122,19 @@ module Arena
     def self.owners = (@owners ||= {})
 
     def self.own(scenario) = owners[scenario.key] = scenario
+
+    # The whole table (Load.gather), made once when first read: the scenarios
+    # that declare their own rows load after load/ (lib/arena.rb ends with
+    # Scenarios.load_all) and register with Load.own as they load.
+    def self.table = @table ||= gather(ROWS, owners.values).freeze
+
+    # Load.table as a constant: its rows, gathered when first enumerated.
+    class Table
+      include Enumerable
+
+      def each(&) = Load.table.each(&)
+    end
+    TABLE = Table.new.freeze
 
     def self.setting(name) = TABLE.find { |s| s.name == name }
 

@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require "socket"
+require_relative "../core"
+require_relative "../support/clock"
 
 module Arena
   module Load

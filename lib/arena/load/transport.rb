@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+
 module Arena
   module Load
     # How clients reach the server under test: plain HTTP/1.1, HTTP/1.1 over

@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../system/process_group"
+require_relative "plan"
+
 module Arena
   class Plan
     # A probe script run inside the app's bundle (`bundle exec ruby SCRIPT

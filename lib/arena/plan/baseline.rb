@@ -1,6 +1,10 @@
 # frozen_string_literal: true
 
 require "json"
+require_relative "../core"
+require_relative "config_reader"
+require_relative "plan"
+require_relative "rails_files"
 
 module Arena
   class Plan
@@ -16,20 +20,6 @@ module Arena
     # config/deploy.yml's clear env (production's, Kamal's), as the file
     # would; WEB_CONCURRENCY=auto (Puma 7's) is a worker per core the server gets.
     class Baseline
-      # An app file's text, nil when it is not there or cannot be read (never run, only read).
-      # A count from a config file or the environment: an Integer, or a string of digits; else nil.
-      def self.integer(v)
-        return v if v.is_a?(Integer)
-        (v.is_a?(String) && v.strip.match?(/\A\d+\z/)) ? v.to_i : nil
-      end
-
-      def self.read(dir, name)
-        path = File.join(dir, name)
-        File.file?(path) ? File.read(path) : nil
-      rescue SystemCallError
-        nil
-      end
-
       RAILS_DEFAULT = {"puma" => {"threads" => 3, "workers" => 0}}.freeze
       # Puma's own defaults, without a threads or workers line: 5 threads (MRI), WEB_CONCURRENCY workers.
       PUMA_THREADS = 5
@@ -75,7 +65,7 @@ module Arena
           notes: [note || "no Procfile, config/puma.rb, config/unicorn.rb or Passengerfile.json"].freeze).freeze
       end
 
-      def file(name) = Baseline.read(@dir, name)
+      def file(name) = RailsFiles.read(@dir, name)
 
       def reader = ConfigReader.new(env: @env, cores: @cores)
 
@@ -148,7 +138,7 @@ module Arena
       # A worker count: a number, or :auto / "auto" (a worker per core).
       def workers(v) = (v.to_s == "auto") ? @cores : integer(v)
 
-      def integer(v) = Baseline.integer(v)
+      def integer(v) = RailsFiles.integer(v)
     end
   end
 end

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../load/settings"
+require_relative "plan"
+
 module Arena
   class Plan
     # A run fitted to its time before it starts (issue 35). --max-time bounds

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "ripper"
+require_relative "plan"
 
 module Arena
   class Plan

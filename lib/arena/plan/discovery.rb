@@ -1,6 +1,10 @@
 # frozen_string_literal: true
 
 require "json"
+require_relative "../core"
+require_relative "app_probe"
+require_relative "plan"
+require_relative "workloads"
 
 module Arena
   class Plan

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "plan"
+
 module Arena
   class Plan
     # The deployment envelope a server config runs in: a CPU quota and a memory

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "plan"
+
 module Arena
   class Plan
     # How long each part of a run takes here, said before anything starts

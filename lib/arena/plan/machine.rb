@@ -1,6 +1,9 @@
 # frozen_string_literal: true
 
 require "etc"
+require_relative "../core"
+require_relative "../support/affinity"
+require_relative "plan"
 
 module Arena
   class Plan

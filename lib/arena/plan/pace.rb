@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require "json"
+require_relative "app_probe"
+require_relative "plan"
 
 module Arena
   class Plan

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../load/transport"
+
 module Arena
   # Everything a run will do, decided before anything starts, built from
   # flags (over arena.yml, over a preset, over defaults) and frozen with its

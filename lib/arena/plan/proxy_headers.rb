@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "plan"
+
 module Arena
   class Plan
     # The headers a deployed app's proxy sends. Every app `rails new`

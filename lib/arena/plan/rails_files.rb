@@ -2,6 +2,9 @@
 
 require "json"
 require "yaml"
+require_relative "../core"
+require_relative "config_reader"
+require_relative "plan"
 
 module Arena
   class Plan
@@ -68,6 +71,20 @@ module Arena
         end
       end
 
+      # An app file's text, nil when it is not there or cannot be read (never run, only read).
+      def self.read(dir, name)
+        path = File.join(dir, name)
+        File.file?(path) ? File.read(path) : nil
+      rescue SystemCallError
+        nil
+      end
+
+      # A count from a config file or the environment: an Integer, or a string of digits; else nil.
+      def self.integer(v)
+        return v if v.is_a?(Integer)
+        (v.is_a?(String) && v.strip.match?(/\A\d+\z/)) ? v.to_i : nil
+      end
+
       def self.io_threads_warning(puma_version, io_threads)
         return nil unless puma_version && io_threads.to_i.positive? && STUCK_IO_THREADS.satisfied_by?(Gem::Version.new(puma_version))
         "warning: Puma #{puma_version} with max_io_threads #{io_threads} (config/puma.rb) can leave requests stuck " \
@@ -124,7 +141,7 @@ module Arena
 
       private
 
-      def file(name) = Baseline.read(@dir, name)
+      def file(name) = RailsFiles.read(@dir, name)
 
       def puma_file
         PUMA_FILES.each { |name| (text = file(name)) && (return [name, text]) }
@@ -157,7 +174,7 @@ module Arena
         text.split
       end
 
-      def integer(v) = Baseline.integer(v)
+      def integer(v) = RailsFiles.integer(v)
     end
   end
 end

@@ -1,6 +1,10 @@
 # frozen_string_literal: true
 
 require "yaml"
+require_relative "../core"
+require_relative "../support/plain_yaml"
+require_relative "plan"
+require_relative "workloads"
 
 module Arena
   class Plan

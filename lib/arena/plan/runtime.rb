@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "plan"
+
 module Arena
   class Plan
     # How the Ruby under a server runs, beside the server's own settings: YJIT,

@@ -2,6 +2,8 @@
 
 require "digest"
 require "fileutils"
+require_relative "../core"
+require_relative "plan"
 
 module Arena
   class Plan
@@ -269,4 +271,3 @@ module Arena
     end
   end
 end
-require_relative "requests_file"

@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../plan/workloads"
 require_relative "presets"
 
 module Arena

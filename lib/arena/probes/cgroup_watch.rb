@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../results/envelope_figures"
 require_relative "../support/clock"
 
 module Arena

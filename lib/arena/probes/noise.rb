@@ -1,7 +1,11 @@
 # frozen_string_literal: true
 
 require "set"
+require_relative "../results/measurement"
+require_relative "../results/noise_figures"
 require_relative "../support/clock"
+require_relative "../system/procfs"
+require_relative "../verdicts/noise"
 
 module Arena
   module Probes

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "json"
+require_relative "../results/measurement"
 
 module Arena
   module Probes

@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../results/measurement"
 require_relative "../support/clock"
+require_relative "../system/procfs"
 
 module Arena
   module Probes

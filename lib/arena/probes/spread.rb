@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../system/procfs"
+
 module Arena
   module Probes
     # How a server's kept-alive connections fell over its processes: the

@@ -3,6 +3,7 @@
 require "json"
 require_relative "../core"
 require_relative "../support/clock"
+require_relative "../system/process_group"
 
 module Arena
   module Remote

@@ -1,6 +1,11 @@
 # frozen_string_literal: true
 
 require "fileutils"
+require_relative "../load/engine"
+require_relative "../load/profile"
+require_relative "../load/settings"
+require_relative "../plan/machine"
+require_relative "../results/measurement"
 require_relative "../support/clock"
 require_relative "merge"
 

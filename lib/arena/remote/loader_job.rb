@@ -4,6 +4,7 @@ require "json"
 require_relative "../core"
 require_relative "../probes/sampler"
 require_relative "../support/clock"
+require_relative "../system/process_group"
 
 module Arena
   module Remote

@@ -4,6 +4,8 @@ require_relative "../core"
 require_relative "../launch/local_server"
 require_relative "../launch/server_contract"
 require_relative "../launch/starter_contract"
+require_relative "../results/measurement"
+require_relative "../system/bind"
 require_relative "channel"
 
 module Arena

@@ -1,9 +1,10 @@
 # frozen_string_literal: true
 
-require_relative "host"
+require_relative "../plan/machine"
 require_relative "channel"
-require_relative "server"
 require_relative "engines"
+require_relative "host"
+require_relative "server"
 
 module Arena
   module Remote

@@ -2,6 +2,7 @@
 
 require "shellwords"
 require_relative "../core"
+require_relative "../plan/workloads"
 
 module Arena
   module Report

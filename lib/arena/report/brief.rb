@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../support/short"
+require_relative "../verdicts/limits"
 require_relative "brief_findings"
 require_relative "brief_pick"
 require_relative "labels"

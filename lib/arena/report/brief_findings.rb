@@ -3,6 +3,8 @@
 require_relative "../scenarios/base"
 require_relative "../servers/base"
 require_relative "../support/short"
+require_relative "../verdicts/limits"
+require_relative "../verdicts/stall"
 require_relative "aa"
 require_relative "envelope_lines"
 require_relative "findings"

@@ -2,6 +2,7 @@
 
 require_relative "../scenarios/base"
 require_relative "../support/format"
+require_relative "../verdicts/limits"
 require_relative "colors"
 require_relative "labels"
 require_relative "rows"

@@ -3,6 +3,7 @@
 require "terminal-table"
 require_relative "../stats"
 require_relative "../support/format"
+require_relative "../verdicts/comparison"
 require_relative "rows"
 
 module Arena

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "fileutils"
+require_relative "../results/tune_answer"
 require_relative "formats"
 
 module Arena

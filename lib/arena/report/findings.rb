@@ -2,6 +2,7 @@
 
 require_relative "../scenarios/base"
 require_relative "../servers/base"
+require_relative "../verdicts/limits"
 require_relative "aa"
 require_relative "envelope_lines"
 require_relative "rows"

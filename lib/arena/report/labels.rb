@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../plan/machine"
 require_relative "../servers/base"
 
 module Arena

@@ -2,6 +2,7 @@
 
 require_relative "../scenarios/base"
 require_relative "../support/format"
+require_relative "../verdicts/event_analysis"
 require_relative "../verdicts/pick"
 require_relative "aa"
 require_relative "advice"

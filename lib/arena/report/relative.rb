@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../results/store"
 require_relative "../stats/stats"
 require_relative "../support/format"
 require_relative "rows"

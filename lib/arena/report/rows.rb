@@ -1,9 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "../results/rounds"
 require_relative "../stats/histogram"
 require_relative "../stats/median"
 require_relative "../stats/stats"
 require_relative "../support/format"
+require_relative "../verdicts/limits"
 
 module Arena
   module Report

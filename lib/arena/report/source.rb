@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../results/document"
+
 module Arena
   module Report
     # A run directory (or its results file) opened for reporting: `view` is
@@ -9,7 +11,7 @@ module Arena
 
       def self.open(target)
         path = File.directory?(target) ? File.join(target, "results.json") : target
-        new(path: path, document: Results::Store.load(path))
+        new(path: path, document: Results::Document.read(path))
       end
 
       def initialize(path:, document:)

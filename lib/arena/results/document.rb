@@ -1,9 +1,13 @@
 # frozen_string_literal: true
 
 require "json"
+require_relative "../core"
+require_relative "measurement"
 
 module Arena
   module Results
+    SCHEMA = "arena-results/1"
+
     # One workload's pre-flight verification.
     VerifyRecord = Struct.new(:workload, :ok, :problems, keyword_init: true) do
       def self.from_h(h) = new(workload: h["workload"], ok: h["ok"], problems: Array(h["problems"])).freeze
@@ -103,7 +107,17 @@ module Arena
       :servers, :measurements, :notes, keyword_init: true) do
       def self.load(path)
         path = File.join(path, "results.json") if File.directory?(path)
-        from_h(Store.load(path), path: path)
+        from_h(read(path), path: path)
+      end
+
+      # The file's JSON as it is (a Hash), once it is known to be a results file.
+      def self.read(path)
+        raise Error, "no results file at #{path}" unless File.file?(path)
+        document = JSON.parse(File.read(path))
+        raise Error, "#{path} is not an Arena results file" unless document.is_a?(Hash) && document["schema"].to_s.start_with?("arena-results/")
+        document
+      rescue JSON::ParserError => e
+        raise Error, "#{path} is not valid JSON (#{e.message[0, 80].tr("\n", " ").strip})"
       end
 
       def self.from_h(h, path: nil)

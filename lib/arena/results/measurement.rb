@@ -1,7 +1,15 @@
 # frozen_string_literal: true
 
 require_relative "../stats/histogram"
+require_relative "../verdicts/batching"
+require_relative "../verdicts/concurrency"
+require_relative "../verdicts/flags"
 require_relative "../verdicts/limits"
+require_relative "../verdicts/stall"
+require_relative "../verdicts/verdict"
+require_relative "database_figures"
+require_relative "envelope_figures"
+require_relative "noise_figures"
 
 module Arena
   module Results

@@ -3,11 +3,13 @@
 require "json"
 require "fileutils"
 require "set"
+require_relative "../stats/stats"
+require_relative "../version"
+require_relative "document"
+require_relative "rounds"
 
 module Arena
   module Results
-    SCHEMA = "arena-results/1"
-
     # The run's results file, and the only place (with measurement.rb and
     # document.rb beside it) where its JSON keys are written and read. Every record is written to disk the moment it
     # exists (a new file renamed over the old one, so a crash or Ctrl-C never
@@ -108,16 +110,7 @@ module Arena
       # The store of an earlier run (`arena tune --resume`): its document as
       # it is, appended to from here on, unfinished until finish says otherwise.
       def self.reopen(path)
-        allocate.tap { |store| store.send(:reopened, path, load(path)) }
-      end
-
-      def self.load(path)
-        raise Error, "no results file at #{path}" unless File.file?(path)
-        document = JSON.parse(File.read(path))
-        raise Error, "#{path} is not an Arena results file" unless document.is_a?(Hash) && document["schema"].to_s.start_with?("arena-results/")
-        document
-      rescue JSON::ParserError => e
-        raise Error, "#{path} is not valid JSON (#{e.message[0, 80].tr("\n", " ").strip})"
+        allocate.tap { |store| store.send(:reopened, path, Document.read(path)) }
       end
 
       private

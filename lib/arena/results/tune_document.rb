@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../verdicts/limits"
+require_relative "../version"
+
 module Arena
   module Results
     # The constraints a tune ran under, as a value; its JSON form is written

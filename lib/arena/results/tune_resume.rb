@@ -1,6 +1,11 @@
 # frozen_string_literal: true
 
 require "json"
+require_relative "../core"
+require_relative "../verdicts/limits"
+require_relative "app_digest"
+require_relative "measurement"
+require_relative "tune_answer"
 
 module Arena
   module Results

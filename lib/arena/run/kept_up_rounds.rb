@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../results/measurement"
 require_relative "../scenarios/round_size"
 require_relative "rounds"
 require_relative "strategy"

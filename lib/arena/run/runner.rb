@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../launch/starter"
+require_relative "../load/engine"
 require_relative "../support/clock"
 require_relative "kept_up_rounds"
 require_relative "precision"

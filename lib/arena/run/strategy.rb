@@ -3,6 +3,9 @@
 require_relative "../core"
 require_relative "../launch/local_server"
 require_relative "../launch/session"
+require_relative "../load/settings"
+require_relative "../plan/budget"
+require_relative "../results/document"
 require_relative "../support/clock"
 require_relative "precision"
 

@@ -1,7 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../load/settings"
 require_relative "../probes/queue_time"
+require_relative "../results/measurement"
 require_relative "../support/registry"
+require_relative "../verdicts/rate_plan"
 require_relative "../verify/http_probe"
 require_relative "figures"
 require_relative "measuring"

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../support/clock"
+require_relative "../verdicts/breakpoint"
 require_relative "base"
 
 module Arena

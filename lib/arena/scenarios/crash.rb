@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../verdicts/event_analysis"
 require_relative "at"
 require_relative "base"
 

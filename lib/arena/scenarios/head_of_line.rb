@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../load/settings"
+require_relative "../plan/workloads"
+require_relative "../verdicts/head_of_line"
 require_relative "base"
 
 module Arena

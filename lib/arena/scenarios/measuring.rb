@@ -6,6 +6,9 @@ require_relative "../probes/noise"
 require_relative "../probes/probe_set"
 require_relative "../probes/sampler"
 require_relative "../probes/spread"
+require_relative "../results/measurement"
+require_relative "../verdicts/pool_exhaustion"
+require_relative "../verdicts/truncated_response"
 
 module Arena
   module Scenarios

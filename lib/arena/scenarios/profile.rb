@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../load/profile"
+require_relative "../plan/estimate"
+require_relative "../verdicts/event_analysis"
+require_relative "../verdicts/profile"
 require_relative "base"
 
 module Arena

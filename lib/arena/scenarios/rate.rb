@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../plan/estimate"
 require_relative "../support/clock"
 require_relative "../verdicts/rate"
 require_relative "../verdicts/rate_plan"

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../support/clock"
+require_relative "../system/procfs"
 require_relative "../verify/http_parser"
 
 module Arena

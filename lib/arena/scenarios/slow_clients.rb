@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../load/slow_clients"
 require_relative "base"
 
 module Arena

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../stats/linear_fit"
+require_relative "../verdicts/soak"
 require_relative "base"
 
 module Arena

@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../plan/estimate"
 require_relative "base"
 
 module Arena

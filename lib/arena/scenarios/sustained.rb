@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../support/clock"
+require_relative "../verdicts/rate"
 require_relative "base"
 
 module Arena

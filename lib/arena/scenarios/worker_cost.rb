@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../launch/local_server"
+require_relative "../results/measurement"
 require_relative "../stats/linear_fit"
 require_relative "base"
 

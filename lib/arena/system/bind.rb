@@ -3,6 +3,7 @@
 require "socket"
 require "openssl"
 require "io/wait"
+require_relative "../support/clock"
 
 module Arena
   module System

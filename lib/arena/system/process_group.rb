@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../core"
+require_relative "../support/affinity"
+require_relative "../support/clock"
+require_relative "../support/signals"
 require_relative "procfs"
 require_relative "watchdog"
 

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../core"
+require_relative "../plan/requests_file"
 require_relative "census"
 require_relative "entry"
 require_relative "formats"

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../bundle/result"
+require_relative "../system/procfs"
 require_relative "answer"
 require_relative "answer_words"
 require_relative "confirmation"

@@ -4,9 +4,12 @@ require_relative "../core"
 require_relative "../launch/local_server"
 require_relative "../launch/session"
 require_relative "../launch/starter"
+require_relative "../load/options"
 require_relative "../probes/machine_speed"
+require_relative "../results/store"
 require_relative "../run/rounds"
 require_relative "../support/format"
+require_relative "../verdicts/limits"
 
 module Arena
   module Tune

@@ -2,7 +2,12 @@
 
 require_relative "../bundle/app_digest"
 require_relative "../launch/starter"
+require_relative "../load/engine"
 require_relative "../report/labels"
+require_relative "../results/host_facts"
+require_relative "../results/store"
+require_relative "../results/tune_document"
+require_relative "../results/tune_resume"
 require_relative "budget"
 require_relative "output"
 require_relative "space"

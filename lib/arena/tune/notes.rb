@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../plan/rails_files"
 require_relative "standing"
 
 module Arena

@@ -2,6 +2,7 @@
 
 require "json"
 require "fileutils"
+require_relative "../plan/runtime"
 require_relative "../results/tune_document"
 require_relative "../support/format"
 require_relative "answer_words"

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../plan/baseline"
+require_relative "../plan/discovery"
+require_relative "../plan/pace"
 require_relative "../planner/server_list"
 require_relative "../support/short"
 require_relative "estimate"

@@ -2,6 +2,8 @@
 
 require_relative "../launch/session"
 require_relative "../launch/starter"
+require_relative "../load/engine"
+require_relative "../results/store"
 require_relative "../stats/median"
 require_relative "../support/clock"
 require_relative "confirmation"

@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "../plan/envelope"
 require_relative "../support/clock"
 require_relative "head_to_head"
 require_relative "not_done"

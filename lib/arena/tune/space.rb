@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../plan/runtime"
+
 module Arena
   module Tune
     # One searchable setting, its bounds resolved for this machine.

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "../verdicts/crash_line"
+
 module Arena
   module Tune
     # The answer server's standing, in one line under the answer, from facts

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "stall"
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # Answers held in batches: the app's split says each request left the app

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "stall"
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # Effective concurrency: how many requests a config had inside the app at

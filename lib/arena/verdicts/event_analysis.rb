@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # Reads an engine timeline around one event (a kill, a restart) at second

@@ -1,5 +1,13 @@
 # frozen_string_literal: true
 
+require_relative "batching"
+require_relative "concurrency"
+require_relative "limits"
+require_relative "pool_exhaustion"
+require_relative "stall"
+require_relative "tail_stall"
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # The flags a measurement's summary carries, each from one rule:

@@ -1,7 +1,10 @@
 # frozen_string_literal: true
 
 require_relative "../stats"
+require_relative "../support/format"
 require_relative "comparison"
+require_relative "limits"
+require_relative "verdict"
 
 module Arena
   module Verdicts

@@ -1,5 +1,11 @@
 # frozen_string_literal: true
 
+require_relative "../stats/median"
+require_relative "../stats/paired"
+require_relative "../stats/stats"
+require_relative "limits"
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # Which server config keeps its fast requests' tail closest to what they

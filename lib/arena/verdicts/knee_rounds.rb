@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../stats/median"
+require_relative "../support/format"
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # One answer for a rate sweep repeated over rounds (issue 35): the

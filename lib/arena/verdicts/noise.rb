@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # What the machine's other work during a measurement means for it:

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "../stats"
+require_relative "verdict"
 
 module Arena
   module Verdicts

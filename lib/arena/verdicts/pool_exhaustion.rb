@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # Rails' connection pool ran dry: ActiveRecord::ConnectionTimeoutError in

@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "event_analysis"
+require_relative "spike"
+
 module Arena
   module Verdicts
     # What a load profile's run means: each stage's figures (by intended

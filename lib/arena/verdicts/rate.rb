@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+require_relative "../stats/tail_count"
+require_relative "../support/format"
+require_relative "limits"
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # What a rate sweep's levels mean: each level sustained or not (p99 of

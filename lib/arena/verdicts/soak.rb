@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "../stats/linear_fit"
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # Does memory grow over a soak's judged window? A pure rule on [[t_s, kb]]

@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+require_relative "../support/format"
+require_relative "limits"
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # What a profile's spike did to its own requests (by their intended

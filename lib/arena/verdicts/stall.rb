@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # Whether a measurement's latency holds time that neither queueing nor work

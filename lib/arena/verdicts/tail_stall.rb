@@ -1,5 +1,8 @@
 # frozen_string_literal: true
 
+require_relative "stall"
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # Whether a measurement's tail holds time that neither queueing nor work

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative "verdict"
+
 module Arena
   module Verdicts
     # A known server fault, named apart from Arena's errors: Puma 8 (seen on

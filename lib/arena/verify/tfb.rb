@@ -3,6 +3,7 @@
 require "json"
 require "time"
 require "cgi"
+require_relative "../plan/workloads"
 
 module Arena
   class Verify

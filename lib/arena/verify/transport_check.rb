@@ -3,6 +3,9 @@
 require "json"
 require "open3"
 require "tmpdir"
+require_relative "../load/engine"
+require_relative "../load/settings"
+require_relative "../plan/machine"
 
 module Arena
   class Verify

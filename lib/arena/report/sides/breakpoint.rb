@@ -2,6 +2,7 @@
 
 require_relative "../../support/format"
 require_relative "../../support/short"
+require_relative "../../verdicts/breakpoint"
 require_relative "../breakpoint_chart"
 require_relative "../side"
 

@@ -2,6 +2,7 @@
 
 require_relative "../../support/format"
 require_relative "../../support/short"
+require_relative "../../verdicts/head_of_line"
 require_relative "../side"
 
 module Arena

@@ -2,6 +2,8 @@
 
 require_relative "../../support/format"
 require_relative "../../support/short"
+require_relative "../../verdicts/event_analysis"
+require_relative "../../verdicts/verdict"
 require_relative "../timeline_side"
 
 module Arena

@@ -3,6 +3,8 @@
 require_relative "../../stats/median"
 require_relative "../../support/format"
 require_relative "../../support/short"
+require_relative "../../verdicts/knee_rounds"
+require_relative "../../verdicts/rate"
 require_relative "../rate_chart"
 require_relative "../side"
 
