@@ -3,8 +3,6 @@
 require_relative "../bundle/app_digest"
 require_relative "../launch/database"
 require_relative "../planner/builder"
-require_relative "../tune"
-require_relative "base"
 require "fileutils"
 require_relative "../plan/discovery"
 require_relative "../plan/proxy_headers"

@@ -6,7 +6,8 @@ require "digest"
 require_relative "../bundle/installation"
 require_relative "../core"
 require_relative "../plan/rails_files"
-require_relative "../system/process_group"
+require_relative "database_program"
+require_relative "postgres"
 
 module Arena
   module Launch
@@ -21,10 +22,6 @@ module Arena
     #   Database.open(plan, err:) { |plan| ... }  the plan with DATABASE_URL in its env and the live
     #                                            database in plan.live_database; stopped and removed after
     module Database
-      # The live databases (postgres.rb), which run their programs through this module.
-      autoload :Postgres, File.expand_path("postgres", __dir__)
-      autoload :Sqlite, File.expand_path("postgres", __dir__)
-
       KINDS = %w[postgres sqlite].freeze
       SQL_FILE = "arena-db.sql"
       # The gem each kind needs in the app's bundle, and the kind to offer instead.
@@ -44,11 +41,6 @@ module Arena
       end
 
       def self.spec(kind) = kind && Spec.new(kind: kind).freeze
-
-      # A log line naming an exception (`PG::ConnectionBad: ...`) or a
-      # server's error (`FATAL:  role ...`), before any line that merely says error.
-      EXCEPTION_LINE = /\A\s*(?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception|NotFound|Bad|NotEstablished|Invalid)\b[^:]*:|\A\s*(?:FATAL|ERROR|PANIC):/
-      ERROR_WORD = /error|aborted|failed|fatal/i
 
       module_function
 
@@ -76,13 +68,6 @@ module Arena
           File.read(app.app_gemfile).match?(/^\s*gem\s*\(?\s*["']#{Regexp.escape(gem)}["']/)
         end
         raise UsageError, "#{gem} is not in the app's bundle: add `gem \"#{gem}\"`, or use `--database #{other}`." unless bundled
-      end
-
-      # The line of a failed program's log that says why: the first naming an
-      # exception or a server's error, else the first saying error, else the last.
-      def first_error_line(lines)
-        lines = lines.map(&:strip).reject(&:empty?)
-        lines.find { |l| l.match?(EXCEPTION_LINE) } || lines.find { |l| l.match?(ERROR_WORD) } || lines.last
       end
 
       def open(plan, err:)
@@ -126,45 +111,6 @@ module Arena
       # none, or one with nothing to count), for the server config labelled `label`.
       def watch(database, label) = database.respond_to?(:watch) ? database.watch(label) : nil
 
-      # libpq names each connection after the server config that opened it
-      # (PGAPPNAME), so connections are counted per config even while several
-      # configs are up at once (rounds keep servers up between rounds).
-      def app_name(label) = "arena-#{Digest::SHA256.hexdigest(label)[0, 16]}"
-
-      def app_name_env(label) = {"PGAPPNAME" => app_name(label)}
-
-      # Runs a short program through System::ProcessGroup to its end: its stdout, or an
-      # Error with the log's last lines.
-      def run(argv, log_path:, env: {}, chdir: Dir.tmpdir, timeout: 60, what: argv.first)
-        out_path = "#{log_path}.out"
-        File.open(out_path, "w") do |out|
-          group = System::ProcessGroup.new(argv, log_path: log_path, env: env, chdir: chdir)
-          begin
-            group.start(out: out)
-            status = group.wait(timeout: timeout)
-            raise LoggedError.new("#{what} did not finish within #{timeout} s", log_tail: group.log_tail) if status.nil?
-            unless status.is_a?(Process::Status) && status.success?
-              why = first_error_line(log_head(log_path))
-              raise LoggedError.new("#{what} failed (#{exit_text(status)})#{": #{why}" if why}", log_tail: group.log_tail)
-            end
-          ensure
-            group.stop(grace: 2)
-          end
-        end
-        File.read(out_path)
-      end
-
-      def log_head(path)
-        File.foreach(path).first(2000)
-      rescue SystemCallError
-        []
-      end
-
-      def exit_text(status)
-        return "status unknown" unless status.is_a?(Process::Status)
-        status.signaled? ? "killed by signal #{status.termsig}" : "exit #{status.exitstatus}"
-      end
-
       # The app's own db:prepare and db:seed, once, in its bundle, against DATABASE_URL.
       class Prepare
         def initialize(app:, env:, log_path:)
@@ -176,7 +122,7 @@ module Arena
         def call
           env = @app.bundle_env.merge("RAILS_ENV" => "production", "RACK_ENV" => "production",
             "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_BIN_PATH" => nil, "BUNDLER_SETUP" => nil).merge(@app.env || {}).merge(@env)
-          Launch::Database.run(["bundle", "exec", "rake", "db:prepare", "db:seed"], log_path: @log_path, env: env, chdir: @app.dir,
+          DatabaseProgram.run(["bundle", "exec", "rake", "db:prepare", "db:seed"], log_path: @log_path, env: env, chdir: @app.dir,
             timeout: 180, what: "the app's db:prepare db:seed")
         rescue LoggedError => e
           raise LoggedError.new("--database: #{e.message} (log: #{@log_path})", log_tail: e.log_tail)

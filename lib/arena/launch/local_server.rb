@@ -10,6 +10,7 @@ require_relative "../system/bind"
 require_relative "../system/process_group"
 require_relative "../verdicts/crash_line"
 require_relative "../verify/http_probe"
+require_relative "database_program"
 require_relative "boot_log"
 require_relative "cgroups"
 require_relative "database"
@@ -145,7 +146,7 @@ module Arena
 
       # The app's connections to a database named after this config (PGAPPNAME), under what
       # the adapter and the user set.
-      def database_env = Launch::Database.counted?(@app) ? Launch::Database.app_name_env(@adapter.label) : {}
+      def database_env = Launch::Database.counted?(@app) ? Launch::DatabaseProgram.app_name_env(@adapter.label) : {}
 
       # One start. Whatever ends it early (a failed boot, Ctrl-C, TERM, a bug)
       # stops what it spawned: the group is held from before the spawn.

@@ -5,7 +5,7 @@ require_relative "../core"
 require_relative "../results/database_figures"
 require_relative "../support/clock"
 require_relative "../system/process_group"
-require_relative "database"
+require_relative "database_program"
 
 module Arena
   module Launch
@@ -35,7 +35,7 @@ module Arena
           @socket_dir = Dir.mktmpdir("arena-pg-")
           File.chown(owner.uid, owner.gid, @socket_dir) if Process.euid.zero?
           data = File.join(@socket_dir, "data")
-          Launch::Database.run(as_owner + [File.join(@bin, "initdb"), "-D", data, "-U", USER, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"],
+          DatabaseProgram.run(as_owner + [File.join(@bin, "initdb"), "-D", data, "-U", USER, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"],
             log_path: File.join(@run_dir, "initdb.log"), chdir: @socket_dir, what: "initdb")
           @group = System::ProcessGroup.new(as_owner + [File.join(@bin, "postgres"), "-D", data, "-k", @socket_dir, "-c", "listen_addresses=",
             "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=400",
@@ -69,9 +69,9 @@ module Arena
         # database, stopping at the first error. psql is a client: it runs as
         # Arena's user and reads the file where it is.
         def load_sql(path)
-          Launch::Database.run(["psql", "-X", "-q", "-h", @socket_dir, "-U", USER, "-d", "postgres", "-c", "CREATE DATABASE #{NAME}"],
+          DatabaseProgram.run(["psql", "-X", "-q", "-h", @socket_dir, "-U", USER, "-d", "postgres", "-c", "CREATE DATABASE #{NAME}"],
             log_path: File.join(@run_dir, "load.log"), timeout: 30, what: "createdb")
-          Launch::Database.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", @socket_dir, "-U", USER, "-d", NAME, "-f", path],
+          DatabaseProgram.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", @socket_dir, "-U", USER, "-d", NAME, "-f", path],
             log_path: File.join(@run_dir, "load.log"), timeout: 120, what: "psql -f #{File.basename(path)}")
         rescue LoggedError => e
           raise LoggedError.new("--database: #{e.message} (log: #{File.join(@run_dir, "load.log")})", log_tail: e.log_tail)
@@ -89,10 +89,10 @@ module Arena
         # ends: read at once, no wait.
         def counters(label)
           active = "SELECT count(*) FROM pg_stat_activity WHERE datname = '#{NAME}' AND backend_type = 'client backend' " \
-            "AND application_name = '#{Launch::Database.app_name(label)}'"
+            "AND application_name = '#{DatabaseProgram.app_name(label)}'"
           statements = "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '#{NAME}')"
           sql = statements? ? "SELECT (#{active}), (#{statements})" : active
-          out = Launch::Database.run(["psql", "-X", "-A", "-t", "-h", @socket_dir, "-U", USER, "-d", "postgres", "-c", sql],
+          out = DatabaseProgram.run(["psql", "-X", "-A", "-t", "-h", @socket_dir, "-U", USER, "-d", "postgres", "-c", sql],
             log_path: File.join(@run_dir, "psql.log"), timeout: 10, what: "psql")
           connections, count = out.strip.split("|")
           [Integer(connections), count && Integer(count)]
@@ -130,7 +130,7 @@ module Arena
 
         # The view lives in the `postgres` database and sees every database.
         def count_statements
-          Launch::Database.run(["psql", "-X", "-q", "-h", @socket_dir, "-U", USER, "-d", "postgres", "-c", "CREATE EXTENSION pg_stat_statements"],
+          DatabaseProgram.run(["psql", "-X", "-q", "-h", @socket_dir, "-U", USER, "-d", "postgres", "-c", "CREATE EXTENSION pg_stat_statements"],
             log_path: File.join(@run_dir, "psql.log"), timeout: 30, what: "CREATE EXTENSION pg_stat_statements")
         end
 

@@ -41,18 +41,18 @@ class DatabaseCheckTest < Minitest::Test
       script = 'puts "== migrating"; warn "bin/rails aborted!"; ' \
         'warn "ActiveRecord::NoDatabaseError: We could not find your database: x"; warn "/app/x.rb:1:in `y`"; exit 3'
       error = assert_raises(Arena::LoggedError) do
-        Arena::Launch::Database.run([RbConfig.ruby, "-e", script], log_path: File.join(dir, "prepare.log"), what: "the app's db:prepare db:seed")
+        Arena::Launch::DatabaseProgram.run([RbConfig.ruby, "-e", script], log_path: File.join(dir, "prepare.log"), what: "the app's db:prepare db:seed")
       end
       assert_equal "the app's db:prepare db:seed failed (exit 3): ActiveRecord::NoDatabaseError: We could not find your database: x", error.message
     end
   end
 
   def test_the_first_error_line_is_the_exception_else_the_first_line_saying_error_else_the_last
-    assert_equal "PG::ConnectionBad: no socket", Arena::Launch::Database.first_error_line(["rake aborted!", "PG::ConnectionBad: no socket", "x.rb:1"])
-    assert_equal "FATAL:  role \"x\" does not exist", Arena::Launch::Database.first_error_line(["starting", "FATAL:  role \"x\" does not exist", "bye"])
-    assert_equal "rake aborted!", Arena::Launch::Database.first_error_line(["ok", "rake aborted!", "Tasks: TOP => db:prepare"])
-    assert_equal "last words", Arena::Launch::Database.first_error_line(["first", "last words", ""])
-    assert_nil Arena::Launch::Database.first_error_line([])
+    assert_equal "PG::ConnectionBad: no socket", Arena::Launch::DatabaseProgram.first_error_line(["rake aborted!", "PG::ConnectionBad: no socket", "x.rb:1"])
+    assert_equal "FATAL:  role \"x\" does not exist", Arena::Launch::DatabaseProgram.first_error_line(["starting", "FATAL:  role \"x\" does not exist", "bye"])
+    assert_equal "rake aborted!", Arena::Launch::DatabaseProgram.first_error_line(["ok", "rake aborted!", "Tasks: TOP => db:prepare"])
+    assert_equal "last words", Arena::Launch::DatabaseProgram.first_error_line(["first", "last words", ""])
+    assert_nil Arena::Launch::DatabaseProgram.first_error_line([])
   end
 
   RAILS81 = File.expand_path("../../fixtures/rails81", __dir__)
