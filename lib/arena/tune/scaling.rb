@@ -107,7 +107,9 @@ module Arena
         [(1 + d.estimate_pct / 100.0).round(3), [(1 + d.low_pct / 100.0).round(3), (1 + d.high_pct / 100.0).round(3)]]
       end
 
-      def initialize(plan:, store:, engine:, workload:, deadline:, seed:, log: ->(_) {})
+      # rounds: the unflagged rounds to run (ROUNDS; a test runs the fewest that compare).
+      def initialize(plan:, store:, engine:, workload:, deadline:, seed:, log: ->(_) {}, rounds: ROUNDS)
+        @rounds = rounds
         @plan = plan
         @store = store
         @engine = engine
@@ -144,7 +146,7 @@ module Arena
         return [nil, nil] if stay.nil? || stay.first.label == adapter.label
         why = why_not(stay.first)
         return [nil, why] if why
-        need = ROUNDS * 4 * side_s.to_f
+        need = @rounds * 4 * side_s.to_f
         return [nil, "no time left for its rounds beside the answer's"] if side_s && Support::Clock.now + need > @deadline
         [stay, nil]
       end
@@ -167,7 +169,7 @@ module Arena
       def rounds
         shared = @plan.with(machine: @plan.machine.with_cpus("shared"))
         Confirmation.new(plan: @plan, store: @store, engine: @engine, workload: @workload, deadline: @deadline, seed: @seed,
-          min_rounds: ROUNDS, judge: ->(_) { true }, variant: VARIANT, log: ->(line) { @log.call(line.sub("confirmation round", "cores round")) },
+          min_rounds: @rounds, judge: ->(_) { true }, variant: VARIANT, log: ->(line) { @log.call(line.sub("confirmation round", "cores round")) },
           session_for: lambda do |side, i|
             plan = (i.odd? ? shared : @plan).with(load: @plan.load.with(queue_time: "off"))
             Launch::Session.new(plan: plan, adapter: side.adapter, index: 400 + i, starter: Launch::Starter.new(plan: plan),
