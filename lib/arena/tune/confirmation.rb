@@ -99,10 +99,11 @@ module Arena
       # What a turn spends at the app's pace besides its loads: the
       # verification's probes, the unloaded baseline's 20 or more, the
       # warm-up's last slice running past its cap and the settle while the
-      # warm-up's requests drain. Read from two real Rails apps of 40 ms a
-      # request: their turns took 27-33 s against 22.6-22.8 s estimated
-      # without it, 5-10 s, or 125-250 requests' time. A 1 ms app's is 0.2 s.
-      START_REQUESTS = 200
+      # warm-up's requests drain. Read from three tunes of two real Rails
+      # apps of 40-55 ms a request, their turns ran 20, 170 and 245
+      # requests' time over the estimate without it (1-10 s): the mean.
+      # A 1 ms app's is 0.15 s.
+      START_REQUESTS = 150
 
       # A start's warm-up runs until the server is steady, at most
       # WARM_CAP_S. A slow app's loads are stretched past STRETCHED_S to hold

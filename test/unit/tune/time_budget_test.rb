@@ -66,13 +66,13 @@ module Arena
       assert_equal "tune: the least search: puma 6, iodine 6 candidates", detail.last
     end
 
-    # A slow app's turns take more than their loads: 200 of its requests
+    # A slow app's turns take more than their loads: 150 of its requests
     # (Confirmation::START_REQUESTS) one at a time each turn, read from the
     # pace, in the rounds' time and in the cores rounds'.
     def test_a_slow_apps_rounds_count_its_requests_time
       pace = Plan::Pace::Reading.new(boot_s: 3.8, service_ms: 41.0, cpu_ms: 40.0)
       planner = TimeBudget::Planner.new(plan: plan(3600), pace: pace, tune_runtime: false)
-      side = 3.8 + 1.0 + 2 * 0.5 + 2.0 + 2.0 + 0.5 + 1.5 + 200 * 0.040
+      side = 3.8 + 1.0 + 2 * 0.5 + 2.0 + 2.0 + 0.5 + 1.5 + 150 * 0.040
       assert_in_delta Tune::Confirmation::MIN_ROUNDS * 3 * side, planner.send(:confirmation_s), 1e-6
       assert_in_delta Tune::Scaling::ROUNDS * 2 * 2 * side, planner.send(:scaling_s), 1e-6
     end
