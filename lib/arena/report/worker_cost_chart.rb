@@ -24,20 +24,24 @@ module Arena
       def self.pct(share) = share ? "#{(100 * share).round}%" : "-"
 
       def initialize(document, colors:)
-        @fits = document.measurements.select { |m| m.scenario == Scenarios::WorkerCost.key && m.summary? && m.extra["per_worker_kb"] }
+        # [measurement, its figures, its points] of each worker-cost fit.
+        @fits = document.measurements.filter_map do |m|
+          x = Scenarios::WorkerCost.figures_of(m)
+          [m, x, Scenarios::WorkerCost.points_of(x)] if x&.per_worker_kb && m.summary?
+        end
         @colors = colors
       end
 
       def section
         return nil if @fits.empty?
-        rows = @fits.flat_map do |m|
-          m.extra["points"].map do |p|
-            [m.server, m.workload, p["refork"] ? "#{p["workers"]} (refork_after #{p["refork_after"]})" : p["workers"],
-              Support::Format.rps(p["good_rps"].to_f), mib(p["pss_kb"]), mib(p["uss_kb"]), mib(p["rss_kb"]),
-              WorkerCostChart.pct(p["sharing_boot"]), WorkerCostChart.pct(p["sharing_start"]), WorkerCostChart.pct(p["sharing_end"]), mib(m.extra["per_worker_kb"]), mib(m.extra["base_kb"])]
+        rows = @fits.flat_map do |m, x, points|
+          points.map do |p|
+            [m.server, m.workload, p.refork ? "#{p.workers} (refork_after #{p.refork_after})" : p.workers,
+              Support::Format.rps(p.good_rps.to_f), mib(p.pss_kb), mib(p.uss_kb), mib(p.rss_kb),
+              WorkerCostChart.pct(p.sharing_boot), WorkerCostChart.pct(p.sharing_start), WorkerCostChart.pct(p.sharing_end), mib(x.per_worker_kb), mib(x.base_kb)]
           end
         end
-        Section.new(id: "worker-cost", title: "Memory per worker", charts: @fits.map { |m| chart(m) },
+        Section.new(id: "worker-cost", title: "Memory per worker", charts: @fits.map { |fit| chart(*fit) },
           note: "Each bar is the whole tree's PSS under the same closed load at that many workers (mean of the last third of the " \
                 "samples): solid is memory only one process holds (USS), shaded is the tree's share of pages several processes " \
                 "hold, copy-on-write pages counted once. Per-worker cost is the slope of PSS = base + n x per-worker; sharing " \
@@ -50,16 +54,16 @@ module Arena
 
       def mib(kb) = kb ? Support::Format.memory_kb(kb) : "-"
 
-      def chart(m)
-        points = m.extra["points"].reject { |p| p["error"] }
+      def chart(m, x, points)
+        points = points.reject(&:error)
         colour = @colors.call(m.server)
         height = TOP + points.size * (BAR + GAP) + 44
-        scale = Svg::Scale.new(0, Svg.nice_max(points.map { |p| p["pss_kb"].to_f / 1024 }.max.to_f), LEFT, RIGHT)
+        scale = Svg::Scale.new(0, Svg.nice_max(points.map { |p| p.pss_kb.to_f / 1024 }.max.to_f), LEFT, RIGHT)
         legend, = Svg.legend([["private (USS)", colour], ["shared, counted once (PSS - USS)", "#{colour}55"]], x: LEFT, y: 18, width: RIGHT - LEFT)
         parts = [Svg.open(WIDTH, height, "#{m.server} #{m.workload}: PSS by worker count"), legend, *grid(scale, height)]
         points.each_with_index { |p, i| parts.concat(bar(p, TOP + i * (BAR + GAP), scale, colour)) }
         parts << Svg.text((LEFT + RIGHT) / 2.0, height - 8, "PSS of the tree under load, MiB " \
-          "(≈ #{mib(m.extra["base_kb"])} + n × #{mib(m.extra["per_worker_kb"])})", anchor: "middle", weight: "600")
+          "(≈ #{mib(x.base_kb)} + n × #{mib(x.per_worker_kb)})", anchor: "middle", weight: "600")
         parts << "</svg>"
         {title: "PSS by worker count: #{m.server} · #{m.workload}", svg: parts.join}
       end
@@ -76,9 +80,9 @@ module Arena
       # One worker count's bar at y: its label, USS solid, the rest of its PSS
       # shaded, and the total after it.
       def bar(p, y, scale, colour)
-        label = p["refork"] ? "#{p["workers"]} workers, reforked" : "#{p["workers"]} worker#{"s" unless p["workers"] == 1}"
-        private_mib = p["uss_kb"].to_f / 1024
-        shared_mib = [p["pss_kb"].to_f / 1024 - private_mib, 0].max
+        label = p.refork ? "#{p.workers} workers, reforked" : "#{p.workers} worker#{"s" unless p.workers == 1}"
+        private_mib = p.uss_kb.to_f / 1024
+        shared_mib = [p.pss_kb.to_f / 1024 - private_mib, 0].max
         x0 = scale.call(0)
         x1 = scale.call(private_mib)
         x2 = scale.call(private_mib + shared_mib)

@@ -24,6 +24,17 @@ module Arena
       scenario "worker-cost", "the same load at 1, 2, 4 workers (to --max-workers): PSS = base + n x per-worker, copy-on-write sharing at start and end"
       setting :max_workers, flag: "--max-workers N", type: Integer, default: 4, check: 1..256, help: "worker-cost: largest worker count of 1, 2, 4, ..."
 
+      # The fit's record (its summary measurement's extra, written by #summary).
+      figures :setting, :points, :base_kb, :per_worker_kb, :r2, :worker_rss_kb
+
+      # One worker count's figures among the fit's points (written by #point,
+      # or #at's error when the count did not start), as a record.
+      Point = Struct.new(:workers, :label, :error, :good_rps, :pss_kb, :rss_kb, :uss_kb, :procs, :sharing_boot, :sharing_start,
+        :sharing_end, :workers_start, :workers_end, :worker_rss_kb, :refork, :refork_after, :reforked, keyword_init: true)
+
+      # A fit's points as records.
+      def self.points_of(figures) = Array(figures.points).map { |p| Point.new(**Point.members.to_h { |k| [k, p[k.to_s]] }).freeze }
+
       def self.counts(max) = [1, 2, 4, 8, 16, 32, 64, 128, 256].select { |n| n <= max }.then { |c| c.include?(max) ? c : c + [max] }
 
       def planned(load, adapter)

@@ -78,6 +78,10 @@ class ReportMemoryTest < Minitest::Test
     section = Arena::Report::Side.of(Arena::Scenarios::WorkerCost).sections(view, colors: ->(_) { "#0072B2" }).first
     assert_equal "worker-cost", section.id
     assert_equal 7, section.rows.size, "3 counts per server and Pitchfork's refork"
+    assert_equal 1, section.rows.count { |r| r[2].to_s.match?(/\A4 \(refork_after \d+\)\z/) }, "the refork's row names its setting"
+    points = Arena::Scenarios::WorkerCost.points_of(Arena::Scenarios::WorkerCost.figures_of(puma))
+    assert_equal [1, 2, 4], points.map(&:workers), "the fit's points as records"
+    assert points.all? { |q| q.pss_kb.to_i.positive? && q.uss_kb.to_i.positive? }
     svg = section.charts.first[:svg]
     assert_equal 6, svg.scan('class="bar"').size, "private and shared for each of 3 counts"
     assert_includes svg, "shared, counted once"
