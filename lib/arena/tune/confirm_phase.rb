@@ -48,7 +48,7 @@ module Arena
       def confirm(sides, time, baseline_key:, stay_key:)
         AnswerWords.listed("confirmation:", sides.map { |s| "#{s.role} #{@ctx.labels.call(s.key)}" }).each { |line| @ctx.say line }
         result = Confirmation.new(plan: @ctx.plan, store: @ctx.store, engine: @ctx.engine, workload: @ctx.workload,
-          deadline: time.confirmation_deadline, seed: @ctx.seed, log: @ctx.log,
+          deadline: time.confirmation_deadline, seed: @ctx.seed, log: @ctx.log, kept: time.kept_rounds,
           judge: ->(r) { Confirmed.narrow?(r, target_pct: Confirmation::TARGET_PCT) }).call(sides)
         [Confirmed.decide(result, baseline_key: baseline_key, stay_key: stay_key), NotDone.confirmation(result)]
       end

@@ -37,14 +37,24 @@ module Arena
     #   is run in its place while the time lasts.
     # - At least MIN_ROUNDS counted rounds, then more until the judge says
     #   every ratio's interval is within ±TARGET_PCT (Confirmed.narrow?), or the deadline.
+    # - A slow app's fresh start costs more than its load (a 55 ms Rails app:
+    #   a 29 s turn for a 13.7 s load), and a 10-minute tune held 2 such
+    #   rounds. When the budget cannot hold MIN_ROUNDS of them (TimeBudget's
+    #   kept_rounds), every config is started and warmed once and kept up
+    #   (KEPT): a round is then a reading and a load per config, still
+    #   paired and shuffled, and the rounds hold the spread of the loads but
+    #   not of the starts (the independent check restarts, and says whether
+    #   that spread mattered).
     class Confirmation
       MIN_ROUNDS = 8
       MAX_ROUNDS = 40
       TARGET_PCT = 5.0
       # A confirmation round's measurement in results.json, apart from the search's.
       VARIANT = "confirmation"
-      # One config at a time on the server's cores, the engine on the other.
+      # One config at a time on the server's cores, the engine on the other:
+      # each started afresh for its turn (DESIGN), or kept up from one start (KEPT).
       DESIGN = "sequential"
+      KEPT = "kept"
 
       # role: "answer", "runner-up" or "baseline"; rps, p99_ms, pss_kb:
       # {round number => figure} (nil where none); failed: why it is out.
@@ -105,6 +115,16 @@ module Arena
       # A 1 ms app's is 0.15 s.
       START_REQUESTS = 150
 
+      # A kept config's turn in a round: a reading, the engine's warm-up, the
+      # load and the settle (its one start is a side_s before round 1).
+      def self.kept_side_s(duration:, warmup:) = 0.5 + warmup + duration + 1.5
+
+      # seconds: MIN_ROUNDS rounds of `sides` kept configs, and their starts.
+      def self.kept_reserve_s(sides:, boot_s:, duration:, warmup:, request_ms: 0.0)
+        sides * (side_s(boot_s: boot_s, duration: duration, warmup: warmup, request_ms: request_ms) - duration - warmup - 1.5) +
+          MIN_ROUNDS * sides * kept_side_s(duration: duration, warmup: warmup)
+      end
+
       # A start's warm-up runs until the server is steady, at most
       # WARM_CAP_S. A slow app's loads are stretched past STRETCHED_S to hold
       # enough requests, and its warm-up slices hold too few to read steady:
@@ -119,9 +139,10 @@ module Arena
       # judge: (Result) -> true when its intervals are narrow enough (Confirmed.narrow?);
       # session_for: (side, index) -> the side's session, started afresh each round (a Launch::Session by default);
       # variant: what results.json calls these rounds' measurements, readings and rounds (other rounds
-      # run this way, Scaling's, keep apart from the confirmation's that `arena tune --resume` reads back).
+      # run this way, Scaling's, keep apart from the confirmation's that `arena tune --resume` reads back);
+      # kept: every config started once and kept up (KEPT), else started afresh each round.
       def initialize(plan:, store:, engine:, workload:, deadline:, seed:, log: ->(_) {}, speed: Probes::MachineSpeed,
-        clock: Support::Clock, min_rounds: MIN_ROUNDS, judge: nil, session_for: nil, variant: VARIANT)
+        clock: Support::Clock, min_rounds: MIN_ROUNDS, judge: nil, session_for: nil, variant: VARIANT, kept: false)
         @plan = plan.with(load: plan.load.with(queue_time: "off"))
         @store = store
         @engine = engine
@@ -136,6 +157,7 @@ module Arena
         @session_for = session_for || method(:server_session)
         @sessions = {}
         @variant = variant
+        @design = kept ? KEPT : DESIGN
       end
 
       # The plan the rounds run under: the tune's, with queue time off.
@@ -148,6 +170,7 @@ module Arena
       # MAX_ROUNDS more may run.
       def call(sides, prior: [])
         sides.each_with_index { |side, i| @sessions[side.role] = @session_for.call(side, i) }
+        start_kept(sides) if kept?
         rounds = prior.dup
         @spent = prior.filter_map(&:seconds)
         stopped = loop do
@@ -161,6 +184,7 @@ module Arena
         end
         result(sides, rounds, stopped).tap { |r| @store.add_speed_summary(median_ms: r.median_ms, flagged: r.flagged) }
       ensure
+        @sessions.each_value(&:stop) if kept?
         @sessions.clear
       end
 
@@ -172,6 +196,13 @@ module Arena
       end
 
       private
+
+      def kept? = @design == KEPT
+
+      # Every config started and warmed once, in an order of its own (round 0's).
+      def start_kept(sides)
+        Arena::Run::Rounds.order(sides, round: 0, seed: @seed).each { |side| start(side, 0) }
+      end
 
       def result(sides, rounds, stopped)
         flagged, median = Confirmation.flagged(rounds)
@@ -198,7 +229,7 @@ module Arena
         true
       rescue Launch::LocalServer::Failed, Error => e
         side.failed = e.message
-        @log.call("confirmation: #{side.role} #{side.key} did not start in round #{number}: #{e.message}")
+        @log.call("confirmation: #{side.role} #{side.key} did not start#{" in round #{number}" if number.positive?}: #{e.message}")
         false
       end
 
@@ -210,19 +241,19 @@ module Arena
           # Read before the start, on cores nothing else uses: read after
           # the warm-up, it shared the core with the server still serving
           # the warm-up's last requests (a 50 ms app read 0.70-0.94x on a
-          # quiet machine).
+          # quiet machine). Kept configs sit idle while it reads.
           reading = @speed.read(cpus: @plan.machine.server_cpus)
-          next unless start(side, number)
+          next unless kept? || start(side, number)
           speeds[side.key] = reading
           @store.add_speed(round: number, config: side.key, reading: reading, variant: @variant)
           measure(side, number)
         ensure
-          @sessions.fetch(side.role).stop
+          @sessions.fetch(side.role).stop unless kept?
         end
         @spent << @clock.now - started
-        @store.add_confirmation_round(round: number, order: order.map(&:key), seconds: @spent.last, design: DESIGN, variant: @variant)
+        @store.add_confirmation_round(round: number, order: order.map(&:key), seconds: @spent.last, design: @design, variant: @variant)
         @log.call("confirmation round #{number}: #{order.map { |s| "#{s.role} #{Support::Format.rps(s.rps[number].to_f)}" }.join(", ")} req/s")
-        Round.new(number: number, order: order.map(&:key), speeds: speeds.freeze, seconds: @spent.last, design: DESIGN).freeze
+        Round.new(number: number, order: order.map(&:key), speeds: speeds.freeze, seconds: @spent.last, design: @design).freeze
       end
 
       # One load of the steady scenario on the config kept up; its goodput,

@@ -130,9 +130,10 @@ module Arena
           cores: @plan.machine.server_cores).call
       end
 
+      # The rounds go on as the tune's ran: kept up when its last was (Confirmation::KEPT).
       def rounds(sides, prior, deadline:)
         Confirmation.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first, deadline: deadline,
-          seed: Plan.new_seed, log: ->(line) { say line },
+          seed: Plan.new_seed, log: ->(line) { say line }, kept: prior.last&.design == Confirmation::KEPT,
           judge: ->(r) { Confirmed.narrow?(r, target_pct: Confirmation::TARGET_PCT) }).call(sides, prior: prior)
       rescue Interrupt
         @store.finish(interrupted: true)

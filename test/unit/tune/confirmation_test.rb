@@ -130,6 +130,29 @@ module Arena
       assert_equal 9.0, result.side("answer").p99_ms[1]
     end
 
+    # A slow app's rounds keep every config up from one start and warm-up
+    # (KEPT): each round is still a reading and a load per config, in a
+    # shuffled order, recorded as kept; every session stopped at the end.
+    def test_kept_rounds_start_each_config_once_and_stop_them_at_the_end
+      s = sessions
+      speed = Speed.new
+      c = Tune::Confirmation.new(plan: @plan, store: @store, engine: nil, workload: nil, deadline: 10_000.0, seed: 7, speed: speed,
+        clock: @clock, judge: ->(_) { true }, session_for: ->(side, _) { s.fetch(side.role) }, kept: true)
+      result = c.call(sides)
+      assert_equal [[1, 1, 8]] * 3, s.values.map { |x| [x.starts, x.warmed, x.loads] }
+      assert s.values.all?(&:stopped), "every session stopped"
+      assert_equal ["precise", 8], [result.stopped, result.rounds.size]
+      assert_equal ["kept"], result.rounds.map(&:design).uniq
+      assert_equal ["kept"], @store.rounds.map { |r| r[:design] }.uniq
+      assert_equal 24, speed.calls.size, "a reading before each load"
+      assert_operator result.rounds.map(&:order).uniq.size, :>, 1, "the order is shuffled per round"
+      assert_equal 9.0, result.rounds.first.seconds, "a round is its loads: no start in it"
+      s = sessions(fail: "runner-up")
+      result = Tune::Confirmation.new(plan: @plan, store: @store, engine: nil, workload: nil, deadline: 10_000.0, seed: 7, speed: Speed.new,
+        clock: @clock, judge: ->(_) { true }, session_for: ->(side, _) { s.fetch(side.role) }, kept: true).call(sides)
+      assert_equal ["boot failed", [8, 0, 8]], [result.side("runner-up").failed, %w[answer runner-up baseline].map { |r| result.side(r).rps.size }]
+    end
+
     # The reading is taken while no server runs: after a warm-up, the server
     # still serving its last requests shared the core with the reading.
     def test_the_speed_is_read_before_the_start_while_no_server_is_up
