@@ -80,8 +80,12 @@ module Arena
           @disrupted = false
           restart
         end
-        measurements = scenario.call(scenario.context(self, workload: workload, load: load))
+        ctx = scenario.context(self, workload: workload, load: load)
+        measurements = scenario.call(ctx)
         @disrupted = scenario.disruptive?
+        # Its leftover requests served before anything else runs on its cores:
+        # a server kept up beside others must not spill into their turns.
+        ctx.settle.quiet unless @disrupted
         measurements
       end
 

@@ -89,6 +89,11 @@ module Arena
         end
       end
 
+      # Waits, at most the bound, until the tree is idle: after a load, the
+      # requests the engine left in flight are still being served (a Falcon
+      # kept up served ~0.7 s of them into the next config's turn). -> idle?
+      def quiet = wait_idle(Support::Clock.now + @limit)
+
       private
 
       def outcome(settled, started) = Outcome.new(settled: settled, seconds: (Support::Clock.now - started).round(3)).freeze

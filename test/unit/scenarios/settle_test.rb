@@ -114,6 +114,16 @@ class SettleTest < Minitest::Test
     assert_equal 5 * TICK, ticks.call([]), "every busy interval was waited out"
   end
 
+  # After a load: the tree's leftover requests waited out, no probe sent.
+  def test_quiet_waits_for_the_tree_alone_and_says_whether_it_went_idle
+    log = []
+    ticks = tree(4)
+    assert settle([], ticks: ticks, log: log).quiet
+    assert_equal 4 * TICK, ticks.call([]), "every busy interval was waited out"
+    assert_empty log, "no probe"
+    refute settle([], limit: 0.1, ticks: tree(10**9)).quiet
+  end
+
   def test_a_tree_that_stays_busy_is_not_settled
     outcome = settle([], limit: 0.1, ticks: tree(10**9)).call(nil)
     refute outcome.settled
