@@ -50,12 +50,15 @@ module Arena
       end
 
       # -> the exit status: 0 with an answer, 2 when nothing was measured.
+      # --max-time counts from here: the app asked and paced (about 20 s on
+      # a large Rails app) are in it, and a 10-minute tune ended at 606 s.
       def call
+        opened_at = Support::Clock.now
         Support::Affinity.pin_self(@plan.machine.engine_cpus)
         FileUtils.mkdir_p(@plan.out_dir)
         ground = Prelude.new(options: @options, say: method(:say)).call(@plan)
         time = TimeBudget.planned(ground.plan, pace: ground.pace, tune_runtime: @options.tune_runtime, given: @options.budget_given,
-          say: method(:say), detail: method(:detail)).start
+          say: method(:say), detail: method(:detail)).start(opened_at)
         return dry(ground) if @options.dry_run
         ctx = opened(ground)
         interrupted = phases(ctx, ground, time)

@@ -25,6 +25,8 @@ class RunnerTest < Minitest::Test
   FakeServer = Struct.new(:adapter, :bind, :dir, :argv, :boot_s, :boot_retry, :group, keyword_init: true) do
     def pids = []
 
+    def local_pids = []
+
     def log_tail(_lines = 20) = []
 
     def crash_line = nil
