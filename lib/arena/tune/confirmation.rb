@@ -67,8 +67,9 @@ module Arena
       end
 
       # One round: its number, the order it ran in, each load's speed reading
-      # (label => Reading), the seconds it took and its design (DESIGN).
-      Round = Struct.new(:number, :order, :speeds, :seconds, :design, keyword_init: true) do
+      # (label => Reading), the seconds it took and its design (DESIGN or
+      # KEPT); start_s: a kept config's one start, in seconds (its mean).
+      Round = Struct.new(:number, :order, :speeds, :seconds, :design, :start_s, keyword_init: true) do
         def speed_ms = speeds.values.compact.then { |r| r.empty? ? nil : r.sum(&:total_ms) / r.size }
       end
 
@@ -199,9 +200,12 @@ module Arena
 
       def kept? = @design == KEPT
 
-      # Every config started and warmed once, in an order of its own (round 0's).
+      # Every config started and warmed once, in an order of its own (round
+      # 0's); a start's mean seconds kept for the cores rounds' estimate.
       def start_kept(sides)
+        started = @clock.now
         Arena::Run::Rounds.order(sides, round: 0, seed: @seed).each { |side| start(side, 0) }
+        @start_s = ((@clock.now - started) / sides.size).round(2) unless sides.empty?
       end
 
       def result(sides, rounds, stopped)
@@ -251,9 +255,10 @@ module Arena
           @sessions.fetch(side.role).stop unless kept?
         end
         @spent << @clock.now - started
-        @store.add_confirmation_round(round: number, order: order.map(&:key), seconds: @spent.last, design: @design, variant: @variant)
+        @store.add_confirmation_round(round: number, order: order.map(&:key), seconds: @spent.last, design: @design, variant: @variant,
+          start_s: @start_s)
         @log.call("confirmation round #{number}: #{order.map { |s| "#{s.role} #{Support::Format.rps(s.rps[number].to_f)}" }.join(", ")} req/s")
-        Round.new(number: number, order: order.map(&:key), speeds: speeds.freeze, seconds: @spent.last, design: @design).freeze
+        Round.new(number: number, order: order.map(&:key), speeds: speeds.freeze, seconds: @spent.last, design: @design, start_s: @start_s).freeze
       end
 
       # One load of the steady scenario on the config kept up; its goodput,

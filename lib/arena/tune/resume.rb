@@ -58,11 +58,22 @@ module Arena
         @started = Support::Clock.now
         @store = Results::Store.reopen(File.join(@record.dir, "results.json"))
         @engine = Load::Engine.new(dir: @plan.out_dir, machine: @plan.machine)
-        cores_s = Resume.cores_s(@record, machine: @plan.machine, sides: sides, measurements: @store.view.measurements, front: @plan.front)
+        cores_s = cores_kept(Resume.cores_s(@record, machine: @plan.machine, sides: sides, measurements: @store.view.measurements, front: @plan.front))
         say "tune: at most #{@max_time.round} s of confirmation rounds more#{" and the cores rounds (about #{cores_s.round} s)" if cores_s.positive?}, no search"
         result = rounds(sides, prior, deadline: @started + [@max_time - cores_s, 0].max)
         answer, confirmed = answer(result, sides)
-        finish(with_cores(answer, confirmed), result.rounds.size - prior.size)
+        finish(@cores ? with_cores(answer, confirmed) : answer, result.rounds.size - prior.size)
+      end
+
+      # The cores rounds' seconds when --max-time holds them, else 0 and
+      # said: a resume of 480 s began cores rounds of about 600 s, ran 2 of
+      # the 3 that give a figure, and gave nothing for them.
+      def cores_kept(seconds)
+        @cores = seconds <= @max_time
+        return seconds if @cores
+        say "tune: the cores rounds need about #{seconds.round} s, more than --max-time: only confirmation rounds now " \
+          "(--max-time #{(seconds / 60.0).ceil * 60} or more measures them)"
+        0.0
       end
 
       # The time the cores rounds (Scaling) take at the pace of the earlier
@@ -77,7 +88,9 @@ module Arena
         return 0.0 unless fair.call(answer)
         stay = sides.find { |s| s.role == "stay" }
         configs = (fair.call(stay) && stay.key != answer.key) ? 2 : 1
-        Scaling.rounds_s(Stats.median(record.rounds.filter_map(&:seconds)), sides: sides.size, configs: configs) || 0.0
+        round_s = Stats.median(record.rounds.filter_map(&:seconds))
+        start_s = Stats.median(record.rounds.filter_map(&:start_s)).to_f
+        Scaling.rounds_s(round_s && round_s + sides.size * start_s, sides: sides.size, configs: configs) || 0.0
       end
 
       # The confirmation's configs as sides, with their earlier rounds' figures.
@@ -100,7 +113,8 @@ module Arena
       def self.rounds(record)
         record.rounds.map do |r|
           speeds = r.speeds.transform_values { |cpu, memory| (cpu && memory) ? Probes::MachineSpeed::Reading.new(cpu_ms: cpu, memory_ms: memory).freeze : nil }
-          Confirmation::Round.new(number: r.number, order: r.order, speeds: speeds.freeze, seconds: r.seconds, design: r.design).freeze
+          Confirmation::Round.new(number: r.number, order: r.order, speeds: speeds.freeze, seconds: r.seconds, design: r.design,
+            start_s: r.start_s).freeze
         end
       end
 

@@ -147,6 +147,12 @@ module Arena
       assert_equal 24, speed.calls.size, "a reading before each load"
       assert_operator result.rounds.map(&:order).uniq.size, :>, 1, "the order is shuffled per round"
       assert_equal 9.0, result.rounds.first.seconds, "a round is its loads: no start in it"
+      assert_equal [0.0], @store.rounds.map { |r| r[:start_s] }.uniq, "the starts' seconds a config (none on this clock)"
+      assert_equal 0.0, result.rounds.first.start_s
+      confirmed = Tune::Confirmed.decide(result, baseline_key: sides.last.key)
+      assert_equal [9.0, 0.0, 9.0], [confirmed.round_s, confirmed.start_s, confirmed.fresh_round_s(3)]
+      assert_equal 9.0 + 3 * 4.0, Tune::Confirmed.new(**confirmed.to_h, start_s: 4.0).fresh_round_s(3), "a fresh round: a start for each config"
+      assert_nil Tune::Confirmed.new(**confirmed.to_h, round_s: nil).fresh_round_s(3)
       s = sessions(fail: "runner-up")
       result = Tune::Confirmation.new(plan: @plan, store: @store, engine: nil, workload: nil, deadline: 10_000.0, seed: 7, speed: Speed.new,
         clock: @clock, judge: ->(_) { true }, session_for: ->(side, _) { s.fetch(side.role) }, kept: true).call(sides)
