@@ -128,8 +128,8 @@ module Arena
         # Said when the rounds keep their configs up: what a fresh start each round would need.
         def kept_words
           return [] unless @kept
-          ["tune: each config is started once and kept up through the rounds " \
-            "(fresh starts: #{confirmation_s(kept: false).round} s)"]
+          ["tune: the rounds keep each config up and start one afresh a round, in turn " \
+            "(all afresh: #{confirmation_s(kept: false).round} s)"]
         end
 
         def detail_lines(budget, least, given)
