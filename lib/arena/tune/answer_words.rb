@@ -62,6 +62,7 @@ module Arena
         return "#{head}: #{config}: not compared with your config (#{paired_rounds(confirmed.stay_gain)})" unless value
         word = if ahead?(confirmed.stay_gain) then "ahead"
         elsif confirmed.stay_gain.equivalent? then "equivalent within ±#{sig3(confirmed.band_pct)}%"
+        elsif confirmed.stay_gain.significant? && value < 1 then "behind"
         else "not clear of it"
         end
         "#{head}: #{config}: #{ratio(value, interval)} over your config, #{word}"
@@ -99,6 +100,8 @@ module Arena
         word = case confirmed.verdict&.word
         when "pick" then ahead?(confirmed.margin) ? "ahead" : "picked on #{confirmed.verdict.reason[/memory|p99/] || "goodput"}"
         when "equivalent" then "equivalent within ±#{sig3(confirmed.band_pct)}%"
+        # More goodput against a faster p99 (Verdicts::Pick): a trade-off, not a tie.
+        when "trade-off" then "a trade-off: #{(value >= 1) ? who : "it"} answers faster (p99)"
         else "not distinguishable"
         end
         "#{pct(value)} over #{who}: #{ratio(value, interval)}, #{word} (#{confirmed.rounds} rounds)"

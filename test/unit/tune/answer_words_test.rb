@@ -115,6 +115,9 @@ module Arena
       assert_equal "stay on puma: workers=1 threads=5: 1.01× (0.99–1.02) over your config, equivalent within ±3%", W.stay(same, baseline)
       unclear = confirmed(pick: iodine, baseline: base, stay: t5, stay_gain: paired(4.0, -2.0, 10.0, significant: false))
       assert_equal "stay on puma: workers=1 threads=5: 1.04× (0.98–1.10) over your config, not clear of it", W.stay(unclear, baseline)
+      # Significantly behind yours: never "not clear of it" (Redmine read 0.84× (0.74–0.96) so).
+      behind = confirmed(pick: iodine, baseline: base, stay: t5, stay_gain: paired(-16.0, -26.0, -4.0))
+      assert_equal "stay on puma: workers=1 threads=5: 0.84× (0.74–0.96) over your config, behind", W.stay(behind, baseline)
       assert_equal "stay on puma: workers=1 threads=5: not compared with your config (2 paired rounds)",
         W.stay(confirmed(pick: iodine, baseline: base, stay: t5, stay_gain: unmeasured(2)), baseline)
       dead = side("stay", "puma", {"threads" => 5, "workers" => 1}, failed: "exited with status 1")
@@ -165,10 +168,14 @@ module Arena
       c = confirmed(pick: iodine, other: falcon, margin: level, verdict: Verdicts::Verdict.of("equivalent", "..."), band_pct: 2.0)
       assert_equal "+0.4% over #{who}: 1.00× (0.99–1.02), equivalent within ±2% (10 rounds)", W.margin(c)
       unclear = paired(2.0, -3.0, 7.0, significant: false)
-      ["not distinguishable", "trade-off"].each do |word|
-        c = confirmed(pick: iodine, other: falcon, margin: unclear, verdict: Verdicts::Verdict.of(word, "..."))
-        assert_equal "+2% over #{who}: 1.02× (0.97–1.07), not distinguishable (10 rounds)", W.margin(c), word
-      end
+      c = confirmed(pick: iodine, other: falcon, margin: unclear, verdict: Verdicts::Verdict.of("not distinguishable", "..."))
+      assert_equal "+2% over #{who}: 1.02× (0.97–1.07), not distinguishable (10 rounds)", W.margin(c)
+      # More goodput, and the other answers faster: a trade-off (Redmine's read "not distinguishable" at 1.25× (1.09–1.42)).
+      more = paired(24.6, 9.1, 42.3)
+      c = confirmed(pick: iodine, other: falcon, margin: more, verdict: Verdicts::Verdict.of("trade-off", "..."), rounds: 6)
+      assert_equal "+24.6% over #{who}: 1.25× (1.09–1.42), a trade-off: #{who} answers faster (p99) (6 rounds)", W.margin(c)
+      c = confirmed(pick: iodine, other: falcon, margin: paired(-10.0, -15.0, -5.0), verdict: Verdicts::Verdict.of("trade-off", "..."))
+      assert_match(/, a trade-off: it answers faster \(p99\) \(10 rounds\)\z/, W.margin(c))
       c = confirmed(pick: iodine, other: falcon, margin: unclear, verdict: nil)
       assert_equal "+2% over #{who}: 1.02× (0.97–1.07), not distinguishable (10 rounds)", W.margin(c)
     end
