@@ -43,10 +43,10 @@ module Arena
     #   kept_rounds), every config is started and warmed once and kept up
     #   (KEPT), and one config a round is started afresh, in turn: a round is
     #   then a reading and a load per config and one start, still paired and
-    #   shuffled. Kept without restarts, Redmine's 5 rounds (2 starts of each
-    #   config) read the answer 1.14x (1.01-1.29) over the baseline and a
-    #   12-round check of fresh starts 0.96x: the starts' spread must be in
-    #   the rounds, and a start a round puts it there at a quarter of the cost.
+    #   shuffled. Kept rounds read a server at its steady state: on Redmine
+    #   they read Falcon and Iodine 12-14% over Puma, where 12-round checks of
+    #   fresh starts read them 4-9% under it (docs/methodology.md); a start a
+    #   round puts one start's spread in the rounds, not that difference.
     class Confirmation
       MIN_ROUNDS = 8
       MAX_ROUNDS = 40
