@@ -92,18 +92,22 @@ module Arena
       # Waits, at most the bound, until the tree is idle: after a load, the
       # requests the engine left in flight are still being served (a Falcon
       # kept up served ~0.7 s of them into the next config's turn). -> idle?
-      def quiet = wait_idle(Support::Clock.now + @limit)
+      # Watched over QUIET_S, not the interval: an idle tree is seen in 50 ms
+      # (a busy one burns 5 ticks of 10 ms), and every load waits it.
+      def quiet = wait_idle(Support::Clock.now + @limit, interval: [@interval, QUIET_S].min)
+
+      QUIET_S = 0.05
 
       private
 
       def outcome(settled, started) = Outcome.new(settled: settled, seconds: (Support::Clock.now - started).round(3)).freeze
 
       # True once the tree used under IDLE_CPU_PCT of a core over one interval.
-      def wait_idle(deadline)
+      def wait_idle(deadline, interval: @interval)
         loop do
           before = ticks
-          sleep @interval
-          return true if Scenarios::Settle.idle?(ticks - before, @interval)
+          sleep interval
+          return true if Scenarios::Settle.idle?(ticks - before, interval)
           return false if Support::Clock.now >= deadline
         end
       end

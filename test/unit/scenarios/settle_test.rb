@@ -177,6 +177,16 @@ class SettleOnRealProcessesTest < Minitest::Test
     stop(pids)
   end
 
+  # After a load: watched over 50 ms windows, busy processes are still waited out.
+  def test_quiet_waits_out_real_busy_processes
+    pids = busy(0.8)
+    started = Arena::Support::Clock.now
+    assert settle_on(pids, limit: 15).quiet
+    assert_operator Arena::Support::Clock.now - started, :>=, 0.4, "went quiet while the processes still burned CPU"
+  ensure
+    stop(pids)
+  end
+
   def test_a_tree_that_stays_busy_is_not_settled
     pids = busy(30)
     refute settle_on(pids, limit: 1.0).call(nil).settled
