@@ -17,18 +17,16 @@ module Arena
     # tune of 4 configs ran its 3 rounds in one order, the same config first
     # every time.
     module Rounds
-      module_function
-
       # The keys (any values) in round `round`'s order (rounds count from 1;
       # round 0 is the warm-up's, a shuffle of its own). A block's first round
       # is the shuffle of its own number, as every round's was before blocks.
-      def order(keys, round:, seed:)
+      def self.order(keys, round:, seed:)
         return shuffled(keys, seed, round) if round < 1
         first = round - (round - 1) % [keys.size, 1].max
         shuffled(keys, seed, first).rotate(round - first)
       end
 
-      def shuffled(keys, seed, round) = keys.shuffle(random: Random.new(seed * 1_000_003 + round))
+      def self.shuffled(keys, seed, round) = keys.shuffle(random: Random.new(seed * 1_000_003 + round))
     end
   end
 end

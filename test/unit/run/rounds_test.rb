@@ -27,7 +27,12 @@ module Arena
       refute_equal orders(7), orders(8)
       assert_equal orders(7, 5..12), orders(7).drop(4), "a round added later changes no earlier one"
       refute_equal orders(7, 1..4), orders(7, 5..8), "each block shuffled afresh"
-      assert_equal KEYS.sort, Run::Rounds.order(KEYS, round: 0, seed: 7).sort, "the warm-up's order"
+      old = ->(round) { KEYS.shuffle(random: Random.new(7 * 1_000_003 + round)) }
+      assert_equal old.call(0), Run::Rounds.order(KEYS, round: 0, seed: 7), "the warm-up's order: the shuffle it always was"
+      assert_equal old.call(-1), Run::Rounds.order(KEYS, round: -1, seed: 7)
+      assert_equal [old.call(1), old.call(5), old.call(9)], [1, 5, 9].map { |r| Run::Rounds.order(KEYS, round: r, seed: 7) },
+        "a block's first round is the shuffle its number always had: a seed's round 1 is unchanged"
+      assert_equal old.call(5).rotate(2), Run::Rounds.order(KEYS, round: 7, seed: 7), "then turned a place a round"
       assert_equal [["a"]] * 3, (1..3).map { |r| Run::Rounds.order(["a"], round: r, seed: 7) }
       assert_equal [], Run::Rounds.order([], round: 1, seed: 7)
     end
