@@ -25,10 +25,7 @@ module Arena
 
       def initialize(document, colors:)
         # [measurement, its figures, its points] of each worker-cost fit.
-        @fits = document.measurements.filter_map do |m|
-          x = Scenarios::WorkerCost.figures_of(m)
-          [m, x, Scenarios::WorkerCost.points_of(x)] if x&.per_worker_kb && m.summary?
-        end
+        @fits = Scenarios::WorkerCost.fits(document)
         @colors = colors
       end
 

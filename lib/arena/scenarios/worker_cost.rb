@@ -35,6 +35,15 @@ module Arena
       # A fit's points as records.
       def self.points_of(figures) = Array(figures.points).map { |p| Point.new(**Point.members.to_h { |k| [k, p[k.to_s]] }).freeze }
 
+      # [measurement, its figures, its points] of each fit in the document
+      # (a summary with a per-worker cost), for the chart and the memory pick.
+      def self.fits(document)
+        document.measurements.filter_map do |m|
+          x = figures_of(m)
+          [m, x, points_of(x)] if x&.per_worker_kb && m.summary?
+        end
+      end
+
       def self.counts(max) = [1, 2, 4, 8, 16, 32, 64, 128, 256].select { |n| n <= max }.then { |c| c.include?(max) ? c : c + [max] }
 
       def planned(load, adapter)
@@ -76,15 +85,15 @@ module Arena
       # measured that reach `floor` good req/s, and the PSS the fit gives
       # them. nil when no worker-cost summary is in the document.
       def self.memory_at_floor(document, share:)
-        summaries = document.measurements.select { |m| m.scenario == key && m.summary? && m.extra["per_worker_kb"] }
-        return nil if summaries.empty?
-        workload = summaries.group_by(&:workload).max_by { |_, ms| ms.size }.first
-        group = summaries.select { |m| m.workload == workload }
-        floor = share * group.flat_map { |m| m.extra["points"].map { |p| p["good_rps"].to_f } }.max
-        options = group.filter_map do |m|
-          p = m.extra["points"].reject { |q| q["refork"] || q["error"] }.select { |q| q["good_rps"].to_f >= floor }.min_by { |q| q["workers"] }
-          p && {server: p["label"] || m.server, workers: p["workers"], good_rps: p["good_rps"], pss_kb: p["pss_kb"],
-                base_kb: m.extra["base_kb"], per_worker_kb: m.extra["per_worker_kb"]}
+        fits = self.fits(document)
+        return nil if fits.empty?
+        workload = fits.group_by { |m, _, _| m.workload }.max_by { |_, fs| fs.size }.first
+        group = fits.select { |m, _, _| m.workload == workload }
+        floor = share * group.flat_map { |_, _, points| points.map { |p| p.good_rps.to_f } }.max
+        options = group.filter_map do |m, x, points|
+          p = points.reject { |q| q.refork || q.error }.select { |q| q.good_rps.to_f >= floor }.min_by(&:workers)
+          p && {server: p.label || m.server, workers: p.workers, good_rps: p.good_rps, pss_kb: p.pss_kb,
+                base_kb: x.base_kb, per_worker_kb: x.per_worker_kb}
         end
         {workload: workload, floor: floor, ranked: options.sort_by { |o| o[:pss_kb] }}
       end
