@@ -61,11 +61,10 @@ module Arena
 
       # A confirmation round of `arena tune`: its configs in the order they
       # ran, the seconds it took and its design ("sequential": one config at a
-      # time on the server's cores, started afresh; "kept": kept up from one
-      # start, whose mean seconds a config are start_s).
-      def add_confirmation_round(round:, order:, seconds:, design:, variant: nil, start_s: nil)
+      # time on the server's cores, started afresh).
+      def add_confirmation_round(round:, order:, seconds:, design:, variant: nil)
         append("confirmation_rounds", {"round" => round, "order" => order, "seconds" => seconds&.round(2), "design" => design,
-                                       "variant" => variant, "start_s" => start_s}.compact)
+                                       "variant" => variant}.compact)
       end
 
       # A unit shortened (lowered: {setting => value}) or not started

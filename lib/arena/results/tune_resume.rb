@@ -43,7 +43,7 @@ module Arena
       # One confirmation round as recorded: the configs in the order they ran,
       # each one's machine-speed reading ([cpu_ms, memory_ms]), its seconds
       # and design (nil where the tune did not record them).
-      RoundRecord = Struct.new(:number, :order, :speeds, :seconds, :design, :start_s, keyword_init: true)
+      RoundRecord = Struct.new(:number, :order, :speeds, :seconds, :design, keyword_init: true)
 
       # tune.json's record of the cores rounds (answer.scaling, written by
       # TuneDocument): config is the label on every core; ratio and interval
@@ -118,7 +118,7 @@ module Arena
           mine = readings.select { |r| r["round"] == n }
           RoundRecord.new(number: n, order: recorded.dig(n, "order") || mine.map { |r| r["config"] },
             speeds: mine.to_h { |r| [r["config"], [r["cpu_ms"], r["memory_ms"]]] }, seconds: recorded.dig(n, "seconds"),
-            design: recorded.dig(n, "design"), start_s: recorded.dig(n, "start_s")).freeze
+            design: recorded.dig(n, "design")).freeze
         end
       end
 

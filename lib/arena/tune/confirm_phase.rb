@@ -48,7 +48,7 @@ module Arena
       def confirm(sides, time, baseline_key:, stay_key:)
         AnswerWords.listed("confirmation:", sides.map { |s| "#{s.role} #{@ctx.labels.call(s.key)}" }).each { |line| @ctx.say line }
         result = Confirmation.new(plan: @ctx.plan, store: @ctx.store, engine: @ctx.engine, workload: @ctx.workload,
-          deadline: time.confirmation_deadline, seed: @ctx.seed, log: @ctx.log, kept: time.kept_rounds,
+          deadline: time.confirmation_deadline, seed: @ctx.seed, log: @ctx.log,
           judge: ->(r) { Confirmed.narrow?(r, target_pct: Confirmation::TARGET_PCT) }).call(sides)
         [Confirmed.decide(result, baseline_key: baseline_key, stay_key: stay_key), NotDone.confirmation(result)]
       end
@@ -82,15 +82,14 @@ module Arena
         machine = @ctx.plan.machine
         unless time.scaling?
           why = Scaling.unkept(pick.adapter, cores: machine.cores, measurements: @ctx.store.view.measurements, dir: @ctx.plan.out_dir, front: @ctx.plan.front,
-            seconds: Scaling.rounds_s(confirmed.fresh_round_s(sides_of(confirmed)), sides: sides_of(confirmed),
-              configs: ConfirmPhase.staying(confirmed) ? 2 : 1) ||
+            seconds: Scaling.rounds_s(confirmed.round_s, sides: sides_of(confirmed), configs: ConfirmPhase.staying(confirmed) ? 2 : 1) ||
               time.cores_rounds_s)
           return Scaling::Result.new(one: pick.adapter, cores: machine.cores, server_cores: machine.server_cores, why: why).freeze
         end
         @ctx.say "cores: #{@ctx.labels.call(pick.key)} on 1 core against every core"
         Scaling.new(plan: @ctx.plan, store: @ctx.store, engine: @ctx.engine, workload: @ctx.workload, deadline: time.deadline, seed: @ctx.seed,
           log: @ctx.log).call(pick.adapter, pick.installation, stay: ConfirmPhase.staying(confirmed),
-            side_s: confirmed.fresh_round_s(sides_of(confirmed))&./(sides_of(confirmed)))
+            side_s: confirmed.round_s&./(sides_of(confirmed)))
       end
 
       # How many configs each confirmation round started.

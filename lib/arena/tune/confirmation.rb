@@ -37,26 +37,14 @@ module Arena
     #   is run in its place while the time lasts.
     # - At least MIN_ROUNDS counted rounds, then more until the judge says
     #   every ratio's interval is within ±TARGET_PCT (Confirmed.narrow?), or the deadline.
-    # - A slow app's fresh start costs more than its load (a 55 ms Rails app:
-    #   a 29 s turn for a 13.7 s load), and a 10-minute tune held 2 such
-    #   rounds. When the budget cannot hold MIN_ROUNDS of them (TimeBudget's
-    #   kept_rounds), every config is started and warmed once and kept up
-    #   (KEPT), and one config a round is started afresh, in turn: a round is
-    #   then a reading and a load per config and one start, still paired and
-    #   shuffled. Kept rounds read a server at its steady state: on Redmine
-    #   they read Falcon and Iodine 12-14% over Puma, where 12-round checks of
-    #   fresh starts read them 4-9% under it (docs/methodology.md); a start a
-    #   round puts one start's spread in the rounds, not that difference.
     class Confirmation
       MIN_ROUNDS = 8
       MAX_ROUNDS = 40
       TARGET_PCT = 5.0
       # A confirmation round's measurement in results.json, apart from the search's.
       VARIANT = "confirmation"
-      # One config at a time on the server's cores, the engine on the other:
-      # each started afresh for its turn (DESIGN), or kept up from one start (KEPT).
+      # One config at a time on the server's cores, the engine on the other.
       DESIGN = "sequential"
-      KEPT = "kept"
 
       # role: "answer", "runner-up" or "baseline"; rps, p99_ms, pss_kb:
       # {round number => figure} (nil where none); failed: why it is out.
@@ -69,9 +57,8 @@ module Arena
       end
 
       # One round: its number, the order it ran in, each load's speed reading
-      # (label => Reading), the seconds it took and its design (DESIGN or
-      # KEPT); start_s: a kept config's one start, in seconds (its mean).
-      Round = Struct.new(:number, :order, :speeds, :seconds, :design, :start_s, keyword_init: true) do
+      # (label => Reading), the seconds it took and its design (DESIGN).
+      Round = Struct.new(:number, :order, :speeds, :seconds, :design, keyword_init: true) do
         def speed_ms = speeds.values.compact.then { |r| r.empty? ? nil : r.sum(&:total_ms) / r.size }
       end
 
@@ -118,17 +105,6 @@ module Arena
       # A 1 ms app's is 0.15 s.
       START_REQUESTS = 150
 
-      # A kept config's turn in a round: a reading, the engine's warm-up, the
-      # load and the settle (its starts are counted apart).
-      def self.kept_side_s(duration:, warmup:) = 0.5 + warmup + duration + 1.5
-
-      # seconds: MIN_ROUNDS rounds of `sides` kept configs, their first
-      # starts, and a start in each round after the first.
-      def self.kept_reserve_s(sides:, boot_s:, duration:, warmup:, request_ms: 0.0)
-        start = side_s(boot_s: boot_s, duration: duration, warmup: warmup, request_ms: request_ms) - duration - warmup - 1.5
-        (sides + MIN_ROUNDS - 1) * start + MIN_ROUNDS * sides * kept_side_s(duration: duration, warmup: warmup)
-      end
-
       # A start's warm-up runs until the server is steady, at most
       # WARM_CAP_S. A slow app's loads are stretched past STRETCHED_S to hold
       # enough requests, and its warm-up slices hold too few to read steady:
@@ -143,10 +119,9 @@ module Arena
       # judge: (Result) -> true when its intervals are narrow enough (Confirmed.narrow?);
       # session_for: (side, index) -> the side's session, started afresh each round (a Launch::Session by default);
       # variant: what results.json calls these rounds' measurements, readings and rounds (other rounds
-      # run this way, Scaling's, keep apart from the confirmation's that `arena tune --resume` reads back);
-      # kept: every config started once and kept up (KEPT), else started afresh each round.
+      # run this way, Scaling's, keep apart from the confirmation's that `arena tune --resume` reads back).
       def initialize(plan:, store:, engine:, workload:, deadline:, seed:, log: ->(_) {}, speed: Probes::MachineSpeed,
-        clock: Support::Clock, min_rounds: MIN_ROUNDS, judge: nil, session_for: nil, variant: VARIANT, kept: false)
+        clock: Support::Clock, min_rounds: MIN_ROUNDS, judge: nil, session_for: nil, variant: VARIANT)
         @plan = plan.with(load: plan.load.with(queue_time: "off"))
         @store = store
         @engine = engine
@@ -161,7 +136,6 @@ module Arena
         @session_for = session_for || method(:server_session)
         @sessions = {}
         @variant = variant
-        @design = kept ? KEPT : DESIGN
       end
 
       # The plan the rounds run under: the tune's, with queue time off.
@@ -174,8 +148,6 @@ module Arena
       # MAX_ROUNDS more may run.
       def call(sides, prior: [])
         sides.each_with_index { |side, i| @sessions[side.role] = @session_for.call(side, i) }
-        start_kept(sides) if kept?
-        @first = (prior.map(&:number).max || 0) + 1
         rounds = prior.dup
         @spent = prior.filter_map(&:seconds)
         stopped = loop do
@@ -189,7 +161,6 @@ module Arena
         end
         result(sides, rounds, stopped).tap { |r| @store.add_speed_summary(median_ms: r.median_ms, flagged: r.flagged) }
       ensure
-        @sessions.each_value(&:stop) if kept?
         @sessions.clear
       end
 
@@ -201,24 +172,6 @@ module Arena
       end
 
       private
-
-      def kept? = @design == KEPT
-
-      # Every config started and warmed once, in an order of its own (round
-      # 0's); a start's mean seconds kept for the cores rounds' estimate.
-      def start_kept(sides)
-        started = @clock.now
-        Arena::Run::Rounds.order(sides, round: 0, seed: @seed).each { |side| start(side, 0) }
-        @start_s = ((@clock.now - started) / sides.size).round(2) unless sides.empty?
-      end
-
-      # A kept round starts one config afresh, each in turn (the first
-      # round's configs were all just started): true when it is up.
-      def renewed(side, number, alive)
-        return true if number == @first || !alive[(number - @first - 1) % alive.size].equal?(side)
-        @sessions.fetch(side.role).stop
-        start(side, number)
-      end
 
       def result(sides, rounds, stopped)
         flagged, median = Confirmation.flagged(rounds)
@@ -245,7 +198,7 @@ module Arena
         true
       rescue Launch::LocalServer::Failed, Error => e
         side.failed = e.message
-        @log.call("confirmation: #{side.role} #{side.key} did not start#{" in round #{number}" if number.positive?}: #{e.message}")
+        @log.call("confirmation: #{side.role} #{side.key} did not start in round #{number}: #{e.message}")
         false
       end
 
@@ -257,23 +210,22 @@ module Arena
           # Read before the start, on cores nothing else uses: read after
           # the warm-up, it shared the core with the server still serving
           # the warm-up's last requests (a 50 ms app read 0.70-0.94x on a
-          # quiet machine). Kept configs sit idle while it reads.
+          # quiet machine).
           reading = @speed.read(cpus: @plan.machine.server_cpus)
-          next unless kept? ? renewed(side, number, alive) : start(side, number)
+          next unless start(side, number)
           speeds[side.key] = reading
           @store.add_speed(round: number, config: side.key, reading: reading, variant: @variant)
           measure(side, number)
         ensure
-          @sessions.fetch(side.role).stop unless kept?
+          @sessions.fetch(side.role).stop
         end
         @spent << @clock.now - started
-        @store.add_confirmation_round(round: number, order: order.map(&:key), seconds: @spent.last, design: @design, variant: @variant,
-          start_s: @start_s)
+        @store.add_confirmation_round(round: number, order: order.map(&:key), seconds: @spent.last, design: DESIGN, variant: @variant)
         @log.call("confirmation round #{number}: #{order.map { |s| "#{s.role} #{Support::Format.rps(s.rps[number].to_f)}" }.join(", ")} req/s")
-        Round.new(number: number, order: order.map(&:key), speeds: speeds.freeze, seconds: @spent.last, design: @design, start_s: @start_s).freeze
+        Round.new(number: number, order: order.map(&:key), speeds: speeds.freeze, seconds: @spent.last, design: DESIGN).freeze
       end
 
-      # One load of the steady scenario on the config kept up; its goodput,
+      # One load of the steady scenario on the config just started; its goodput,
       # p99 and PSS, stored as a measurement of its own variant.
       def measure(side, number)
         m = @sessions.fetch(side.role).run(Scenarios::Steady.new, @workload, load: round_load).first

@@ -24,7 +24,7 @@ module Arena
     #   server (`stay`, which may be any side, the baseline's included),
     #   against the baseline on the same rounds (`stay_gain`).
     Confirmed = Struct.new(:pick, :other, :baseline, :margin, :gain, :verdict, :keep, :rounds, :flagged, :speed_range,
-      :rps, :p99_ms, :pss_kb, :band_pct, :stopped, :stay, :stay_gain, :counted, :round_s, :start_s, keyword_init: true)
+      :rps, :p99_ms, :pss_kb, :band_pct, :stopped, :stay, :stay_gain, :counted, :round_s, keyword_init: true)
 
     class Confirmed
       BAND_PCT = 3.0
@@ -54,7 +54,7 @@ module Arena
           rounds: common([pick, other].compact, counted).size, flagged: result.flagged, speed_range: speed_range(result),
           rps: rps, p99_ms: median(pick.p99_ms, counted), pss_kb: median(pick.pss_kb, counted), band_pct: band_pct,
           stopped: result.stopped, stay: stay, stay_gain: (against(base, stay, counted, band_pct) if stay&.alive?),
-          counted: counted, round_s: round_s(result), start_s: Stats.median(result.rounds.filter_map(&:start_s))).freeze
+          counted: counted, round_s: round_s(result)).freeze
       end
 
       # b against the baseline, nil when the baseline did not run or is b.
@@ -111,10 +111,6 @@ module Arena
         speeds = result.counted.filter_map(&:speed_ms).map { |ms| result.median_ms / ms }
         speeds.empty? ? nil : [speeds.min.round(3), speeds.max.round(3)]
       end
-
-      # A round of `sides` configs each started afresh (the cores rounds'):
-      # round_s, and a start for each config when the rounds kept them up.
-      def fresh_round_s(sides) = round_s && round_s + sides * start_s.to_f
 
       # The mean seconds of a round that recorded its time, nil when none did.
       def self.round_s(result)

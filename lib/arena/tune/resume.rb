@@ -88,9 +88,7 @@ module Arena
         return 0.0 unless fair.call(answer)
         stay = sides.find { |s| s.role == "stay" }
         configs = (fair.call(stay) && stay.key != answer.key) ? 2 : 1
-        round_s = Stats.median(record.rounds.filter_map(&:seconds))
-        start_s = Stats.median(record.rounds.filter_map(&:start_s)).to_f
-        Scaling.rounds_s(round_s && round_s + sides.size * start_s, sides: sides.size, configs: configs) || 0.0
+        Scaling.rounds_s(Stats.median(record.rounds.filter_map(&:seconds)), sides: sides.size, configs: configs) || 0.0
       end
 
       # The confirmation's configs as sides, with their earlier rounds' figures.
@@ -113,8 +111,7 @@ module Arena
       def self.rounds(record)
         record.rounds.map do |r|
           speeds = r.speeds.transform_values { |cpu, memory| (cpu && memory) ? Probes::MachineSpeed::Reading.new(cpu_ms: cpu, memory_ms: memory).freeze : nil }
-          Confirmation::Round.new(number: r.number, order: r.order, speeds: speeds.freeze, seconds: r.seconds, design: r.design,
-            start_s: r.start_s).freeze
+          Confirmation::Round.new(number: r.number, order: r.order, speeds: speeds.freeze, seconds: r.seconds, design: r.design).freeze
         end
       end
 
@@ -144,10 +141,9 @@ module Arena
           cores: @plan.machine.server_cores).call
       end
 
-      # The rounds go on as the tune's ran: kept up when its last was (Confirmation::KEPT).
       def rounds(sides, prior, deadline:)
         Confirmation.new(plan: @plan, store: @store, engine: @engine, workload: @plan.workloads.first, deadline: deadline,
-          seed: Plan.new_seed, log: ->(line) { say line }, kept: prior.last&.design == Confirmation::KEPT,
+          seed: Plan.new_seed, log: ->(line) { say line },
           judge: ->(r) { Confirmed.narrow?(r, target_pct: Confirmation::TARGET_PCT) }).call(sides, prior: prior)
       rescue Interrupt
         @store.finish(interrupted: true)

@@ -17,10 +17,9 @@ module Arena
     # the app's pace; duration_s: a load's -d; cores_rounds_s: what the
     # cores rounds take, kept or not. started: when the tune opened (nil
     # until #start).
-    # look_s: the least look (Estimate::LEAST_LEVELS), the least share a look gets;
-    # kept_rounds: the confirmation keeps its configs up (Confirmation::KEPT).
+    # look_s: the least look (Estimate::LEAST_LEVELS), the least share a look gets.
     TimeBudget = Struct.new(:max_s, :per_candidate_s, :look_s, :reserve_s, :scaling_s, :cores_rounds_s, :duration_s, :started,
-      :kept_rounds, keyword_init: true)
+      keyword_init: true)
 
     class TimeBudget
       # A first look takes more than its loads (verification, settling, the
@@ -72,30 +71,20 @@ module Arena
           max = plan.load.max_time
           per = per_candidate_s
           least = Estimate.least(plan.servers.filter_map { |adapter| least_search(adapter) }, per_candidate_s: per)
-          need = whole_s(least, per, confirmation_s(kept: false) + scaling_s)
-          @kept = kept?(max, per)
+          need = whole_s(least, per, confirmation_s + scaling_s)
           # The cores rounds come last: they get their time only when the
           # budget holds the whole tune, never at the confirmation's cost.
           scaling = (need <= max) ? scaling_s : 0.0
           budget = TimeBudget.new(max_s: max, per_candidate_s: per, look_s: per_candidate_s(steps: Estimate::LEAST_LEVELS),
             reserve_s: reserve_s(max, per, confirmation_s + scaling),
-            scaling_s: scaling, cores_rounds_s: scaling_s, duration_s: plan.load.duration, kept_rounds: @kept).freeze
+            scaling_s: scaling, cores_rounds_s: scaling_s, duration_s: plan.load.duration).freeze
           Estimate.short_lines(need, budget_s: max).each { |line| say.call(line) }
           detail_lines(budget, least, given).each { |line| detail.call(line) }
-          kept_lines(budget).each { |line| say.call(line) }
+          say.call(kept_line(budget))
           budget
         end
 
         private
-
-        # Whether the confirmation keeps its configs up (Confirmation::KEPT):
-        # when the reserve cannot hold MIN_ROUNDS rounds of fresh starts (a
-        # slow app's in 10 minutes). The whole tune's need is said with
-        # fresh starts: a --max-time that holds it gets them.
-        def kept?(max, per)
-          fresh = confirmation_s(kept: false)
-          reserve_s(max, per, fresh) < fresh
-        end
 
         # The rounds keep all their time when the budget holds them beside
         # every server's first look; a shorter one gives the looks their
@@ -114,22 +103,14 @@ module Arena
 
         # What the reserve holds: MIN_ROUNDS rounds or more, else about how
         # many at the app's pace, and what MIN_ROUNDS would need.
-        def kept_lines(budget)
+        def kept_line(budget)
           round_s = confirmation_s / Confirmation::MIN_ROUNDS
           held = (budget.reserve_s - budget.scaling_s) / round_s
           rounds = if held.round >= Confirmation::MIN_ROUNDS then "#{Confirmation::MIN_ROUNDS}+ confirmation rounds"
           else "#{(held < 0.5) ? "less than 1" : "about #{held.round}"} confirmation #{(held.round == 1) ? "round" : "rounds"} " \
             "(#{Confirmation::MIN_ROUNDS} need #{confirmation_s.round} s)"
           end
-          ["tune: #{budget.reserve_s} of #{budget.max_s.round} s kept for #{rounds}#{" and the cores rounds" if budget.scaling?}; " \
-            "the rest for the search", *kept_words]
-        end
-
-        # Said when the rounds keep their configs up: what a fresh start each round would need.
-        def kept_words
-          return [] unless @kept
-          ["tune: the rounds keep each config up and start one afresh a round, in turn " \
-            "(all afresh: #{confirmation_s(kept: false).round} s)"]
+          "tune: #{budget.reserve_s} of #{budget.max_s.round} s kept for #{rounds}#{" and the cores rounds" if budget.scaling?}; the rest for the search"
         end
 
         def detail_lines(budget, least, given)
@@ -138,12 +119,10 @@ module Arena
             ["tune: the least search: #{least.map { |s| "#{s.server} #{s.candidates}" }.join(", ")} candidates"]
         end
 
-        # The answer, the runner-up, your config and your server's best
-        # config: MIN_ROUNDS rounds of fresh starts, or of kept configs.
-        def confirmation_s(kept: @kept)
+        # The answer, the runner-up, your config and your server's best config.
+        def confirmation_s
           sides = [plan.servers.size, 2].min + ((plan.servers.size > 2) ? 2 : 1)
-          figures = {sides: sides, boot_s: boot_s, duration: plan.load.duration, warmup: plan.load.warmup, request_ms: request_ms}
-          kept ? Confirmation.kept_reserve_s(**figures) : Confirmation.reserve_s(**figures)
+          Confirmation.reserve_s(sides: sides, boot_s: boot_s, duration: plan.load.duration, warmup: plan.load.warmup, request_ms: request_ms)
         end
 
         # The time kept for the scaling rounds (none on one core): the

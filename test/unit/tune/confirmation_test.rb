@@ -130,36 +130,6 @@ module Arena
       assert_equal 9.0, result.side("answer").p99_ms[1]
     end
 
-    # A slow app's rounds keep every config up (KEPT) and start one afresh
-    # a round, in turn: each round is still a reading and a load per config,
-    # in a shuffled order, recorded as kept; every session stopped at the end.
-    def test_kept_rounds_start_each_config_once_and_stop_them_at_the_end
-      s = sessions
-      speed = Speed.new
-      c = Tune::Confirmation.new(plan: @plan, store: @store, engine: nil, workload: nil, deadline: 10_000.0, seed: 7, speed: speed,
-        clock: @clock, judge: ->(_) { true }, session_for: ->(side, _) { s.fetch(side.role) }, kept: true)
-      result = c.call(sides)
-      assert_equal [[4, 4, 8], [3, 3, 8], [3, 3, 8]], s.values.map { |x| [x.starts, x.warmed, x.loads] },
-        "each started before round 1, then one a round from round 2: answer in 2, 5, 8, runner-up in 3, 6, baseline in 4, 7"
-      assert s.values.all?(&:stopped), "every session stopped"
-      assert_equal ["precise", 8], [result.stopped, result.rounds.size]
-      assert_equal ["kept"], result.rounds.map(&:design).uniq
-      assert_equal ["kept"], @store.rounds.map { |r| r[:design] }.uniq
-      assert_equal 24, speed.calls.size, "a reading before each load"
-      assert_operator result.rounds.map(&:order).uniq.size, :>, 1, "the order is shuffled per round"
-      assert_equal 9.0, result.rounds.first.seconds, "a round is its loads (a start takes no time on this clock)"
-      assert_equal [0.0], @store.rounds.map { |r| r[:start_s] }.uniq, "the starts' seconds a config (none on this clock)"
-      assert_equal 0.0, result.rounds.first.start_s
-      confirmed = Tune::Confirmed.decide(result, baseline_key: sides.last.key)
-      assert_equal [9.0, 0.0, 9.0], [confirmed.round_s, confirmed.start_s, confirmed.fresh_round_s(3)]
-      assert_equal 9.0 + 3 * 4.0, Tune::Confirmed.new(**confirmed.to_h, start_s: 4.0).fresh_round_s(3), "a fresh round: a start for each config"
-      assert_nil Tune::Confirmed.new(**confirmed.to_h, round_s: nil).fresh_round_s(3)
-      s = sessions(fail: "runner-up")
-      result = Tune::Confirmation.new(plan: @plan, store: @store, engine: nil, workload: nil, deadline: 10_000.0, seed: 7, speed: Speed.new,
-        clock: @clock, judge: ->(_) { true }, session_for: ->(side, _) { s.fetch(side.role) }, kept: true).call(sides)
-      assert_equal ["boot failed", [8, 0, 8]], [result.side("runner-up").failed, %w[answer runner-up baseline].map { |r| result.side(r).rps.size }]
-    end
-
     # The reading is taken while no server runs: after a warm-up, the server
     # still serving its last requests shared the core with the reading.
     def test_the_speed_is_read_before_the_start_while_no_server_is_up

@@ -147,7 +147,7 @@ module Arena
       sides = [side("a", 1.0, failed: "crashed"), side("b", 1.0, role: "baseline", failed: "crashed")]
       c = C.decide(result(sides, flagged: [3], stopped: "time"), baseline_key: "b", band_pct: 2.0)
       assert_equal({pick: nil, other: nil, baseline: nil, margin: nil, gain: nil, verdict: nil, keep: false, rounds: 0, flagged: [3],
-        speed_range: nil, rps: nil, p99_ms: nil, pss_kb: nil, band_pct: 2.0, stopped: "time", stay: nil, stay_gain: nil, counted: nil, round_s: nil, start_s: nil}, c.to_h)
+        speed_range: nil, rps: nil, p99_ms: nil, pss_kb: nil, band_pct: 2.0, stopped: "time", stay: nil, stay_gain: nil, counted: nil, round_s: nil}, c.to_h)
       refute c.found?
     end
 

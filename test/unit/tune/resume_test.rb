@@ -43,14 +43,14 @@ module Arena
 
     # DIR as a finished tune leaves it: 8 rounds in results.json, the
     # confirmed answer and how to resume it in tune.json.
-    def finished_tune(digest: Bundle::AppDigest.of(@app), rounds: 8, interrupted: false, design: "sequential", start_s: nil)
+    def finished_tune(digest: Bundle::AppDigest.of(@app), rounds: 8, interrupted: false)
       store = Results::Store.new(path: File.join(@dir, "results.json"), environment: {}, plan: {})
       (1..rounds).each do |n|
         adapters.each do |role, adapter|
           store.add_speed(round: n, config: adapter.label, reading: Reading.new(cpu_ms: 5.0, memory_ms: 5.0))
           store.add_measurement(measurement(adapter.label, n, rps(role, n)))
         end
-        store.add_confirmation_round(round: n, order: adapters.values.map(&:label), seconds: 30.0, design: design, start_s: start_s)
+        store.add_confirmation_round(round: n, order: adapters.values.map(&:label), seconds: 30.0, design: "sequential")
       end
       # The answer's scaling rounds, run the same way: kept apart by their variant.
       answer = adapters["answer"].label
@@ -155,21 +155,12 @@ module Arena
       assert_in_delta 120.0, cores_s.call(answer: record.answer.merge("scaling" => {"cores" => 2, "why" => Tune::Scaling.later(@dir, 118)}))
     end
 
-    # Kept rounds (Confirmation::KEPT) hold no start: the cores rounds start
-    # every config afresh each round, so a start (the kept rounds' start_s)
-    # is added for each config. A resume of 480 s read the kept rounds' 52 s
-    # as a round of fresh starts, began cores rounds of ~100 s a round, ran 2
-    # of the 3 that give a figure and said nothing for them; a --max-time
-    # that cannot hold them now gives its time to the confirmation rounds.
-    def test_kept_rounds_count_a_start_per_config_in_the_cores_rounds_time
-      finished_tune(design: "kept", start_s: 12.0)
+    # A resume of 480 s began cores rounds of ~100 s a round, ran 2 of the 3
+    # that give a figure and said nothing for them; a --max-time that cannot
+    # hold them gives its time to the confirmation rounds, and says so.
+    def test_a_max_time_short_of_the_cores_rounds_gives_them_up_and_says_so
+      finished_tune
       record = Results::TuneResume.read(@dir)
-      assert_equal ["kept", 12.0], [record.rounds.first.design, record.rounds.first.start_s]
-      assert_equal 12.0, Tune::Resume.rounds(record).first.start_s
-      sides = adapters.map { |role, a| Tune::Confirmation::Side.of(role: role, adapter: a, installation: nil) }
-      closed = Results::Measurement.from_h({"server" => adapters["answer"].label, "scenario" => "sustained", "variant" => "closed-max",
-        "summary" => {"good_rps" => 1.0, "loader_cpu_pct" => 3.0}, "probes" => {"cpu_pct_mean" => 100.0}})
-      assert_in_delta Tune::Scaling::ROUNDS * 2 * (30.0 + 3 * 12.0) / 3, Tune::Resume.cores_s(record, machine: @machine, sides: sides, measurements: [closed])
       err = StringIO.new
       resume = Tune::Resume.new(plan: Plan.new(machine: @machine), record: record, max_time: 300.0, err: err, out: StringIO.new)
       assert_equal 264.0, resume.send(:cores_kept, 264.0)

@@ -51,7 +51,7 @@ module Arena
     end
 
     # The budget's line for a reserve of our own (the Planner's words).
-    def planner_line(budget) = TimeBudget::Planner.new(plan: plan(600), pace: nil, tune_runtime: false).send(:kept_lines, budget).first
+    def planner_line(budget) = TimeBudget::Planner.new(plan: plan(600), pace: nil, tune_runtime: false).send(:kept_line, budget)
 
     def test_a_long_budget_keeps_the_confirmation_and_the_cores_rounds_whole
       time, said, detail = planned(3600)
@@ -77,26 +77,6 @@ module Arena
       assert_in_delta Tune::Scaling::ROUNDS * 2 * 2 * side, planner.send(:scaling_s), 1e-6
     end
 
-    # A slow app's fresh start costs more than its load: the rounds keep
-    # their configs up when the budget holds fewer than MIN_ROUNDS fresh
-    # rounds (a 55 ms Rails app got 2 in 10 minutes), and start them afresh
-    # each round when it holds the whole tune with them.
-    def test_a_slow_app_keeps_its_configs_up_when_fresh_rounds_do_not_fit
-      pace = Plan::Pace::Reading.new(boot_s: 5.2, service_ms: 55.0, cpu_ms: 55.0)
-      said = []
-      time = TimeBudget.planned(plan(600), pace: pace, tune_runtime: false, given: false, say: said.method(:<<), detail: ->(_) {})
-      assert time.kept_rounds
-      assert_includes said.last, "keep each config up"
-      long = TimeBudget.planned(plan(20_000), pace: pace, tune_runtime: false, given: true, say: ->(_) {}, detail: ->(_) {})
-      refute long.kept_rounds, "a budget that holds the whole tune starts each config afresh each round"
-      fast = TimeBudget.planned(plan(600), pace: Plan::Pace::Reading.new(boot_s: 1.0, service_ms: 1.0, cpu_ms: 1.0), tune_runtime: false,
-        given: false, say: ->(_) {}, detail: ->(_) {})
-      refute fast.kept_rounds, "a fast app's 10 minutes hold its fresh rounds"
-      assert_in_delta (3 + 7) * (5.0 + 4.0 + 2.0 + 6.0) + 8 * 3 * (0.5 + 1.0 + 9.2 + 1.5),
-        Tune::Confirmation.kept_reserve_s(sides: 3, boot_s: 5.0, duration: 9.2, warmup: 1.0, request_ms: 40.0), 1e-9,
-        "a start of each config, 8 rounds of a reading, a load and its settle, and a start in each round after the first"
-    end
-
     # Where the looks would leave the rounds less than the fewest that
     # compare (3, and a round of slack), the rounds take that much, up
     # to MOST_SHARE: a slow app's tune ran 1 round and compared nothing.
@@ -116,13 +96,10 @@ module Arena
       side = Tune::Estimate::BOOT_S[:rack] + 2 * 0.5 + 2.0 + 2.0 + 0.5 + 1.5
       assert_equal Tune::Scaling::ROUNDS * 2 * 2 * side, time.cores_rounds_s, "what they would take, for --resume"
       assert_equal 36, time.reserve_s, "MOST_SHARE of 60 s: 4 rounds would take more"
-      assert time.kept_rounds, "fresh starts would hold 1 round"
-      kept = (3 + 7) * (side - 2.0 - 0.5 - 1.5) + Tune::Confirmation::MIN_ROUNDS * 3 * (0.5 + 0.5 + 2.0 + 1.5)
-      assert_equal "tune: 36 of 60 s kept for about #{(36 / (kept / 8)).round} confirmation rounds " \
-        "(#{Tune::Confirmation::MIN_ROUNDS} need #{kept.round} s); the rest for the search", said[-2]
-      assert_equal "tune: the rounds keep each config up and start one afresh a round, in turn (all afresh: " \
-        "#{(Tune::Confirmation::MIN_ROUNDS * 3 * side).round} s)", said.last
-      assert_operator said.map(&:size).max, :<=, 100
+      need = (Tune::Confirmation::MIN_ROUNDS * 3 * side).round
+      assert_equal "tune: 36 of 60 s kept for about #{(36 / (3 * side)).round} confirmation round " \
+        "(#{Tune::Confirmation::MIN_ROUNDS} need #{need} s); the rest for the search", said.last
+      assert_operator said.last.size, :<=, 100
       whole = Tune::TimeBudget.new(max_s: 600, reserve_s: (Tune::Confirmation::MIN_ROUNDS * 3 * side - 0.4).floor, scaling_s: 0.0)
       assert_includes planner_line(whole), "kept for #{Tune::Confirmation::MIN_ROUNDS}+ confirmation rounds", "a reserve a second short holds its 8"
       assert_operator said.size, :>, 1, "the whole tune's need said first"
