@@ -93,6 +93,16 @@ class ReportMemoryTest < Minitest::Test
     assert_match(/MiB PSS under load at 1 worker .* per worker\), the fewest workers reaching/, memory.because)
   end
 
+  # Puma served 8151, 9800 and 7511 req/s at 1, 2 and 4 workers; at 75% of
+  # the best (7350) all three counts reach the floor, and the pick is the
+  # fewest of them, with that count's own PSS. Pitchfork (5755 at best)
+  # reaches none and is not ranked.
+  def test_memory_at_floor_picks_the_fewest_workers_that_reach_it
+    found = Arena::Scenarios::WorkerCost.memory_at_floor(source("memory-workers").view, share: 0.75)
+    assert_in_delta 7350.4, found[:floor], 0.1
+    assert_equal [["puma:workers=1,threads=5,preload=true", 1, 37810]], found[:ranked].map { |o| [o[:server], o[:workers], o[:pss_kb]] }
+  end
+
   def test_html_has_the_memory_sections
     html = Arena::Report::Html.new(source("memory-workers").view, notes: []).render
     assert_includes html, %(id="worker-cost")
