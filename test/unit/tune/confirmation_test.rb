@@ -208,6 +208,25 @@ module Arena
       assert_equal ["time", 3], [result.stopped, result.rounds.size]
     end
 
+    # A round is begun only when its configs' turns fit at the mean turn
+    # and twice its spread: turns of 30.6, 22.1, 25.1, 25.3 and 27.8 s
+    # (mean 26.18, SD 3.19) plan 32.56 s a config, 97.7 s for 3.
+    def test_a_round_is_begun_only_when_its_turns_fit_with_twice_their_spread
+      assert_equal 0.0, Tune::Confirmation.turn_s([])
+      assert_equal 30.0, Tune::Confirmation.turn_s([30.0])
+      assert_in_delta 26.18 + 2 * 3.1917, Tune::Confirmation.turn_s([30.6, 22.1, 25.1, 25.3, 27.8]), 0.001
+      earlier = sides
+      earlier.each { |s| (1..5).each { |n| s.rps[n] = 1000.0 } }
+      prior = [91.8, 66.3, 75.3, 75.9, 83.4].each_with_index.map do |seconds, i|
+        Tune::Confirmation::Round.new(number: i + 1, order: earlier.map(&:key), speeds: {}, seconds: seconds, design: "sequential")
+      end
+      run = ->(deadline) { confirmation(sessions, deadline: deadline, judge: ->(_) { false }).call(earlier, prior: prior).rounds.size }
+      @clock.now = 0.0
+      assert_equal 5, run.call(97.6), "97.7 s do not fit in 97.6"
+      @clock.now = 0.0
+      assert_operator run.call(97.8), :>, 5
+    end
+
     def test_a_config_that_does_not_start_is_out_and_the_rest_go_on
       s = sessions(fail: "runner-up")
       result = confirmation(s).call(sides)

@@ -114,15 +114,16 @@ module Arena
       merged = Tune::Confirmation.new(plan: Plan.new(load: Load::Options.new(**Load.defaults).freeze, machine: @machine), store: store,
         engine: nil, workload: nil, deadline: 100.0, seed: 1, clock: clock, speed: Speed, judge: ->(_) { false },
         session_for: ->(side, _) { Session.new(side.role, side.key, self, clock) }).call(sides, prior: prior)
-      # 30 s a round before, 9 s now: a round begins while one of the mean
-      # length (earlier rounds' and new) still fits in 100 s: 9 to 18
-      assert_equal (1..18).to_a, merged.rounds.map(&:number)
+      # 30 s a round before, 9 s now: a round begins while its 3 turns, at
+      # the mean turn (earlier rounds' and new) and twice its spread, still
+      # fit in 100 s: 9 to 15 (the 16th, after 63 s, is planned at 3 x 14.0 s)
+      assert_equal (1..15).to_a, merged.rounds.map(&:number)
       after = Tune::Confirmed.decide(merged, baseline_key: sides.last.key)
-      assert_equal [8, 18], [before.rounds, after.rounds]
+      assert_equal [8, 15], [before.rounds, after.rounds]
       assert_operator after.margin.high_pct - after.margin.low_pct, :<, before.margin.high_pct - before.margin.low_pct, "more rounds, a narrower interval"
       reread = Results::TuneResume.read(@dir)
-      assert_equal (1..18).to_a, reread.rounds.map(&:number), "every round in results.json as it was made"
-      assert_equal [(1..18).to_a] * 3, adapters.values.map { |a| reread.figures.fetch(a.label).keys.sort }
+      assert_equal (1..15).to_a, reread.rounds.map(&:number), "every round in results.json as it was made"
+      assert_equal [(1..15).to_a] * 3, adapters.values.map { |a| reread.figures.fetch(a.label).keys.sort }
     end
 
     module Speed
