@@ -169,14 +169,17 @@ module Arena
       end
 
       # The seconds a config's turn in a round is planned at: the mean of
-      # the turns so far (a round's seconds over its configs) and twice
-      # their spread (their sample standard deviation), 0 before any. At
-      # the mean alone, a real app's sixth round was begun with 60 s left,
-      # ran 66 s, and the tune 608 s of its 600.
+      # the turns so far (a round's seconds over its configs) and, from
+      # SPREAD_FROM turns on, twice their spread (their sample standard
+      # deviation); 0 before any. At the mean alone, a real app's sixth
+      # round was begun with 60 s left, ran 66 s, and the tune 608 s of its
+      # 600; the spread of two turns (34 and 28 s) kept a third round of 4
+      # configs out of 132 s, and the tune compared nothing.
+      SPREAD_FROM = 3
       def self.turn_s(turns)
         return 0.0 if turns.empty?
         mean = turns.sum / turns.size
-        return mean if turns.size < 2
+        return mean if turns.size < SPREAD_FROM
         mean + 2 * Math.sqrt(turns.sum { |t| (t - mean)**2 } / (turns.size - 1))
       end
 

@@ -209,11 +209,12 @@ module Arena
     end
 
     # A round is begun only when its configs' turns fit at the mean turn
-    # and twice its spread: turns of 30.6, 22.1, 25.1, 25.3 and 27.8 s
+    # and, from 3 turns on, twice its spread: turns of 30.6, 22.1, 25.1, 25.3 and 27.8 s
     # (mean 26.18, SD 3.19) plan 32.56 s a config, 97.7 s for 3.
     def test_a_round_is_begun_only_when_its_turns_fit_with_twice_their_spread
       assert_equal 0.0, Tune::Confirmation.turn_s([])
       assert_equal 30.0, Tune::Confirmation.turn_s([30.0])
+      assert_in_delta 30.85, Tune::Confirmation.turn_s([33.7, 28.0]), 1e-9, "two turns show no spread yet"
       assert_in_delta 26.18 + 2 * 3.1917, Tune::Confirmation.turn_s([30.6, 22.1, 25.1, 25.3, 27.8]), 0.001
       earlier = sides
       earlier.each { |s| (1..5).each { |n| s.rps[n] = 1000.0 } }
