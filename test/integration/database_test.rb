@@ -46,7 +46,11 @@ class DatabaseTest < Arena::ArenaCase
       # backend reports those up to 10 s late); statements with the warm-up's
       # requests estimated, 1.41 for a crowded Pitchfork; with a reading at the
       # warm-up's end, late by psql's start-up, 0.46 for a crowded Iodine.
-      assert_includes 0.95..1.05, db["queries_per_request"], "#{spec}: one SELECT per request: #{db}"
+      # Read once the server is quiet; the requests still in flight at the
+      # deadline (at most -c 8) the server may never read: 83 requests read
+      # 78 statements, 0.94, before the quiet wait, and 4-5 short after it.
+      assert_includes (db["requests"] - 8)..(db["requests"] * 1.05), db["queries"], "#{spec}: one SELECT per request: #{db}"
+      assert_in_delta db["queries"].to_f / db["requests"], db["queries_per_request"], 0.005, "#{spec}: #{db}"
       # A thread opens its connection with its first request: in a 1 s load
       # one of Iodine's four once served none (fresh clone, session 6). More
       # than half the slots still shows both the threads and the processes.
