@@ -159,6 +159,7 @@ module Arena
       assert_equal [1.5], s.values.flat_map(&:warm_loads).map(&:warmup_limit).uniq, "--warmup-max holds"
       assert_in_delta 10.0, Tune::Confirmation.warm_s(duration: 9.2, warmup: 1.0)
       assert_in_delta 8.0, Tune::Confirmation.warm_s(duration: 4.0, warmup: 1.0)
+      assert_in_delta 0.4, Tune::Confirmation.warm_s(duration: 0.3, warmup: 0.2), 1e-9, "a 0.3 s load: 2 warm-ups, not the 2 s floor"
       assert_in_delta 3.0, Tune::Confirmation.warm_s(duration: 1.5, warmup: 1.5), 1e-9, "a fast app's: 2 warm-ups"
       assert_in_delta 4.9 + 10.0 + 2.0 + 9.2 + 1.0 + 1.5, Tune::Confirmation.side_s(boot_s: 4.9, duration: 9.2, warmup: 1.0)
       assert_in_delta 4.9 + 10.0 + 2.0 + 9.2 + 1.0 + 1.5 + 6.0, Tune::Confirmation.side_s(boot_s: 4.9, duration: 9.2, warmup: 1.0, request_ms: 40.0),
