@@ -8,6 +8,7 @@ require_relative "../load/options"
 require_relative "../probes/machine_speed"
 require_relative "../results/store"
 require_relative "../run/rounds"
+require_relative "../stats/difference"
 require_relative "../support/format"
 require_relative "../verdicts/limits"
 
@@ -178,9 +179,9 @@ module Arena
       SPREAD_FROM = 3
       def self.turn_s(turns)
         return 0.0 if turns.empty?
-        mean = turns.sum / turns.size
-        return mean if turns.size < SPREAD_FROM
-        mean + 2 * Math.sqrt(turns.sum { |t| (t - mean)**2 } / (turns.size - 1))
+        return turns.sum / turns.size if turns.size < SPREAD_FROM
+        mean, var = Stats::DifferenceMethod.mean_var(turns)
+        mean + 2 * Math.sqrt(var)
       end
 
       # Rounds flagged: their speed more than MachineSpeed::OFF from the median of all.
