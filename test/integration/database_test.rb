@@ -40,7 +40,8 @@ class DatabaseTest < Arena::ArenaCase
       m = outcome.measurements.find { |x| x["server"].start_with?(spec) } # rounds shuffle the order
       refute_nil m, "#{spec} measured"
       assert_equal 0, arena_errors(m), "#{spec}: #{m.dig("load", "errors")}"
-      db = m.fetch("database")
+      db = Arena::Results::Measurement.from_h(m).database
+      refute_nil db, "#{spec}: the database's figures"
       # /items/7 is one SELECT; the requests are the engine's, the warm-up's
       # counted apart. pg_stat_database's transactions read 0.41 to 0.64 (a
       # backend reports those up to 10 s late); statements with the warm-up's
@@ -49,13 +50,13 @@ class DatabaseTest < Arena::ArenaCase
       # Read once the server is quiet; the requests still in flight at the
       # deadline (at most -c 8) the server may never read: 83 requests read
       # 78 statements, 0.94, before the quiet wait, and 4-5 short after it.
-      assert_includes (db["requests"] - 8)..(db["requests"] * 1.05), db["queries"], "#{spec}: one SELECT per request: #{db}"
-      assert_in_delta db["queries"].to_f / db["requests"], db["queries_per_request"], 0.005, "#{spec}: #{db}"
+      assert_includes (db.requests - 8)..(db.requests * 1.05), db.queries, "#{spec}: one SELECT per request: #{db.to_h}"
+      assert_in_delta db.queries.to_f / db.requests, db.queries_per_request, 0.005, "#{spec}: #{db.to_h}"
       # A thread opens its connection with its first request: in a 1 s load
       # one of Iodine's four once served none (fresh clone, session 6). More
       # than half the slots still shows both the threads and the processes.
-      assert_operator db["connections"], :<=, slots, "#{spec}: connections at most threads x processes"
-      assert_operator db["connections"], :>, slots / 2, "#{spec}: connections from every process and thread setting"
+      assert_operator db.connections, :<=, slots, "#{spec}: connections at most threads x processes"
+      assert_operator db.connections, :>, slots / 2, "#{spec}: connections from every process and thread setting"
     end
     puma = outcome.results["servers"].find { |x| x["label"].start_with?("puma") }
     assert_equal ["env", "RAILS_MAX_THREADS=2", "WEB_CONCURRENCY=2"], puma["command"].first(3)
