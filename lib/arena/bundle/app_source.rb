@@ -61,7 +61,10 @@ module Arena
       def self.for_run(path, env: {}, overlay: true, cwd: true, say: nil, servers: [], cache_root: Bundle::Overlay.cache_root)
         app = path ? user(path) : ((cwd && in_directory) || builtin)
         say&.call(app.announcement) if app.announcement
-        app = app.with_env(user_env(env, railties: app.railties)) unless app.builtin
+        unless app.builtin
+          app = app.with_env(user_env(env, railties: app.railties, log_switch: app.log_switch?))
+          say&.call("arena: note: #{LOG_NOTE}") if app.log_switch? && !env.key?(LOG_SWITCH)
+        end
         return app if app.builtin || !overlay
         # One bundle for every server that can join, whatever --servers names this time.
         result = Bundle::Overlay.new(app: app, cache_root: cache_root, servers: server_classes(servers), candidates: Bundle::Overlay.adapters.all,
@@ -84,10 +87,30 @@ module Arena
       # needs none, so Rails >= 7.1 is told to make a throwaway one unless the
       # user gives one (--env SECRET_KEY_BASE=...); an older Rails (the app's
       # lock names railties < 7.1), which has no such switch, gets a random one.
-      def self.user_env(env, railties: nil)
-        return env if env.key?("SECRET_KEY_BASE") || env.key?("SECRET_KEY_BASE_DUMMY")
+      #
+      # log_switch: the app logs to its log/production.log unless
+      # RAILS_LOG_TO_STDOUT is set (#log_switch?); Arena sets it, unless the
+      # user gives it (empty keeps the file), so runs leave that file alone.
+      def self.user_env(env, railties: nil, log_switch: false)
+        log = (log_switch && !env.key?(LOG_SWITCH)) ? {LOG_SWITCH => "1"} : {}
+        return log.merge(env) if env.key?("SECRET_KEY_BASE") || env.key?("SECRET_KEY_BASE_DUMMY")
         old = railties && Gem::Version.new(railties) < Gem::Version.new("7.1")
-        {"SECRET_KEY_BASE_DUMMY" => "1", **(old ? {"SECRET_KEY_BASE" => SecureRandom.hex(64)} : {})}.merge(env)
+        {"SECRET_KEY_BASE_DUMMY" => "1", **(old ? {"SECRET_KEY_BASE" => SecureRandom.hex(64)} : {}), **log}.merge(env)
+      end
+
+      LOG_SWITCH = "RAILS_LOG_TO_STDOUT"
+      LOG_NOTE = "the app logs to its log/production.log unless #{LOG_SWITCH} is set: Arena sets it, so these runs " \
+        "leave that file alone and the app's lines (its errors too) are in each server's log in --out " \
+        "(--env #{LOG_SWITCH}= keeps the file)"
+
+      # A Rails app whose production.rb logs to STDOUT only when
+      # RAILS_LOG_TO_STDOUT is set (generated before Rails 7.1, which logs
+      # to STDOUT always).
+      def log_switch?
+        return false unless rails?
+        File.read(File.join(dir, "config", "environments", "production.rb")).match?(/^[^#\n]*\b#{LOG_SWITCH}\b/)
+      rescue SystemCallError
+        false
       end
 
       # The app's locked railties version, or nil.

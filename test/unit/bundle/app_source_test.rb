@@ -46,6 +46,33 @@ class YourAppUnitTest < Minitest::Test
     assert_raises(Arena::UsageError) { Arena::Bundle::AppSource.env_pair("no-equals") }
   end
 
+  # An app generated before Rails 7.1 logs to log/production.log unless
+  # RAILS_LOG_TO_STDOUT is set: Arena sets it, says so, and leaves it to a
+  # user who gives it (empty keeps the file); an app that always logs to
+  # STDOUT, or names the variable only in a comment, is left as it is.
+  def test_an_app_that_logs_to_its_file_unless_told_is_told_to_log_to_stdout
+    Dir.mktmpdir do |dir|
+      FileUtils.mkdir_p(File.join(dir, "config/environments"))
+      File.write(File.join(dir, "config.ru"), "run Rails.application\n")
+      File.write(File.join(dir, "Gemfile"), "gem 'rails'\n")
+      File.write(File.join(dir, "Gemfile.lock"), "GEM\n  specs:\n    railties (7.0.8)\n")
+      File.write(File.join(dir, "config/application.rb"), "")
+      production = File.join(dir, "config/environments/production.rb")
+      File.write(production, "  if ENV[\"RAILS_LOG_TO_STDOUT\"].present?\n    config.logger = Logger.new(STDOUT)\n  end\n")
+      said = []
+      app = Arena::Bundle::AppSource.for_run(dir, overlay: false, say: ->(line) { said << line })
+      assert_equal "1", app.env["RAILS_LOG_TO_STDOUT"]
+      assert_equal 1, said.grep(/leave that file alone/).size, said.inspect
+      kept = Arena::Bundle::AppSource.for_run(dir, env: {"RAILS_LOG_TO_STDOUT" => "", "SECRET_KEY_BASE" => "x"}, overlay: false,
+        say: ->(line) { said << line })
+      assert_equal "", kept.env["RAILS_LOG_TO_STDOUT"]
+      assert_equal 1, said.grep(/leave that file alone/).size, "no note when the user set it"
+      assert_equal "1", Arena::Bundle::AppSource.for_run(dir, env: {"SECRET_KEY_BASE" => "x"}, overlay: false).env["RAILS_LOG_TO_STDOUT"]
+      File.write(production, "  # RAILS_LOG_TO_STDOUT is not needed: Rails 7.1 logs to STDOUT\n  config.logger = Logger.new(STDOUT)\n")
+      refute Arena::Bundle::AppSource.for_run(dir, overlay: false).env.key?("RAILS_LOG_TO_STDOUT")
+    end
+  end
+
   def test_header_flag
     assert_equal({"X-Forwarded-Proto" => "https"}, Arena::Plan::Workloads.header("X-Forwarded-Proto: https"))
     ["no colon", "Bad Name: x", ""].each do |bad|
