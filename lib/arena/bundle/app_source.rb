@@ -8,6 +8,13 @@ require_relative "overlay"
 
 module Arena
   module Bundle
+    # What a Rails app generated before 7.1 reads to log to STDOUT instead of
+    # its log/production.log (AppSource#log_switch?), and what Arena says when it sets it.
+    LOG_SWITCH = "RAILS_LOG_TO_STDOUT"
+    LOG_NOTE = "the app logs to its log/production.log unless #{LOG_SWITCH} is set: Arena sets it, so these runs " \
+      "leave that file alone and the app's lines (its errors too) are in each server's log in --out " \
+      "(--env #{LOG_SWITCH}= keeps the file)"
+
     # The Rack app under test: the built-in arena app running in Arena's own
     # bundle, or a user's app (a directory or its config.ru) running inside
     # that app's bundle, or inside Arena's overlay of it (bundle/overlay.rb),
@@ -97,11 +104,6 @@ module Arena
         old = railties && Gem::Version.new(railties) < Gem::Version.new("7.1")
         {"SECRET_KEY_BASE_DUMMY" => "1", **(old ? {"SECRET_KEY_BASE" => SecureRandom.hex(64)} : {}), **log}.merge(env)
       end
-
-      LOG_SWITCH = "RAILS_LOG_TO_STDOUT"
-      LOG_NOTE = "the app logs to its log/production.log unless #{LOG_SWITCH} is set: Arena sets it, so these runs " \
-        "leave that file alone and the app's lines (its errors too) are in each server's log in --out " \
-        "(--env #{LOG_SWITCH}= keeps the file)"
 
       # A Rails app whose production.rb logs to STDOUT only when
       # RAILS_LOG_TO_STDOUT is set (generated before Rails 7.1, which logs
