@@ -231,8 +231,9 @@ module Arena
           ["THE ANSWER: keep what you run: #{baseline.yours}", "  #{why}"]
         else
           ["THE ANSWER: #{server}#{" #{version}" if version} with #{setting_words}#{", runtime #{runtime}" unless runtime.to_s.empty? || runtime == "default"}",
-            "  #{AnswerWords.gain(confirmed, baseline)}"]
-        end.concat([AnswerWords.stay(confirmed, baseline), AnswerWords.stay_cores(scaling, baseline.server)].compact.map { |line| "  #{line}" })
+            *AnswerWords.gain(confirmed, baseline).lines(chomp: true).map { |line| "  #{line}" }]
+        end.concat([AnswerWords.stay(confirmed, baseline), AnswerWords.stay_cores(scaling, baseline.server)].compact
+          .flat_map { |words| words.lines(chomp: true) }.map { |line| "  #{line}" })
       end
 
       # The picked config's margin, figures, what they were measured on and how to start it.

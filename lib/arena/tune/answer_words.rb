@@ -40,7 +40,10 @@ module Arena
       # or, when the baseline ties or wins, "keep what you run: ..." with the best other config's reading.
       def gain(confirmed, baseline)
         yours = baseline.yours
-        return "#{yours}: not measured (#{confirmed.baseline&.failed || "it did not start"})" unless confirmed.baseline&.alive?
+        unless confirmed.baseline&.alive?
+          why = confirmed.baseline&.failed
+          return why ? "#{yours}: out of the rounds:\n  #{why}" : "#{yours}: not measured (it did not start)"
+        end
         return "keep what you run: #{yours} is the best config found" if confirmed.baseline.equal?(confirmed.pick)
         value, interval = confirmed.gain_ratio
         return "keep what you run: #{yours}; the rounds could not compare it (#{paired_rounds(confirmed.gain)})" unless value
@@ -57,7 +60,7 @@ module Arena
         head = "stay on #{baseline.server}"
         return "#{head}: your config is already the best #{baseline.server} config found" if side.equal?(confirmed.baseline)
         config = settings(side.adapter.settings.slice(*side.adapter.class.tunables.keys))
-        return "#{head}: #{config} did not run in the rounds (#{side.failed})" unless side.alive?
+        return "#{head}: #{config}: out of the rounds:\n  #{side.failed}" unless side.alive?
         value, interval = confirmed.stay_ratio
         return "#{head}: #{config}: not compared with your config (#{paired_rounds(confirmed.stay_gain)})" unless value
         word = if ahead?(confirmed.stay_gain) then "ahead"

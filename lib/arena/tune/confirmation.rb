@@ -184,6 +184,18 @@ module Arena
         mean + 2 * Math.sqrt(var)
       end
 
+      # Why a config left the rounds, from its load (Results::LoadFigures):
+      # "16 of 61 requests failed (16 timeout) in confirmation round 2, over
+      # the 1% limit", or that it served nothing.
+      def self.failed_words(load, number)
+        failed = load ? load.errors + load.hung : 0
+        return "served nothing in confirmation round #{number}" unless failed.positive?
+        kinds = load.nonzero_error_kinds.except("total").map { |kind, n| "#{n} #{kind.tr("_", " ")}" }
+        kinds << "#{load.hung} unanswered" if load.hung.positive?
+        "#{failed} of #{load.good + failed} requests failed (#{kinds.join(", ")}) in confirmation round #{number}, " \
+          "over the #{Verdicts::Limits::ERROR_LIMIT_PCT.round}% limit"
+      end
+
       # Rounds flagged: their speed more than MachineSpeed::OFF from the median of all.
       def self.flagged(rounds)
         median = Probes::MachineSpeed.median_ms(rounds.flat_map { |r| r.speeds.values })
@@ -201,7 +213,6 @@ module Arena
       # A round is begun only when one more still fits: a turn per config
       # (Confirmation.turn_s), as many as are left to run.
       def fits?(configs)
-        return true if @deadline.nil?
         @clock.now + configs * Confirmation.turn_s(@turns) <= @deadline
       end
 
@@ -256,7 +267,7 @@ module Arena
         side.rps[number] = over ? 0.0 : m.good_rps
         side.p99_ms[number] = m.summary&.p99_us&.then { |us| us / 1000.0 }
         side.pss_kb[number] = m.probes&.pss_peak_kb
-        side.failed = "served nothing within 1% errors in confirmation round #{number}" unless side.rps[number].positive?
+        side.failed = Confirmation.failed_words(m.load, number) unless side.rps[number].positive?
       rescue Launch::LocalServer::Failed, Error => e
         side.failed = "failed in confirmation round #{number}: #{e.message}"
       end

@@ -25,7 +25,7 @@ module Arena
     # answer), falcon count=2 (the runner-up) and the baseline (your
     # config/puma.rb: 3 threads) at the goodput levels given, sharing a drift,
     # each with a wobble of its own that alternates round by round.
-    def confirmed_answer(provisional, answer:, runner_up:, baseline:, wobble:, stay: nil, round_s: nil, dir: nil, against: 1)
+    def confirmed_answer(provisional, answer:, runner_up:, baseline:, wobble:, stay: nil, round_s: nil, dir: nil, against: 1, baseline_failed: nil)
       machine = Plan::Machine.new(cores: 2)
       # against: -1 puts the answer's wobble against the others' (their ratios wobble twice as much)
       side = lambda do |role, key, settings, level|
@@ -36,12 +36,28 @@ module Arena
       end
       sides = [side.call("answer", "puma", {"workers" => 2, "threads" => 4}, answer), side.call("runner-up", "falcon", {"count" => 2}, runner_up),
         side.call("baseline", "puma", {"threads" => 3, "workers" => 0}, baseline)]
+      sides.last.failed = baseline_failed
       rounds = (1..8).map { |n| Tune::Confirmation::Round.new(number: n, order: sides.map(&:key), speeds: {}, seconds: round_s) }
       result = Tune::Confirmation::Result.new(sides: sides, rounds: rounds, flagged: [], median_ms: nil, stopped: "precise")
       confirmed = Tune::Confirmed.decide(result, baseline_key: sides.last.key, stay_key: stay && sides.find { |x| x.role == stay }.key)
       found = Plan::Baseline::Found.new(server: "puma", settings: {"threads" => 3, "workers" => 0}, source: "config/puma.rb", notes: [])
       Tune::Answer.confirm(provisional, confirmed: confirmed, baseline: found, files: FILES, versions: {"puma" => "6.4.2"}, gems: {},
         measured_on: "on 1 of 2 cores", dir: dir)
+    end
+
+    # Your config out of the rounds: why takes a line of its own under the
+    # answer, whole, not cut at 100 columns.
+    def test_your_config_out_of_the_rounds_says_why_on_a_line_of_its_own
+      drift = [1.0, 0.8, 1.2, 0.9, 1.1]
+      provisional = decide([entry("falcon", drift.map { |d| 100 * d }, pss_mib: 200, p99_ms: 8.0, settings: {"count" => 2}),
+        entry("puma", drift.map { |d| 110 * d }, pss_mib: 400, p99_ms: 12.0, settings: {"workers" => 2, "threads" => 4})])
+      why = "16 of 61 requests failed (16 timeout) in confirmation round 2, over the 1% limit"
+      lines = confirmed_answer(provisional, answer: 1300.0, runner_up: 1000.0, baseline: 900.0, wobble: 0.01,
+        baseline_failed: why).lines(brief: true)
+      at = lines.index { |l| l.end_with?(": out of the rounds:") }
+      assert at, lines.join("\n")
+      assert_match(/\A  your config\/puma.rb .*: out of the rounds:\z/, lines[at])
+      assert_equal "    #{why}", lines[at + 1]
     end
 
     # An interval wider than ±5% says what more rounds would buy, and the

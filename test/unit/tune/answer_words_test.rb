@@ -81,7 +81,7 @@ module Arena
     def test_gain_when_the_baseline_did_not_run
       assert_equal "#{YOURS}: not measured (it did not start)", W.gain(confirmed(pick: iodine, baseline: nil), baseline)
       failed = puma(failed: "exited with status 1")
-      assert_equal "#{YOURS}: not measured (exited with status 1)", W.gain(confirmed(pick: iodine, baseline: failed), baseline)
+      assert_equal "#{YOURS}: out of the rounds:\n  exited with status 1", W.gain(confirmed(pick: iodine, baseline: failed), baseline)
     end
 
     def test_gain_when_the_baseline_is_the_pick
@@ -121,7 +121,7 @@ module Arena
       assert_equal "stay on puma: workers=1 threads=5: not compared with your config (2 paired rounds)",
         W.stay(confirmed(pick: iodine, baseline: base, stay: t5, stay_gain: unmeasured(2)), baseline)
       dead = side("stay", "puma", {"threads" => 5, "workers" => 1}, failed: "exited with status 1")
-      assert_equal "stay on puma: workers=1 threads=5 did not run in the rounds (exited with status 1)",
+      assert_equal "stay on puma: workers=1 threads=5: out of the rounds:\n  exited with status 1",
         W.stay(confirmed(pick: iodine, baseline: base, stay: dead), baseline)
     end
 

@@ -109,6 +109,20 @@ module Arena
 
     def sessions(fail: nil, from: 1) = {"answer" => 1100.0, "runner-up" => 1000.0, "baseline" => 800.0}.to_h { |role, rps| [role, Session.new(rps, @clock, fail_from: (from if role == fail))] }
 
+    # A config out of the rounds says what its requests met, not "served nothing":
+    # a real app's own config timed out on SQLite's lock.
+    def test_a_config_out_of_the_rounds_says_how_many_requests_failed_and_how
+      load = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "duration_s" => 12.0,
+        "requests" => {"sent" => 61, "completed" => 45}, "errors" => {"total" => 16, "timeout" => 16, "reset" => 0}})
+      assert_equal "16 of 61 requests failed (16 timeout) in confirmation round 2, over the 1% limit",
+        Tune::Confirmation.failed_words(load, 2)
+      statuses = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "duration_s" => 12.0,
+        "requests" => {"sent" => 80, "completed" => 80}, "errors" => {"total" => 2, "unexpected_status" => 2}})
+      assert_equal "2 of 80 requests failed (2 unexpected status) in confirmation round 1, over the 1% limit",
+        Tune::Confirmation.failed_words(statuses, 1)
+      assert_equal "served nothing in confirmation round 3", Tune::Confirmation.failed_words(nil, 3)
+    end
+
     def test_eight_rounds_of_fresh_sessions_shuffled_each_load_after_a_speed_reading
       s = sessions
       speed = Speed.new
