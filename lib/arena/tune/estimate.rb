@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require_relative "confirmation"
+require_relative "search"
 require_relative "trial"
 
 module Arena
@@ -61,8 +62,15 @@ module Arena
       # leaders and the baseline's server: Search structs, their start
       # already looked at), the head to head, and the confirmation's rounds.
       def whole_s(looks:, searched:, per_candidate_s:, head_to_head_s:, confirmation_s:)
-        looks * per_candidate_s + searched.sum { |s| (s.candidates - 1) * per_candidate_s } + head_to_head_s + confirmation_s
+        looks * per_candidate_s + searched.sum { |s| s.seconds - per_candidate_s } + head_to_head_s + confirmation_s
       end
+
+      # A challenger's duel with the best config (Search#duel): at most
+      # Search::LOOKS.last paired rounds, a load of `duration` and a second's
+      # settling for each of the two. Counted at the most: on a noisy
+      # machine most duels ran all their rounds (a slow app's searches, planned
+      # on their looks alone, stopped at the time limit after 2 of 4 configs).
+      def duel_s(duration:) = Tune::Search::LOOKS.last * 2 * (duration + 1.0)
 
       # The --max-time said is the need and DRIFT more: a tune run again with
       # it measures the app again, and this machine's pace drifts between
@@ -88,10 +96,11 @@ module Arena
       end
 
       # searches: [[server key, dimensions, in an envelope?], ...]
-      def least(searches, per_candidate_s:)
+      # duel_s: a challenger's duel (.duel_s), for each candidate after the start.
+      def least(searches, per_candidate_s:, duel_s: 0.0)
         searches.map do |server, dimensions, enveloped|
           count = 2 + 2 * dimensions + (enveloped ? 1 : 0)
-          Search.new(server: server, candidates: count, seconds: (count * per_candidate_s).round).freeze
+          Search.new(server: server, candidates: count, seconds: (count * per_candidate_s + (count - 1) * duel_s).round).freeze
         end
       end
 
@@ -104,7 +113,7 @@ module Arena
           "#{searches.sum(&:candidates)} candidates, #{total} s"
         left = "tune: #{budget_s.round} s for the search#{" (--max-time)" if given}"
         return [needs, "#{left}: it fits"] if budget_s >= total
-        [needs, "#{left} fits about #{(budget_s / per_candidate_s).floor}: searches stop early " \
+        [needs, "#{left} fits about #{(budget_s * searches.sum(&:candidates) / total).floor}: searches stop early " \
           "(--max-time #{(total / 60.0).ceil * 60} fits all)"]
       end
     end

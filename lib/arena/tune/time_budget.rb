@@ -70,7 +70,8 @@ module Arena
         def call(given:, say:, detail:)
           max = plan.load.max_time
           per = per_candidate_s
-          least = Estimate.least(plan.servers.filter_map { |adapter| least_search(adapter) }, per_candidate_s: per)
+          least = Estimate.least(plan.servers.filter_map { |adapter| least_search(adapter) }, per_candidate_s: per,
+            duel_s: Estimate.duel_s(duration: plan.load.duration))
           need = whole_s(least, per, confirmation_s + scaling_s)
           # The cores rounds come last: they get their time only when the
           # budget holds the whole tune, never at the confirmation's cost.

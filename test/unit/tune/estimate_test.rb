@@ -22,6 +22,17 @@ class TuneEstimateTest < Minitest::Test
     assert_equal 2, puma.dimensions.size, "puma searches workers and threads"
   end
 
+  # Every candidate after a server's start may duel the best in paired
+  # rounds: the least search counts them, at their most.
+  def test_the_least_search_counts_a_duel_for_each_candidate_after_the_start
+    assert_equal 8 * 2 * 13.2, E.duel_s(duration: 12.2), "8 paired rounds of two loads and a second each"
+    least = E.least([["pitchfork", 1, false]], per_candidate_s: 90.0, duel_s: 211.2)
+    assert_equal [["pitchfork", 4, 994]], least.map { |s| [s.server, s.candidates, s.seconds] } # 4 x 90 + 3 x 211.2
+    assert_equal 3 * 90.0 + (994 - 90), E.whole_s(looks: 3, searched: least, per_candidate_s: 90.0, head_to_head_s: 0.0, confirmation_s: 0.0)
+    assert_equal "tune: 500 s for the search fits about 2: searches stop early (--max-time 1020 fits all)",
+      E.lines(least, budget_s: 500.0, per_candidate_s: 90.0, given: false).last, "a candidate with its duel: 994 / 4 s"
+  end
+
   def test_the_head_to_head_keeps_its_rounds_from_the_searches
     assert_equal 0.0, E.head_to_head_s(1, duration: 2.0), "one finalist: no head to head"
     assert_equal 90.0, E.head_to_head_s(6, duration: 2.0) # 6 finalists x 5 rounds x 3 s
