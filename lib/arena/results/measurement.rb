@@ -198,10 +198,12 @@ module Arena
       # Errors as a share of every request that ended (a response or an
       # error), counting as failed the requests a hung server left unanswered.
       def error_pct
-        failed = errors + hung
         ended = good + failed
         ended.zero? ? 0.0 : (100.0 * failed / ended).round(3)
       end
+
+      # Requests that failed: errors, and those a hung server left unanswered.
+      def failed = errors + hung
 
       def nonzero_error_kinds = error_kinds.reject { |_, v| v.zero? }
 

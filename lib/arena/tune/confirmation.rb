@@ -188,11 +188,10 @@ module Arena
       # "16 of 61 requests failed (16 timeout) in confirmation round 2, over
       # the 1% limit", or that it served nothing.
       def self.failed_words(load, number)
-        failed = load ? load.errors + load.hung : 0
-        return "served nothing in confirmation round #{number}" unless failed.positive?
-        kinds = load.nonzero_error_kinds.except("total").map { |kind, n| "#{n} #{kind.tr("_", " ")}" }
+        return "served nothing in confirmation round #{number}" unless load&.failed&.positive?
+        kinds = load.nonzero_error_kinds.map { |kind, n| "#{n} #{kind.tr("_", " ")}" }
         kinds << "#{load.hung} unanswered" if load.hung.positive?
-        "#{failed} of #{load.good + failed} requests failed (#{kinds.join(", ")}) in confirmation round #{number}, " \
+        "#{load.failed} of #{load.good + load.failed} requests failed (#{kinds.join(", ")}) in confirmation round #{number}, " \
           "over the #{Verdicts::Limits::ERROR_LIMIT_PCT.round}% limit"
       end
 

@@ -120,6 +120,10 @@ module Arena
         "requests" => {"sent" => 80, "completed" => 80}, "errors" => {"total" => 2, "unexpected_status" => 2}})
       assert_equal "2 of 80 requests failed (2 unexpected status) in confirmation round 1, over the 1% limit",
         Tune::Confirmation.failed_words(statuses, 1)
+      hung = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "duration_s" => 12.0,
+        "requests" => {"sent" => 16, "completed" => 0}, "errors" => {"total" => 0}})
+      assert_equal "16 of 16 requests failed (16 unanswered) in confirmation round 4, over the 1% limit",
+        Tune::Confirmation.failed_words(hung, 4)
       assert_equal "served nothing in confirmation round 3", Tune::Confirmation.failed_words(nil, 3)
     end
 
