@@ -37,10 +37,11 @@ class DatabaseTest < Arena::ArenaCase
     assert_match(/database: throwaway PostgreSQL \d+ on a unix socket/, outcome.stderr)
     assert_equal CONFIGS.size, outcome.measurements.size, outcome.describe
     CONFIGS.each do |spec, slots|
-      m = outcome.measurements.find { |x| x["server"].start_with?(spec) } # rounds shuffle the order
+      m = outcome.measurements.find { |x| Arena::Results::Measurement.from_h(x).server.start_with?(spec) } # rounds shuffle the order
       refute_nil m, "#{spec} measured"
-      assert_equal 0, arena_errors(m), "#{spec}: #{m.dig("load", "errors")}"
-      db = Arena::Results::Measurement.from_h(m).database
+      record = Arena::Results::Measurement.from_h(m)
+      assert_equal 0, arena_errors(m), "#{spec}: #{record.load.error_kinds}"
+      db = record.database
       refute_nil db, "#{spec}: the database's figures"
       # /items/7 is one SELECT; the requests are the engine's, the warm-up's
       # counted apart. pg_stat_database's transactions read 0.41 to 0.64 (a
