@@ -69,8 +69,9 @@ module Arena
         app = path ? user(path) : ((cwd && in_directory) || builtin)
         say&.call(app.announcement) if app.announcement
         unless app.builtin
-          app = app.with_env(user_env(env, railties: app.railties, log_switch: app.log_switch?))
-          say&.call("arena: note: #{LOG_NOTE}") if app.log_switch? && !env.key?(LOG_SWITCH)
+          switch = app.log_switch?
+          app = app.with_env(user_env(env, railties: app.railties, log_switch: switch))
+          say&.call("arena: note: #{LOG_NOTE}") if switch && !env.key?(LOG_SWITCH)
         end
         return app if app.builtin || !overlay
         # One bundle for every server that can join, whatever --servers names this time.
