@@ -36,7 +36,11 @@ class CapacityPollTest < Arena::CapacityCase
     assert out.status.success?, out.describe
     runs = out.measurements.select { |m| m["load"] }.group_by { |m| m["server"] }
     poll = runs.fetch(label(POLL)) { flunk "no measurement of #{POLL}: #{out.describe}" }
+    # A round read while the machine was busy (flagged noisy) is run again at
+    # its round's end; its tail may be the machine's, so the rule is held to
+    # the quiet rounds.
     at_poll = poll.select { |m| m.dig("summary", "p99_us").to_f.between?(85_000, 130_000) }
+      .reject { |m| m.dig("summary", "flags").to_a.include?("noisy") }
     at_poll.each do |m|
       s = m.fetch("summary")
       assert_includes s["flags"], "stalled", "#{s}\n#{out.describe}"
@@ -48,11 +52,11 @@ class CapacityPollTest < Arena::CapacityCase
     runs.fetch(label(SHORT)) { flunk "no measurement of #{SHORT}: #{out.describe}" }.each do |m|
       refute_match(/100 ms poll/, m.dig("summary", "stall").to_s, "poll_timeout=0.01: #{m["summary"]}")
     end
-    skip "no round missed a wake-up (p99s #{poll.map { |m| m.dig("summary", "p99_us") }})" if at_poll.empty?
+    skip "no quiet round missed a wake-up (p99s #{poll.map { |m| [m.dig("summary", "p99_us"), m.dig("summary", "flags")] }})" if at_poll.empty?
     kept = Arena::Results::Rounds.one_per_round(Arena::Results::Document.load(File.join(out.dir, "results.json"))
       .measured.select { |m| m.server == label(POLL) })
     skip "the rounds at the poll were read on a busy machine and ran again without a stall" if
-      kept.none? { |m| m.load.latency.p99.to_f.between?(85_000, 130_000) }
+      kept.none? { |m| m.load.latency.p99.to_f.between?(85_000, 130_000) && !m.flags.include?("noisy") }
     assert_match(/^agoo\S*  stalled  p99 \d+ ms at \d+% CPU( in \d+ of \d+ runs)?: its 100 ms poll \(poll_timeout\)$/, out.stdout)
   end
 end

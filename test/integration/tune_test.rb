@@ -27,8 +27,14 @@ class TuneTest < Arena::ArenaCase
     assert_equal 80.0, tune.dig("constraints", "max_time_s")
     assert_operator tune.dig("constraints", "memory_mib"), :>, 0
     assert_equal %w[puma unicorn], tune["servers"].keys
+    # Puma, the baseline's server, is looked at first. The other is looked at
+    # when the looks so far leave it time: on a machine slowed by others' work
+    # the tune says it was not (a time plan's outcome, not this test's).
+    skipped = tune.dig("answer", "not_done").to_a
+    assert_operator tune.dig("servers", "puma", "candidates").size, :>=, 1, outcome.describe
     tune["servers"].each do |name, server|
-      assert_operator server["candidates"].size, :>=, 1, name
+      next if server["candidates"].empty? && skipped.include?("#{name}: not looked at (no time left)")
+      assert_operator server["candidates"].size, :>=, 1, "#{name}: #{skipped}"
       assert server["candidates"].all? { |c| c["settings"].is_a?(Hash) && c["status"] }, name
     end
     puma = tune.dig("servers", "puma")

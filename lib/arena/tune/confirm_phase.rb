@@ -42,13 +42,21 @@ module Arena
         [stay.adapter, stay.installation] if stay&.alive? && !stay.equal?(confirmed.pick)
       end
 
+      # The configs the cores rounds will run, seen from the sides still in
+      # the confirmation rounds: the answer's, and your server's best
+      # (stay_key) while it is in them.
+      def self.cores_configs(alive, stay_key) = (alive.any? { |s| s.key == stay_key }) ? 2 : 1
+
       private
 
-      # [Confirmed, NotDone of the rounds it did not count].
+      # [Confirmed, NotDone of the rounds it did not count]. The rounds end
+      # where the cores rounds' time begins: theirs for your server's best
+      # beside the answer's while it is in the rounds, the answer's alone
+      # once it is out.
       def confirm(sides, time, baseline_key:, stay_key:)
         AnswerWords.listed("confirmation:", sides.map { |s| "#{s.role} #{@ctx.labels.call(s.key)}" }).each { |line| @ctx.say line }
         result = Confirmation.new(plan: @ctx.plan, store: @ctx.store, engine: @ctx.engine, workload: @ctx.workload,
-          deadline: time.confirmation_deadline, seed: @ctx.seed, log: @ctx.log,
+          deadline: ->(alive) { time.confirmation_deadline(configs: ConfirmPhase.cores_configs(alive, stay_key)) }, seed: @ctx.seed, log: @ctx.log,
           judge: ->(r) { Confirmed.narrow?(r, target_pct: Confirmation::TARGET_PCT) }).call(sides)
         [Confirmed.decide(result, baseline_key: baseline_key, stay_key: stay_key), NotDone.confirmation(result)]
       end

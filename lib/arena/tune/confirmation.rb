@@ -120,7 +120,8 @@ module Arena
         (duration > STRETCHED_S) ? (2 * duration).clamp(2.0, 10.0) : 2 * warmup
       end
 
-      # speed: the reading (Probes::MachineSpeed's `read(cpus:)`); clock: Support::Clock;
+      # deadline: when the last round must end, or (sides still in the
+      # rounds) -> that time; speed: the reading (Probes::MachineSpeed's `read(cpus:)`); clock: Support::Clock;
       # judge: (Result) -> true when its intervals are narrow enough (Confirmed.narrow?);
       # session_for: (side, index) -> the side's session, started afresh each round (a Launch::Session by default);
       # variant: what results.json calls these rounds' measurements, readings and rounds (other rounds
@@ -158,7 +159,7 @@ module Arena
         stopped = loop do
           alive = sides.select(&:alive?)
           break "nothing left to compare" if alive.empty? || (alive.size < 2 && sides.size > 1)
-          break "time" unless fits?(alive.size)
+          break "time" unless fits?(alive)
           rounds << round(alive, (rounds.map(&:number).max || 0) + 1)
           result = result(sides, rounds, nil)
           break "precise" if result.unflagged.size >= @min_rounds && @judge&.call(result)
@@ -186,12 +187,12 @@ module Arena
 
       # Why a config left the rounds, from its load (Results::LoadFigures):
       # "16 of 61 requests failed (16 timeout) in confirmation round 2, over
-      # the 1% limit", or that it served nothing.
-      def self.failed_words(load, number)
-        return "served nothing in confirmation round #{number}" unless load&.failed&.positive?
+      # the 1% limit", or that it served nothing. where: the rounds' name.
+      def self.failed_words(load, number, where: "confirmation round")
+        return "served nothing in #{where} #{number}" unless load&.failed&.positive?
         kinds = load.nonzero_error_kinds.map { |kind, n| "#{n} #{kind.tr("_", " ")}" }
         kinds << "#{load.hung} unanswered" if load.hung.positive?
-        "#{load.failed} of #{load.good + load.failed} requests failed (#{kinds.join(", ")}) in confirmation round #{number}, " \
+        "#{load.failed} of #{load.good + load.failed} requests failed (#{kinds.join(", ")}) in #{where} #{number}, " \
           "over the #{Verdicts::Limits::ERROR_LIMIT_PCT.round}% limit"
       end
 
@@ -210,9 +211,11 @@ module Arena
       end
 
       # A round is begun only when one more still fits: a turn per config
-      # (Confirmation.turn_s), as many as are left to run.
-      def fits?(configs)
-        @clock.now + configs * Confirmation.turn_s(@turns) <= @deadline
+      # (Confirmation.turn_s), as many as are left to run, before the
+      # deadline those left give (#initialize).
+      def fits?(alive)
+        deadline = @deadline.respond_to?(:call) ? @deadline.call(alive) : @deadline
+        @clock.now + alive.size * Confirmation.turn_s(@turns) <= deadline
       end
 
       def server_session(side, index)

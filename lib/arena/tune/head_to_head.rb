@@ -8,6 +8,7 @@ require_relative "../load/options"
 require_relative "../run/rounds"
 require_relative "../support/clock"
 require_relative "../support/format"
+require_relative "confirmation"
 require_relative "trial"
 
 module Arena
@@ -96,8 +97,9 @@ module Arena
       end
 
       def measure(entry, round)
-        figure = Trial.round_figure(@sessions.fetch(entry.key), workload: @workload, load: load, store: @store, repeat: round)
-        entry.failed = "served nothing within 1% errors in head-to-head round #{round}" unless figure.positive?
+        m = Trial.round_measurement(@sessions.fetch(entry.key), workload: @workload, load: load, store: @store, repeat: round)
+        figure = Trial.figure(m)
+        entry.failed = Confirmation.failed_words(m.load, round, where: "head-to-head round") unless figure.positive?
         entry.rates << figure
       rescue Launch::LocalServer::Failed, Error => e
         entry.failed = "failed in head-to-head round #{round}: #{e.message}"

@@ -18,8 +18,10 @@ module Arena
     # cores rounds take, kept or not. started: when the tune opened (nil
     # until #start).
     # look_s: the least look (Estimate::LEAST_LEVELS), the least share a look gets.
+    # cores_configs: the configs scaling_s is kept for (the answer's, and your
+    # server's best beside it when there are other servers); nil: one.
     TimeBudget = Struct.new(:max_s, :per_candidate_s, :look_s, :reserve_s, :scaling_s, :cores_rounds_s, :duration_s, :started,
-      keyword_init: true)
+      :cores_configs, keyword_init: true)
 
     class TimeBudget
       # A first look takes more than its loads (verification, settling, the
@@ -43,8 +45,14 @@ module Arena
       # The head to head ends where the confirmation's reserve begins.
       def head_to_head_deadline = deadline - reserve_s
 
-      # The confirmation ends where the cores rounds' time begins.
-      def confirmation_deadline = deadline - scaling_s
+      # The confirmation ends where the cores rounds' time begins: their time
+      # for `configs` of the configs it was kept for. A config that will not
+      # run in them (your server's best, out of the rounds) gives its part
+      # back to the confirmation.
+      def confirmation_deadline(configs: cores_configs)
+        kept = cores_configs || 1
+        deadline - scaling_s * configs.to_i.clamp(1, kept) / kept
+      end
 
       def scaling? = scaling_s.positive?
 
@@ -78,7 +86,7 @@ module Arena
           scaling = (need <= max) ? scaling_s : 0.0
           budget = TimeBudget.new(max_s: max, per_candidate_s: per, look_s: per_candidate_s(steps: Estimate::LEAST_LEVELS),
             reserve_s: reserve_s(max, per, confirmation_s + scaling),
-            scaling_s: scaling, cores_rounds_s: scaling_s, duration_s: plan.load.duration).freeze
+            scaling_s: scaling, cores_rounds_s: scaling_s, duration_s: plan.load.duration, cores_configs: cores_configs).freeze
           Estimate.short_lines(need, budget_s: max).each { |line| say.call(line) }
           detail_lines(budget, least, given).each { |line| detail.call(line) }
           say.call(kept_line(budget))
@@ -131,9 +139,11 @@ module Arena
         # there are other servers to answer.
         def scaling_s
           return 0.0 if plan.machine.cores < 2
-          configs = (plan.servers.size > 1) ? 2 : 1
-          Scaling::ROUNDS * 2 * configs * Confirmation.side_s(boot_s: boot_s, duration: plan.load.duration, warmup: plan.load.warmup, request_ms: request_ms)
+          Scaling::ROUNDS * 2 * cores_configs * Confirmation.side_s(boot_s: boot_s, duration: plan.load.duration, warmup: plan.load.warmup,
+            request_ms: request_ms)
         end
+
+        def cores_configs = (plan.servers.size > 1) ? 2 : 1
 
         def per_candidate_s(steps: Trial::LOOK_STEPS)
           Estimate.per_candidate_s(warmup: plan.load.warmup, duration: plan.load.duration, boot_s: boot_s, level_s: level_s, steps: steps)

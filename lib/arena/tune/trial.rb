@@ -73,10 +73,16 @@ module Arena
 
       # One load of a config kept up, stored: its goodput, or 0 over the error limit.
       def self.round_figure(session, workload:, load:, store:, repeat:)
-        m = session.run(Scenarios::Steady.new, workload, load: load).first
-        store.add_measurement(m.with(repeat: repeat))
-        (m.load&.error_pct.to_f > Verdicts::Limits::ERROR_LIMIT_PCT) ? 0.0 : m.good_rps
+        figure(round_measurement(session, workload: workload, load: load, store: store, repeat: repeat))
       end
+
+      # One load of a config kept up, stored: its measurement.
+      def self.round_measurement(session, workload:, load:, store:, repeat:)
+        session.run(Scenarios::Steady.new, workload, load: load).first.with(repeat: repeat).tap { |m| store.add_measurement(m) }
+      end
+
+      # A round's figure: its goodput, or 0 over the error limit.
+      def self.figure(m) = (m.load&.error_pct.to_f > Verdicts::Limits::ERROR_LIMIT_PCT) ? 0.0 : m.good_rps
 
       # The adapter with these settings; runtime dimensions (yjit, jemalloc)
       # go to its runtime, over the one it was given.

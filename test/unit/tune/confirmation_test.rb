@@ -227,6 +227,24 @@ module Arena
       assert_equal ["time", 3], [result.stopped, result.rounds.size]
     end
 
+    # The deadline may depend on the configs still in the rounds: the
+    # tune's gives the cores rounds' time of a config that left back to them.
+    def test_a_deadline_given_as_a_rule_is_read_with_the_configs_left_before_each_round
+      seen = []
+      deadline = lambda do |alive|
+        seen << alive.map(&:role)
+        (alive.any? { |s| s.role == "runner-up" }) ? 30.0 : 60.0
+      end
+      fixed = confirmation(sessions(fail: "runner-up", from: 2), deadline: 30.0, judge: ->(_) { false }).call(sides)
+      @clock.now = 0.0
+      moved = confirmation(sessions(fail: "runner-up", from: 2), deadline: deadline, judge: ->(_) { false }).call(sides)
+      # 9 s for the first round of three, 6 s for each after the runner-up is out.
+      assert_equal [["time", 4], ["time", 9]], [fixed, moved].map { |r| [r.stopped, r.rounds.size] }
+      assert_equal 57.0, @clock.now
+      assert_equal %w[answer runner-up baseline], seen.first
+      assert_equal %w[answer baseline], seen.last
+    end
+
     # A round is begun only when its configs' turns fit at the mean turn
     # and, from 3 turns on, twice its spread: turns of 30.6, 22.1, 25.1, 25.3 and 27.8 s
     # (mean 26.18, SD 3.19) plan 32.56 s a config, 97.7 s for 3.

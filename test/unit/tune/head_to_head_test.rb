@@ -26,9 +26,11 @@ module Arena
         @log = log
       end
 
+      # A figure is a rate, or [rate, its load's figures].
       def run(_scenario, _workload, load:)
         @log << @key
-        [Figure.new(@figures.shift, Load.new(0.0))]
+        rps, figures = @figures.shift
+        [Figure.new(rps, figures || Load.new(0.0))]
       end
 
       def stop = @stopped = true
@@ -50,13 +52,16 @@ module Arena
 
     def test_interleaved_rounds_and_a_finalist_out
       log = []
-      finalists = [finalist("puma", [100.0] * 5, log), finalist("falcon", [90.0, 0.0], log), finalist("unicorn", [80.0] * 5, log)]
+      # Falcon's second round: 16 of 61 requests timed out (a real app's SQLite lock).
+      timeouts = Arena::Results::LoadFigures.from_h({"schema" => "arena-load/2", "duration_s" => 12.0,
+        "requests" => {"sent" => 61, "completed" => 45}, "errors" => {"total" => 16, "timeout" => 16}})
+      finalists = [finalist("puma", [100.0] * 5, log), finalist("falcon", [90.0, [3.75, timeouts]], log), finalist("unicorn", [80.0] * 5, log)]
       store = Store.new
       h2h = Tune::HeadToHead.new(plan: nil, store: store, engine: nil, workload: nil, rounds: 5, seed: 7)
       h2h.define_singleton_method(:load) { nil }
       entries = h2h.call(finalists)
       assert_equal [[100.0] * 5, [90.0, 0.0], [80.0] * 5], entries.map(&:rates)
-      assert_equal "served nothing within 1% errors in head-to-head round 2", entries[1].failed
+      assert_equal "16 of 61 requests failed (16 timeout) in head-to-head round 2, over the 1% limit", entries[1].failed
       rounds = [log.first(3), log[3, 3], *log.drop(6).each_slice(2).to_a]
       assert rounds.first(2).all? { |r| r.sort == %w[falcon puma unicorn] }, "each round runs every finalist once: #{log}"
       assert rounds.drop(2).all? { |r| r.sort == %w[puma unicorn] }, "falcon is out after round 2: #{log}"

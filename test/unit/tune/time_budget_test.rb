@@ -26,6 +26,10 @@ module Arena
       assert time.scaling?
       refute budget(scaling_s: 0.0).scaling?
       assert_equal 1600.0, budget(scaling_s: 0.0).start(1000.0).confirmation_deadline
+      # Kept for two configs: one that will not run in them gives its half back.
+      two = budget(cores_configs: 2).start(1000.0)
+      assert_equal [1570.0, 1585.0, 1570.0], [two.confirmation_deadline, two.confirmation_deadline(configs: 1), two.confirmation_deadline(configs: 3)]
+      assert_equal 1570.0, time.confirmation_deadline(configs: 1), "kept for one: nothing to give back"
     end
 
     def test_the_searches_end_before_the_head_to_head_and_the_reserve
