@@ -7,6 +7,7 @@ require_relative "../results/tune_document"
 require_relative "../support/format"
 require_relative "answer_words"
 require_relative "capacity"
+require_relative "search"
 require_relative "space"
 
 module Arena
@@ -75,10 +76,14 @@ module Arena
       def unanswered
         @results.reject { |r| r.outcome&.best }.to_h do |r|
           next [r.adapter.key, r.note] unless r.outcome
+          next [r.adapter.key, Output.not_looked(r.outcome)] if Output.not_looked(r.outcome)
           failure = r.outcome.candidates.find { |c| !c.qualifies? }
           [r.adapter.key, failure ? "no config qualified (#{failure.status}: #{failure.why})" : "nothing measured"]
         end
       end
+
+      # "not looked at (no time left)" for a server no look reached (SearchPhase), else nil.
+      def self.not_looked(outcome) = ("#{Search::NOT_LOOKED} (no time left)" if outcome.candidates.empty? && outcome.stopped == Search::NOT_LOOKED)
 
       # The p99 objective each server's search held.
       def slos = @results.to_h { |r| [r.adapter.key, r.slo_ms] }
@@ -128,6 +133,7 @@ module Arena
         return "#{key}: #{r.note}" unless r.outcome
         o = r.outcome
         best = o.best
+        return "#{key}: #{Output.not_looked(o)}" if Output.not_looked(o)
         looked = "#{o.candidates.size} #{(o.candidates.size == 1) ? "config" : "configs"}"
         return "#{key}: no config qualified of #{looked} (#{o.candidates.find { |c| !c.qualifies? }&.why || o.stopped})" unless best
         w = AnswerWords

@@ -72,6 +72,9 @@ module Arena
 
       Outcome = Struct.new(:candidates, :best, :runner_up, :noise, :stopped, :duels, :model, keyword_init: true)
 
+      # An outcome's `stopped` for a server no look reached before the searches' time ran out.
+      NOT_LOOKED = "not looked at"
+
       class Outcome
         # The best's lead over the runner-up, relative to the runner-up: the
         # paired estimate where they met head to head, else their first looks.

@@ -74,8 +74,14 @@ module Arena
       def unsearched(adapter, start, starts)
         not_done = start&.qualifies? ? NotDone.not_searched(adapter.key, Triage.why_not(adapter.key, starts)) : NotDone.new
         outcome = Search::Outcome.new(candidates: start ? [start] : [], best: start&.qualifies? ? start : nil, noise: 0.03,
-          stopped: (start && !start.qualifies?) ? "failed" : "not searched", duels: []).freeze
+          stopped: unsearched_why(start), duels: []).freeze
         [outcome, not_done]
+      end
+
+      # Why a server's search did not run, in a word or two: no look reached it, its start failed, or it was not chosen.
+      def unsearched_why(start)
+        return Search::NOT_LOOKED unless start
+        start.qualifies? ? "not searched" : "failed"
       end
 
       # What the envelope costs: the winner once more, the same config

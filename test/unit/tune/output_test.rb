@@ -62,6 +62,24 @@ module Arena
     end
 
     # The model's prediction and the duels, in the lines and in tune.json.
+    # A server no look reached (the time ran out first) says so, not "no config qualified of 0 configs".
+    def test_a_server_not_looked_at_says_so
+      Dir.mktmpdir do |dir|
+        machine = Plan::Machine.new(cores: 2)
+        output = Tune::Output.new(dir: dir, constraints: Results::TuneConstraints.new(memory_mib: 200.0), machine: machine,
+          workload: Plan::Workloads.builtin["pi"], rackup: "config.ru")
+        unlooked = Tune::Search::Outcome.new(candidates: [], best: nil, noise: 0.03, stopped: Tune::Search::NOT_LOOKED, duels: [])
+        output.add(adapter: Servers.fetch("thin").new(machine: machine), outcome: unlooked)
+        failed = candidate({"workers" => 1}, 0.0, 80, status: "failed")
+        output.add(adapter: Servers.fetch("puma").new(machine: machine),
+          outcome: Tune::Search::Outcome.new(candidates: [failed], best: nil, noise: 0.03, stopped: "failed", duels: []))
+        assert_equal "thin: not looked at (no time left)", output.brief_lines.first
+        assert_match(/\Apuma: no config qualified of 1 config/, output.brief_lines.last)
+        assert_equal "not looked at (no time left)", output.unanswered["thin"]
+        assert_match(/\Ano config qualified \(failed/, output.unanswered["puma"])
+      end
+    end
+
     def test_the_model_and_the_duels
       Dir.mktmpdir do |dir|
         machine = Plan::Machine.new(cores: 3)
