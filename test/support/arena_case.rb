@@ -75,9 +75,10 @@ module Arena
     # "server-fault"). A test that is not about that fault asserts these are
     # 0; the fault's own test asserts it is named.
     def arena_errors(m)
-      total = m.dig("load", "errors", "total").to_i
-      return total unless Array(m.dig("summary", "flags")).include?("server-fault")
-      total - m.dig("load", "errors", "parse").to_i
+      record = Arena::Results::Measurement.from_h(m)
+      return 0 unless record.load
+      return record.load.errors unless record.flags.include?("server-fault")
+      record.load.errors - record.load.error_kinds["parse"].to_i
     end
 
     # The leftovers still there after a short grace: a process the run killed
