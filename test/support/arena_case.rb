@@ -6,6 +6,7 @@ require "timeout"
 require "tmpdir"
 require "fileutils"
 require_relative "finding_text"
+require "arena/results"
 
 module Arena
   # Integration tests run the real `arena` executable, as a user would, with
