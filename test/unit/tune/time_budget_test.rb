@@ -61,6 +61,7 @@ module Arena
       time, said, detail = planned(3600)
       side = Tune::Estimate::BOOT_S[:rack] + 2 * 0.5 + 2.0 + 2.0 + 0.5 + 1.5
       assert_equal Tune::Scaling::ROUNDS * 2 * 2 * side, time.scaling_s, "the answer's config and your server's best, each on 1 and 2 cores"
+      assert_equal 2, time.cores_configs, "kept for two configs: one that leaves gives its half back"
       assert_equal (Tune::Confirmation::MIN_ROUNDS * 3 * side + time.scaling_s).round, time.reserve_s
       assert_equal [3600.0, 2.0], [time.max_s, time.duration_s]
       assert_in_delta 2.5 + 2 * 2.5 + Tune::Estimate::BOOT_S[:rack] + Tune::Estimate::OVERHEAD_S, time.look_s, 1e-9,
