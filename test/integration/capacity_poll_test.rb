@@ -36,13 +36,15 @@ class CapacityPollTest < Arena::CapacityCase
     out = arena("run", "--servers", "#{POLL} #{SHORT}", "--workload", "server", "-c", "16", "--rounds", "3",
       "--settle-timeout", "1", "--between-rounds", "restart", timeout: 180)
     assert out.status.success?, out.describe
-    runs = out.measurements.select { |m| m["load"] }.group_by { |m| m["server"] }
+    measured = Arena::Results::Document.load(File.join(out.dir, "results.json")).measured
+    runs = measured.group_by(&:server)
     poll = runs.fetch(label(POLL)) { flunk "no measurement of #{POLL}: #{out.describe}" }
-    poll.select { |m| m.dig("summary", "p99_us").to_f < 20_000 }.each do |m|
-      refute_match(/100 ms poll/, m.dig("summary", "stall").to_s, "a round that missed no wake-up: #{m["summary"]}")
+    p99 = ->(m) { m.summary&.p99_us.to_f }
+    poll.select { |m| p99.call(m) < 20_000 }.each do |m|
+      refute_match(/100 ms poll/, m.summary.stall.to_s, "a round that missed no wake-up: #{m.summary.to_h}")
     end
     runs.fetch(label(SHORT)) { flunk "no measurement of #{SHORT}: #{out.describe}" }.each do |m|
-      refute_match(/100 ms poll/, m.dig("summary", "stall").to_s, "poll_timeout=0.01: #{m["summary"]}")
+      refute_match(/100 ms poll/, m.summary&.stall.to_s, "poll_timeout=0.01: #{m.summary.to_h}")
     end
     # A round read while the machine was busy (flagged noisy) is run again at
     # its round's end; its tail may be the machine's, so the rule is held to
@@ -51,15 +53,13 @@ class CapacityPollTest < Arena::CapacityCase
     # stalled (in 2 of 3 such rounds of one run it was not), nor is every
     # stall's unexplained time close enough to 100 ms to be named by it. So
     # at least one is called stalled and named by the poll.
-    at_poll = poll.select { |m| m.dig("summary", "p99_us").to_f.between?(85_000, 130_000) }
-      .reject { |m| m.dig("summary", "flags").to_a.include?("noisy") }
-    skip "no quiet round missed a wake-up (p99s #{poll.map { |m| [m.dig("summary", "p99_us"), m.dig("summary", "flags")] }})" if at_poll.empty?
-    stalled = at_poll.select { |m| m.dig("summary", "flags").include?("stalled") }
-    refute_empty stalled, "no quiet round at the poll called stalled: #{at_poll.map { |m| m["summary"] }}\n#{out.describe}"
-    assert stalled.any? { |m| m.dig("summary", "stall").to_s.match?(/ms unexplained .*100 ms poll interval or timer/) },
-      "no stall named by the poll: #{stalled.map { |m| m.dig("summary", "stall") }}"
-    kept = Arena::Results::Rounds.one_per_round(Arena::Results::Document.load(File.join(out.dir, "results.json"))
-      .measured.select { |m| m.server == label(POLL) })
+    at_poll = poll.select { |m| p99.call(m).between?(85_000, 130_000) }.reject { |m| m.flags.include?("noisy") }
+    skip "no quiet round missed a wake-up (p99s #{poll.map { |m| [p99.call(m), m.flags] }})" if at_poll.empty?
+    stalled = at_poll.select { |m| m.flags.include?("stalled") }
+    refute_empty stalled, "no quiet round at the poll called stalled: #{at_poll.map { |m| m.summary.to_h }}\n#{out.describe}"
+    assert stalled.any? { |m| m.summary.stall.to_s.match?(/ms unexplained .*100 ms poll interval or timer/) },
+      "no stall named by the poll: #{stalled.map { |m| m.summary.stall }}"
+    kept = Arena::Results::Rounds.one_per_round(poll)
     skip "no round the row keeps sat at the poll and was called stalled (a noisy one ran again without a stall)" if
       kept.none? { |m| m.load.latency.p99.to_f.between?(85_000, 130_000) && m.flags.include?("stalled") }
     assert_match(/^agoo\S*  stalled  p99 \d+ ms at \d+% CPU( in \d+ of \d+ runs)?: its 100 ms poll \(poll_timeout\)$/, out.stdout)
