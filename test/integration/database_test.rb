@@ -37,9 +37,9 @@ class DatabaseTest < Arena::ArenaCase
     assert_match(/database: throwaway PostgreSQL \d+ on a unix socket/, outcome.stderr)
     assert_equal CONFIGS.size, outcome.measurements.size, outcome.describe
     CONFIGS.each do |spec, slots|
-      m = outcome.measurements.find { |x| Arena::Results::Measurement.from_h(x).server.start_with?(spec) } # rounds shuffle the order
+      # rounds shuffle the order
+      m, record = outcome.measurements.map { |x| [x, Arena::Results::Measurement.from_h(x)] }.find { |_, r| r.server.start_with?(spec) }
       refute_nil m, "#{spec} measured"
-      record = Arena::Results::Measurement.from_h(m)
       assert_equal 0, arena_errors(m), "#{spec}: #{record.load.error_kinds}"
       db = record.database
       refute_nil db, "#{spec}: the database's figures"

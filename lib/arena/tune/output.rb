@@ -76,7 +76,8 @@ module Arena
       def unanswered
         @results.reject { |r| r.outcome&.best }.to_h do |r|
           next [r.adapter.key, r.note] unless r.outcome
-          next [r.adapter.key, Output.not_looked(r.outcome)] if Output.not_looked(r.outcome)
+          unlooked = Output.not_looked(r.outcome)
+          next [r.adapter.key, unlooked] if unlooked
           failure = r.outcome.candidates.find { |c| !c.qualifies? }
           [r.adapter.key, failure ? "no config qualified (#{failure.status}: #{failure.why})" : "nothing measured"]
         end
@@ -133,7 +134,8 @@ module Arena
         return "#{key}: #{r.note}" unless r.outcome
         o = r.outcome
         best = o.best
-        return "#{key}: #{Output.not_looked(o)}" if Output.not_looked(o)
+        unlooked = Output.not_looked(o)
+        return "#{key}: #{unlooked}" if unlooked
         looked = "#{o.candidates.size} #{(o.candidates.size == 1) ? "config" : "configs"}"
         return "#{key}: no config qualified of #{looked} (#{o.candidates.find { |c| !c.qualifies? }&.why || o.stopped})" unless best
         w = AnswerWords
